@@ -1,0 +1,129 @@
+/*===- fattn-c/Runtime.h - C API of the fattn kernel runtime -------*- C -*-===*\
+|*                                                                            *|
+|* Loads a kernel that fattn-compile wrote (a JSON description and a cubin)   *|
+|* and launches it on caller-owned device tensors through the CUDA driver     *|
+|* API. docs/KERNEL-ABI.md describes the description and kernel parameters.   *|
+|*                                                                            *|
+|* Errors: every function returns a fattnStatus; on failure,                  *|
+|* fattnGetLastError() gives a message for the calling thread that names the  *|
+|* failing check or CUDA call and its CUresult (e.g. "cuModuleLoadData:       *|
+|* CUDA_ERROR_NO_BINARY_FOR_GPU ...").                                        *|
+|*                                                                            *|
+|* Threads: a kernel handle may be launched from several threads at once.     *|
+|* Contexts: a launch runs in the primary context of the device that owns     *|
+|* the q tensor (the one CUDA runtime users such as PyTorch use); the module  *|
+|* is loaded there on the first launch on that device.                        *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef FATTN_C_RUNTIME_H
+#define FATTN_C_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define FATTN_RUNTIME_API __declspec(dllexport)
+#else
+#define FATTN_RUNTIME_API __attribute__((visibility("default")))
+#endif
+
+/* Bumped when a struct layout or a signature below changes. */
+#define FATTN_RUNTIME_ABI_VERSION 1
+
+typedef enum fattnStatus {
+  FATTN_STATUS_SUCCESS = 0,
+  FATTN_STATUS_INVALID_ARGUMENT = 1,    /* tensors do not match the kernel */
+  FATTN_STATUS_INVALID_DESCRIPTION = 2, /* malformed JSON or description */
+  FATTN_STATUS_IO_ERROR = 3,            /* a file could not be read */
+  FATTN_STATUS_CUDA_ERROR = 4,          /* a CUDA driver call failed */
+  FATTN_STATUS_INTERNAL_ERROR = 5
+} fattnStatus;
+
+typedef enum fattnDType {
+  FATTN_DTYPE_F16 = 0,
+  FATTN_DTYPE_BF16 = 1,
+  FATTN_DTYPE_F32 = 2,
+  FATTN_DTYPE_E4M3 = 3,
+  FATTN_DTYPE_E5M2 = 4
+} fattnDType;
+
+/* Positions in the tensor array passed to a launch. */
+typedef enum fattnTensorIndex {
+  FATTN_TENSOR_Q = 0,
+  FATTN_TENSOR_K = 1,
+  FATTN_TENSOR_V = 2,
+  FATTN_TENSOR_O = 3,
+  FATTN_TENSOR_LSE = 4
+} fattnTensorIndex;
+
+/* A strided device tensor. q, k, v, o have rank 4 with logical dims
+   [batch, heads, seq, head_dim]; lse has rank 3, [batch, heads, seq]. Strides
+   are in elements; the innermost stride must be 1. */
+typedef struct fattnTensor {
+  uint64_t data; /* device pointer to element [0, 0, 0, 0] */
+  int32_t rank;
+  int32_t dtype; /* a fattnDType */
+  int64_t sizes[4];
+  int64_t strides[4];
+} fattnTensor;
+
+/* Launch geometry that a launch with given tensors would use. */
+typedef struct fattnLaunchConfig {
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t cluster[3]; /* {1, 1, 1} without a cluster */
+  uint32_t dynamic_smem_bytes;
+  int32_t empty; /* 1 when there is nothing to compute and no launch happens */
+} fattnLaunchConfig;
+
+typedef struct fattnKernel_ *fattnKernel;
+
+/* The message of the last failed call on this thread ("" if none). Valid
+   until the next fattn call on this thread. */
+FATTN_RUNTIME_API const char *fattnGetLastError(void);
+
+FATTN_RUNTIME_API int32_t fattnRuntimeAbiVersion(void);
+
+/* Reads a description file and the cubin it names (relative to the
+   description's folder), and the optional "ptx" fallback. Does no CUDA work:
+   modules are loaded on the first launch on each device. */
+FATTN_RUNTIME_API fattnStatus fattnKernelLoadFile(const char *description_path,
+                                                  fattnKernel *kernel);
+
+/* The same from memory: `image` is a cubin, a fatbin or PTX text for
+   cuModuleLoadData (copied; the caller may free it afterwards). */
+FATTN_RUNTIME_API fattnStatus fattnKernelLoadData(const char *description_json,
+                                                  size_t description_size, const void *image,
+                                                  size_t image_size, fattnKernel *kernel);
+
+/* Unloads the kernel's modules and frees it. NULL is ignored. */
+FATTN_RUNTIME_API void fattnKernelDestroy(fattnKernel kernel);
+
+/* The kernel's entry name and whether it writes the LSE. */
+FATTN_RUNTIME_API const char *fattnKernelEntry(fattnKernel kernel);
+FATTN_RUNTIME_API int32_t fattnKernelHasLse(fattnKernel kernel);
+
+/* Checks the tensors as a launch would and computes the launch geometry,
+   without a GPU. `num_sms` stands in for the device's multiprocessor count
+   (used by grids over "num_sms"). */
+FATTN_RUNTIME_API fattnStatus fattnKernelGetLaunchConfig(fattnKernel kernel,
+                                                         const fattnTensor *tensors,
+                                                         int32_t num_tensors, uint32_t num_sms,
+                                                         fattnLaunchConfig *config);
+
+/* Checks the tensors (q, k, v, o, and lse when the kernel writes it, in that
+   order), encodes tensor maps and launches asynchronously on `stream` (a
+   CUstream; NULL is the legacy default stream of that device's primary
+   context). Returns without launching when batch, heads or seq_q is 0. */
+FATTN_RUNTIME_API fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors,
+                                                int32_t num_tensors, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FATTN_C_RUNTIME_H */

@@ -1,0 +1,106 @@
+//===- KernelDescription.h - The JSON kernel description, parsed ----------===//
+//
+// docs/KERNEL-ABI.md is the contract; this is its in-memory form. Parsing is
+// strict (unknown keys, wrong types and out-of-range values are errors) so a
+// typo in fattn-compile's output fails at load, not as a wrong launch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_RUNTIME_KERNELDESCRIPTION_H
+#define FATTN_RUNTIME_KERNELDESCRIPTION_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fattn::runtime {
+
+/// Element types; the values equal fattnDType in include/fattn-c/Runtime.h.
+enum class DType : int32_t { F16 = 0, BF16 = 1, F32 = 2, E4M3 = 3, E5M2 = 4 };
+constexpr int kNumDTypes = 5;
+const char *dtypeName(DType dtype);
+bool parseDType(std::string_view name, DType &dtype);
+uint32_t dtypeBytes(DType dtype);
+
+/// The caller's tensors, in this order; the values equal fattnTensorIndex.
+enum TensorIndex : int { kQ = 0, kK = 1, kV = 2, kO = 3, kLse = 4, kNumTensors = 5 };
+const char *tensorName(int tensor);
+
+/// Runtime sizes a grid dimension or a u32/u64 parameter can name.
+enum class SizeName { Batch, HeadsQ, HeadsKV, SeqQ, SeqK, NumSMs };
+const char *sizeName(SizeName size);
+
+enum class ParamType { Ptr, U32, U64, F32, TensorMap };
+const char *paramTypeName(ParamType type);
+
+enum class Swizzle { None, B32, B64, B128 };
+enum class L2Promotion { None, B64, B128, B256 };
+enum class OobFill { Zero, NaN };
+
+/// Encoding fields of a "tensormap" parameter (KERNEL-ABI.md, "Tensor maps").
+/// box and elementStrides are in the tensor's logical dim order
+/// ([batch, heads, seq, head_dim] or [batch, heads, seq] for lse).
+struct TensorMapSpec {
+  int tensor = kQ;
+  DType elementType = DType::BF16;
+  std::vector<uint32_t> box;
+  std::vector<uint32_t> elementStrides;
+  Swizzle swizzle = Swizzle::None;
+  L2Promotion l2Promotion = L2Promotion::B256;
+  OobFill oobFill = OobFill::Zero;
+};
+
+/// Where a parameter's value comes from.
+enum class ParamSource { Pointer, Size, Stride, Scalar, TensorMap };
+enum class ScalarName { Scale, ScaleLog2, Softcap };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Ptr;
+  ParamSource source = ParamSource::Pointer;
+  int tensor = kQ;                 // Pointer, Stride, TensorMap
+  int dim = 0;                     // Stride: logical dim (0 = batch, 1 = heads, 2 = seq)
+  SizeName size = SizeName::Batch; // Size
+  ScalarName scalar = ScalarName::Scale;
+  TensorMapSpec tensorMap;         // TensorMap
+};
+
+/// grid[i] = ceildiv(value of size, divisor).
+struct GridDim {
+  SizeName size = SizeName::Batch;
+  uint32_t divisor = 1;
+};
+
+struct KernelDescription {
+  int version = 1;
+  std::string arch;  // "sm_80", "sm_90a"
+  std::string entry; // kernel symbol in the cubin
+  std::string cubin; // file name, relative to the description's folder
+  std::string ptx;   // optional PTX fallback, relative likewise ("" = none)
+  DType dtype = DType::BF16;
+  DType outDtype = DType::BF16; // "out_dtype", defaults to dtype
+  int64_t headDimQK = 0, headDimV = 0;
+  double scale = 0.0;
+  bool causal = false;
+  int64_t windowLeft = -1, windowRight = -1;
+  double softcap = 0.0;
+  bool hasLse = false;
+  int64_t blockM = 0, blockN = 0;
+  uint32_t threads = 0;
+  uint32_t dynamicSmemBytes = 0;
+  std::vector<GridDim> grid; // 1 to 3 entries: x, y, z
+  bool hasCluster = false;
+  std::array<uint32_t, 3> cluster{1, 1, 1};
+  uint32_t alignBytes = 16; // required alignment of data pointers and row strides
+  std::vector<ParamSpec> params;
+};
+
+/// Parses and checks a description. On failure returns false with `error` set
+/// ("kernel description: params[3]: unknown parameter name \"qq\"").
+bool parseKernelDescription(std::string_view json, KernelDescription &desc, std::string &error);
+
+} // namespace fattn::runtime
+
+#endif // FATTN_RUNTIME_KERNELDESCRIPTION_H

@@ -1,0 +1,82 @@
+//===- LaunchPlan.h - From a description and tensors to launch arguments --===//
+//
+// Everything about a launch that needs no GPU: checking the caller's tensors
+// against the description, the grid, and the parameter bytes. Tensor maps are
+// described here (innermost dim first, as cuTensorMapEncodeTiled takes them)
+// and encoded by the driver layer. Unit-tested on machines without CUDA.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_RUNTIME_LAUNCHPLAN_H
+#define FATTN_RUNTIME_LAUNCHPLAN_H
+
+#include "fattn/Runtime/KernelDescription.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fattn::runtime {
+
+/// A caller's tensor; the layout equals fattnTensor in the C header.
+struct TensorArg {
+  uint64_t data;
+  int32_t rank;
+  int32_t dtype; // DType value
+  int64_t sizes[4];
+  int64_t strides[4]; // in elements
+};
+
+/// The runtime sizes, taken from the tensors.
+struct ProblemSizes {
+  uint64_t batch = 0, headsQ = 0, headsKV = 0, seqQ = 0, seqK = 0, numSMs = 0;
+  uint64_t get(SizeName name) const;
+};
+
+/// One kernel parameter's bytes. 128 bytes, 128-aligned: the size and alignment
+/// of a CUtensorMap, the largest parameter.
+struct alignas(128) ParamSlot {
+  unsigned char bytes[128];
+};
+
+/// Arguments of one cuTensorMapEncodeTiled call, innermost dim first.
+struct TensorMapRequest {
+  size_t slot = 0; // index into LaunchPlan::params
+  std::string paramName;
+  DType elementType = DType::BF16;
+  uint32_t rank = 0;
+  uint64_t globalAddress = 0;
+  std::array<uint64_t, 5> globalDims{};
+  std::array<uint64_t, 4> globalStridesBytes{}; // dims 1..rank-1
+  std::array<uint32_t, 5> box{};
+  std::array<uint32_t, 5> elementStrides{};
+  Swizzle swizzle = Swizzle::None;
+  L2Promotion l2Promotion = L2Promotion::B256;
+  OobFill oobFill = OobFill::Zero;
+};
+
+struct LaunchPlan {
+  bool empty = false; // nothing to compute (batch, heads or seq_q is 0)
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  std::array<uint32_t, 3> cluster{1, 1, 1};
+  bool hasCluster = false;
+  uint32_t dynamicSmemBytes = 0;
+  std::vector<ParamSlot> params;
+  std::vector<TensorMapRequest> tensorMaps;
+};
+
+/// Checks `tensors` (q, k, v, o and, when the kernel has LSE, lse) against
+/// `desc` and derives the sizes. `numSMs` fills "num_sms". On failure returns
+/// false with `error` naming the tensor and what is wrong.
+bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
+                  ProblemSizes &sizes, std::string &error);
+
+/// checkTensors, then the grid and every parameter's bytes.
+bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
+                     uint64_t numSMs, LaunchPlan &plan, std::string &error);
+
+} // namespace fattn::runtime
+
+#endif // FATTN_RUNTIME_LAUNCHPLAN_H

@@ -1,0 +1,497 @@
+//===- KernelDescription.cpp - Parse and check a kernel description -------===//
+
+#include "fattn/Runtime/KernelDescription.h"
+
+#include "fattn/Runtime/Json.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <set>
+
+namespace fattn::runtime {
+
+const char *dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::F32: return "f32";
+  case DType::E4M3: return "e4m3";
+  case DType::E5M2: return "e5m2";
+  }
+  return "?";
+}
+
+bool parseDType(std::string_view name, DType &dtype) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    if (name == dtypeName(DType(i))) {
+      dtype = DType(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+uint32_t dtypeBytes(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+  case DType::BF16: return 2;
+  case DType::F32: return 4;
+  case DType::E4M3:
+  case DType::E5M2: return 1;
+  }
+  return 0;
+}
+
+const char *tensorName(int tensor) {
+  static const char *names[] = {"q", "k", "v", "o", "lse"};
+  return tensor >= 0 && tensor < kNumTensors ? names[tensor] : "?";
+}
+
+const char *sizeName(SizeName size) {
+  switch (size) {
+  case SizeName::Batch: return "batch";
+  case SizeName::HeadsQ: return "heads_q";
+  case SizeName::HeadsKV: return "heads_kv";
+  case SizeName::SeqQ: return "seq_q";
+  case SizeName::SeqK: return "seq_k";
+  case SizeName::NumSMs: return "num_sms";
+  }
+  return "?";
+}
+
+const char *paramTypeName(ParamType type) {
+  switch (type) {
+  case ParamType::Ptr: return "ptr";
+  case ParamType::U32: return "u32";
+  case ParamType::U64: return "u64";
+  case ParamType::F32: return "f32";
+  case ParamType::TensorMap: return "tensormap";
+  }
+  return "?";
+}
+
+namespace {
+
+using json::Kind;
+using json::Value;
+
+bool lookupSize(std::string_view name, SizeName &size) {
+  for (SizeName s : {SizeName::Batch, SizeName::HeadsQ, SizeName::HeadsKV, SizeName::SeqQ,
+                     SizeName::SeqK, SizeName::NumSMs}) {
+    if (name == sizeName(s)) {
+      size = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool lookupTensor(std::string_view name, int &tensor) {
+  for (int t = 0; t < kNumTensors; ++t) {
+    if (name == tensorName(t)) {
+      tensor = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Reads typed fields out of one JSON object, recording the first error with
+/// its location ("params[2].box").
+class ObjectReader {
+public:
+  ObjectReader(const Value &object, std::string where, std::string &error)
+      : object_(object), where_(std::move(where)), error_(error) {}
+
+  bool fail(const std::string &message) {
+    if (error_.empty())
+      error_ = "kernel description: " + where_ + message;
+    return false;
+  }
+  std::string at(const char *key) const { return where_ + key + ": "; }
+
+  /// Every key must be one of `known`: a misspelt optional key must not be
+  /// silently ignored.
+  bool checkKeys(std::initializer_list<const char *> known) {
+    for (const auto &[key, value] : object_.asObject()) {
+      bool found = false;
+      for (const char *k : known)
+        found |= key == k;
+      if (!found) {
+        std::string list;
+        for (const char *k : known)
+          list += std::string(list.empty() ? "" : ", ") + k;
+        return fail("unknown key \"" + key + "\" (known keys: " + list + ")");
+      }
+    }
+    return true;
+  }
+
+  const Value *get(const char *key, Kind kind, bool required) {
+    const Value *v = object_.find(key);
+    if (!v) {
+      if (required)
+        fail("missing required key \"" + std::string(key) + "\"");
+      return nullptr;
+    }
+    if (v->kind() != kind) {
+      fail(std::string("\"") + key + "\" must be a " + json::kindName(kind) + ", found a " +
+           json::kindName(v->kind()));
+      return nullptr;
+    }
+    return v;
+  }
+
+  bool readString(const char *key, std::string &out, bool required = true) {
+    const Value *v = get(key, Kind::String, required);
+    if (v)
+      out = v->asString();
+    return v || (!required && error_.empty());
+  }
+
+  bool readBool(const char *key, bool &out, bool required = true) {
+    const Value *v = get(key, Kind::Bool, required);
+    if (v)
+      out = v->asBool();
+    return v || (!required && error_.empty());
+  }
+
+  bool readInt(const char *key, int64_t &out, int64_t lo, int64_t hi, bool required = true) {
+    const Value *v = get(key, Kind::Number, required);
+    if (!v)
+      return !required && error_.empty();
+    if (!v->isInteger())
+      return fail(std::string("\"") + key + "\" must be an integer");
+    if (v->asInteger() < lo || v->asInteger() > hi)
+      return fail(std::string("\"") + key + "\" = " + std::to_string(v->asInteger()) +
+                  " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    out = v->asInteger();
+    return true;
+  }
+
+  bool readNumber(const char *key, double &out, bool required = true) {
+    const Value *v = get(key, Kind::Number, required);
+    if (v)
+      out = v->asDouble();
+    return v || (!required && error_.empty());
+  }
+
+  bool readUIntArray(const char *key, std::vector<uint32_t> &out, size_t minLen, size_t maxLen,
+                     int64_t lo, int64_t hi, bool required = true) {
+    const Value *v = get(key, Kind::Array, required);
+    if (!v)
+      return !required && error_.empty();
+    const auto &a = v->asArray();
+    if (a.size() < minLen || a.size() > maxLen)
+      return fail(std::string("\"") + key + "\" must have " + std::to_string(minLen) +
+                  (minLen == maxLen ? "" : " to " + std::to_string(maxLen)) + " entries, found " +
+                  std::to_string(a.size()));
+    out.clear();
+    for (const Value &e : a) {
+      if (!e.isInteger() || e.asInteger() < lo || e.asInteger() > hi)
+        return fail(std::string("\"") + key + "\" entries must be integers in [" +
+                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      out.push_back(uint32_t(e.asInteger()));
+    }
+    return true;
+  }
+
+private:
+  const Value &object_;
+  std::string where_;
+  std::string &error_;
+};
+
+bool readDType(ObjectReader &r, const char *key, DType &out, bool required) {
+  std::string name;
+  if (!r.readString(key, name, required))
+    return false;
+  if (name.empty() && !required)
+    return true;
+  if (!parseDType(name, out))
+    return r.fail(std::string("\"") + key + "\" = \"" + name +
+                  "\" is not an element type (f16, bf16, f32, e4m3, e5m2)");
+  return true;
+}
+
+template <typename Enum>
+bool readEnum(ObjectReader &r, const char *key, Enum &out,
+              std::initializer_list<std::pair<const char *, Enum>> choices) {
+  std::string name;
+  if (!r.readString(key, name, /*required=*/false))
+    return false;
+  if (name.empty())
+    return true; // absent: keep the default
+  std::string list;
+  for (const auto &[n, e] : choices) {
+    if (name == n) {
+      out = e;
+      return true;
+    }
+    list += std::string(list.empty() ? "" : ", ") + n;
+  }
+  return r.fail(std::string("\"") + key + "\" = \"" + name + "\" is not one of " + list);
+}
+
+/// Maps a parameter name to the value the runtime fills in (KERNEL-ABI.md).
+bool resolveParamName(ParamSpec &p, const KernelDescription &desc, ObjectReader &r) {
+  auto typeIs = [&](std::initializer_list<ParamType> allowed) {
+    for (ParamType t : allowed)
+      if (p.type == t)
+        return true;
+    return r.fail("parameter \"" + p.name + "\" cannot have type \"" + paramTypeName(p.type) +
+                  "\"");
+  };
+  int tensor;
+  SizeName size;
+  if (p.type == ParamType::TensorMap) {
+    p.source = ParamSource::TensorMap;
+    return true;
+  }
+  if (lookupTensor(p.name, tensor)) {
+    p.source = ParamSource::Pointer;
+    p.tensor = tensor;
+    if (tensor == kLse && !desc.hasLse)
+      return r.fail("parameter \"lse\" is present but \"has_lse\" is false");
+    return typeIs({ParamType::Ptr});
+  }
+  if (lookupSize(p.name, size)) {
+    p.source = ParamSource::Size;
+    p.size = size;
+    return typeIs({ParamType::U32, ParamType::U64});
+  }
+  // <tensor>_stride_<b|h|s>
+  static const char *dims[] = {"b", "h", "s"};
+  for (int t = 0; t < kNumTensors; ++t) {
+    for (int d = 0; d < 3; ++d) {
+      if (t == kLse && d == 2)
+        continue; // the seq stride of lse must be 1, so it is no parameter
+      if (p.name == std::string(tensorName(t)) + "_stride_" + dims[d]) {
+        if (t == kLse && !desc.hasLse)
+          return r.fail("parameter \"" + p.name + "\" is present but \"has_lse\" is false");
+        p.source = ParamSource::Stride;
+        p.tensor = t;
+        p.dim = d;
+        return typeIs({ParamType::U32, ParamType::U64});
+      }
+    }
+  }
+  static const std::pair<const char *, ScalarName> scalars[] = {
+      {"scale", ScalarName::Scale},
+      {"scale_log2", ScalarName::ScaleLog2},
+      {"softcap", ScalarName::Softcap}};
+  for (const auto &[n, s] : scalars) {
+    if (p.name == n) {
+      p.source = ParamSource::Scalar;
+      p.scalar = s;
+      return typeIs({ParamType::F32});
+    }
+  }
+  return r.fail("unknown parameter name \"" + p.name +
+                "\" (the runtime fills q, k, v, o, lse, batch, heads_q, heads_kv, seq_q, seq_k, "
+                "num_sms, <tensor>_stride_<b|h|s>, scale, scale_log2, softcap, and tensormaps)");
+}
+
+bool parseTensorMap(ParamSpec &p, const KernelDescription &desc, ObjectReader &r) {
+  TensorMapSpec &tm = p.tensorMap;
+  std::string tensor;
+  if (!r.readString("tensor", tensor))
+    return false;
+  if (!lookupTensor(tensor, tm.tensor))
+    return r.fail("\"tensor\" = \"" + tensor + "\" is not one of q, k, v, o, lse");
+  if (tm.tensor == kLse && !desc.hasLse)
+    return r.fail("tensormap of \"lse\" but \"has_lse\" is false");
+  size_t rank = tm.tensor == kLse ? 3 : 4;
+  if (!readDType(r, "element_type", tm.elementType, /*required=*/true))
+    return false;
+  DType tensorType = tm.tensor == kLse ? DType::F32
+                     : tm.tensor == kO ? desc.outDtype
+                                       : desc.dtype;
+  if (dtypeBytes(tm.elementType) != dtypeBytes(tensorType))
+    return r.fail(std::string("\"element_type\" = \"") + dtypeName(tm.elementType) +
+                  "\" has a different size than the tensor's element type " +
+                  dtypeName(tensorType));
+  if (!r.readUIntArray("box", tm.box, rank, rank, 1, 256))
+    return false;
+  if (!r.readUIntArray("element_strides", tm.elementStrides, rank, rank, 1, 8, false))
+    return false;
+  if (tm.elementStrides.empty())
+    tm.elementStrides.assign(rank, 1);
+  if (!readEnum(r, "swizzle", tm.swizzle,
+                {{"none", Swizzle::None}, {"32B", Swizzle::B32}, {"64B", Swizzle::B64},
+                 {"128B", Swizzle::B128}}) ||
+      !readEnum(r, "l2_promotion", tm.l2Promotion,
+                {{"none", L2Promotion::None}, {"64B", L2Promotion::B64},
+                 {"128B", L2Promotion::B128}, {"256B", L2Promotion::B256}}) ||
+      !readEnum(r, "oob_fill", tm.oobFill, {{"zero", OobFill::Zero}, {"nan", OobFill::NaN}}))
+    return false;
+  // Constraints of cuTensorMapEncodeTiled that do not depend on the tensor.
+  uint32_t innerBytes = tm.box.back() * dtypeBytes(tm.elementType);
+  if (innerBytes % 16 != 0)
+    return r.fail("the innermost box dim spans " + std::to_string(innerBytes) +
+                  " bytes; TMA needs a multiple of 16");
+  uint32_t span = tm.swizzle == Swizzle::B32   ? 32
+                  : tm.swizzle == Swizzle::B64 ? 64
+                  : tm.swizzle == Swizzle::B128 ? 128
+                                                : 0;
+  if (span && innerBytes > span)
+    return r.fail("the innermost box dim spans " + std::to_string(innerBytes) +
+                  " bytes, more than the swizzle span of " + std::to_string(span));
+  if (tm.oobFill == OobFill::NaN && tm.elementType != DType::F16 &&
+      tm.elementType != DType::BF16 && tm.elementType != DType::F32)
+    return r.fail("\"oob_fill\" = \"nan\" needs a floating-point element type of 2 or 4 bytes");
+  return true;
+}
+
+bool parseParam(const Value &v, size_t index, KernelDescription &desc, std::string &error) {
+  std::string where = "params[" + std::to_string(index) + "]: ";
+  ObjectReader r(v, where, error);
+  if (v.kind() != Kind::Object)
+    return r.fail("must be an object");
+  ParamSpec p;
+  std::string type;
+  if (!r.readString("name", p.name) || !r.readString("type", type))
+    return false;
+  static const std::pair<const char *, ParamType> types[] = {
+      {"ptr", ParamType::Ptr},
+      {"u32", ParamType::U32},
+      {"u64", ParamType::U64},
+      {"f32", ParamType::F32},
+      {"tensormap", ParamType::TensorMap}};
+  bool known = false;
+  for (const auto &[n, t] : types) {
+    if (type == n) {
+      p.type = t;
+      known = true;
+    }
+  }
+  if (!known)
+    return r.fail("\"type\" = \"" + type + "\" is not one of ptr, u32, u64, f32, tensormap");
+  if (p.type == ParamType::TensorMap) {
+    if (!r.checkKeys({"name", "type", "tensor", "element_type", "box", "element_strides",
+                      "swizzle", "l2_promotion", "oob_fill"}) ||
+        !parseTensorMap(p, desc, r))
+      return false;
+  } else if (!r.checkKeys({"name", "type"})) {
+    return false;
+  }
+  if (!resolveParamName(p, desc, r))
+    return false;
+  for (const ParamSpec &other : desc.params)
+    if (other.name == p.name)
+      return r.fail("duplicate parameter name \"" + p.name + "\"");
+  desc.params.push_back(std::move(p));
+  return true;
+}
+
+bool parseGrid(const Value &grid, KernelDescription &desc, ObjectReader &r) {
+  const auto &dims = grid.asArray();
+  if (dims.empty() || dims.size() > 3)
+    return r.fail("\"grid\" must have 1 to 3 entries, found " + std::to_string(dims.size()));
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const Value &d = dims[i];
+    std::string at = "\"grid\"[" + std::to_string(i) + "]";
+    if (d.kind() != Kind::Array || d.asArray().size() != 2 ||
+        d.asArray()[0].kind() != Kind::String || !d.asArray()[1].isInteger())
+      return r.fail(at + " must be [size name, divisor]");
+    GridDim g;
+    if (!lookupSize(d.asArray()[0].asString(), g.size))
+      return r.fail(at + ": \"" + d.asArray()[0].asString() +
+                    "\" is not one of batch, heads_q, heads_kv, seq_q, seq_k, num_sms");
+    int64_t divisor = d.asArray()[1].asInteger();
+    if (divisor < 1 || divisor > (int64_t(1) << 31))
+      return r.fail(at + ": the divisor must be in [1, 2^31]");
+    g.divisor = uint32_t(divisor);
+    desc.grid.push_back(g);
+  }
+  return true;
+}
+
+} // namespace
+
+bool parseKernelDescription(std::string_view text, KernelDescription &desc, std::string &error) {
+  error.clear();
+  desc = KernelDescription();
+  json::Value root;
+  std::string jsonError;
+  if (!json::parse(text, root, jsonError)) {
+    error = "kernel description: invalid JSON: " + jsonError;
+    return false;
+  }
+  ObjectReader r(root, "", error);
+  if (root.kind() != Kind::Object)
+    return r.fail("the top level must be an object");
+  if (!r.checkKeys({"version", "arch", "entry", "cubin", "ptx", "dtype", "out_dtype",
+                    "head_dim_qk", "head_dim_v", "scale", "causal", "window_left",
+                    "window_right", "softcap", "has_lse", "block_m", "block_n", "threads",
+                    "dynamic_smem_bytes", "grid", "cluster", "align_bytes", "params", "meta"}))
+    return false;
+
+  int64_t version = 0, headQK = 0, headV = 0, blockM = 0, blockN = 0, threads = 0, smem = 0;
+  int64_t align = 16;
+  if (!r.readInt("version", version, 1, 1))
+    return false;
+  desc.version = int(version);
+  if (!r.readString("arch", desc.arch) || !r.readString("entry", desc.entry) ||
+      !r.readString("cubin", desc.cubin) || !r.readString("ptx", desc.ptx, false))
+    return false;
+  if (desc.arch.rfind("sm_", 0) != 0 || desc.arch.size() < 5)
+    return r.fail("\"arch\" = \"" + desc.arch + "\" is not of the form sm_XY or sm_XYa");
+  if (desc.entry.empty() || desc.cubin.empty())
+    return r.fail("\"entry\" and \"cubin\" must not be empty");
+  if (!readDType(r, "dtype", desc.dtype, true))
+    return false;
+  desc.outDtype = desc.dtype;
+  if (!readDType(r, "out_dtype", desc.outDtype, false))
+    return false;
+  if (!r.readInt("head_dim_qk", headQK, 1, 1024) || !r.readInt("head_dim_v", headV, 1, 1024) ||
+      !r.readNumber("scale", desc.scale) || !r.readBool("causal", desc.causal) ||
+      !r.readInt("window_left", desc.windowLeft, -1, INT64_MAX) ||
+      !r.readInt("window_right", desc.windowRight, -1, INT64_MAX) ||
+      !r.readNumber("softcap", desc.softcap) || !r.readBool("has_lse", desc.hasLse) ||
+      !r.readInt("block_m", blockM, 1, 1 << 16) || !r.readInt("block_n", blockN, 1, 1 << 16) ||
+      !r.readInt("threads", threads, 1, 1024) ||
+      !r.readInt("dynamic_smem_bytes", smem, 0, INT32_MAX) ||
+      !r.readInt("align_bytes", align, 1, 256, false))
+    return false;
+  desc.headDimQK = headQK;
+  desc.headDimV = headV;
+  desc.blockM = blockM;
+  desc.blockN = blockN;
+  desc.threads = uint32_t(threads);
+  desc.dynamicSmemBytes = uint32_t(smem);
+  desc.alignBytes = uint32_t(align);
+  if (align & (align - 1))
+    return r.fail("\"align_bytes\" must be a power of two");
+  if (!(desc.scale > 0.0) || !std::isfinite(desc.scale))
+    return r.fail("\"scale\" must be a positive finite number");
+  if (!(desc.softcap >= 0.0) || !std::isfinite(desc.softcap))
+    return r.fail("\"softcap\" must be a finite number >= 0");
+  if (desc.causal && desc.windowRight != 0)
+    return r.fail("\"causal\" is true, so \"window_right\" must be 0");
+
+  const Value *grid = r.get("grid", Kind::Array, true);
+  if (!grid || !parseGrid(*grid, desc, r))
+    return false;
+  std::vector<uint32_t> cluster;
+  if (!r.readUIntArray("cluster", cluster, 3, 3, 1, 16, false))
+    return false;
+  if (!cluster.empty()) {
+    desc.hasCluster = true;
+    for (int i = 0; i < 3; ++i)
+      desc.cluster[i] = cluster[i];
+  }
+  const Value *meta = root.find("meta");
+  if (meta && meta->kind() != Kind::Object)
+    return r.fail("\"meta\" must be an object");
+
+  const Value *params = r.get("params", Kind::Array, true);
+  if (!params)
+    return false;
+  for (size_t i = 0; i < params->asArray().size(); ++i)
+    if (!parseParam(params->asArray()[i], i, desc, error))
+      return false;
+  return true;
+}
+
+} // namespace fattn::runtime

@@ -1,0 +1,288 @@
+//===- LaunchPlan.cpp - Check tensors, compute the grid, pack parameters --===//
+
+#include "fattn/Runtime/LaunchPlan.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace fattn::runtime {
+
+uint64_t ProblemSizes::get(SizeName name) const {
+  switch (name) {
+  case SizeName::Batch: return batch;
+  case SizeName::HeadsQ: return headsQ;
+  case SizeName::HeadsKV: return headsKV;
+  case SizeName::SeqQ: return seqQ;
+  case SizeName::SeqK: return seqK;
+  case SizeName::NumSMs: return numSMs;
+  }
+  return 0;
+}
+
+namespace {
+
+// Kernels index with 32-bit arithmetic on sizes: keep them in int32 range.
+constexpr int64_t kMaxSize = INT32_MAX;
+const char *kDimNames[] = {"batch", "heads", "seq", "head_dim"};
+
+std::string shapeString(const TensorArg &t) {
+  std::string s = "[";
+  for (int i = 0; i < t.rank && i < 4; ++i)
+    s += (i ? ", " : "") + std::to_string(t.sizes[i]);
+  return s + "]";
+}
+
+class TensorChecker {
+public:
+  TensorChecker(const KernelDescription &desc, const TensorArg *tensors, std::string &error)
+      : desc_(desc), t_(tensors), error_(error) {}
+
+  bool fail(int tensor, const std::string &message) {
+    error_ = "tensor '" + std::string(tensorName(tensor)) + "': " + message + " (kernel " +
+             desc_.entry + ")";
+    return false;
+  }
+
+  /// Rank, dtype, non-negative sizes and strides, unit inner stride,
+  /// null pointers and alignment of one tensor.
+  bool checkOne(int tensor) {
+    const TensorArg &t = t_[tensor];
+    int rank = tensor == kLse ? 3 : 4;
+    if (t.rank != rank)
+      return fail(tensor, "rank is " + std::to_string(t.rank) + ", expected " +
+                              std::to_string(rank) +
+                              (rank == 4 ? " ([batch, heads, seq, head_dim])"
+                                         : " ([batch, heads, seq])"));
+    DType want = tensor == kLse ? DType::F32 : tensor == kO ? desc_.outDtype : desc_.dtype;
+    if (t.dtype < 0 || t.dtype >= kNumDTypes)
+      return fail(tensor, "unknown dtype code " + std::to_string(t.dtype));
+    if (DType(t.dtype) != want)
+      return fail(tensor, std::string("dtype is ") + dtypeName(DType(t.dtype)) + ", expected " +
+                              dtypeName(want));
+    bool emptyTensor = false;
+    for (int i = 0; i < rank; ++i) {
+      if (t.sizes[i] < 0 || t.sizes[i] > kMaxSize)
+        return fail(tensor, std::string(kDimNames[i]) + " size " + std::to_string(t.sizes[i]) +
+                                " is out of range [0, 2^31-1]");
+      if (t.strides[i] < 0)
+        return fail(tensor, std::string(kDimNames[i]) + " stride " +
+                                std::to_string(t.strides[i]) + " is negative");
+      emptyTensor |= t.sizes[i] == 0;
+    }
+    if (t.sizes[rank - 1] > 1 && t.strides[rank - 1] != 1)
+      return fail(tensor, std::string("the ") + kDimNames[rank - 1] + " stride is " +
+                              std::to_string(t.strides[rank - 1]) +
+                              ", it must be 1 (the innermost dim must be contiguous)");
+    if (emptyTensor)
+      return true;
+    if (t.data == 0)
+      return fail(tensor, "data pointer is null");
+    uint64_t bytes = dtypeBytes(want);
+    uint64_t align = tensor == kLse ? bytes : desc_.alignBytes;
+    if (t.data % align != 0)
+      return fail(tensor, "data pointer is not " + std::to_string(align) + "-byte aligned");
+    for (int i = 0; i < rank - 1; ++i)
+      if (t.sizes[i] > 1 && (uint64_t(t.strides[i]) * bytes) % align != 0)
+        return fail(tensor, std::string("the ") + kDimNames[i] + " stride (" +
+                                std::to_string(t.strides[i]) +
+                                " elements) is not a multiple of " + std::to_string(align) +
+                                " bytes");
+    return true;
+  }
+
+  bool same(int a, int b, int dim) {
+    if (t_[a].sizes[dim] == t_[b].sizes[dim])
+      return true;
+    return fail(b, std::string(kDimNames[dim]) + " size is " + std::to_string(t_[b].sizes[dim]) +
+                       " but tensor '" + tensorName(a) + "' has " +
+                       std::to_string(t_[a].sizes[dim]) + " (shapes " + shapeString(t_[a]) +
+                       " and " + shapeString(t_[b]) + ")");
+  }
+
+  bool headDim(int tensor, int64_t want, const char *field) {
+    if (t_[tensor].sizes[3] == want)
+      return true;
+    return fail(tensor, "head_dim is " + std::to_string(t_[tensor].sizes[3]) +
+                            ", the kernel needs " + field + " = " + std::to_string(want));
+  }
+
+private:
+  const KernelDescription &desc_;
+  const TensorArg *t_;
+  std::string &error_;
+};
+
+void putBytes(ParamSlot &slot, const void *value, size_t size) {
+  std::memset(slot.bytes, 0, sizeof(slot.bytes));
+  std::memcpy(slot.bytes, value, size);
+}
+
+bool putInteger(ParamSlot &slot, ParamType type, uint64_t value, const std::string &name,
+                std::string &error) {
+  if (type == ParamType::U32) {
+    if (value > UINT32_MAX) {
+      error = "parameter '" + name + "' = " + std::to_string(value) + " does not fit in u32";
+      return false;
+    }
+    uint32_t v = uint32_t(value);
+    putBytes(slot, &v, sizeof(v));
+  } else {
+    putBytes(slot, &value, sizeof(value));
+  }
+  return true;
+}
+
+bool makeTensorMapRequest(const ParamSpec &p, const TensorArg &t, size_t slot,
+                          TensorMapRequest &req, std::string &error) {
+  const TensorMapSpec &spec = p.tensorMap;
+  uint32_t rank = uint32_t(t.rank);
+  uint64_t bytes = dtypeBytes(spec.elementType);
+  req.slot = slot;
+  req.paramName = p.name;
+  req.elementType = spec.elementType;
+  req.rank = rank;
+  req.globalAddress = t.data;
+  req.swizzle = spec.swizzle;
+  req.l2Promotion = spec.l2Promotion;
+  req.oobFill = spec.oobFill;
+  auto fail = [&](const std::string &m) {
+    error = "tensormap parameter '" + p.name + "' of tensor '" + tensorName(spec.tensor) +
+            "': " + m;
+    return false;
+  };
+  if (t.data % 16 != 0)
+    return fail("the data pointer is not 16-byte aligned (TMA needs 16)");
+  for (uint32_t i = 0; i < rank; ++i) {
+    uint32_t logical = rank - 1 - i; // cuTensorMap lists the innermost dim first
+    req.globalDims[i] = uint64_t(t.sizes[logical]);
+    if (req.globalDims[i] == 0)
+      return fail(std::string("the ") + kDimNames[logical] + " size is 0 (TMA needs >= 1)");
+    req.box[i] = spec.box[logical];
+    req.elementStrides[i] = spec.elementStrides[logical];
+    if (i > 0) {
+      uint64_t stride = uint64_t(t.strides[logical]) * bytes;
+      // A size-1 dim's stride is never used; torch may report anything there.
+      if (t.sizes[logical] == 1)
+        stride = (stride + 15) / 16 * 16;
+      if (stride % 16 != 0 || stride >= (uint64_t(1) << 40))
+        return fail(std::string("the ") + kDimNames[logical] + " stride is " +
+                    std::to_string(stride) + " bytes; TMA needs a multiple of 16 below 2^40");
+      req.globalStridesBytes[i - 1] = stride == 0 ? 16 : stride;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
+                  ProblemSizes &sizes, std::string &error) {
+  int expected = desc.hasLse ? 5 : 4;
+  if (!tensors || numTensors != expected) {
+    error = "kernel " + desc.entry + " takes " + std::to_string(expected) + " tensors (q, k, v, o" +
+            (desc.hasLse ? ", lse" : "") + "), got " + std::to_string(tensors ? numTensors : 0) +
+            (desc.hasLse ? " (this kernel writes the LSE: pass an lse tensor)"
+                         : (numTensors == 5 ? " (this kernel has no LSE output)" : ""));
+    return false;
+  }
+  TensorChecker c(desc, tensors, error);
+  for (int t = 0; t < numTensors; ++t)
+    if (!c.checkOne(t))
+      return false;
+  if (!c.headDim(kQ, desc.headDimQK, "head_dim_qk") ||
+      !c.headDim(kK, desc.headDimQK, "head_dim_qk") ||
+      !c.headDim(kV, desc.headDimV, "head_dim_v") || !c.headDim(kO, desc.headDimV, "head_dim_v"))
+    return false;
+  for (int t : {kK, kV, kO})
+    if (!c.same(kQ, t, 0))
+      return false;
+  if (!c.same(kQ, kO, 1) || !c.same(kQ, kO, 2) || !c.same(kK, kV, 1) || !c.same(kK, kV, 2))
+    return false;
+  if (desc.hasLse && (!c.same(kQ, kLse, 0) || !c.same(kQ, kLse, 1) || !c.same(kQ, kLse, 2)))
+    return false;
+  sizes.batch = uint64_t(tensors[kQ].sizes[0]);
+  sizes.headsQ = uint64_t(tensors[kQ].sizes[1]);
+  sizes.seqQ = uint64_t(tensors[kQ].sizes[2]);
+  sizes.headsKV = uint64_t(tensors[kK].sizes[1]);
+  sizes.seqK = uint64_t(tensors[kK].sizes[2]);
+  if (sizes.headsKV == 0 ? sizes.headsQ != 0 : sizes.headsQ % sizes.headsKV != 0)
+    return c.fail(kK, "heads_q = " + std::to_string(sizes.headsQ) +
+                          " is not a multiple of heads_kv = " + std::to_string(sizes.headsKV));
+  bool work = sizes.batch && sizes.headsQ && sizes.seqQ;
+  if (work && sizes.seqK == 0)
+    return c.fail(kK, "seq_k is 0 while seq_q is " + std::to_string(sizes.seqQ) +
+                          "; kernels need at least one key (the output would be all zeros)");
+  return true;
+}
+
+bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
+                     uint64_t numSMs, LaunchPlan &plan, std::string &error) {
+  plan = LaunchPlan();
+  ProblemSizes sizes;
+  if (!checkTensors(desc, tensors, numTensors, sizes, error))
+    return false;
+  sizes.numSMs = numSMs;
+  if (!sizes.batch || !sizes.headsQ || !sizes.seqQ) {
+    plan.empty = true;
+    return true;
+  }
+
+  static const uint64_t kGridLimit[3] = {INT32_MAX, 65535, 65535};
+  for (size_t i = 0; i < desc.grid.size(); ++i) {
+    uint64_t value = sizes.get(desc.grid[i].size);
+    uint64_t n = (value + desc.grid[i].divisor - 1) / desc.grid[i].divisor;
+    // A cluster launch needs whole clusters; the extra CTAs find no tile.
+    if (desc.hasCluster)
+      n = (n + desc.cluster[i] - 1) / desc.cluster[i] * desc.cluster[i];
+    if (n == 0 || n > kGridLimit[i]) {
+      error = "kernel " + desc.entry + ": grid dim " + "xyz"[i] + " = ceildiv(" +
+              sizeName(desc.grid[i].size) + " = " + std::to_string(value) + ", " +
+              std::to_string(desc.grid[i].divisor) + ") = " + std::to_string(n) +
+              " is out of range [1, " + std::to_string(kGridLimit[i]) + "]";
+      return false;
+    }
+    plan.grid[i] = uint32_t(n);
+  }
+  plan.block = {desc.threads, 1, 1};
+  plan.cluster = desc.cluster;
+  plan.hasCluster = desc.hasCluster;
+  plan.dynamicSmemBytes = desc.dynamicSmemBytes;
+
+  plan.params.resize(desc.params.size());
+  for (size_t i = 0; i < desc.params.size(); ++i) {
+    const ParamSpec &p = desc.params[i];
+    ParamSlot &slot = plan.params[i];
+    switch (p.source) {
+    case ParamSource::Pointer:
+      putBytes(slot, &tensors[p.tensor].data, sizeof(uint64_t));
+      break;
+    case ParamSource::Size:
+      if (!putInteger(slot, p.type, sizes.get(p.size), p.name, error))
+        return false;
+      break;
+    case ParamSource::Stride:
+      if (!putInteger(slot, p.type, uint64_t(tensors[p.tensor].strides[p.dim]), p.name, error))
+        return false;
+      break;
+    case ParamSource::Scalar: {
+      double v = p.scalar == ScalarName::Scale       ? desc.scale
+                 : p.scalar == ScalarName::ScaleLog2 ? desc.scale * M_LOG2E
+                                                     : desc.softcap;
+      float f = float(v);
+      putBytes(slot, &f, sizeof(f));
+      break;
+    }
+    case ParamSource::TensorMap: {
+      std::memset(slot.bytes, 0, sizeof(slot.bytes)); // encoded by the driver layer
+      TensorMapRequest req;
+      if (!makeTensorMapRequest(p, tensors[p.tensorMap.tensor], i, req, error))
+        return false;
+      plan.tensorMaps.push_back(req);
+      break;
+    }
+    }
+  }
+  return true;
+}
+
+} // namespace fattn::runtime

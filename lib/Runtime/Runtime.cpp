@@ -1,0 +1,361 @@
+//===- Runtime.cpp - The C API: load descriptions, launch kernels ---------===//
+
+#include "fattn-c/Runtime.h"
+
+#include "CudaDriver.h"
+#include "fattn/Runtime/KernelDescription.h"
+#include "fattn/Runtime/LaunchPlan.h"
+
+#include <cuda.h>
+#include <cstddef>
+#include <fstream>
+#include <memory>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+using namespace fattn::runtime;
+
+static_assert(sizeof(fattnTensor) == sizeof(TensorArg), "fattnTensor mirrors TensorArg");
+static_assert(offsetof(fattnTensor, strides) == offsetof(TensorArg, strides), "same layout");
+static_assert(int(FATTN_DTYPE_E5M2) == int(DType::E5M2), "same dtype codes");
+static_assert(int(FATTN_TENSOR_LSE) == int(kLse), "same tensor order");
+
+namespace {
+
+thread_local std::string lastError;
+
+fattnStatus fail(fattnStatus status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+/// A module loaded into one device's primary context.
+struct DeviceModule {
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  uint32_t numSMs = 0;
+};
+
+bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return bool(in) || in.eof();
+}
+
+std::string siblingPath(const std::string &descriptionPath, const std::string &file) {
+  if (!file.empty() && file[0] == '/')
+    return file;
+  size_t slash = descriptionPath.find_last_of('/');
+  return slash == std::string::npos ? file : descriptionPath.substr(0, slash + 1) + file;
+}
+
+} // namespace
+
+struct fattnKernel_ {
+  KernelDescription desc;
+  std::string image;    // cubin (or fatbin/PTX when loaded from memory)
+  std::string ptxImage; // the description's "ptx" fallback, if any
+  std::mutex mutex;     // guards modules
+  std::map<int, DeviceModule> modules;
+
+  ~fattnKernel_() {
+    for (auto &[ordinal, m] : modules) {
+      // Errors are ignored: at process exit the driver may already be gone.
+      if (m.module) {
+        ScopedContext scope(m.context);
+        if (scope.ok())
+          cuModuleUnload(m.module);
+      }
+      cuDevicePrimaryCtxRelease(m.device);
+    }
+  }
+
+  std::string where() const { return " (kernel " + desc.entry + ", arch " + desc.arch + ")"; }
+
+  /// Loads the module on `ordinal` on first use.
+  fattnStatus moduleFor(int ordinal, DeviceModule *&out);
+  fattnStatus loadModule(DeviceModule &m, int ordinal);
+};
+
+fattnStatus fattnKernel_::loadModule(DeviceModule &m, int ordinal) {
+  CUresult r;
+  if ((r = cuDeviceGet(&m.device, ordinal)) != CUDA_SUCCESS)
+    return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuDeviceGet") + where());
+  if ((r = cuDevicePrimaryCtxRetain(&m.context, m.device)) != CUDA_SUCCESS)
+    return fail(FATTN_STATUS_CUDA_ERROR,
+                describeCudaError(r, "cuDevicePrimaryCtxRetain") + where());
+  ScopedContext scope(m.context);
+  if (!scope.ok())
+    return fail(FATTN_STATUS_CUDA_ERROR, "cuCtxPushCurrent failed" + where());
+  int major = 0, minor = 0, sms = 0, smemOptin = 0;
+  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, m.device);
+  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, m.device);
+  cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, m.device);
+  cuDeviceGetAttribute(&smemOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                       m.device);
+  m.numSMs = uint32_t(sms);
+  std::string device = " on device " + std::to_string(ordinal) + " (compute capability " +
+                       std::to_string(major) + "." + std::to_string(minor) + ")";
+
+  r = cuModuleLoadData(&m.module, image.data());
+  // A cubin runs only on its own major architecture; PTX is JIT-compiled for any newer one.
+  if (r != CUDA_SUCCESS && !ptxImage.empty())
+    r = cuModuleLoadData(&m.module, ptxImage.data());
+  if (r != CUDA_SUCCESS) {
+    m.module = nullptr;
+    return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuModuleLoadData") + where() +
+                                             device);
+  }
+  if ((r = cuModuleGetFunction(&m.function, m.module, desc.entry.c_str())) != CUDA_SUCCESS)
+    return fail(FATTN_STATUS_CUDA_ERROR,
+                describeCudaError(r, "cuModuleGetFunction") + ": no entry \"" + desc.entry +
+                    "\" in the cubin" + where());
+  if (desc.dynamicSmemBytes > uint32_t(smemOptin))
+    return fail(FATTN_STATUS_CUDA_ERROR,
+                "the kernel needs " + std::to_string(desc.dynamicSmemBytes) +
+                    " bytes of dynamic shared memory, the device allows " +
+                    std::to_string(smemOptin) + where() + device);
+  if ((r = cuFuncSetAttribute(m.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                              int(desc.dynamicSmemBytes))) != CUDA_SUCCESS)
+    return fail(FATTN_STATUS_CUDA_ERROR,
+                describeCudaError(r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = " +
+                                         std::to_string(desc.dynamicSmemBytes) + ")") +
+                    where());
+  if (desc.hasCluster && desc.cluster[0] * desc.cluster[1] * desc.cluster[2] > 8 &&
+      (r = cuFuncSetAttribute(m.function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                              1)) != CUDA_SUCCESS)
+    return fail(FATTN_STATUS_CUDA_ERROR,
+                describeCudaError(r, "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)") +
+                    where());
+  int maxThreads = 0;
+  cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m.function);
+  if (maxThreads > 0 && desc.threads > uint32_t(maxThreads))
+    return fail(FATTN_STATUS_CUDA_ERROR,
+                "the description asks for " + std::to_string(desc.threads) +
+                    " threads, the compiled kernel allows at most " +
+                    std::to_string(maxThreads) + where());
+  return FATTN_STATUS_SUCCESS;
+}
+
+fattnStatus fattnKernel_::moduleFor(int ordinal, DeviceModule *&out) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = modules.find(ordinal);
+  if (it != modules.end()) {
+    out = &it->second;
+    return FATTN_STATUS_SUCCESS;
+  }
+  DeviceModule m;
+  fattnStatus status = loadModule(m, ordinal);
+  if (status != FATTN_STATUS_SUCCESS) {
+    // Undo the partial load so that a later call can try again.
+    if (m.module) {
+      ScopedContext scope(m.context);
+      cuModuleUnload(m.module);
+    }
+    if (m.context)
+      cuDevicePrimaryCtxRelease(m.device);
+    return status;
+  }
+  out = &modules.emplace(ordinal, m).first->second;
+  return FATTN_STATUS_SUCCESS;
+}
+
+namespace {
+
+fattnStatus createKernel(std::string_view json, std::string image, std::string ptx,
+                         fattnKernel *kernel) {
+  if (!kernel)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel output pointer is null");
+  *kernel = nullptr;
+  auto k = std::make_unique<fattnKernel_>();
+  std::string error;
+  if (!parseKernelDescription(json, k->desc, error))
+    return fail(FATTN_STATUS_INVALID_DESCRIPTION, error);
+  if (image.empty())
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "the kernel image is empty" + k->where());
+  // cuModuleLoadData reads PTX as a NUL-terminated string.
+  image.push_back('\0');
+  if (!ptx.empty())
+    ptx.push_back('\0');
+  k->image = std::move(image);
+  k->ptxImage = std::move(ptx);
+  *kernel = k.release();
+  return FATTN_STATUS_SUCCESS;
+}
+
+/// The device that owns a tensor's memory.
+fattnStatus deviceOf(const fattnTensor &t, const char *name, int &ordinal) {
+  int value = -1;
+  CUresult r = cuPointerGetAttribute(&value, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                     CUdeviceptr(t.data));
+  if (r != CUDA_SUCCESS)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT,
+                std::string("tensor '") + name + "': data pointer is not device memory: " +
+                    describeCudaError(r, "cuPointerGetAttribute(DEVICE_ORDINAL)"));
+  ordinal = value;
+  return FATTN_STATUS_SUCCESS;
+}
+
+fattnStatus ensureInit() {
+  static CUresult result = cuInit(0);
+  if (result != CUDA_SUCCESS)
+    return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(result, "cuInit"));
+  return FATTN_STATUS_SUCCESS;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *fattnGetLastError(void) { return lastError.c_str(); }
+
+int32_t fattnRuntimeAbiVersion(void) { return FATTN_RUNTIME_ABI_VERSION; }
+
+fattnStatus fattnKernelLoadFile(const char *path, fattnKernel *kernel) {
+  lastError.clear();
+  if (!path)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "description path is null");
+  std::string json, image, ptx;
+  if (!readFile(path, json))
+    return fail(FATTN_STATUS_IO_ERROR, std::string("cannot read kernel description ") + path);
+  KernelDescription desc;
+  std::string error;
+  if (!parseKernelDescription(json, desc, error))
+    return fail(FATTN_STATUS_INVALID_DESCRIPTION, std::string(path) + ": " + error);
+  std::string cubinPath = siblingPath(path, desc.cubin);
+  if (!readFile(cubinPath, image))
+    return fail(FATTN_STATUS_IO_ERROR, "cannot read cubin " + cubinPath + " named by " + path);
+  if (!desc.ptx.empty()) {
+    std::string ptxPath = siblingPath(path, desc.ptx);
+    if (!readFile(ptxPath, ptx))
+      return fail(FATTN_STATUS_IO_ERROR, "cannot read PTX " + ptxPath + " named by " + path);
+  }
+  return createKernel(json, std::move(image), std::move(ptx), kernel);
+}
+
+fattnStatus fattnKernelLoadData(const char *json, size_t jsonSize, const void *image,
+                                size_t imageSize, fattnKernel *kernel) {
+  lastError.clear();
+  if (!json || !image)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "description or image pointer is null");
+  return createKernel(std::string_view(json, jsonSize),
+                      std::string(static_cast<const char *>(image), imageSize), "", kernel);
+}
+
+void fattnKernelDestroy(fattnKernel kernel) { delete kernel; }
+
+const char *fattnKernelEntry(fattnKernel kernel) {
+  return kernel ? kernel->desc.entry.c_str() : "";
+}
+
+int32_t fattnKernelHasLse(fattnKernel kernel) { return kernel && kernel->desc.hasLse; }
+
+fattnStatus fattnKernelGetLaunchConfig(fattnKernel kernel, const fattnTensor *tensors,
+                                       int32_t numTensors, uint32_t numSMs,
+                                       fattnLaunchConfig *config) {
+  lastError.clear();
+  if (!kernel || !config)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel or config pointer is null");
+  LaunchPlan plan;
+  std::string error;
+  if (!buildLaunchPlan(kernel->desc, reinterpret_cast<const TensorArg *>(tensors), numTensors,
+                       numSMs, plan, error))
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
+  for (int i = 0; i < 3; ++i) {
+    config->grid[i] = plan.grid[i];
+    config->block[i] = plan.block[i];
+    config->cluster[i] = plan.cluster[i];
+  }
+  config->dynamic_smem_bytes = plan.dynamicSmemBytes;
+  config->empty = plan.empty;
+  return FATTN_STATUS_SUCCESS;
+}
+
+fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors, int32_t numTensors,
+                              void *stream) {
+  lastError.clear();
+  if (!kernel)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel is null");
+  const KernelDescription &desc = kernel->desc;
+  const auto *args = reinterpret_cast<const TensorArg *>(tensors);
+  std::string error;
+  ProblemSizes sizes;
+  if (!checkTensors(desc, args, numTensors, sizes, error))
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
+  if (!sizes.batch || !sizes.headsQ || !sizes.seqQ)
+    return FATTN_STATUS_SUCCESS; // nothing to compute
+  if (fattnStatus s = ensureInit())
+    return s;
+
+  int ordinal = 0;
+  if (fattnStatus s = deviceOf(tensors[FATTN_TENSOR_Q], "q", ordinal))
+    return s;
+  for (int t = 1; t < numTensors; ++t) {
+    int other = 0;
+    if (fattnStatus s = deviceOf(tensors[t], tensorName(t), other))
+      return s;
+    if (other != ordinal)
+      return fail(FATTN_STATUS_INVALID_ARGUMENT,
+                  std::string("tensor '") + tensorName(t) + "' is on device " +
+                      std::to_string(other) + " but 'q' is on device " +
+                      std::to_string(ordinal));
+  }
+  DeviceModule *m = nullptr;
+  if (fattnStatus s = kernel->moduleFor(ordinal, m))
+    return s;
+
+  LaunchPlan plan;
+  if (!buildLaunchPlan(desc, args, numTensors, m->numSMs, plan, error))
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
+  ScopedContext scope(m->context);
+  if (!scope.ok())
+    return fail(FATTN_STATUS_CUDA_ERROR, "cuCtxPushCurrent failed" + kernel->where());
+  for (const TensorMapRequest &req : plan.tensorMaps)
+    if (!encodeTensorMap(req, plan, error))
+      return fail(FATTN_STATUS_CUDA_ERROR, error + kernel->where());
+
+  std::vector<void *> params(plan.params.size());
+  for (size_t i = 0; i < params.size(); ++i)
+    params[i] = plan.params[i].bytes;
+  CUlaunchAttribute attr;
+  CUlaunchConfig config = {};
+  config.gridDimX = plan.grid[0];
+  config.gridDimY = plan.grid[1];
+  config.gridDimZ = plan.grid[2];
+  config.blockDimX = plan.block[0];
+  config.blockDimY = plan.block[1];
+  config.blockDimZ = plan.block[2];
+  config.sharedMemBytes = plan.dynamicSmemBytes;
+  config.hStream = static_cast<CUstream>(stream);
+  if (plan.hasCluster) {
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = plan.cluster[0];
+    attr.value.clusterDim.y = plan.cluster[1];
+    attr.value.clusterDim.z = plan.cluster[2];
+    config.attrs = &attr;
+    config.numAttrs = 1;
+  }
+  CUresult r = cuLaunchKernelEx(&config, m->function, params.data(), nullptr);
+  if (r != CUDA_SUCCESS) {
+    auto dims = [](const std::array<uint32_t, 3> &d) {
+      return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," +
+             std::to_string(d[2]) + ")";
+    };
+    return fail(FATTN_STATUS_CUDA_ERROR,
+                describeCudaError(r, "cuLaunchKernelEx") + " with grid " + dims(plan.grid) +
+                    ", block " + dims(plan.block) + ", cluster " + dims(plan.cluster) +
+                    ", dynamic smem " + std::to_string(plan.dynamicSmemBytes) +
+                    kernel->where());
+  }
+  return FATTN_STATUS_SUCCESS;
+}
+
+} // extern "C"

@@ -1,0 +1,510 @@
+//===- RuntimeTests.cpp - CPU-only tests of the runtime core --------------===//
+//
+// A plain executable (no gtest: the runtime builds where LLVM's gtest is not
+// installed). Prints "N passed, N failed" and exits non-zero on a failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fattn/Runtime/Json.h"
+#include "fattn/Runtime/KernelDescription.h"
+#include "fattn/Runtime/LaunchPlan.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace fattn;
+using namespace fattn::runtime;
+
+namespace {
+
+int failures = 0;
+int checks = 0;
+
+#define CHECK(cond)                                                                            \
+  do {                                                                                         \
+    ++checks;                                                                                  \
+    if (!(cond)) {                                                                             \
+      ++failures;                                                                              \
+      std::printf("  FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);                          \
+    }                                                                                          \
+  } while (0)
+
+#define CHECK_CONTAINS(text, needle)                                                           \
+  do {                                                                                         \
+    ++checks;                                                                                  \
+    if (std::string(text).find(needle) == std::string::npos) {                                 \
+      ++failures;                                                                              \
+      std::printf("  FAILED %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,      \
+                  std::string(text).c_str(), std::string(needle).c_str());                     \
+    }                                                                                          \
+  } while (0)
+
+std::string replaceOnce(std::string s, const std::string &from, const std::string &to) {
+  size_t pos = s.find(from);
+  if (pos == std::string::npos) {
+    std::printf("  test bug: \"%s\" not in the text\n", from.c_str());
+    ++failures;
+    return s;
+  }
+  return s.replace(pos, from.size(), to);
+}
+
+//===--------------------------------------------------------------------===//
+// JSON
+//===--------------------------------------------------------------------===//
+
+std::string jsonError(const std::string &text) {
+  json::Value v;
+  std::string error;
+  if (json::parse(text, v, error))
+    return "(parsed)";
+  return error;
+}
+
+void testJsonValid() {
+  json::Value v;
+  std::string error;
+  CHECK(json::parse(R"( {"a": [1, -2.5e2, true, false, null], "b": {"c": "x\"\\\/\n\u00e9\ud83d\ude00"},
+                         "big": 9007199254740993, "huge": 1e300, "z": 0} )",
+                    v, error));
+  CHECK(error.empty());
+  CHECK(v.kind() == json::Kind::Object);
+  const auto &a = v.find("a")->asArray();
+  CHECK(a.size() == 5);
+  CHECK(a[0].isInteger() && a[0].asInteger() == 1);
+  CHECK(!a[1].isInteger() && a[1].asDouble() == -250.0);
+  CHECK(a[2].asBool() && !a[3].asBool() && a[4].isNull());
+  CHECK(v.find("b")->find("c")->asString() == "x\"\\/\n\xc3\xa9\xf0\x9f\x98\x80");
+  // Integers are exact, not rounded through a double.
+  CHECK(v.find("big")->asInteger() == 9007199254740993LL);
+  CHECK(v.find("huge")->asDouble() == 1e300);
+  CHECK(v.find("missing") == nullptr);
+  CHECK(json::parse("[]", v, error) && v.asArray().empty());
+  CHECK(json::parse("\"\"", v, error) && v.asString().empty());
+  // Beyond int64: still a number, no longer an exact integer.
+  CHECK(json::parse("123456789012345678901234", v, error) && !v.isInteger());
+}
+
+void testJsonStrict() {
+  CHECK_CONTAINS(jsonError("{\"a\": 1,}"), "expected a string key");
+  CHECK_CONTAINS(jsonError("[1, 2,]"), "unexpected character ']'");
+  CHECK_CONTAINS(jsonError("// c\n{}"), "unexpected character '/'");
+  CHECK_CONTAINS(jsonError("{\"a\": 01}"), "leading zeros");
+  CHECK_CONTAINS(jsonError("[NaN]"), "unexpected character 'N'");
+  CHECK_CONTAINS(jsonError("[Infinity]"), "unexpected character 'I'");
+  CHECK_CONTAINS(jsonError("{\"a\": 1, \"a\": 2}"), "duplicate key \"a\"");
+  CHECK_CONTAINS(jsonError("{} x"), "unexpected characters after the JSON value");
+  CHECK_CONTAINS(jsonError("\"abc"), "unterminated string");
+  CHECK_CONTAINS(jsonError("\"a\tb\""), "control character");
+  CHECK_CONTAINS(jsonError("\"\\x\""), "invalid escape");
+  CHECK_CONTAINS(jsonError("\"\\ud800\""), "unpaired UTF-16 surrogate");
+  CHECK_CONTAINS(jsonError("[1.]"), "expected a digit after '.'");
+  CHECK_CONTAINS(jsonError("[1e]"), "expected a digit in the exponent");
+  CHECK_CONTAINS(jsonError("[tru]"), "invalid literal");
+  CHECK_CONTAINS(jsonError("[1e999]"), "number out of range");
+  CHECK_CONTAINS(jsonError(""), "unexpected end of input");
+  CHECK_CONTAINS(jsonError(std::string(100, '[') + std::string(100, ']')), "nesting deeper");
+  // Errors carry the line and column of the problem.
+  CHECK_CONTAINS(jsonError("{\n  \"a\": 1\n  \"b\": 2}"), "line 3, column 3: expected ',' or '}'");
+}
+
+//===--------------------------------------------------------------------===//
+// Kernel descriptions
+//===--------------------------------------------------------------------===//
+
+// The example of docs/KERNEL-ABI.md, with every parameter.
+const char *kDescription = R"({
+  "version": 1, "arch": "sm_80", "entry": "fattn_fwd_d128_bf16_causal",
+  "cubin": "fattn_fwd_d128_bf16_causal.cubin", "dtype": "bf16",
+  "head_dim_qk": 128, "head_dim_v": 128, "scale": 0.08838834764831845,
+  "causal": true, "window_left": -1, "window_right": 0, "softcap": 0.0,
+  "has_lse": true, "block_m": 128, "block_n": 64, "threads": 128,
+  "dynamic_smem_bytes": 49152,
+  "grid": [["seq_q", 128], ["heads_q", 1], ["batch", 1]],
+  "params": [
+    {"name": "q", "type": "ptr"}, {"name": "k", "type": "ptr"}, {"name": "v", "type": "ptr"},
+    {"name": "o", "type": "ptr"}, {"name": "lse", "type": "ptr"},
+    {"name": "batch", "type": "u32"}, {"name": "heads_q", "type": "u32"},
+    {"name": "heads_kv", "type": "u32"}, {"name": "seq_q", "type": "u32"},
+    {"name": "seq_k", "type": "u32"},
+    {"name": "q_stride_b", "type": "u64"}, {"name": "q_stride_h", "type": "u64"},
+    {"name": "q_stride_s", "type": "u64"},
+    {"name": "k_stride_b", "type": "u64"}, {"name": "k_stride_h", "type": "u64"},
+    {"name": "k_stride_s", "type": "u64"},
+    {"name": "v_stride_b", "type": "u64"}, {"name": "v_stride_h", "type": "u64"},
+    {"name": "v_stride_s", "type": "u64"},
+    {"name": "o_stride_b", "type": "u64"}, {"name": "o_stride_h", "type": "u64"},
+    {"name": "o_stride_s", "type": "u64"},
+    {"name": "lse_stride_b", "type": "u64"}, {"name": "lse_stride_h", "type": "u64"}
+  ]
+})";
+
+std::string descError(const std::string &text) {
+  KernelDescription desc;
+  std::string error;
+  if (parseKernelDescription(text, desc, error))
+    return "(parsed)";
+  return error;
+}
+
+void testDescriptionValid() {
+  KernelDescription d;
+  std::string error;
+  CHECK(parseKernelDescription(kDescription, d, error));
+  CHECK(error.empty());
+  if (!error.empty())
+    std::printf("  %s\n", error.c_str());
+  CHECK(d.entry == "fattn_fwd_d128_bf16_causal" && d.arch == "sm_80");
+  CHECK(d.dtype == DType::BF16 && d.outDtype == DType::BF16);
+  CHECK(d.headDimQK == 128 && d.headDimV == 128 && d.causal && d.windowRight == 0);
+  CHECK(d.hasLse && d.threads == 128 && d.dynamicSmemBytes == 49152 && !d.hasCluster);
+  CHECK(d.grid.size() == 3 && d.grid[0].size == SizeName::SeqQ && d.grid[0].divisor == 128);
+  CHECK(d.params.size() == 24);
+  CHECK(d.params[4].source == ParamSource::Pointer && d.params[4].tensor == kLse);
+  CHECK(d.params[7].source == ParamSource::Size && d.params[7].size == SizeName::HeadsKV);
+  CHECK(d.params[14].source == ParamSource::Stride && d.params[14].tensor == kK &&
+        d.params[14].dim == 1);
+  CHECK(d.alignBytes == 16);
+}
+
+void testDescriptionErrors() {
+  std::string base = kDescription;
+  CHECK_CONTAINS(descError("[1]"), "the top level must be an object");
+  CHECK_CONTAINS(descError("{"), "invalid JSON: line 1");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"version\": 1", "\"version\": 2")),
+                 "\"version\" = 2 is out of range [1, 1]");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"threads\": 128,", "")),
+                 "missing required key \"threads\"");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"threads\": 128", "\"threads\": \"128\"")),
+                 "\"threads\" must be a number, found a string");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"threads\": 128", "\"threads\": 1.5")),
+                 "\"threads\" must be an integer");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"block_n\": 64,", "\"block_n\": 64, \"clustr\": [2,1,1],")),
+                 "unknown key \"clustr\"");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"dtype\": \"bf16\"", "\"dtype\": \"fp16\"")),
+                 "\"dtype\" = \"fp16\" is not an element type");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"arch\": \"sm_80\"", "\"arch\": \"ampere\"")),
+                 "is not of the form sm_XY");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"scale\": 0.08838834764831845", "\"scale\": 0")),
+                 "\"scale\" must be a positive finite number");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"window_right\": 0", "\"window_right\": 3")),
+                 "\"causal\" is true, so \"window_right\" must be 0");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"has_lse\": true", "\"has_lse\": false")),
+                 "params[4]: parameter \"lse\" is present but \"has_lse\" is false");
+  CHECK_CONTAINS(descError(replaceOnce(base, "{\"name\": \"q\", \"type\": \"ptr\"}",
+                                       "{\"name\": \"qq\", \"type\": \"ptr\"}")),
+                 "params[0]: unknown parameter name \"qq\"");
+  CHECK_CONTAINS(descError(replaceOnce(base, "{\"name\": \"k\", \"type\": \"ptr\"}",
+                                       "{\"name\": \"q\", \"type\": \"ptr\"}")),
+                 "params[1]: duplicate parameter name \"q\"");
+  CHECK_CONTAINS(descError(replaceOnce(base, "{\"name\": \"batch\", \"type\": \"u32\"}",
+                                       "{\"name\": \"batch\", \"type\": \"f32\"}")),
+                 "parameter \"batch\" cannot have type \"f32\"");
+  CHECK_CONTAINS(descError(replaceOnce(base, "{\"name\": \"batch\", \"type\": \"u32\"}",
+                                       "{\"name\": \"batch\", \"type\": \"i32\"}")),
+                 "\"type\" = \"i32\" is not one of");
+  CHECK_CONTAINS(descError(replaceOnce(base, "{\"name\": \"batch\", \"type\": \"u32\"}",
+                                       "{\"name\": \"batch\", \"type\": \"u32\", \"box\": [1]}")),
+                 "params[5]: unknown key \"box\"");
+  CHECK_CONTAINS(descError(replaceOnce(base, "[\"seq_q\", 128]", "[\"seqlen\", 128]")),
+                 "\"grid\"[0]: \"seqlen\" is not one of");
+  CHECK_CONTAINS(descError(replaceOnce(base, "[\"seq_q\", 128]", "[\"seq_q\", 0]")),
+                 "the divisor must be in [1, 2^31]");
+  CHECK_CONTAINS(descError(replaceOnce(base, "[\"seq_q\", 128], ", "[\"seq_q\"], ")),
+                 "\"grid\"[0] must be [size name, divisor]");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"block_n\": 64,", "\"block_n\": 64, \"cluster\": [2, 1],")),
+                 "\"cluster\" must have 3 entries, found 2");
+  CHECK_CONTAINS(descError(replaceOnce(base, "\"block_n\": 64,", "\"block_n\": 64, \"align_bytes\": 12,")),
+                 "\"align_bytes\" must be a power of two");
+}
+
+const char *kTmaParam =
+    R"({"name": "q_tma", "type": "tensormap", "tensor": "q", "element_type": "bf16",
+        "box": [1, 1, 128, 64], "swizzle": "128B"})";
+
+std::string withParam(const std::string &param) {
+  return replaceOnce(kDescription, "{\"name\": \"q\", \"type\": \"ptr\"}", param);
+}
+
+void testTensorMapDescription() {
+  KernelDescription d;
+  std::string error;
+  CHECK(parseKernelDescription(withParam(kTmaParam), d, error));
+  if (!error.empty())
+    std::printf("  %s\n", error.c_str());
+  const ParamSpec &p = d.params[0];
+  CHECK(p.type == ParamType::TensorMap && p.source == ParamSource::TensorMap);
+  CHECK(p.tensorMap.tensor == kQ && p.tensorMap.swizzle == Swizzle::B128);
+  CHECK((p.tensorMap.box == std::vector<uint32_t>{1, 1, 128, 64}));
+  CHECK((p.tensorMap.elementStrides == std::vector<uint32_t>{1, 1, 1, 1}));
+  CHECK(p.tensorMap.l2Promotion == L2Promotion::B256 && p.tensorMap.oobFill == OobFill::Zero);
+
+  std::string tma = kTmaParam;
+  CHECK_CONTAINS(descError(withParam(replaceOnce(tma, "[1, 1, 128, 64]", "[1, 128, 64]"))),
+                 "\"box\" must have 4 entries, found 3");
+  CHECK_CONTAINS(descError(withParam(replaceOnce(tma, "[1, 1, 128, 64]", "[1, 1, 128, 128]"))),
+                 "spans 256 bytes, more than the swizzle span of 128");
+  CHECK_CONTAINS(descError(withParam(replaceOnce(tma, "[1, 1, 128, 64]", "[1, 1, 128, 4]"))),
+                 "TMA needs a multiple of 16");
+  CHECK_CONTAINS(descError(withParam(replaceOnce(tma, "[1, 1, 128, 64]", "[1, 1, 512, 64]"))),
+                 "\"box\" entries must be integers in [1, 256]");
+  CHECK_CONTAINS(descError(withParam(replaceOnce(tma, "\"128B\"", "\"96B\""))),
+                 "\"swizzle\" = \"96B\" is not one of none, 32B, 64B, 128B");
+  CHECK_CONTAINS(descError(withParam(replaceOnce(tma, "\"bf16\"", "\"f32\""))),
+                 "has a different size than the tensor's element type bf16");
+  CHECK_CONTAINS(descError(withParam(replaceOnce(tma, "\"tensor\": \"q\"", "\"tensor\": \"x\""))),
+                 "\"tensor\" = \"x\" is not one of q, k, v, o, lse");
+  CHECK_CONTAINS(descError(withParam(replaceOnce(tma, "\"tensor\": \"q\",", ""))),
+                 "missing required key \"tensor\"");
+}
+
+//===--------------------------------------------------------------------===//
+// Launch plans
+//===--------------------------------------------------------------------===//
+
+/// A BSHD tensor viewed as [b, h, s, d], at a fake, well-aligned address.
+TensorArg bshd(uint64_t data, DType dtype, int64_t b, int64_t s, int64_t h, int64_t d) {
+  return TensorArg{data, 4, int32_t(dtype), {b, h, s, d}, {s * h * d, d, h * d, 1}};
+}
+
+struct Problem {
+  std::vector<TensorArg> tensors;
+  Problem(int64_t b, int64_t hq, int64_t hkv, int64_t sq, int64_t sk, int64_t d, bool lse,
+          DType dtype = DType::BF16) {
+    tensors.push_back(bshd(0x10000, dtype, b, sq, hq, d));
+    tensors.push_back(bshd(0x20000, dtype, b, sk, hkv, d));
+    tensors.push_back(bshd(0x30000, dtype, b, sk, hkv, d));
+    tensors.push_back(bshd(0x40000, dtype, b, sq, hq, d));
+    if (lse)
+      tensors.push_back(TensorArg{0x50000, 3, int32_t(DType::F32), {b, hq, sq, 0},
+                                  {hq * sq, sq, 1, 0}});
+  }
+};
+
+KernelDescription exampleDescription(const std::string &text = kDescription) {
+  KernelDescription d;
+  std::string error;
+  if (!parseKernelDescription(text, d, error))
+    std::printf("  test bug: %s\n", error.c_str());
+  return d;
+}
+
+std::string planError(const KernelDescription &d, const std::vector<TensorArg> &t) {
+  LaunchPlan plan;
+  std::string error;
+  if (buildLaunchPlan(d, t.data(), int(t.size()), 132, plan, error))
+    return "(planned)";
+  return error;
+}
+
+template <typename T> T slotAs(const LaunchPlan &plan, size_t i) {
+  T v;
+  std::memcpy(&v, plan.params[i].bytes, sizeof(T));
+  return v;
+}
+
+void testLaunchPlan() {
+  KernelDescription d = exampleDescription();
+  Problem p(2, 8, 2, 1000, 2049, 128, true);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 5, 132, plan, error));
+  CHECK(!plan.empty);
+  // ceildiv(1000, 128) = 8 Q tiles, 8 heads, 2 batches.
+  CHECK(plan.grid[0] == 8 && plan.grid[1] == 8 && plan.grid[2] == 2);
+  CHECK(plan.block[0] == 128 && plan.block[1] == 1 && plan.dynamicSmemBytes == 49152);
+  CHECK(plan.params.size() == 24);
+  CHECK(slotAs<uint64_t>(plan, 0) == 0x10000 && slotAs<uint64_t>(plan, 4) == 0x50000);
+  CHECK(slotAs<uint32_t>(plan, 5) == 2 && slotAs<uint32_t>(plan, 6) == 8);
+  CHECK(slotAs<uint32_t>(plan, 7) == 2 && slotAs<uint32_t>(plan, 8) == 1000);
+  CHECK(slotAs<uint32_t>(plan, 9) == 2049);
+  // q BSHD strides as [b, h, s]: s*h*d, d, h*d.
+  CHECK(slotAs<uint64_t>(plan, 10) == 1000 * 8 * 128 && slotAs<uint64_t>(plan, 11) == 128 &&
+        slotAs<uint64_t>(plan, 12) == 8 * 128);
+  CHECK(slotAs<uint64_t>(plan, 13) == 2049 * 2 * 128);
+  CHECK(slotAs<uint64_t>(plan, 22) == 8 * 1000 && slotAs<uint64_t>(plan, 23) == 1000);
+
+  // One query row still needs one tile.
+  Problem one(1, 1, 1, 1, 1, 128, true);
+  CHECK(buildLaunchPlan(d, one.tensors.data(), 5, 132, plan, error));
+  CHECK(plan.grid[0] == 1 && plan.grid[1] == 1 && plan.grid[2] == 1);
+
+  // Nothing to do: no launch, no error.
+  Problem empty(0, 8, 2, 17, 17, 128, true);
+  CHECK(buildLaunchPlan(d, empty.tensors.data(), 5, 132, plan, error) && plan.empty);
+  Problem noQueries(2, 8, 2, 0, 17, 128, true);
+  CHECK(buildLaunchPlan(d, noQueries.tensors.data(), 5, 132, plan, error) && plan.empty);
+}
+
+void testLaunchPlanScalarsAndGridNames() {
+  std::string text = replaceOnce(kDescription, "{\"name\": \"batch\", \"type\": \"u32\"}",
+                                 "{\"name\": \"batch\", \"type\": \"u64\"}, "
+                                 "{\"name\": \"scale_log2\", \"type\": \"f32\"}, "
+                                 "{\"name\": \"softcap\", \"type\": \"f32\"}, "
+                                 "{\"name\": \"num_sms\", \"type\": \"u32\"}");
+  text = replaceOnce(text, "\"softcap\": 0.0", "\"softcap\": 30.0");
+  text = replaceOnce(text, "[[\"seq_q\", 128], [\"heads_q\", 1], [\"batch\", 1]]",
+                     "[[\"num_sms\", 1]]");
+  KernelDescription d = exampleDescription(text);
+  Problem p(2, 8, 2, 1000, 2049, 128, true);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 5, 132, plan, error));
+  CHECK(plan.grid[0] == 132 && plan.grid[1] == 1 && plan.grid[2] == 1);
+  CHECK(slotAs<uint64_t>(plan, 5) == 2);
+  CHECK(std::fabs(slotAs<float>(plan, 6) - float(0.08838834764831845 * M_LOG2E)) < 1e-7f);
+  CHECK(slotAs<float>(plan, 7) == 30.0f);
+  CHECK(slotAs<uint32_t>(plan, 8) == 132);
+}
+
+void testLaunchPlanCluster() {
+  std::string text =
+      replaceOnce(kDescription, "\"block_n\": 64,", "\"block_n\": 64, \"cluster\": [2, 1, 1],");
+  KernelDescription d = exampleDescription(text);
+  CHECK(d.hasCluster && d.cluster[0] == 2);
+  // ceildiv(300, 128) = 3 tiles, rounded up to whole clusters of 2.
+  Problem p(1, 4, 4, 300, 300, 128, true);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 5, 132, plan, error));
+  CHECK(plan.grid[0] == 4 && plan.hasCluster && plan.cluster[0] == 2 && plan.cluster[1] == 1);
+}
+
+void testLaunchPlanErrors() {
+  KernelDescription d = exampleDescription();
+  auto err = [&](const std::function<void(std::vector<TensorArg> &)> &mutate, int hkv = 2) {
+    Problem p(2, 8, hkv, 113, 1000, 128, true);
+    mutate(p.tensors);
+    return planError(d, p.tensors);
+  };
+  CHECK(err([](auto &) {}) == "(planned)");
+  CHECK_CONTAINS(err([](auto &t) { t.pop_back(); }),
+                 "takes 5 tensors (q, k, v, o, lse), got 4 (this kernel writes the LSE");
+  CHECK_CONTAINS(err([](auto &t) { t[1].dtype = int32_t(DType::F16); }),
+                 "tensor 'k': dtype is f16, expected bf16 (kernel fattn_fwd_d128_bf16_causal)");
+  CHECK_CONTAINS(err([](auto &t) { t[4].dtype = int32_t(DType::BF16); }),
+                 "tensor 'lse': dtype is bf16, expected f32");
+  CHECK_CONTAINS(err([](auto &t) { t[0].dtype = 42; }), "unknown dtype code 42");
+  CHECK_CONTAINS(err([](auto &t) { t[2].rank = 3; }), "tensor 'v': rank is 3, expected 4");
+  CHECK_CONTAINS(err([](auto &t) { t[1].sizes[3] = 64; }),
+                 "tensor 'k': head_dim is 64, the kernel needs head_dim_qk = 128");
+  CHECK_CONTAINS(err([](auto &t) { t[3].sizes[3] = 64; }),
+                 "tensor 'o': head_dim is 64, the kernel needs head_dim_v = 128");
+  CHECK_CONTAINS(err([](auto &t) { t[0].strides[3] = 2; }),
+                 "tensor 'q': the head_dim stride is 2, it must be 1");
+  CHECK_CONTAINS(err([](auto &t) { t[4].strides[2] = 2; }),
+                 "tensor 'lse': the seq stride is 2, it must be 1");
+  CHECK_CONTAINS(err([](auto &t) { t[1].sizes[0] = 3; }),
+                 "tensor 'k': batch size is 3 but tensor 'q' has 2");
+  CHECK_CONTAINS(err([](auto &t) { t[2].sizes[2] = 999; }),
+                 "tensor 'v': seq size is 999 but tensor 'k' has 1000");
+  CHECK_CONTAINS(err([](auto &t) { t[3].sizes[1] = 4; }),
+                 "tensor 'o': heads size is 4 but tensor 'q' has 8");
+  CHECK_CONTAINS(err([](auto &t) { t[4].sizes[2] = 112; }),
+                 "tensor 'lse': seq size is 112 but tensor 'q' has 113");
+  CHECK_CONTAINS(err([](auto &) {}, 3), "heads_q = 8 is not a multiple of heads_kv = 3");
+  CHECK_CONTAINS(err([](auto &t) { t[0].data += 2; }),
+                 "tensor 'q': data pointer is not 16-byte aligned");
+  CHECK_CONTAINS(err([](auto &t) { t[1].strides[2] = 130; }),
+                 "tensor 'k': the seq stride (130 elements) is not a multiple of 16 bytes");
+  CHECK_CONTAINS(err([](auto &t) { t[0].strides[0] = -1; }), "batch stride -1 is negative");
+  CHECK_CONTAINS(err([](auto &t) { t[0].data = 0; }), "tensor 'q': data pointer is null");
+  CHECK_CONTAINS(err([](auto &t) { t[0].sizes[2] = int64_t(1) << 32; }),
+                 "seq size 4294967296 is out of range");
+  CHECK_CONTAINS(err([](auto &t) { t[1].sizes[2] = t[2].sizes[2] = 0; }),
+                 "seq_k is 0 while seq_q is 113");
+  // A strided BHSD view and a size-1 dim with an odd stride are fine.
+  CHECK(err([](auto &t) {
+          t[0].strides[0] = 8 * 113 * 128;
+          t[0].strides[1] = 113 * 128;
+          t[0].strides[2] = 128;
+        }) == "(planned)");
+  CHECK(err([](auto &t) {
+          for (auto &x : t)
+            x.sizes[0] = 1, x.strides[0] = 3;
+        }) == "(planned)");
+
+  // A kernel without LSE rejects an lse tensor.
+  KernelDescription noLse = exampleDescription(replaceOnce(
+      replaceOnce(replaceOnce(kDescription, "\"has_lse\": true", "\"has_lse\": false"),
+                  ", {\"name\": \"lse\", \"type\": \"ptr\"}", ""),
+      ",\n    {\"name\": \"lse_stride_b\", \"type\": \"u64\"}, {\"name\": \"lse_stride_h\", "
+      "\"type\": \"u64\"}",
+      ""));
+  Problem p(2, 8, 2, 113, 1000, 128, true);
+  CHECK_CONTAINS(planError(noLse, p.tensors), "got 5 (this kernel has no LSE output)");
+  p.tensors.pop_back();
+  CHECK(planError(noLse, p.tensors) == "(planned)");
+}
+
+void testTensorMapPlan() {
+  KernelDescription d = exampleDescription(withParam(kTmaParam));
+  Problem p(2, 8, 2, 1000, 2049, 128, true);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 5, 132, plan, error));
+  CHECK(plan.tensorMaps.size() == 1);
+  if (plan.tensorMaps.size() != 1)
+    return;
+  const TensorMapRequest &r = plan.tensorMaps[0];
+  CHECK(r.slot == 0 && r.rank == 4 && r.globalAddress == 0x10000);
+  // Innermost first: [d, s, h, b]; byte strides of s, h, b.
+  CHECK(r.globalDims[0] == 128 && r.globalDims[1] == 1000 && r.globalDims[2] == 8 &&
+        r.globalDims[3] == 2);
+  CHECK(r.globalStridesBytes[0] == 8 * 128 * 2 && r.globalStridesBytes[1] == 128 * 2 &&
+        r.globalStridesBytes[2] == 1000 * 8 * 128 * 2);
+  CHECK(r.box[0] == 64 && r.box[1] == 128 && r.box[2] == 1 && r.box[3] == 1);
+  CHECK(r.swizzle == Swizzle::B128 && r.elementType == DType::BF16);
+
+  // TMA's own alignment rule is checked before the driver sees it.
+  std::string text = replaceOnce(withParam(kTmaParam), "\"block_n\": 64,",
+                                 "\"block_n\": 64, \"align_bytes\": 2,");
+  KernelDescription loose = exampleDescription(text);
+  p.tensors[0].data += 8;
+  CHECK_CONTAINS(planError(loose, p.tensors),
+                 "tensormap parameter 'q_tma' of tensor 'q': the data pointer is not 16-byte");
+}
+
+void testGridLimits() {
+  std::string text =
+      replaceOnce(kDescription, "[[\"seq_q\", 128], [\"heads_q\", 1], [\"batch\", 1]]",
+                  "[[\"heads_q\", 1], [\"seq_q\", 1], [\"batch\", 1]]");
+  KernelDescription d = exampleDescription(text);
+  Problem p(1, 1, 1, 70000, 16, 128, true);
+  CHECK_CONTAINS(planError(d, p.tensors), "grid dim y = ceildiv(seq_q = 70000, 1) = 70000 is out");
+}
+
+} // namespace
+
+int main() {
+  struct Test {
+    const char *name;
+    void (*fn)();
+  } tests[] = {
+      {"JsonValid", testJsonValid},
+      {"JsonStrict", testJsonStrict},
+      {"DescriptionValid", testDescriptionValid},
+      {"DescriptionErrors", testDescriptionErrors},
+      {"TensorMapDescription", testTensorMapDescription},
+      {"LaunchPlan", testLaunchPlan},
+      {"LaunchPlanScalarsAndGridNames", testLaunchPlanScalarsAndGridNames},
+      {"LaunchPlanCluster", testLaunchPlanCluster},
+      {"LaunchPlanErrors", testLaunchPlanErrors},
+      {"TensorMapPlan", testTensorMapPlan},
+      {"GridLimits", testGridLimits},
+  };
+  int passed = 0, failed = 0;
+  for (const Test &t : tests) {
+    int before = failures;
+    t.fn();
+    bool ok = failures == before;
+    std::printf("%s %s\n", ok ? "PASS" : "FAIL", t.name);
+    (ok ? passed : failed)++;
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
