@@ -1,0 +1,20 @@
+"""fattn: FlashAttention-class kernels compiled from MLIR, on torch tensors.
+
+    import fattn
+    out = fattn.flash_attn_func(q, k, v, causal=True)
+
+Kernels come from a kernel library (FATTN_KERNEL_DIR or fattn.set_kernel_dir) or
+are compiled on first use by fattn-compile; see docs/GPU-TESTING.md.
+"""
+from ._runtime import FAttnRuntimeError
+from .compiler import CompileError
+from .config import KernelConfig, default_arch
+from .interface import flash_attn_func
+from .kernels import KernelNotFoundError, get_kernel, kernel_dir, set_kernel_dir
+from .library import KernelLibrary, LibraryError
+
+__all__ = [
+    "CompileError", "FAttnRuntimeError", "KernelConfig", "KernelLibrary", "KernelNotFoundError",
+    "LibraryError", "default_arch", "flash_attn_func", "get_kernel", "kernel_dir",
+    "set_kernel_dir",
+]

@@ -1,0 +1,136 @@
+"""ctypes bindings of libfattn_runtime.so (include/fattn-c/Runtime.h)."""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+from typing import Optional, Sequence, Tuple
+
+_HERE = Path(__file__).resolve().parent
+_REPO = _HERE.parents[1]
+LIB_NAME = "libfattn_runtime.so"
+ABI_VERSION = 1
+
+DTYPE_CODES = {"f16": 0, "bf16": 1, "f32": 2, "e4m3": 3, "e5m2": 4}
+
+
+class FAttnRuntimeError(RuntimeError):
+    """A failure reported by the fattn runtime (its status and message)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class TensorDesc(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_uint64), ("rank", ctypes.c_int32), ("dtype", ctypes.c_int32),
+                ("sizes", ctypes.c_int64 * 4), ("strides", ctypes.c_int64 * 4)]
+
+    @staticmethod
+    def make(data: int, dtype: str, sizes: Sequence[int], strides: Sequence[int]) -> "TensorDesc":
+        t = TensorDesc()
+        t.data = data
+        t.rank = len(sizes)
+        t.dtype = DTYPE_CODES[dtype]
+        for i, (n, s) in enumerate(zip(sizes, strides)):
+            t.sizes[i] = n
+            t.strides[i] = s
+        return t
+
+
+class LaunchConfig(ctypes.Structure):
+    _fields_ = [("grid", ctypes.c_uint32 * 3), ("block", ctypes.c_uint32 * 3),
+                ("cluster", ctypes.c_uint32 * 3), ("dynamic_smem_bytes", ctypes.c_uint32),
+                ("empty", ctypes.c_int32)]
+
+
+def library_candidates() -> list:
+    """FATTN_RUNTIME_LIB, else python/fattn/_lib, else the repo's build folders."""
+    env = os.environ.get("FATTN_RUNTIME_LIB")
+    if env:
+        return [Path(env)]
+    return [_HERE / "_lib" / LIB_NAME, _REPO / "build" / "lib" / LIB_NAME,
+            _REPO / "build-runtime" / "lib" / LIB_NAME]
+
+
+_lib: Optional[ctypes.CDLL] = None
+_lib_lock = threading.Lock()
+
+
+def load_library() -> ctypes.CDLL:
+    global _lib
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        candidates = library_candidates()
+        path = next((p for p in candidates if p.is_file()), None)
+        if path is None:
+            raise FileNotFoundError(
+                f"{LIB_NAME} not found; looked at {', '.join(map(str, candidates))}. Build it "
+                "with `cmake -G Ninja -S lib/Runtime -B build-runtime && ninja -C build-runtime` "
+                "or set FATTN_RUNTIME_LIB")
+        lib = ctypes.CDLL(str(path))
+        lib.fattnGetLastError.restype = ctypes.c_char_p
+        lib.fattnRuntimeAbiVersion.restype = ctypes.c_int32
+        lib.fattnKernelLoadFile.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        lib.fattnKernelLoadData.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                            ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]
+        lib.fattnKernelDestroy.argtypes = [ctypes.c_void_p]
+        lib.fattnKernelDestroy.restype = None
+        lib.fattnKernelEntry.argtypes = [ctypes.c_void_p]
+        lib.fattnKernelEntry.restype = ctypes.c_char_p
+        lib.fattnKernelGetLaunchConfig.argtypes = [ctypes.c_void_p, ctypes.POINTER(TensorDesc),
+                                                   ctypes.c_int32, ctypes.c_uint32,
+                                                   ctypes.POINTER(LaunchConfig)]
+        lib.fattnKernelLaunch.argtypes = [ctypes.c_void_p, ctypes.POINTER(TensorDesc),
+                                          ctypes.c_int32, ctypes.c_void_p]
+        for f in ("fattnKernelLoadFile", "fattnKernelLoadData", "fattnKernelGetLaunchConfig",
+                  "fattnKernelLaunch"):
+            getattr(lib, f).restype = ctypes.c_int
+        version = lib.fattnRuntimeAbiVersion()
+        if version != ABI_VERSION:
+            raise ImportError(f"{path} has runtime ABI version {version}, this package needs "
+                              f"{ABI_VERSION}")
+        _lib = lib
+        return lib
+
+
+def _check(lib: ctypes.CDLL, status: int) -> None:
+    if status != 0:
+        raise FAttnRuntimeError(status, lib.fattnGetLastError().decode(errors="replace"))
+
+
+class Kernel:
+    """One loaded kernel; the module is loaded per device on first launch."""
+
+    def __init__(self, description_path: os.PathLike | str):
+        self._lib = load_library()
+        handle = ctypes.c_void_p()
+        _check(self._lib, self._lib.fattnKernelLoadFile(str(description_path).encode(),
+                                                        ctypes.byref(handle)))
+        self._handle = handle
+        self.path = Path(description_path)
+        self.entry = self._lib.fattnKernelEntry(handle).decode()
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            self._lib.fattnKernelDestroy(handle)
+            self._handle = None
+
+    @staticmethod
+    def _array(tensors: Sequence[TensorDesc]):
+        return (TensorDesc * len(tensors))(*tensors), len(tensors)
+
+    def launch_config(self, tensors: Sequence[TensorDesc], num_sms: int = 132) -> Tuple:
+        arr, n = self._array(tensors)
+        cfg = LaunchConfig()
+        _check(self._lib, self._lib.fattnKernelGetLaunchConfig(self._handle, arr, n, num_sms,
+                                                               ctypes.byref(cfg)))
+        return tuple(cfg.grid), tuple(cfg.block), tuple(cfg.cluster), cfg.dynamic_smem_bytes
+
+    def launch(self, tensors: Sequence[TensorDesc], stream: int) -> None:
+        arr, n = self._array(tensors)
+        _check(self._lib, self._lib.fattnKernelLaunch(self._handle, arr, n,
+                                                      ctypes.c_void_p(stream or None)))

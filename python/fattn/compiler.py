@@ -1,0 +1,58 @@
+"""Compiling a KernelConfig with the fattn-compile tool (needs a machine with MLIR)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+from .config import KernelConfig
+from .mlir_gen import attention_mlir
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class CompileError(RuntimeError):
+    pass
+
+
+def find_compiler() -> Optional[str]:
+    """FATTN_COMPILE, else fattn-compile on PATH, else the repo's build/bin."""
+    env = os.environ.get("FATTN_COMPILE")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise CompileError(f"FATTN_COMPILE={env} is not an executable file")
+        return env
+    on_path = shutil.which("fattn-compile")
+    if on_path:
+        return on_path
+    local = REPO_ROOT / "build" / "bin" / "fattn-compile"
+    return str(local) if os.access(local, os.X_OK) else None
+
+
+def compile_kernel(config: KernelConfig, out_dir: Path, compiler: Optional[str] = None,
+                   timeout: float = 600) -> Path:
+    """Writes the .mlir, runs fattn-compile into `out_dir` (which must be empty
+    or missing) and returns out_dir. The .mlir stays beside the kernel for
+    reproduction: fattn-compile out_dir/kernel.mlir --arch ..."""
+    compiler = compiler or find_compiler()
+    if compiler is None:
+        raise CompileError("fattn-compile not found (set FATTN_COMPILE, put it on PATH, or "
+                           "build it into build/bin)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="fattn-src-") as src:
+        mlir = Path(src) / "kernel.mlir"
+        mlir.write_text(attention_mlir(config))
+        cmd = [compiler, str(mlir), "--arch", config.arch, "--emit", "json", "-o", str(out_dir)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise CompileError(f"{' '.join(cmd)} timed out after {timeout} s") from None
+        if proc.returncode != 0:
+            raise CompileError(f"{' '.join(cmd)} failed with exit code {proc.returncode}:\n"
+                               f"{proc.stderr.strip() or proc.stdout.strip()}\n"
+                               f"--- input ---\n{mlir.read_text()}")
+        shutil.copy(mlir, out_dir / "kernel.mlir.src")
+    return out_dir

@@ -1,0 +1,120 @@
+"""flash_attn_func: FlashAttention-2's interface on fattn kernels."""
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+from ._runtime import TensorDesc
+from .config import KernelConfig, default_arch
+from .kernels import get_kernel
+
+_TORCH_DTYPES = None
+
+
+def _torch():
+    # Imported on first use: the package (library building, CPU tests) works without torch.
+    import torch
+    global _TORCH_DTYPES
+    if _TORCH_DTYPES is None:
+        _TORCH_DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
+    return torch
+
+
+def _check_inputs(q, k, v) -> str:
+    """Raises TypeError/ValueError naming the tensor and the problem; returns the dtype name."""
+    torch = _torch()
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if not t.is_cuda:
+            raise ValueError(f"{name} must be a CUDA tensor, got device {t.device}")
+        if t.dtype not in _TORCH_DTYPES:
+            raise TypeError(f"{name} has dtype {t.dtype}; fattn supports torch.float16 and "
+                            "torch.bfloat16")
+        if t.dim() != 4:
+            raise ValueError(f"{name} must have 4 dims [batch, seqlen, heads, head_dim], got "
+                             f"shape {tuple(t.shape)}")
+        if t.stride(-1) != 1 and t.shape[-1] > 1:
+            raise ValueError(f"{name} must have a contiguous last dim (stride 1), got strides "
+                             f"{tuple(t.stride())}")
+    if not (q.dtype == k.dtype == v.dtype):
+        raise TypeError(f"q, k, v must have one dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+    if not (q.device == k.device == v.device):
+        raise ValueError(f"q, k, v must be on one device, got {q.device}, {k.device}, {v.device}")
+    (b, sq, hq, d), (bk, sk, hk, dk), (bv, sv, hv, dv) = q.shape, k.shape, v.shape
+    if bk != b or bv != b:
+        raise ValueError(f"batch sizes differ: q {tuple(q.shape)}, k {tuple(k.shape)}, "
+                         f"v {tuple(v.shape)}")
+    if dk != d:
+        raise ValueError(f"k has head_dim {dk} but q has {d} (shapes q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)})")
+    if sv != sk or hv != hk:
+        raise ValueError(f"k and v must have the same seqlen and heads, got k {tuple(k.shape)}, "
+                         f"v {tuple(v.shape)}")
+    if hk == 0 or hq % hk != 0:
+        raise ValueError(f"the number of query heads ({hq}) must be a multiple of the number of "
+                         f"key/value heads ({hk})")
+    return _TORCH_DTYPES[q.dtype]
+
+
+def _aligned(t, align: int = 16) -> bool:
+    """Kernels load 16-byte vectors: rows must start on 16-byte boundaries."""
+    es = t.element_size()
+    if t.data_ptr() % align:
+        return False
+    return all(t.stride(i) * es % align == 0 for i in range(3) if t.shape[i] > 1)
+
+
+def _logical(t, dtype: str) -> TensorDesc:
+    """BSHD storage as the runtime's logical [batch, heads, seq, head_dim] view."""
+    b, s, h, d = t.shape
+    sb, ss, sh, sd = t.stride()
+    return TensorDesc.make(t.data_ptr(), dtype, (b, h, s, d), (sb, sh, ss, 1))
+
+
+def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool = False,
+                    window_size: Tuple[int, int] = (-1, -1), softcap: float = 0.0,
+                    return_lse: bool = False, arch: Optional[str] = None):
+    """Exact attention softmax(softmax_scale * q k^T + mask) v on BSHD tensors.
+
+    q: [batch, seqlen_q, heads_q, head_dim]; k: [batch, seqlen_k, heads_kv, head_dim];
+    v: [batch, seqlen_k, heads_kv, head_dim_v]; heads_q a multiple of heads_kv (GQA/MQA).
+    Any strides with the last dim contiguous (misaligned views are copied first).
+    softmax_scale: default 1/sqrt(head_dim). causal and window_size=(left, right) follow
+    FlashAttention-2 (aligned bottom-right when seqlen_q != seqlen_k; -1 = unbounded).
+    softcap > 0 applies softcap * tanh(s / softcap) to the scores.
+    Returns out [batch, seqlen_q, heads_q, head_dim_v] and, with return_lse, the
+    natural-log LSE [batch, heads_q, seqlen_q] in float32 (-inf for rows that see no key).
+    Forward only: no autograd.
+    """
+    torch = _torch()
+    dtype = _check_inputs(q, k, v)
+    if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2 and
+            all(isinstance(w, int) for w in window_size)):
+        raise ValueError(f"window_size must be a pair of ints (left, right), got {window_size!r}")
+    if softmax_scale is not None and not (math.isfinite(softmax_scale) and softmax_scale > 0):
+        raise ValueError(f"softmax_scale must be a positive finite number, got {softmax_scale!r}")
+    if not (math.isfinite(softcap) and softcap >= 0):
+        raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
+    b, sq, hq, d = q.shape
+    sk, dv = k.shape[1], v.shape[3]
+    out = torch.empty((b, sq, hq, dv), dtype=q.dtype, device=q.device)
+    lse = torch.empty((b, hq, sq), dtype=torch.float32, device=q.device) if return_lse else None
+    if out.numel() == 0 or sk == 0:
+        out.zero_()  # no query, or no key to attend to: O = 0, LSE = -inf
+        if lse is not None:
+            lse.fill_(float("-inf"))
+        return (out, lse) if return_lse else out
+
+    if arch is None:
+        arch = default_arch(torch.cuda.get_device_capability(q.device))
+    config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0], window_size[1],
+                               softcap, softmax_scale, return_lse)
+    kernel = get_kernel(config)
+    q, k, v = (t if _aligned(t) else t.contiguous() for t in (q, k, v))
+    tensors = [_logical(q, dtype), _logical(k, dtype), _logical(v, dtype), _logical(out, dtype)]
+    if lse is not None:
+        tensors.append(TensorDesc.make(lse.data_ptr(), "f32", tuple(lse.shape), lse.stride()))
+    with torch.cuda.device(q.device):
+        kernel.launch(tensors, torch.cuda.current_stream(q.device).cuda_stream)
+    return (out, lse) if return_lse else out

@@ -1,0 +1,53 @@
+"""The .mlir text that fattn-compile compiles for one KernelConfig."""
+from __future__ import annotations
+
+import math
+
+from .config import KernelConfig
+
+_MLIR_TYPES = {"f16": "f16", "bf16": "bf16"}
+
+
+def mlir_float(x: float) -> str:
+    """A float literal MLIR parses back to the same float32 (it needs a '.')."""
+    if not math.isfinite(x):
+        raise ValueError(f"not a finite float: {x!r}")
+    s = repr(float(x))
+    mantissa, _, exponent = s.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + ("e" + exponent if exponent else "")
+
+
+def func_name(config: KernelConfig) -> str:
+    return "fattn_fwd_" + "".join(c if c.isalnum() else "_" for c in config.key)
+
+
+def attention_mlir(config: KernelConfig) -> str:
+    """A func.func whose body is one fattn.attention on strided [b, h, s, d] views
+    (dynamic batch, heads and seq; static head dims)."""
+    et = _MLIR_TYPES[config.dtype]
+    qk = f"memref<?x?x?x{config.head_dim_qk}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
+    vo = f"memref<?x?x?x{config.head_dim_v}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
+    lse = "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
+    args = [f"%q: {qk}", f"%k: {qk}", f"%v: {vo}", f"%o: {vo}"]
+    if config.has_lse:
+        args.append(f"%lse: {lse}")
+    attrs = [f"scale = {mlir_float(config.scale)} : f32"]
+    if config.causal:
+        attrs.append("causal = true")
+    if config.window_left >= 0:
+        attrs.append(f"window_left = {config.window_left} : i64")
+    if config.window_right >= 0 and not config.causal:
+        attrs.append(f"window_right = {config.window_right} : i64")
+    if config.softcap > 0:
+        attrs.append(f"softcap = {mlir_float(config.softcap)} : f32")
+    lse_clause = f" lse(%lse : {lse})" if config.has_lse else ""
+    return (
+        f"// fattn kernel configuration {config.key}\n"
+        f"func.func @{func_name(config)}({', '.join(args)}) {{\n"
+        f"  fattn.attention ins(%q, %k, %v : {qk}, {qk}, {vo})"
+        f" outs(%o : {vo}){lse_clause}\n"
+        f"                  {{{', '.join(attrs)}}}\n"
+        f"  return\n"
+        f"}}\n")
