@@ -1,0 +1,28 @@
+//===- FAttnDialect.td - fattn dialect definition ----------*- tablegen -*-===//
+
+#ifndef FATTN_DIALECT_FATTN_IR_FATTNDIALECT_TD
+#define FATTN_DIALECT_FATTN_IR_FATTNDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def FAttn_Dialect : Dialect {
+  let name = "fattn";
+  let summary = "Exact attention and its tiled online-softmax form";
+  let description = [{
+    The `fattn` dialect expresses exact attention, softmax(scale * Q K^T + mask) V,
+    as one op (`fattn.attention`) and the tiled online-softmax form that the
+    target passes (CPU, sm_80, sm_90a) rewrite into kernels.
+  }];
+  let cppNamespace = "::mlir::fattn";
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+class FAttn_Op<string mnemonic, list<Trait> traits = []>
+    : Op<FAttn_Dialect, mnemonic, traits>;
+
+#endif // FATTN_DIALECT_FATTN_IR_FATTNDIALECT_TD

@@ -1,0 +1,333 @@
+//===- FAttnOps.td - fattn operations -----------------------*- tablegen -*-===//
+
+#ifndef FATTN_DIALECT_FATTN_IR_FATTNOPS_TD
+#define FATTN_DIALECT_FATTN_IR_FATTNOPS_TD
+
+include "fattn/Dialect/FAttn/IR/FAttnDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+//===----------------------------------------------------------------------===//
+// L0: the entry op.
+//===----------------------------------------------------------------------===//
+
+def FAttn_AttentionOp : FAttn_Op<"attention"> {
+  let summary = "exact attention: O = softmax(scale * Q K^T + mask) V";
+  let description = [{
+    Computes exact attention on memrefs with logical dims [batch, heads, seq,
+    head_dim] for Q, K, V and O, and [batch, heads, seq] for the optional
+    log-sum-exp output (natural log). Memrefs may have any strided layout: BSHD
+    storage is passed as a `memref.transpose` view.
+
+    - GQA/MQA: the query head count is a multiple of the KV head count; query
+      head h reads KV head h / (Hq / Hkv). V's head dim may differ from Q/K's.
+    - `scale` (default 1/sqrt(head_dim of Q)) multiplies Q K^T; it must be a
+      positive finite number.
+    - `softcap` > 0 replaces s by softcap * tanh(s / softcap) before masking.
+    - Masks follow FlashAttention-2, aligned bottom-right: query i sees key j
+      iff i + Sk - Sq - window_left <= j <= i + Sk - Sq + window_right, where
+      -1 (or an absent attribute) means unbounded. `causal = true` means
+      window_right = 0.
+    - A row that sees no key gives O = 0 and LSE = -inf.
+    - Element types: f32, f16, bf16 for Q, K, V and O (all equal); f32 for
+      LSE. Accumulation is in f32.
+
+    Example:
+
+    ```mlir
+    fattn.attention ins(%q, %k, %v : memref<2x8x1000x64xf32>, memref<2x2x1000x64xf32>, memref<2x2x1000x64xf32>)
+                    outs(%o : memref<2x8x1000x64xf32>) lse(%lse : memref<2x8x1000xf32>)
+                    {scale = 0.125 : f32, causal = true, window_left = 128 : i64}
+    ```
+  }];
+
+  let arguments = (ins
+    Arg<AnyMemRef, "queries", [MemRead]>:$query,
+    Arg<AnyMemRef, "keys", [MemRead]>:$key,
+    Arg<AnyMemRef, "values", [MemRead]>:$value,
+    Arg<AnyMemRef, "output", [MemWrite]>:$output,
+    Arg<Optional<AnyMemRef>, "log-sum-exp output", [MemWrite]>:$lse,
+    OptionalAttr<F32Attr>:$scale,
+    OptionalAttr<BoolAttr>:$causal,
+    OptionalAttr<I64Attr>:$window_left,
+    OptionalAttr<I64Attr>:$window_right,
+    OptionalAttr<F32Attr>:$softcap
+  );
+
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,` type($value) `)`
+    `outs` `(` $output `:` type($output) `)`
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
+    attr-dict
+  }];
+
+  let hasVerifier = 1;
+
+  let extraClassDeclaration = [{
+    /// The scale applied to Q K^T: the attribute, or 1/sqrt(head_dim).
+    float getEffectiveScale();
+    /// The window bounds with `causal` folded in; -1 means unbounded.
+    int64_t getEffectiveWindowLeft();
+    int64_t getEffectiveWindowRight();
+    /// The softcap, 0 when absent.
+    float getEffectiveSoftcap();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// L1: the tiled online-softmax form.
+//===----------------------------------------------------------------------===//
+
+def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "attention as a grid of Q tiles, each looping over KV tiles";
+  let description = [{
+    The tiled online-softmax form (FlashAttention-2 loop order). The body runs
+    once per point of the grid (batch, query head, Q tile), whose extents are
+    (batch, heads of Q, ceildiv(seq_q, block_m)); its block arguments are those
+    three indices. Iterations are independent: a GPU target maps the grid to
+    CTAs, the CPU target to loops. The operands are the memrefs of the
+    `fattn.attention` op it came from; the attributes are its resolved
+    semantics (window bounds with causal folded in, -1 = unbounded; softcap 0 =
+    none).
+
+    ```mlir
+    fattn.tiled_attention ins(%q, %k, %v : ...) outs(%o : ...)
+        {block_m = 64 : i64, block_n = 64 : i64, scale = 0.125 : f32,
+         window_left = -1 : i64, window_right = 0 : i64, softcap = 0.0 : f32} {
+    ^bb0(%batch: index, %head: index, %q_tile: index):
+      ...
+    }
+    ```
+  }];
+
+  let arguments = (ins
+    Arg<AnyMemRef, "queries", [MemRead]>:$query,
+    Arg<AnyMemRef, "keys", [MemRead]>:$key,
+    Arg<AnyMemRef, "values", [MemRead]>:$value,
+    Arg<AnyMemRef, "output", [MemWrite]>:$output,
+    Arg<Optional<AnyMemRef>, "log-sum-exp output", [MemWrite]>:$lse,
+    I64Attr:$block_m,
+    I64Attr:$block_n,
+    F32Attr:$scale,
+    I64Attr:$window_left,
+    I64Attr:$window_right,
+    F32Attr:$softcap
+  );
+  let regions = (region SizedRegion<1>:$body);
+
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,` type($value) `)`
+    `outs` `(` $output `:` type($output) `)`
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
+    attr-dict-with-keyword $body
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+
+  let extraClassDeclaration = [{
+    BlockArgument getBatchIndex() { return getBody().getArgument(0); }
+    BlockArgument getHeadIndex() { return getBody().getArgument(1); }
+    BlockArgument getQTileIndex() { return getBody().getArgument(2); }
+  }];
+}
+
+def FAttn_LoadTileOp : FAttn_Op<"load_tile"> {
+  let summary = "load a tile of rows of one (batch, head) into a tile value";
+  let description = [{
+    Reads rows [row, row + R) of the sequence axis of `source[batch, head]`,
+    where the result is an R x D tile. Rows past the end of the sequence read
+    as zero, so tails need no special case.
+
+    ```mlir
+    %q = fattn.load_tile %Q[%b, %h, %row] : memref<?x?x?x64xf32> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "source", [MemRead]>:$source,
+                       Index:$batch, Index:$head, Index:$row);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $batch `,` $head `,` $row `]` attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_StoreTileOp : FAttn_Op<"store_tile"> {
+  let summary = "store the rows of a tile that lie inside the sequence";
+  let description = [{
+    Writes a rank-2 tile (R x D) into rows [row, row + R) of
+    `dest[batch, head]` (a rank-4 memref), or a rank-1 tile (R) into
+    `dest[batch, head, row : row + R]` (a rank-3 memref, e.g. the LSE). Rows
+    past the end of the sequence are dropped.
+
+    ```mlir
+    fattn.store_tile %o, %O[%b, %h, %row] : tensor<64x64xf32>, memref<?x?x?x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$tile,
+                       Arg<AnyMemRef, "destination", [MemWrite]>:$dest,
+                       Index:$batch, Index:$head, Index:$row);
+  let assemblyFormat = [{
+    $tile `,` $dest `[` $batch `,` $head `,` $row `]` attr-dict `:` type($tile) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_KVTileRangeOp : FAttn_Op<"kv_tile_range", [Pure]> {
+  let summary = "the KV tiles a Q tile must visit, and which of them need a mask";
+  let description = [{
+    For Q tile `q_tile` (rows [q_tile * block_m, min((q_tile + 1) * block_m,
+    seq_q))), returns KV tile indices lo <= full_lo <= full_hi <= hi: tiles
+    outside [lo, hi) are hidden from every row and are skipped; tiles in
+    [full_lo, full_hi) are visible to every row and lie inside seq_k, so they
+    need no mask; tiles in [lo, full_lo) and [full_hi, hi) cross the window
+    edge, the diagonal or the end of the sequence and are masked.
+
+    ```mlir
+    %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %mb, %sq, %sk
+        {block_m = 64 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
+    ```
+  }];
+  let arguments = (ins Index:$q_tile, Index:$seq_q, Index:$seq_k,
+                       I64Attr:$block_m, I64Attr:$block_n,
+                       I64Attr:$window_left, I64Attr:$window_right);
+  let results = (outs Index:$lo, Index:$full_lo, Index:$full_hi, Index:$hi);
+  let assemblyFormat = "$q_tile `,` $seq_q `,` $seq_k attr-dict";
+  let hasVerifier = 1;
+}
+
+def FAttn_MmaOp : FAttn_Op<"mma", [Pure]> {
+  let summary = "tile matrix product with f32 accumulation";
+  let description = [{
+    result = lhs * rhs (+ acc), or lhs * rhs^T with `transpose_rhs`, accumulated
+    in f32. lhs is M x K; rhs is K x N (N x K when transposed).
+
+    ```mlir
+    %s = fattn.mma %q, %k {transpose_rhs} : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    %o = fattn.mma %p, %v acc(%acc : tensor<64x64xf32>) : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs,
+                       Optional<AnyStaticShapeTensor>:$acc,
+                       UnitAttr:$transpose_rhs);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`acc` `(` $acc^ `:` type($acc) `)`)? attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_MaskOp : FAttn_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]> {
+  let summary = "set the scores that the mask hides to -inf";
+  let description = [{
+    Element (i, j) of the scores tile is query row `row + i` and key `col + j`.
+    It is set to -inf when the key lies past `seq_k` or outside the window
+    (bottom-right aligned: visible iff
+    qi + seq_k - seq_q - window_left <= kj <= qi + seq_k - seq_q + window_right,
+    -1 = unbounded).
+
+    ```mlir
+    %m = fattn.mask %s at [%row, %col] seq_lens(%sq, %sk)
+        {window_left = -1 : i64, window_right = 0 : i64} : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$scores, Index:$row, Index:$col,
+                       Index:$seq_q, Index:$seq_k,
+                       I64Attr:$window_left, I64Attr:$window_right);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $scores `at` `[` $row `,` $col `]` `seq_lens` `(` $seq_q `,` $seq_k `)` attr-dict `:` type($scores)
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_SoftcapOp : FAttn_Op<"softcap", [Pure, AllTypesMatch<["scores", "result"]>]> {
+  let summary = "scale and cap the scores: softcap * tanh(scale * s / softcap)";
+  let description = [{
+    Used when softcapping is on: the result is already scaled, so the softmax
+    ops that follow use scale = 1.
+
+    ```mlir
+    %c = fattn.softcap %s {scale = 0.125 : f32, softcap = 30.0 : f32} : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$scores, F32Attr:$scale, F32Attr:$softcap);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$scores attr-dict `:` type($scores)";
+  let hasVerifier = 1;
+}
+
+def FAttn_SoftmaxInitOp : FAttn_Op<"softmax_init", [Pure]> {
+  let summary = "the initial online-softmax state: m = -inf, l = 0, acc = 0";
+  let description = [{
+    ```mlir
+    %m, %l, %acc = fattn.softmax_init : tensor<64xf32>, tensor<64xf32>, tensor<64x64xf32>
+    ```
+  }];
+  let results = (outs AnyStaticShapeTensor:$max, AnyStaticShapeTensor:$sum,
+                      AnyStaticShapeTensor:$acc);
+  let assemblyFormat = "attr-dict `:` type($max) `,` type($sum) `,` type($acc)";
+  let hasVerifier = 1;
+}
+
+def FAttn_SoftmaxUpdateOp : FAttn_Op<"softmax_update", [Pure,
+    AllTypesMatch<["max", "sum", "new_max", "new_sum", "alpha"]>]> {
+  let summary = "one online-softmax step over a tile of scores";
+  let description = [{
+    With m the running row max of the (unscaled) scores and l the running row
+    sum: new_max = max(m, rowmax(s)), probs = exp(scale * (s - new_max)),
+    alpha = exp(scale * (m - new_max)), new_sum = alpha * l + rowsum(probs).
+    Rows whose max is still -inf get probs = 0 and alpha = 1 (never NaN). The
+    sum is taken over the f32 probabilities, before their conversion to the
+    element type of `probs`. `scale` must be positive.
+
+    ```mlir
+    %p, %m1, %l1, %alpha = fattn.softmax_update %s, %m, %l {scale = 0.125 : f32}
+        : tensor<64x64xf32>, tensor<64xf32> -> tensor<64x64xbf16>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$scores, AnyStaticShapeTensor:$max,
+                       AnyStaticShapeTensor:$sum, F32Attr:$scale);
+  let results = (outs AnyStaticShapeTensor:$probs, AnyStaticShapeTensor:$new_max,
+                      AnyStaticShapeTensor:$new_sum, AnyStaticShapeTensor:$alpha);
+  let assemblyFormat = [{
+    $scores `,` $max `,` $sum attr-dict `:` type($scores) `,` type($max) `->` type($probs)
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_RescaleOp : FAttn_Op<"rescale", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "multiply each row of the accumulator by its correction factor";
+  let description = [{
+    ```mlir
+    %acc1 = fattn.rescale %acc, %alpha : tensor<64x64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$acc, AnyStaticShapeTensor:$alpha);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$acc `,` $alpha attr-dict `:` type($acc) `,` type($alpha)";
+  let hasVerifier = 1;
+}
+
+def FAttn_FinalizeOp : FAttn_Op<"finalize", [Pure, AllTypesMatch<["max", "sum", "lse"]>]> {
+  let summary = "normalize the accumulator and compute the log-sum-exp";
+  let description = [{
+    output = acc / l and lse = scale * m + log(l) per row; rows with l = 0
+    (no visible key) give output = 0 and lse = -inf.
+
+    ```mlir
+    %o, %lse = fattn.finalize %acc, %m, %l {scale = 0.125 : f32}
+        : tensor<64x64xf32>, tensor<64xf32> -> tensor<64x64xbf16>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$acc, AnyStaticShapeTensor:$max,
+                       AnyStaticShapeTensor:$sum, F32Attr:$scale);
+  let results = (outs AnyStaticShapeTensor:$output, AnyStaticShapeTensor:$lse);
+  let assemblyFormat = [{
+    $acc `,` $max `,` $sum attr-dict `:` type($acc) `,` type($max) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FATTN_DIALECT_FATTN_IR_FATTNOPS_TD

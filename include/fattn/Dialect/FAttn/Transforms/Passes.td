@@ -1,0 +1,50 @@
+//===- Passes.td - fattn target-independent passes ---------*- tablegen -*-===//
+
+#ifndef FATTN_DIALECT_FATTN_TRANSFORMS_PASSES_TD
+#define FATTN_DIALECT_FATTN_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FAttnTile : Pass<"fattn-tile"> {
+  let summary = "Rewrite fattn.attention into the tiled online-softmax form";
+  let description = [{
+    Replaces every `fattn.attention` with a `fattn.tiled_attention` whose body
+    is the FlashAttention-2 loop for one Q tile: load the Q tile, compute the
+    KV tile range from the mask (`fattn.kv_tile_range`), then up to three KV
+    loops carrying the online-softmax state (m, l, acc): the masked tiles on
+    the window's left edge, the unmasked tiles, and the masked tiles on the
+    diagonal, the right window edge and the sequence tail; finally
+    `fattn.finalize` (O / l, LSE) and the stores. Head dims must be static.
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", /*default=*/"64",
+           "Rows of Q per tile (the grid's tile size)">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"64",
+           "Rows of K and V per iteration of the KV loop">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def FAttnLowerTiledToLinalg : Pass<"fattn-lower-tiled-to-linalg"> {
+  let summary = "Lower the tiled form to scf loops and linalg on tensors";
+  let description = [{
+    The target-independent execution of the tiled form, used by the CPU
+    pipeline: `fattn.tiled_attention` becomes a loop nest over its grid, tile
+    loads and stores become subviews with `bufferization.to_tensor` and
+    `bufferization.materialize_in_destination` (tails zero-padded), and the
+    tile math (`fattn.mma`, `fattn.mask`, the softmax ops) becomes
+    `linalg.generic` ops on tensors, ready for one-shot bufferization.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+#endif // FATTN_DIALECT_FATTN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,32 @@
+//===- Transforms.h - reusable fattn rewrites -------------------*- C++ -*-===//
+//
+// The functions behind the target-independent passes, for pipelines, other
+// passes and the C API.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_DIALECT_FATTN_TRANSFORMS_TRANSFORMS_H
+#define FATTN_DIALECT_FATTN_TRANSFORMS_TRANSFORMS_H
+
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::fattn {
+
+struct TileSizes {
+  int64_t blockM = 64;
+  int64_t blockN = 64;
+};
+
+/// Replaces `op` with its tiled online-softmax form. Fails, with a diagnostic
+/// on `op`, when the head dims are dynamic or the tile sizes are not positive.
+FailureOr<TiledAttentionOp> tileAttention(RewriterBase &rewriter,
+                                          AttentionOp op, TileSizes sizes);
+
+/// Patterns lowering every op of the tiled form to scf loops, tensor and
+/// bufferization ops, and linalg.generic on tensors.
+void populateLowerTiledToLinalgPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::fattn
+
+#endif // FATTN_DIALECT_FATTN_TRANSFORMS_TRANSFORMS_H

@@ -1,0 +1,30 @@
+//===- Pipelines.h - fattn named pipelines ----------------------*- C++ -*-===//
+
+#ifndef FATTN_PIPELINES_PIPELINES_H
+#define FATTN_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::fattn {
+
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<int64_t> blockM{*this, "block-m",
+                                      llvm::cl::desc("Rows of Q per tile"),
+                                      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> blockN{
+      *this, "block-n", llvm::cl::desc("Rows of K and V per KV iteration"),
+      llvm::cl::init(64)};
+};
+
+/// fattn.attention (among ordinary func/scf/arith/math/memref/linalg code)
+/// through the tiled form and bufferization to the LLVM dialect, ready for
+/// mlir-runner.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers the named pipelines with the global registry (fattn-opt).
+void registerFAttnPipelines();
+
+} // namespace mlir::fattn
+
+#endif // FATTN_PIPELINES_PIPELINES_H

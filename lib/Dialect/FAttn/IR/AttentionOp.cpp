@@ -1,0 +1,186 @@
+//===- AttentionOp.cpp - fattn.attention ----------------------------------===//
+
+#include "fattn/Dialect/FAttn/IR/AttentionVerification.h"
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+namespace {
+// Logical dims of Q, K, V, O.
+enum Dim : unsigned { kBatch = 0, kHeads = 1, kSeq = 2, kHeadDim = 3 };
+const char *const kDimNames[] = {"batch size", "head count", "sequence length",
+                                 "head dim"};
+
+std::string formatSize(int64_t size) {
+  return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
+}
+
+/// A named operand of the op, for diagnostics.
+struct NamedMemRef {
+  StringRef name;
+  MemRefType type;
+};
+} // namespace
+
+static FailureOr<MemRefType> checkRank(Operation *op, StringRef name, Value v,
+                                       int64_t rank, StringRef dims) {
+  auto type = cast<MemRefType>(v.getType());
+  if (type.getRank() != rank)
+    return op->emitOpError() << "expected " << name << " to be a rank-" << rank
+                             << " memref " << dims << ", found rank "
+                             << type.getRank();
+  return type;
+}
+
+/// Both sizes must agree when both are static.
+static LogicalResult checkSameSize(Operation *op, NamedMemRef a, unsigned dimA,
+                                   NamedMemRef ref, unsigned dimRef,
+                                   StringRef what) {
+  int64_t sa = a.type.getDimSize(dimA), sr = ref.type.getDimSize(dimRef);
+  if (ShapedType::isDynamic(sa) || ShapedType::isDynamic(sr) || sa == sr)
+    return success();
+  return op->emitOpError() << "expected " << a.name << " " << what << " ("
+                           << sa << ") to match " << ref.name << " " << what
+                           << " (" << sr << ")";
+}
+
+LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
+                                                   Value key, Value value,
+                                                   Value output, Value lse) {
+  const char *bhsd = "[batch, heads, seq, head_dim]";
+  FailureOr<MemRefType> qt = checkRank(op, "query", query, 4, bhsd);
+  if (failed(qt))
+    return failure();
+  FailureOr<MemRefType> kt = checkRank(op, "key", key, 4, bhsd);
+  if (failed(kt))
+    return failure();
+  FailureOr<MemRefType> vt = checkRank(op, "value", value, 4, bhsd);
+  if (failed(vt))
+    return failure();
+  FailureOr<MemRefType> ot = checkRank(op, "output", output, 4, bhsd);
+  if (failed(ot))
+    return failure();
+  NamedMemRef q{"query", *qt}, k{"key", *kt}, v{"value", *vt}, o{"output", *ot};
+
+  Type elemType = q.type.getElementType();
+  if (!elemType.isF32() && !elemType.isF16() && !elemType.isBF16())
+    return op->emitOpError()
+           << "expected query element type to be f32, f16 or bf16, found "
+           << elemType;
+  for (NamedMemRef other : {k, v, o})
+    if (other.type.getElementType() != elemType)
+      return op->emitOpError()
+             << "expected " << other.name << " element type to match query ("
+             << elemType << "), found " << other.type.getElementType();
+
+  for (NamedMemRef other : {k, v, o})
+    if (failed(checkSameSize(op, other, kBatch, q, kBatch, kDimNames[kBatch])))
+      return failure();
+  if (failed(checkSameSize(op, v, kHeads, k, kHeads, kDimNames[kHeads])) ||
+      failed(checkSameSize(op, o, kHeads, q, kHeads, kDimNames[kHeads])) ||
+      failed(checkSameSize(op, v, kSeq, k, kSeq, kDimNames[kSeq])) ||
+      failed(checkSameSize(op, o, kSeq, q, kSeq, kDimNames[kSeq])) ||
+      failed(checkSameSize(op, k, kHeadDim, q, kHeadDim, kDimNames[kHeadDim])) ||
+      failed(checkSameSize(op, o, kHeadDim, v, kHeadDim, kDimNames[kHeadDim])))
+    return failure();
+
+  int64_t hq = q.type.getDimSize(kHeads), hkv = k.type.getDimSize(kHeads);
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
+      (hkv == 0 || hq % hkv != 0))
+    return op->emitOpError() << "expected query head count (" << hq
+                             << ") to be a multiple of key/value head count ("
+                             << hkv << ")";
+
+  if (!lse)
+    return success();
+  FailureOr<MemRefType> lt =
+      checkRank(op, "lse", lse, 3, "[batch, heads, seq]");
+  if (failed(lt))
+    return failure();
+  NamedMemRef l{"lse", *lt};
+  if (!l.type.getElementType().isF32())
+    return op->emitOpError() << "expected lse element type to be f32, found "
+                             << l.type.getElementType();
+  for (unsigned d : {kBatch, kHeads, kSeq})
+    if (failed(checkSameSize(op, l, d, q, d, kDimNames[d])))
+      return failure();
+  return success();
+}
+
+LogicalResult mlir::fattn::verifyWindowBound(Operation *op, StringRef name,
+                                             int64_t bound) {
+  if (bound < -1)
+    return op->emitOpError() << "expected " << name
+                             << " to be -1 (unbounded) or >= 0, found "
+                             << bound;
+  return success();
+}
+
+LogicalResult mlir::fattn::verifyScale(Operation *op, StringRef name,
+                                       float scale) {
+  if (!std::isfinite(scale) || scale <= 0.0f)
+    return op->emitOpError() << "expected " << name
+                             << " to be a positive finite number, found "
+                             << scale;
+  return success();
+}
+
+LogicalResult mlir::fattn::verifySoftcap(Operation *op, float softcap) {
+  if (!std::isfinite(softcap) || softcap < 0.0f)
+    return op->emitOpError()
+           << "expected softcap to be a finite number >= 0 (0 = none), found "
+           << softcap;
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
+                                     getOutput(), getLse())))
+    return failure();
+  if (FloatAttr scale = getScaleAttr())
+    if (failed(verifyScale(*this, "scale", scale.getValueAsDouble())))
+      return failure();
+  if (FloatAttr softcap = getSoftcapAttr())
+    if (failed(verifySoftcap(*this, softcap.getValueAsDouble())))
+      return failure();
+  if (std::optional<int64_t> left = getWindowLeft())
+    if (failed(verifyWindowBound(*this, "window_left", *left)))
+      return failure();
+  if (std::optional<int64_t> right = getWindowRight()) {
+    if (failed(verifyWindowBound(*this, "window_right", *right)))
+      return failure();
+    if (getCausal().value_or(false) && *right != 0)
+      return emitOpError() << "expected window_right to be 0 or absent when "
+                              "causal = true, found "
+                           << *right;
+  }
+  if (!getScale() && cast<MemRefType>(getQuery().getType()).isDynamicDim(3))
+    return emitOpError("expected a static query head dim or an explicit "
+                       "scale, found head dim ?");
+  return success();
+}
+
+float AttentionOp::getEffectiveScale() {
+  if (FloatAttr scale = getScaleAttr())
+    return scale.getValueAsDouble();
+  int64_t headDim = cast<MemRefType>(getQuery().getType()).getDimSize(3);
+  return 1.0f / std::sqrt(static_cast<float>(headDim));
+}
+
+int64_t AttentionOp::getEffectiveWindowLeft() {
+  return getWindowLeft().value_or(-1);
+}
+
+int64_t AttentionOp::getEffectiveWindowRight() {
+  if (getCausal().value_or(false))
+    return 0;
+  return getWindowRight().value_or(-1);
+}
+
+float AttentionOp::getEffectiveSoftcap() {
+  FloatAttr softcap = getSoftcapAttr();
+  return softcap ? softcap.getValueAsDouble() : 0.0f;
+}

@@ -1,0 +1,19 @@
+//===- FAttnDialect.cpp - fattn dialect -----------------------------------===//
+
+#include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+#include "fattn/Dialect/FAttn/IR/FAttnOpsDialect.cpp.inc"
+
+void FAttnDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "fattn/Dialect/FAttn/IR/FAttnOps.cpp.inc"
+      >();
+}
+
+#define GET_OP_CLASSES
+#include "fattn/Dialect/FAttn/IR/FAttnOps.cpp.inc"

@@ -1,0 +1,234 @@
+//===- TiledOps.cpp - the tiled online-softmax form -----------------------===//
+
+#include "fattn/Dialect/FAttn/IR/AttentionVerification.h"
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// I64Attr accessors return uint64_t; compare as signed.
+static LogicalResult verifyBlockSizes(Operation *op, int64_t blockM,
+                                      int64_t blockN) {
+  if (blockM <= 0 || blockN <= 0)
+    return op->emitOpError() << "expected positive block sizes, found block_m = "
+                             << blockM << ", block_n = " << blockN;
+  return success();
+}
+
+static bool isSupportedElementType(Type t) {
+  return t.isF32() || t.isF16() || t.isBF16();
+}
+
+//===----------------------------------------------------------------------===//
+// TiledAttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TiledAttentionOp::verify() {
+  if (failed(verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
+                                     getOutput(), getLse())) ||
+      failed(verifyScale(*this, "scale", getScale().convertToFloat())) ||
+      failed(verifySoftcap(*this, getSoftcap().convertToFloat())) ||
+      failed(verifyWindowBound(*this, "window_left", getWindowLeft())) ||
+      failed(verifyWindowBound(*this, "window_right", getWindowRight())))
+    return failure();
+  if (failed(verifyBlockSizes(*this, getBlockM(), getBlockN())))
+    return failure();
+  return success();
+}
+
+LogicalResult TiledAttentionOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 3 ||
+      !llvm::all_of(body.getArgumentTypes(),
+                    [](Type t) { return t.isIndex(); }))
+    return emitOpError("expected the body to take three index arguments "
+                       "(batch, head, q_tile), found ")
+           << body.getNumArguments() << " argument(s)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadTileOp / StoreTileOp
+//===----------------------------------------------------------------------===//
+
+/// A tile of rank r addresses a memref of rank r + 2 ([batch, head, rows...]);
+/// their element types and trailing (head dim) sizes must agree.
+static LogicalResult verifyTileAccess(Operation *op, RankedTensorType tile,
+                                      MemRefType mem) {
+  if (tile.getRank() != 1 && tile.getRank() != 2)
+    return op->emitOpError() << "expected a rank-1 or rank-2 tile, found rank "
+                             << tile.getRank();
+  if (mem.getRank() != tile.getRank() + 2)
+    return op->emitOpError()
+           << "expected a rank-" << tile.getRank() + 2
+           << " memref for a rank-" << tile.getRank() << " tile, found rank "
+           << mem.getRank();
+  if (mem.getElementType() != tile.getElementType())
+    return op->emitOpError() << "expected tile element type "
+                             << tile.getElementType()
+                             << " to match the memref's, found "
+                             << mem.getElementType();
+  if (tile.getRank() == 2 && !mem.isDynamicDim(3) &&
+      mem.getDimSize(3) != tile.getDimSize(1))
+    return op->emitOpError() << "expected tile columns (" << tile.getDimSize(1)
+                             << ") to match the memref head dim ("
+                             << mem.getDimSize(3) << ")";
+  return success();
+}
+
+LogicalResult LoadTileOp::verify() {
+  return verifyTileAccess(*this, tensorType(getResult()), getSource().getType());
+}
+
+LogicalResult StoreTileOp::verify() {
+  return verifyTileAccess(*this, tensorType(getTile()), getDest().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// KVTileRangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult KVTileRangeOp::verify() {
+  if (failed(verifyBlockSizes(*this, getBlockM(), getBlockN())))
+    return failure();
+  if (failed(verifyWindowBound(*this, "window_left", getWindowLeft())) ||
+      failed(verifyWindowBound(*this, "window_right", getWindowRight())))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MmaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaOp::verify() {
+  RankedTensorType lhs = tensorType(getLhs()), rhs = tensorType(getRhs());
+  RankedTensorType result = tensorType(getResult());
+  if (lhs.getRank() != 2 || rhs.getRank() != 2 || result.getRank() != 2)
+    return emitOpError("expected rank-2 operands and result");
+  if (lhs.getElementType() != rhs.getElementType() ||
+      !isSupportedElementType(lhs.getElementType()))
+    return emitOpError() << "expected operands of one element type among f32, "
+                            "f16, bf16, found "
+                         << lhs.getElementType() << " and "
+                         << rhs.getElementType();
+  if (!result.getElementType().isF32())
+    return emitOpError() << "expected an f32 result, found "
+                         << result.getElementType();
+  int64_t m = lhs.getDimSize(0), k = lhs.getDimSize(1);
+  bool transposed = getTransposeRhs();
+  int64_t rk = rhs.getDimSize(transposed ? 1 : 0);
+  int64_t n = rhs.getDimSize(transposed ? 0 : 1);
+  if (rk != k)
+    return emitOpError() << "expected the rhs reduction size (" << rk
+                         << ") to match the lhs columns (" << k << ")";
+  if (result.getDimSize(0) != m || result.getDimSize(1) != n)
+    return emitOpError() << "expected a " << m << "x" << n
+                         << " result, found " << result.getDimSize(0) << "x"
+                         << result.getDimSize(1);
+  if (getAcc() && getAcc().getType() != result)
+    return emitOpError() << "expected the accumulator type to be the result "
+                            "type "
+                         << result << ", found " << getAcc().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise tile ops
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyScoresTile(Operation *op, RankedTensorType scores) {
+  if (scores.getRank() != 2 || !scores.getElementType().isF32())
+    return op->emitOpError() << "expected a rank-2 f32 scores tile, found "
+                             << scores;
+  return success();
+}
+
+/// The row-vector state (m, l, alpha, lse) of an M-row tile is tensor<Mxf32>.
+static LogicalResult verifyRowVector(Operation *op, StringRef name,
+                                     RankedTensorType vec, int64_t rows) {
+  if (vec.getRank() != 1 || !vec.getElementType().isF32() ||
+      vec.getDimSize(0) != rows)
+    return op->emitOpError() << "expected " << name << " to be tensor<" << rows
+                             << "xf32>, found " << vec;
+  return success();
+}
+
+LogicalResult MaskOp::verify() {
+  if (failed(verifyScoresTile(*this, tensorType(getScores()))) ||
+      failed(verifyWindowBound(*this, "window_left", getWindowLeft())) ||
+      failed(verifyWindowBound(*this, "window_right", getWindowRight())))
+    return failure();
+  return success();
+}
+
+LogicalResult SoftcapOp::verify() {
+  if (failed(verifyScoresTile(*this, tensorType(getScores()))) ||
+      failed(verifyScale(*this, "scale", getScale().convertToFloat())))
+    return failure();
+  float softcap = getSoftcap().convertToFloat();
+  if (!std::isfinite(softcap) || softcap <= 0.0f)
+    return emitOpError() << "expected a positive finite softcap, found "
+                         << softcap;
+  return success();
+}
+
+LogicalResult SoftmaxInitOp::verify() {
+  RankedTensorType acc = tensorType(getAcc());
+  if (acc.getRank() != 2 || !acc.getElementType().isF32())
+    return emitOpError() << "expected a rank-2 f32 accumulator, found " << acc;
+  int64_t rows = acc.getDimSize(0);
+  if (failed(verifyRowVector(*this, "the running max", tensorType(getMax()),
+                             rows)) ||
+      failed(verifyRowVector(*this, "the running sum", tensorType(getSum()),
+                             rows)))
+    return failure();
+  return success();
+}
+
+LogicalResult SoftmaxUpdateOp::verify() {
+  RankedTensorType scores = tensorType(getScores());
+  if (failed(verifyScoresTile(*this, scores)) ||
+      failed(verifyScale(*this, "scale", getScale().convertToFloat())) ||
+      failed(verifyRowVector(*this, "the running max", tensorType(getMax()),
+                             scores.getDimSize(0))))
+    return failure();
+  RankedTensorType probs = tensorType(getProbs());
+  if (probs.getShape() != scores.getShape() ||
+      !isSupportedElementType(probs.getElementType()))
+    return emitOpError() << "expected probabilities of shape "
+                         << scores.getDimSize(0) << "x" << scores.getDimSize(1)
+                         << " in f32, f16 or bf16, found " << probs;
+  return success();
+}
+
+LogicalResult RescaleOp::verify() {
+  RankedTensorType acc = tensorType(getAcc());
+  if (acc.getRank() != 2 || !acc.getElementType().isF32())
+    return emitOpError() << "expected a rank-2 f32 accumulator, found " << acc;
+  return verifyRowVector(*this, "alpha", tensorType(getAlpha()),
+                         acc.getDimSize(0));
+}
+
+LogicalResult FinalizeOp::verify() {
+  RankedTensorType acc = tensorType(getAcc());
+  if (acc.getRank() != 2 || !acc.getElementType().isF32())
+    return emitOpError() << "expected a rank-2 f32 accumulator, found " << acc;
+  if (failed(verifyScale(*this, "scale", getScale().convertToFloat())) ||
+      failed(verifyRowVector(*this, "the running max", tensorType(getMax()),
+                             acc.getDimSize(0))))
+    return failure();
+  RankedTensorType out = tensorType(getOutput());
+  if (out.getShape() != acc.getShape() ||
+      !isSupportedElementType(out.getElementType()))
+    return emitOpError() << "expected an output of the accumulator's shape in "
+                            "f32, f16 or bf16, found "
+                         << out;
+  return success();
+}

@@ -1,0 +1,55 @@
+//===- CPUPipeline.cpp - fattn-cpu-pipeline -------------------------------===//
+
+#include "fattn/Dialect/FAttn/Transforms/Passes.h"
+#include "fattn/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+void mlir::fattn::buildCPUPipeline(OpPassManager &pm,
+                                   const CPUPipelineOptions &options) {
+  pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
+  pm.addPass(createFAttnLowerTiledToLinalg());
+  pm.addPass(createCanonicalizerPass());
+
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  // The KV loops carry freshly computed tiles (m, l, acc) across iterations.
+  bufferizeOptions.allowReturnAllocsFromLoops = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  bufferization::BufferDeallocationPipelineOptions deallocOptions;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::fattn::registerFAttnPipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "fattn-cpu-pipeline",
+      "Lower fattn.attention through the tiled form to the LLVM dialect for "
+      "execution on the CPU (mlir-runner)",
+      buildCPUPipeline);
+}

@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""Runs one fattn.attention configuration on the CPU and checks it in float64.
+
+Generates an MLIR program (random inputs as constants, output poisoned with
+NaN, fattn.attention on BHSD or strided BSHD views), lowers it with
+`fattn-opt --fattn-cpu-pipeline`, runs it with mlir-runner, parses the O and
+LSE printed by printMemrefF32 and compares them with a float64 reference
+computed here, in plain Python, from the same (rounded) inputs.
+
+Prints `PASS o_rel_l2=... lse_max_err=...` or `FAIL ...` (and exits 1).
+"""
+
+import argparse
+import math
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+NUM_RE = re.compile(r"-?(?:inf|nan|\d+(?:\.\d*)?(?:e[-+]?\d+)?)")
+TOLERANCE = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
+
+
+def round_to(value, dtype):
+    """Rounds a Python float to the nearest value of `dtype` (RNE)."""
+    if dtype == "f16":
+        return struct.unpack("<e", struct.pack("<e", value))[0]
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    if dtype == "bf16":
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--fattn-opt", required=True)
+    p.add_argument("--mlir-runner", required=True)
+    p.add_argument("--shared-libs", required=True)
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--heads-q", type=int, default=2)
+    p.add_argument("--heads-kv", type=int, default=None)
+    p.add_argument("--seq-q", type=int, default=37)
+    p.add_argument("--seq-k", type=int, default=None)
+    p.add_argument("--head-dim", type=int, default=16)
+    p.add_argument("--head-dim-v", type=int, default=None)
+    p.add_argument("--dtype", choices=sorted(TOLERANCE), default="f32")
+    p.add_argument("--scale", type=float, default=None)
+    p.add_argument("--causal", action="store_true")
+    p.add_argument("--window-left", type=int, default=None)
+    p.add_argument("--window-right", type=int, default=None)
+    p.add_argument("--softcap", type=float, default=None)
+    p.add_argument("--layout", choices=["bhsd", "bshd"], default="bhsd")
+    p.add_argument("--dynamic", action="store_true",
+                   help="pass dynamic batch/heads/seq memrefs to the op")
+    p.add_argument("--no-lse", action="store_true")
+    p.add_argument("--pipeline-options", default="",
+                   help="e.g. 'block-m=32 block-n=16'")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--keep", help="write the generated program here")
+    a = p.parse_args(argv)
+    a.heads_kv = a.heads_kv or a.heads_q
+    a.seq_k = a.seq_k if a.seq_k is not None else a.seq_q
+    a.head_dim_v = a.head_dim_v or a.head_dim
+    if a.seed is None:
+        a.seed = random.randrange(1 << 30)
+    return a
+
+
+def random_tensor(rng, shape, dtype):
+    count = math.prod(shape)
+    return [round_to(rng.gauss(0.0, 1.0), dtype) for _ in range(count)]
+
+
+def mlir_float(x):
+    return repr(float(x)).replace("inf", "0x7F800000")
+
+
+def memref_type(shape, dtype):
+    return "memref<" + "x".join(map(str, shape)) + "x" + dtype + ">"
+
+
+def storage_shape(a, heads, seq, dim):
+    if a.layout == "bshd":
+        return [a.batch, seq, heads, dim]
+    return [a.batch, heads, seq, dim]
+
+
+def view_type(a, heads, seq, dim, dtype):
+    """The logical [B, H, S, D] view of a storage buffer."""
+    if a.layout == "bhsd":
+        return memref_type([a.batch, heads, seq, dim], dtype)
+    s = [seq * heads * dim, dim, heads * dim, 1]
+    return (f"memref<{a.batch}x{heads}x{seq}x{dim}x{dtype}, "
+            f"strided<[{s[0]}, {s[1]}, {s[2]}, 1]>>")
+
+
+def dynamic_type(dim, dtype, rank=4):
+    dims = "?x" * (rank - 1) + (f"{dim}x" if rank == 4 else "?x")
+    strides = ", ".join(["?"] * (rank - 1) + ["1"])
+    return f"memref<{dims}{dtype}, strided<[{strides}], offset: ?>>"
+
+
+def build_program(a, q, k, v):
+    d, dv, dt = a.head_dim, a.head_dim_v, a.dtype
+    shapes = {
+        "q": storage_shape(a, a.heads_q, a.seq_q, d),
+        "k": storage_shape(a, a.heads_kv, a.seq_k, d),
+        "v": storage_shape(a, a.heads_kv, a.seq_k, dv),
+        "o": storage_shape(a, a.heads_q, a.seq_q, dv),
+    }
+    views = {
+        "q": view_type(a, a.heads_q, a.seq_q, d, dt),
+        "k": view_type(a, a.heads_kv, a.seq_k, d, dt),
+        "v": view_type(a, a.heads_kv, a.seq_k, dv, dt),
+        "o": view_type(a, a.heads_q, a.seq_q, dv, dt),
+    }
+    lse_type = memref_type([a.batch, a.heads_q, a.seq_q], "f32")
+    out = []
+    for name, data in (("q", q), ("k", k), ("v", v)):
+        values = ", ".join(mlir_float(x) for x in data)
+        flat = memref_type([len(data)], dt)
+        out.append(f'memref.global "private" constant @{name}_data : '
+                   f'{flat} = dense<[{values}]>')
+
+    # The attention function, with static or dynamic operand types.
+    has_lse = not a.no_lse
+    if a.dynamic:
+        arg_types = {n: dynamic_type(d if n in "qk" else dv, dt) for n in "qkvo"}
+        arg_types["lse"] = dynamic_type(0, "f32", rank=3)
+    else:
+        arg_types = dict(views)
+        arg_types["lse"] = lse_type
+    names = ["q", "k", "v", "o"] + (["lse"] if has_lse else [])
+    params = ", ".join(f"%{n}: {arg_types[n]}" for n in names)
+    attrs = []
+    if a.scale is not None:
+        attrs.append(f"scale = {mlir_float(a.scale)} : f32")
+    if a.causal:
+        attrs.append("causal = true")
+    if a.window_left is not None:
+        attrs.append(f"window_left = {a.window_left} : i64")
+    if a.window_right is not None:
+        attrs.append(f"window_right = {a.window_right} : i64")
+    if a.softcap is not None:
+        attrs.append(f"softcap = {mlir_float(a.softcap)} : f32")
+    lse_clause = f" lse(%lse : {arg_types['lse']})" if has_lse else ""
+    out.append(f"""
+func.func @attention({params}) {{
+  fattn.attention ins(%q, %k, %v : {arg_types['q']}, {arg_types['k']}, {arg_types['v']})
+                  outs(%o : {arg_types['o']}){lse_clause} {{{', '.join(attrs)}}}
+  return
+}}
+func.func private @printMemrefF32(memref<*xf32>)
+""")
+
+    # main: views of the inputs, a poisoned output, the call, the prints.
+    body = []
+    perm = "(d0, d1, d2, d3) -> (d0, d2, d1, d3)"
+    for n in ("q", "k", "v", "o"):
+        st = memref_type(shapes[n], dt)
+        if n == "o":
+            body.append(f"%o_buf = memref.alloc() : {st}")
+            body.append(f"%nan_o = arith.constant 0x7FC00000 : f32")
+            nan = "%nan_o" if dt == "f32" else "%nan_o_t"
+            if dt != "f32":
+                body.append(f"%nan_o_t = arith.truncf %nan_o : f32 to {dt}")
+            body.append(f"linalg.fill ins({nan} : {dt}) outs(%o_buf : {st})")
+            src = "%o_buf"
+        else:
+            flat = memref_type([math.prod(shapes[n])], dt)
+            dims = ", ".join(map(str, shapes[n]))
+            body.append(f"%{n}_flat = memref.get_global @{n}_data : {flat}")
+            body.append(f"%{n}_buf = memref.expand_shape %{n}_flat [[0, 1, 2, 3]] "
+                        f"output_shape [{dims}] : {flat} into {st}")
+            src = f"%{n}_buf"
+        if a.layout == "bshd":
+            body.append(f"%{n}_view = memref.transpose {src} {perm} : {st} to {views[n]}")
+        else:
+            body.append(f"%{n}_view = memref.cast {src} : {st} to {views[n]}")
+    if has_lse:
+        body.append(f"%lse_buf = memref.alloc() : {lse_type}")
+        body.append("%nan_l = arith.constant 0x7FC00000 : f32")
+        body.append(f"linalg.fill ins(%nan_l : f32) outs(%lse_buf : {lse_type})")
+        body.append(f"%lse_view = memref.cast %lse_buf : {lse_type} to {arg_types['lse']}")
+    for n in ("q", "k", "v", "o"):
+        if arg_types[n] != views[n]:
+            body.append(f"%{n}_arg = memref.cast %{n}_view : {views[n]} to {arg_types[n]}")
+        else:
+            body.append(f"%{n}_arg = memref.cast %{n}_view : {views[n]} to {views[n]}")
+    call_args = ", ".join(f"%{n}_arg" if n != "lse" else "%lse_view" for n in names)
+    body.append(f"func.call @attention({call_args}) : ({', '.join(arg_types[n] for n in names)}) -> ()")
+
+    # Print O in f32 (converted when narrower) and the LSE.
+    o_f32 = memref_type([a.batch, a.heads_q, a.seq_q, dv], "f32")
+    body.append(f"%o_print = memref.alloc() : {o_f32}")
+    body.append(f"""linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%o_view : {views['o']}) outs(%o_print : {o_f32}) {{
+  ^bb0(%x: {dt}, %y: f32):
+    {"%e = arith.extf %x : " + dt + " to f32" if dt != "f32" else ""}
+    linalg.yield {"%e" if dt != "f32" else "%x"} : f32
+  }}""")
+    body.append(f"%o_u = memref.cast %o_print : {o_f32} to memref<*xf32>")
+    body.append("call @printMemrefF32(%o_u) : (memref<*xf32>) -> ()")
+    if has_lse:
+        body.append(f"%lse_u = memref.cast %lse_buf : {lse_type} to memref<*xf32>")
+        body.append("call @printMemrefF32(%lse_u) : (memref<*xf32>) -> ()")
+    out.append("func.func @main() {\n  " + "\n  ".join(body) + "\n  return\n}")
+    return "\n".join(out) + "\n"
+
+
+def reference(a, q, k, v):
+    """Float64 attention from the logical BHSD data; returns (O, LSE)."""
+    B, Hq, Hkv, Sq, Sk = a.batch, a.heads_q, a.heads_kv, a.seq_q, a.seq_k
+    D, Dv = a.head_dim, a.head_dim_v
+    scale = a.scale if a.scale is not None else 1.0 / math.sqrt(D)
+    wl = a.window_left if a.window_left is not None else -1
+    wr = 0 if a.causal else (a.window_right if a.window_right is not None else -1)
+    cap = a.softcap or 0.0
+    off = Sk - Sq
+
+    def rows(data, heads, seq, dim):
+        # data is in storage order; return [b][h][s] -> list of dim floats.
+        out = [[[None] * seq for _ in range(heads)] for _ in range(B)]
+        for b in range(B):
+            for h in range(heads):
+                for s in range(seq):
+                    if a.layout == "bshd":
+                        base = ((b * seq + s) * heads + h) * dim
+                    else:
+                        base = ((b * heads + h) * seq + s) * dim
+                    out[b][h][s] = data[base:base + dim]
+        return out
+
+    Q, K, V = rows(q, Hq, Sq, D), rows(k, Hkv, Sk, D), rows(v, Hkv, Sk, Dv)
+    O, L = [], []
+    group = Hq // Hkv
+    for b in range(B):
+        for h in range(Hq):
+            kh = h // group
+            for i in range(Sq):
+                qi = Q[b][h][i]
+                lo = 0 if wl < 0 else max(0, i + off - wl)
+                hi = Sk - 1 if wr < 0 else min(Sk - 1, i + off + wr)
+                scores = []
+                for j in range(lo, hi + 1):
+                    s = scale * math.fsum(map(float.__mul__, qi, K[b][kh][j]))
+                    if cap > 0:
+                        s = cap * math.tanh(s / cap)
+                    scores.append((j, s))
+                if not scores:
+                    O.extend([0.0] * Dv)
+                    L.append(-math.inf)
+                    continue
+                m = max(s for _, s in scores)
+                w = [(j, math.exp(s - m)) for j, s in scores]
+                total = math.fsum(p for _, p in w)
+                acc = [0.0] * Dv
+                for j, p in w:
+                    vj = V[b][kh][j]
+                    for c in range(Dv):
+                        acc[c] += p * vj[c]
+                O.extend(x / total for x in acc)
+                L.append(m + math.log(total))
+    return O, L
+
+
+def run_tool(cmd, stdin=None):
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-4000:])
+        raise SystemExit(f"FAIL: {cmd[0]} exited with {proc.returncode}")
+    return proc.stdout
+
+
+def parse_printed(text):
+    blocks = [b.split("data =", 1)[1] for b in text.split("Unranked Memref")[1:]]
+    return [[float(x) for x in NUM_RE.findall(block)] for block in blocks]
+
+
+def main(argv):
+    a = parse_args(argv)
+    rng = random.Random(a.seed)
+    q = random_tensor(rng, storage_shape(a, a.heads_q, a.seq_q, a.head_dim), a.dtype)
+    k = random_tensor(rng, storage_shape(a, a.heads_kv, a.seq_k, a.head_dim), a.dtype)
+    v = random_tensor(rng, storage_shape(a, a.heads_kv, a.seq_k, a.head_dim_v), a.dtype)
+    program = build_program(a, q, k, v)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = a.keep or os.path.join(tmp, "attention.mlir")
+        with open(path, "w") as f:
+            f.write(program)
+        pipeline = f"--fattn-cpu-pipeline={a.pipeline_options}" if a.pipeline_options else "--fattn-cpu-pipeline"
+        lowered = run_tool([a.fattn_opt, path, pipeline])
+        stdout = run_tool([a.mlir_runner, "-e", "main", "-entry-point-result=void",
+                           f"-shared-libs={a.shared_libs}"], stdin=lowered)
+    printed = parse_printed(stdout)
+    want_o, want_l = reference(a, q, k, v)
+    got_o = printed[0]
+    if len(got_o) != len(want_o):
+        print(f"FAIL seed={a.seed}: printed {len(got_o)} output values, expected {len(want_o)}")
+        return 1
+    num = math.fsum((g - w) ** 2 for g, w in zip(got_o, want_o))
+    den = math.fsum(w * w for w in want_o) or 1.0
+    rel = math.sqrt(num / den) if all(math.isfinite(g) for g in got_o) else math.inf
+    lse_err = 0.0
+    if not a.no_lse:
+        got_l = printed[1]
+        for g, w in zip(got_l, want_l):
+            if math.isinf(w) or math.isinf(g):
+                lse_err = max(lse_err, 0.0 if g == w else math.inf)
+            else:
+                lse_err = max(lse_err, abs(g - w) / max(1.0, abs(w)))
+        if len(got_l) != len(want_l):
+            lse_err = math.inf
+    tol = TOLERANCE[a.dtype]
+    ok = rel <= tol and lse_err <= max(tol, 1e-5)
+    print(f"{'PASS' if ok else 'FAIL'} o_rel_l2={rel:.3e} lse_max_err={lse_err:.3e} "
+          f"tol={tol:g} seed={a.seed}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,29 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "FATTN"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fattn_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%fattn_src_root", config.fattn_src_root))
+config.substitutions.append(("%python", config.python_executable))
+runner_libs = ",".join(
+    os.path.join(config.llvm_lib_dir, name)
+    for name in ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so"))
+config.substitutions.append(("%mlir_runner_libs", runner_libs))
+
+tool_dirs = [config.fattn_tools_dir, config.llvm_tools_dir]
+tools = ["fattn-opt", "mlir-runner", ToolSubst("%mlir_runner", "mlir-runner")]
+llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,0 +1,24 @@
+//===- fattn-opt.cpp - mlir-opt with the fattn dialect and passes ---------===//
+
+#include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "fattn/Dialect/FAttn/Transforms/Passes.h"
+#include "fattn/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::fattn::registerFAttnPasses();
+  mlir::fattn::registerFAttnPipelines();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::fattn::FAttnDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "fattn optimizer driver\n", registry));
+}
