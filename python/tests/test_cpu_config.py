@@ -1,0 +1,111 @@
+"""Configurations, cache keys and the generated MLIR (no GPU, no torch)."""
+import math
+
+import pytest
+
+from fattn.config import KernelConfig, default_arch
+from fattn.mlir_gen import attention_mlir, mlir_float
+
+
+def make(**kw):
+    args = dict(arch="sm_80", dtype="bf16", head_dim_qk=128)
+    args.update(kw)
+    return KernelConfig.make(**args)
+
+
+def test_defaults():
+    c = make()
+    assert c.head_dim_v == 128 and not c.causal and not c.has_lse
+    assert (c.window_left, c.window_right, c.softcap) == (-1, -1, 0.0)
+    assert c.scale == pytest.approx(1 / math.sqrt(128), rel=1e-7)
+
+
+def test_keys_are_canonical():
+    # Negative windows are unbounded; causal implies window_right = 0; a right window of 0
+    # is causal; a default scale equals the explicit 1/sqrt(d).
+    assert make(window_left=-5, window_right=-2) == make()
+    assert make(causal=True, window_right=7) == make(causal=True)
+    assert make(window_right=0) == make(causal=True)
+    assert make(window_left=128, window_right=0) == make(causal=True, window_left=128)
+    assert make(scale=1 / math.sqrt(128)) == make()
+    assert make().key == make(scale=1 / math.sqrt(128)).key
+
+
+@pytest.mark.parametrize("field,a,b", [
+    ("arch", "sm_80", "sm_90a"), ("dtype", "bf16", "f16"), ("head_dim_qk", 64, 128),
+    ("head_dim_v", 64, 128), ("causal", False, True), ("window_left", -1, 64),
+    ("softcap", 0.0, 30.0), ("scale", 0.1, 0.2), ("has_lse", False, True)])
+def test_every_field_changes_the_key(field, a, b):
+    assert make(**{field: a}).key != make(**{field: b}).key
+
+
+def test_scale_key_is_float32_exact():
+    # Two doubles that round to one float32 are one kernel.
+    assert make(scale=0.1).key == make(scale=0.1 + 1e-12).key
+    assert "/" not in make().key and " " not in make().key
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(dtype="fp8"), "dtype must be one of"),
+    (dict(arch="ampere"), "arch must look like"),
+    (dict(head_dim_qk=0), "head_dim_qk must be an integer"),
+    (dict(head_dim_v=2048), "head_dim_v must be an integer"),
+    (dict(scale=-1.0), "softmax_scale must be a positive finite number"),
+    (dict(scale=float("nan")), "softmax_scale must be a positive finite number"),
+    (dict(softcap=-3.0), "softcap must be a finite number >= 0"),
+])
+def test_bad_configs(kw, message):
+    with pytest.raises(ValueError, match=message):
+        make(**kw)
+
+
+def test_json_round_trip():
+    c = make(causal=True, window_left=32, softcap=50.0, has_lse=True, head_dim_v=64)
+    assert KernelConfig.from_json(c.to_json()) == c
+
+
+def test_default_arch(monkeypatch):
+    monkeypatch.delenv("FATTN_ARCH", raising=False)
+    monkeypatch.delenv("FATTN_ENABLE_SM90", raising=False)
+    assert default_arch((8, 0)) == "sm_80"
+    assert default_arch((8, 9)) == "sm_80"
+    monkeypatch.setenv("FATTN_ENABLE_SM90", "1")
+    assert default_arch((9, 0)) == "sm_90a"
+    assert default_arch((8, 6)) == "sm_80"
+    monkeypatch.setenv("FATTN_ARCH", "sm_90")
+    assert default_arch((9, 0)) == "sm_90"
+
+
+@pytest.mark.parametrize("x,text", [(0.125, "0.125"), (30.0, "30.0"), (1e-05, "1.0e-05"),
+                                    (1e20, "1.0e+20"), (2.5e-07, "2.5e-07")])
+def test_mlir_float_always_has_a_point(x, text):
+    assert mlir_float(x) == text
+    assert float(mlir_float(x)) == x
+
+
+def test_mlir_full_form():
+    text = attention_mlir(make(causal=True, window_left=128, softcap=30.0, has_lse=True,
+                               scale=0.125))
+    mem = "memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>"
+    lse = "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
+    assert f"(%q: {mem}, %k: {mem}, %v: {mem}, %o: {mem}, %lse: {lse}) {{" in text
+    assert f"fattn.attention ins(%q, %k, %v : {mem}, {mem}, {mem}) outs(%o : {mem}) " \
+           f"lse(%lse : {lse})" in text
+    assert "{scale = 0.125 : f32, causal = true, window_left = 128 : i64, " \
+           "softcap = 30.0 : f32}" in text
+    assert text.count("func.func @fattn_fwd_") == 1 and "  return\n}" in text
+
+
+def test_mlir_minimal_form():
+    text = attention_mlir(make(dtype="f16", head_dim_qk=64, head_dim_v=96))
+    op = text[text.index("fattn.attention"):]
+    assert "lse" not in op and "%lse" not in text and "causal" not in op and "window" not in op
+    assert "softcap" not in op and "scale = 0.125 : f32" in text
+    assert "%v: memref<?x?x?x96xf16," in text and "%k: memref<?x?x?x64xf16," in text
+
+
+def test_mlir_windows():
+    text = attention_mlir(make(window_left=3, window_right=5))
+    assert "window_left = 3 : i64, window_right = 5 : i64" in text and "causal" not in text
+    text = attention_mlir(make(window_right=5))
+    assert "window_left" not in text and "window_right = 5 : i64" in text

@@ -1,0 +1,223 @@
+"""Kernel libraries, the compile-on-first-use path with a stand-in compiler, and
+build_library (no GPU, no torch)."""
+import json
+import os
+import stat
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fattn import build_library, kernels
+from fattn.compiler import CompileError, compile_kernel, find_compiler
+from fattn.config import KernelConfig
+from fattn.library import KernelLibrary, LibraryError
+
+
+def config(**kw):
+    args = dict(arch="sm_80", dtype="bf16", head_dim_qk=64, causal=True, has_lse=True)
+    args.update(kw)
+    return KernelConfig.make(**args)
+
+
+def description(c: KernelConfig, entry="fattn_fwd_test", **override):
+    d = {"version": 1, "arch": c.arch, "entry": entry, "cubin": entry + ".cubin",
+         "dtype": c.dtype, "head_dim_qk": c.head_dim_qk, "head_dim_v": c.head_dim_v,
+         "scale": c.scale, "causal": c.causal, "window_left": c.window_left,
+         "window_right": c.window_right, "softcap": c.softcap, "has_lse": c.has_lse,
+         "block_m": 128, "block_n": 64, "threads": 128, "dynamic_smem_bytes": 0,
+         "grid": [["seq_q", 128], ["heads_q", 1], ["batch", 1]], "params": []}
+    d.update(override)
+    return d
+
+
+def write_compiled(folder: Path, desc: dict) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / (desc["entry"] + ".json")).write_text(json.dumps(desc))
+    (folder / desc["cubin"]).write_bytes(b"\x7fELF fake cubin")
+    return folder
+
+
+# A stand-in for fattn-compile: checks the CLI, parses the .mlir's attributes the
+# way a test can, and writes a description + cubin.
+FAKE_COMPILER = textwrap.dedent("""\
+    #!{python}
+    import json, re, sys
+    args = sys.argv[1:]
+    src = args[0]
+    assert args[1:3] == ["--arch", args[2]] and args[3:5] == ["--emit", "json"] and args[5] == "-o"
+    out = args[6]
+    text = open(src).read()
+    if "FAIL" in open(src).read() or "{fail}" == "1":
+        sys.stderr.write("error: fattn.attention: unsupported\\n"); sys.exit(3)
+    key = re.search(r"configuration (\\S+)", text).group(1)
+    cfg = json.loads(open({cfgfile!r}).read())[key]
+    entry = re.search(r"func.func @(\\w+)", text).group(1)
+    desc = dict(version=1, arch=args[2], entry=entry, cubin=entry + ".cubin", block_m=128,
+                block_n=64, threads=128, dynamic_smem_bytes=0, grid=[["seq_q", 128]], params=[])
+    desc.update(cfg)
+    open(out + "/" + entry + ".json", "w").write(json.dumps(desc))
+    open(out + "/" + entry + ".cubin", "wb").write(b"cubin")
+""")
+
+
+def fake_compiler(tmp_path: Path, configs, fail=False) -> str:
+    cfgfile = tmp_path / "fake-configs.json"
+    cfgfile.write_text(json.dumps({c.key: {k: v for k, v in c.to_json().items() if k != "arch"}
+                                   for c in configs}))
+    tool = tmp_path / "fattn-compile"
+    tool.write_text(FAKE_COMPILER.format(python=sys.executable, cfgfile=str(cfgfile),
+                                         fail="1" if fail else "0"))
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    return str(tool)
+
+
+def test_add_find_and_index(tmp_path):
+    c = config()
+    lib = KernelLibrary(tmp_path / "lib")
+    assert lib.find(c) is None
+    path = lib.add(c, write_compiled(tmp_path / "out", description(c)))
+    assert path == tmp_path / "lib" / c.key / "fattn_fwd_test.json"
+    assert lib.find(c) == path and (path.parent / "fattn_fwd_test.cubin").is_file()
+    index = json.loads((tmp_path / "lib" / "index.json").read_text())
+    assert index["version"] == 1
+    assert index["kernels"][c.key] == {"description": f"{c.key}/fattn_fwd_test.json",
+                                       "config": c.to_json()}
+    # A second kernel with the same entry name does not clobber the first.
+    c2 = config(causal=False)
+    lib.add(c2, write_compiled(tmp_path / "out2", description(c2)))
+    assert lib.find(c) == path and lib.find(c2) != path and lib.find(c2).is_file()
+
+
+def test_scan_without_index_and_reindex(tmp_path):
+    c = config(dtype="f16")
+    lib = KernelLibrary(tmp_path)
+    write_compiled(tmp_path / "anywhere", description(c))
+    (tmp_path / "notes.json").write_text("[1, 2]")  # not a description: ignored
+    assert lib.find(c) == tmp_path / "anywhere" / "fattn_fwd_test.json"
+    assert lib.reindex() == 1
+    assert c.key in json.loads((tmp_path / "index.json").read_text())["kernels"]
+
+
+def test_mismatched_description_is_rejected(tmp_path):
+    c = config()
+    out = write_compiled(tmp_path / "out", description(c, causal=False, window_right=-1))
+    with pytest.raises(LibraryError, match="causal: wanted True, description has False"):
+        KernelLibrary(tmp_path / "lib").add(c, out)
+
+
+def test_missing_cubin_is_rejected(tmp_path):
+    c = config()
+    out = write_compiled(tmp_path / "out", description(c))
+    (out / "fattn_fwd_test.cubin").unlink()
+    with pytest.raises(LibraryError, match="names cubin 'fattn_fwd_test.cubin'"):
+        KernelLibrary(tmp_path / "lib").add(c, out)
+
+
+def test_bad_index(tmp_path):
+    (tmp_path / "index.json").write_text('{"kernels": []}')
+    with pytest.raises(LibraryError, match="expected"):
+        KernelLibrary(tmp_path).find(config())
+    (tmp_path / "index.json").write_text('{"version": 1, "kernels": {"%s": '
+                                         '{"description": "gone.json"}}}' % config().key)
+    with pytest.raises(LibraryError, match="which does not exist"):
+        KernelLibrary(tmp_path).find(config())
+
+
+def test_find_compiler(clean_env, tmp_path, monkeypatch):
+    assert find_compiler() in (None, str(Path(build_library.__file__).resolve().parents[2]
+                                         / "build" / "bin" / "fattn-compile"))
+    tool = fake_compiler(tmp_path, [])
+    monkeypatch.setenv("FATTN_COMPILE", tool)
+    assert find_compiler() == tool
+    monkeypatch.setenv("FATTN_COMPILE", str(tmp_path / "missing"))
+    with pytest.raises(CompileError, match="is not an executable file"):
+        find_compiler()
+
+
+def test_compile_kernel_runs_the_cli(tmp_path):
+    c = config(window_left=64, softcap=30.0)
+    tool = fake_compiler(tmp_path, [c])
+    out = compile_kernel(c, tmp_path / "out", tool)
+    desc = json.loads(next(out.glob("*.json")).read_text())
+    assert KernelConfig.from_description(desc) == c
+    assert "fattn.attention" in (out / "kernel.mlir.src").read_text()
+
+
+def test_compile_failure_reports_stderr_and_input(tmp_path):
+    c = config()
+    tool = fake_compiler(tmp_path, [c], fail=True)
+    with pytest.raises(CompileError, match=r"(?s)exit code 3:\nerror: fattn.attention: "
+                                           r"unsupported.*--- input ---.*func.func"):
+        compile_kernel(c, tmp_path / "out", tool)
+
+
+def test_compile_on_first_use_fills_the_library(clean_env, tmp_path, monkeypatch):
+    c = config()
+    monkeypatch.setenv("FATTN_COMPILE", fake_compiler(tmp_path, [c]))
+    loaded = []
+    monkeypatch.setattr(kernels, "Kernel", lambda path: loaded.append(Path(path)) or "kernel")
+    assert kernels.get_kernel(c) == "kernel"
+    assert loaded[0].parent.parent == clean_env / "kernels"
+    assert KernelLibrary(clean_env / "kernels").find(c) == loaded[0]
+    assert kernels.get_kernel(c) == "kernel" and len(loaded) == 1  # cached in memory
+
+
+def test_missing_kernel_without_compiler(clean_env, monkeypatch):
+    monkeypatch.setattr(kernels.compiler, "find_compiler", lambda: None)
+    with pytest.raises(kernels.KernelNotFoundError, match="python -m fattn.build_library"):
+        kernels.get_kernel(config())
+
+
+def test_kernel_dir_env(monkeypatch, tmp_path):
+    import fattn
+    fattn.set_kernel_dir(None)
+    monkeypatch.setenv("FATTN_KERNEL_DIR", str(tmp_path))
+    assert fattn.kernel_dir() == tmp_path
+    fattn.set_kernel_dir(tmp_path / "other")
+    assert fattn.kernel_dir() == tmp_path / "other"
+    fattn.set_kernel_dir(None)
+
+
+def test_parse_spec_expands_combinations():
+    specs = build_library.parse_spec("dtype=bf16|f16,head_dim=64|128,causal=0|1,window=128:0,"
+                                     "softcap=30,lse=1")
+    assert len(specs) == 8
+    assert specs[0] == dict(dtype="bf16", head_dim_qk=64, head_dim_v=64, causal=False,
+                            window_left=128, window_right=0, softcap=30.0, has_lse=True)
+
+
+@pytest.mark.parametrize("spec,message", [("dtype", "expected key=value"),
+                                          ("head_dim=big", "bad value 'big' for 'head_dim'"),
+                                          ("heads=8", "unknown key 'heads'"),
+                                          ("window=5", "bad value '5' for 'window'")])
+def test_parse_spec_errors(spec, message):
+    with pytest.raises(ValueError, match=message):
+        build_library.parse_spec(spec)
+
+
+def test_build_library_cli(tmp_path, capsys):
+    configs = build_library.make_configs(
+        build_library.parse_spec("dtype=bf16|f16,head_dim=64,causal=1"), "sm_80")
+    tool = fake_compiler(tmp_path, configs)
+    out = tmp_path / "lib"
+    argv = ["-o", str(out), "--configs", "dtype=bf16|f16,head_dim=64,causal=1", "--compiler", tool]
+    assert build_library.main(argv) == 0
+    assert "2 of 2 kernels" in capsys.readouterr().out
+    assert all(KernelLibrary(out).find(c) for c in configs)
+    assert build_library.main(argv) == 0
+    assert capsys.readouterr().out.count(": present") == 2
+
+
+def test_build_library_reports_failures(tmp_path, capsys):
+    tool = fake_compiler(tmp_path, [], fail=True)
+    assert build_library.main(["-o", str(tmp_path / "lib"), "--configs", "head_dim=64",
+                               "--compiler", tool]) == 1
+    assert "FAILED" in capsys.readouterr().err
+
+
+def test_presets_are_valid():
+    keys = [c.key for c in build_library.make_configs(
+        build_library.PRESETS["gpu-tests"]() + build_library.PRESETS["bench"](), "sm_80")]
+    assert len(keys) == len(set(keys)) >= 80
