@@ -26,8 +26,6 @@ def _check_inputs(q, k, v) -> str:
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if not t.is_cuda:
-            raise ValueError(f"{name} must be a CUDA tensor, got device {t.device}")
         if t.dtype not in _TORCH_DTYPES:
             raise TypeError(f"{name} has dtype {t.dtype}; fattn supports torch.float16 and "
                             "torch.bfloat16")
@@ -39,8 +37,6 @@ def _check_inputs(q, k, v) -> str:
                              f"{tuple(t.stride())}")
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError(f"q, k, v must have one dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
-    if not (q.device == k.device == v.device):
-        raise ValueError(f"q, k, v must be on one device, got {q.device}, {k.device}, {v.device}")
     (b, sq, hq, d), (bk, sk, hk, dk), (bv, sv, hv, dv) = q.shape, k.shape, v.shape
     if bk != b or bv != b:
         raise ValueError(f"batch sizes differ: q {tuple(q.shape)}, k {tuple(k.shape)}, "
@@ -54,7 +50,30 @@ def _check_inputs(q, k, v) -> str:
     if hk == 0 or hq % hk != 0:
         raise ValueError(f"the number of query heads ({hq}) must be a multiple of the number of "
                          f"key/value heads ({hk})")
+    # Devices last, so that the shape checks above also run (and are tested) on CPU tensors.
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not t.is_cuda:
+            raise ValueError(f"{name} must be a CUDA tensor, got device {t.device}")
+    if not (q.device == k.device == v.device):
+        raise ValueError(f"q, k, v must be on one device, got {q.device}, {k.device}, {v.device}")
     return _TORCH_DTYPES[q.dtype]
+
+
+def _result(t, name, shape, dtype, device):
+    """A caller's output buffer, checked, or a new one."""
+    torch = _torch()
+    if t is None:
+        return torch.empty(shape, dtype=dtype, device=device)
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if tuple(t.shape) != shape or t.dtype != dtype or t.device != device:
+        raise ValueError(f"{name} must be a {dtype} tensor of shape {shape} on {device}, got "
+                         f"{t.dtype} {tuple(t.shape)} on {t.device}")
+    if t.stride(-1) != 1 and t.shape[-1] > 1:
+        raise ValueError(f"{name} must have a contiguous last dim, got strides {t.stride()}")
+    if not _aligned(t, 16 if len(shape) == 4 else 4):
+        raise ValueError(f"{name} must be 16-byte aligned with 16-byte aligned strides")
+    return t
 
 
 def _aligned(t, align: int = 16) -> bool:
@@ -62,7 +81,7 @@ def _aligned(t, align: int = 16) -> bool:
     es = t.element_size()
     if t.data_ptr() % align:
         return False
-    return all(t.stride(i) * es % align == 0 for i in range(3) if t.shape[i] > 1)
+    return all(t.stride(i) * es % align == 0 for i in range(t.dim() - 1) if t.shape[i] > 1)
 
 
 def _logical(t, dtype: str) -> TensorDesc:
@@ -74,7 +93,8 @@ def _logical(t, dtype: str) -> TensorDesc:
 
 def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool = False,
                     window_size: Tuple[int, int] = (-1, -1), softcap: float = 0.0,
-                    return_lse: bool = False, arch: Optional[str] = None):
+                    return_lse: bool = False, arch: Optional[str] = None, out=None,
+                    lse_out=None):
     """Exact attention softmax(softmax_scale * q k^T + mask) v on BSHD tensors.
 
     q: [batch, seqlen_q, heads_q, head_dim]; k: [batch, seqlen_k, heads_kv, head_dim];
@@ -85,7 +105,8 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
     softcap > 0 applies softcap * tanh(s / softcap) to the scores.
     Returns out [batch, seqlen_q, heads_q, head_dim_v] and, with return_lse, the
     natural-log LSE [batch, heads_q, seqlen_q] in float32 (-inf for rows that see no key).
-    Forward only: no autograd.
+    out / lse_out: optional preallocated results of those shapes (any strides, last
+    dim contiguous; lse_out's seq dim contiguous). Forward only: no autograd.
     """
     torch = _torch()
     dtype = _check_inputs(q, k, v)
@@ -98,8 +119,9 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
         raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
     b, sq, hq, d = q.shape
     sk, dv = k.shape[1], v.shape[3]
-    out = torch.empty((b, sq, hq, dv), dtype=q.dtype, device=q.device)
-    lse = torch.empty((b, hq, sq), dtype=torch.float32, device=q.device) if return_lse else None
+    out = _result(out, "out", (b, sq, hq, dv), q.dtype, q.device)
+    lse = _result(lse_out, "lse_out", (b, hq, sq), torch.float32, q.device) if return_lse \
+        else None
     if out.numel() == 0 or sk == 0:
         out.zero_()  # no query, or no key to attend to: O = 0, LSE = -inf
         if lse is not None:

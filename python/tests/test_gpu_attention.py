@@ -1,0 +1,153 @@
+"""fattn against a float64 reference on fresh random inputs (run on the GPU machine).
+
+Each case: output (and LSE) poisoned with NaN, the kernel launched, the relative L2
+error checked against BOUND_FACTOR x the SDPA-class baseline's on the same inputs
+(gpu_support.baseline) plus ABS_FLOOR; rows that see no key must give O = 0 and
+LSE = -inf. Kernels come from FATTN_KERNEL_DIR / fattn-compile; a missing kernel
+skips the case unless FATTN_REQUIRE_KERNELS=1. FATTN_TEST_BACKEND=naive runs the
+suite on naive nvcc-built kernels instead (checks the runtime and this harness).
+"""
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gpu_support import (ABS_FLOOR, BOUND_FACTOR, TORCH_DTYPES, baseline, config_for,  # noqa
+                         ensure_kernel, make_bshd, new_generator, reference, rel_l2, visible)
+import fattn  # noqa: E402
+from fattn.presets import TEST_DTYPES, TEST_HEAD_DIMS  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+SEQLENS = [(1, 1), (17, 17), (113, 113), (1000, 1000), (2049, 2049), (17, 2049), (2049, 1000),
+           (113, 17)]
+
+
+def run_case(dtype="bf16", d=128, dv=None, b=2, hq=8, hk=None, sq=113, sk=113, causal=False,
+             window=(-1, -1), softcap=0.0, scale=None, lse=False, layout="bshd",
+             out_layout="bshd"):
+    """Runs one case and checks it; returns the errors for the caller's own checks."""
+    gen = new_generator()
+    dt = TORCH_DTYPES[dtype]
+    hk = hk or hq
+    dv = dv or d
+    q = make_bshd(b, sq, hq, d, dt, layout, gen)
+    k = make_bshd(b, sk, hk, d, dt, layout, gen)
+    v = make_bshd(b, sk, hk, dv, dt, layout, gen)
+    ensure_kernel(config_for(q, v, causal, window, softcap, scale, lse))
+
+    out = make_bshd(b, sq, hq, dv, dt, out_layout, gen).fill_(float("nan"))
+    lse_out = torch.full((b, hq, sq), float("nan"), device="cuda") if lse else None
+    result = fattn.flash_attn_func(q, k, v, softmax_scale=scale, causal=causal,
+                                   window_size=window, softcap=softcap, return_lse=lse, out=out,
+                                   lse_out=lse_out)
+    torch.cuda.synchronize()
+    o = result[0] if lse else result
+    assert o.data_ptr() == out.data_ptr()
+
+    eff_scale = scale if scale is not None else 1 / math.sqrt(d)
+    wl, wr = window
+    wl = -1 if wl < 0 else wl
+    wr = 0 if causal else (-1 if wr < 0 else wr)
+    ref_o, ref_lse = reference(q, k, v, eff_scale, wl, wr, softcap)
+    base_o = baseline(q, k, v, eff_scale, wl, wr, softcap)
+
+    assert not torch.isnan(o).any(), "NaN in the output (a row not written, or 0/0)"
+    dead = ~visible(sq, sk, wl, wr, q.device).any(dim=1)  # rows that see no key
+    if dead.any():
+        assert (o[:, dead] == 0).all(), "rows that see no key must be 0"
+    err, base_err = rel_l2(o, ref_o), rel_l2(base_o, ref_o)
+    bound = BOUND_FACTOR * base_err + ABS_FLOOR
+    print(f"rel L2 error {err:.3e}, baseline {base_err:.3e}, bound {bound:.3e}")
+    assert err <= bound, f"rel L2 error {err:.3e} > {BOUND_FACTOR} x baseline {base_err:.3e} " \
+                         f"+ {ABS_FLOOR}"
+    if lse:
+        got = result[1]
+        assert got.data_ptr() == lse_out.data_ptr() and not torch.isnan(got).any()
+        live = ~dead
+        assert torch.isneginf(got[:, :, dead]).all(), "LSE of rows that see no key must be -inf"
+        torch.testing.assert_close(got[:, :, live].double(), ref_lse[:, :, live], atol=2e-3,
+                                   rtol=1e-4)
+    return err, base_err
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", TEST_HEAD_DIMS)
+@pytest.mark.parametrize("dtype", TEST_DTYPES)
+@pytest.mark.parametrize("sq,sk", [(113, 113), (1000, 1000), (17, 2049)])
+def test_head_dims_and_dtypes(dtype, d, causal, sq, sk):
+    run_case(dtype=dtype, d=d, causal=causal, sq=sq, sk=sk)
+
+
+@pytest.mark.parametrize("sq,sk", SEQLENS)
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_seqlens(sq, sk, causal):
+    run_case(d=64, sq=sq, sk=sk, causal=causal, lse=True)
+
+
+@pytest.mark.parametrize("causal,window", [(False, (64, 32)), (True, (128, 0))])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("sq,sk", [(1000, 1000), (113, 1000), (1000, 113), (2049, 2049)])
+def test_sliding_window(causal, window, d, sq, sk):
+    run_case(d=d, sq=sq, sk=sk, causal=causal, window=window, lse=True)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("dtype", TEST_DTYPES)
+@pytest.mark.parametrize("d", TEST_HEAD_DIMS)
+def test_softcap(causal, dtype, d):
+    run_case(dtype=dtype, d=d, sq=1000, sk=1000, causal=causal, softcap=30.0, lse=True)
+
+
+@pytest.mark.parametrize("hq,hk", [(8, 8), (8, 2), (8, 1), (6, 3)])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_gqa_mqa(hq, hk, causal):
+    run_case(d=128, hq=hq, hk=hk, sq=1000, sk=2049, causal=causal, lse=True)
+
+
+@pytest.mark.parametrize("layout", ["bshd", "bhsd", "strided"])
+@pytest.mark.parametrize("out_layout", ["bshd", "bhsd"])
+def test_layouts(layout, out_layout):
+    run_case(dtype="f16", d=96, sq=1000, sk=113, causal=True, layout=layout,
+             out_layout=out_layout, lse=True)
+
+
+def test_packed_qkv():
+    """q, k, v as views into one [b, s, 3, h, d] tensor (strides of 3*h*d)."""
+    gen = new_generator()
+    qkv = torch.randn(2, 1000, 3, 8, 128, generator=gen, device="cuda").to(torch.bfloat16)
+    q, k, v = qkv.unbind(dim=2)
+    ensure_kernel(config_for(q, v, True, (-1, -1), 0.0, None, False))
+    o = fattn.flash_attn_func(q, k, v, causal=True)
+    ref, _ = reference(q, k, v, 1 / math.sqrt(128), -1, 0, 0.0)
+    base = baseline(q, k, v, 1 / math.sqrt(128), -1, 0, 0.0)
+    assert rel_l2(o, ref) <= BOUND_FACTOR * rel_l2(base, ref) + ABS_FLOOR
+
+
+def test_rows_that_see_no_key():
+    """Causal with sq > sk: the first sq - sk rows see nothing (O = 0, LSE = -inf)."""
+    run_case(d=64, sq=113, sk=17, causal=True, lse=True)
+    run_case(d=64, sq=1000, sk=113, causal=False, window=(64, 32), lse=True)
+
+
+def test_custom_scale():
+    run_case(d=128, sq=1000, sk=1000, scale=0.3, causal=True)
+
+
+def test_empty_inputs():
+    dt = torch.bfloat16
+    q = torch.randn(2, 17, 8, 64, device="cuda", dtype=dt)
+    k = torch.randn(2, 0, 8, 64, device="cuda", dtype=dt)
+    o, lse = fattn.flash_attn_func(q, k, k, return_lse=True)
+    assert (o == 0).all() and torch.isneginf(lse).all()
+    o = fattn.flash_attn_func(q[:, :0], q, q)
+    assert o.shape == (2, 0, 8, 64)
+
+
+def test_stream_and_device_guard():
+    """The launch goes on torch's current stream."""
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        err, base = run_case(d=64, sq=1000, sk=1000)
+    assert err <= BOUND_FACTOR * base + ABS_FLOOR
