@@ -135,7 +135,7 @@ def test_tensormap_tma_load(tmp_path, swizzle):
         pytest.skip("TMA needs sm_90")
     rows, d = 32, 64
     compile_cu(HERE / "gpu_kernels" / "tma_box.cu", tmp_path / "tma.cubin",
-               {"BOX_BYTES": rows * d * 2, "BOX_COORDS": "0,80,1,1"})
+               {"BOX_BYTES": rows * d * 2, "COORD_D": 0, "COORD_S": 80, "COORD_H": 1, "COORD_B": 1})
     desc = {"version": 1, "arch": "sm_90", "entry": "tma_box", "cubin": "tma.cubin",
             "dtype": "bf16", "head_dim_qk": d, "head_dim_v": d, "scale": 0.125, "causal": False,
             "window_left": -1, "window_right": -1, "softcap": 0.0, "has_lse": False,

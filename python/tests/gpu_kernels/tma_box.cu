@@ -5,9 +5,13 @@
 #include <cuda.h>
 #include <stdint.h>
 
-// Box coordinates, innermost first: head_dim, seq, heads, batch.
-#ifndef BOX_COORDS
-#define BOX_COORDS 0, 80, 1, 1
+// Box coordinates, innermost first: head_dim, seq, heads, batch (separate
+// macros: nvcc splits -D values at commas).
+#ifndef COORD_S
+#define COORD_D 0
+#define COORD_S 80
+#define COORD_H 1
+#define COORD_B 1
 #endif
 
 extern "C" __global__ void tma_box(const __grid_constant__ CUtensorMap q_map, uint16_t *o) {
@@ -18,7 +22,7 @@ extern "C" __global__ void tma_box(const __grid_constant__ CUtensorMap q_map, ui
   const uint32_t buf_addr = (base + 1023) & ~1023u;
   const uint32_t bar_addr = buf_addr + BOX_BYTES;
   unsigned char *smem = dyn + (buf_addr - base);
-  const int coords[4] = {BOX_COORDS};
+  const int coords[4] = {COORD_D, COORD_S, COORD_H, COORD_B};
   if (threadIdx.x == 0) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_addr));
     asm volatile("fence.proxy.async.shared::cta;");
