@@ -151,3 +151,23 @@ def test_stream_and_device_guard():
     with torch.cuda.stream(s):
         err, base = run_case(d=64, sq=1000, sk=1000)
     assert err <= BOUND_FACTOR * base + ABS_FLOOR
+
+
+# Small cases with every feature at odd sizes: python/tests/run_sanitizer.sh runs
+# these under compute-sanitizer (and they run with the suite too).
+SANITIZER_CASES = [
+    dict(dtype="bf16", d=64, sq=17, sk=17, causal=True, lse=True),
+    dict(dtype="f16", d=128, sq=113, sk=1000, causal=False, lse=False),
+    dict(dtype="bf16", d=96, sq=1000, sk=113, causal=True, window=(128, 0), lse=True),
+    dict(dtype="bf16", d=256, sq=129, sk=257, causal=False, window=(64, 32), lse=True),
+    dict(dtype="f16", d=64, sq=1, sk=2049, causal=True, softcap=30.0, lse=True),
+    dict(dtype="bf16", d=128, hq=8, hk=1, sq=300, sk=300, causal=True, layout="strided",
+         lse=False),
+]
+
+
+@pytest.mark.parametrize("case", SANITIZER_CASES, ids=lambda c: "-".join(
+    f"{k}{v}" for k, v in c.items()).replace(" ", "").replace(",", "_"))
+def test_sanitizer_subset(case):
+    case = dict(case)
+    run_case(b=1, hq=case.pop("hq", 4), **case)

@@ -1,0 +1,147 @@
+"""Forward attention: fattn next to torch SDPA's FlashAttention-2 and cuDNN backends,
+timed in one run on the same inputs (docs/GPU-TESTING.md).
+
+    python3 bench/bench_fwd.py [--quick] [--dims 64,128,256] [--seqs 1024,...,16384]
+                               [--causal both|0|1] [--kernel-dir DIR] [--json FILE]
+
+Configurations of ../shared/ANCHORS.md: bf16, batch x seqlen = 16384 tokens,
+heads x head_dim = 2048, BSHD inputs. TFLOP/s = 4*B*H*N^2*D / time, halved when causal.
+Time: CUDA events around each call after a warm-up, median of --rep calls.
+fattn's output is checked against SDPA's before it is timed; a kernel that is not
+available (no library entry, no fattn-compile) is reported as missing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+import fattn  # noqa: E402
+
+PEERS = {"FA2": SDPBackend.FLASH_ATTENTION, "cuDNN": SDPBackend.CUDNN_ATTENTION}
+CHECK_TOLERANCE = 1e-2  # rel L2 between fattn and SDPA; each alone is ~2e-3 in bf16
+
+
+def flops(b, h, n, d, causal):
+    return 4.0 * b * h * n * n * d / (2 if causal else 1)
+
+
+def time_ms(fn, warmup, rep):
+    for _ in range(warmup):
+        fn()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(rep)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(rep)]
+    for s, e in zip(starts, ends):
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def sdpa(q, k, v, causal, backend):
+    # SDPA takes [b, h, s, d]; the BSHD storage is passed as a transposed view.
+    with sdpa_kernel([backend]):
+        return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
+                                              v.transpose(1, 2), is_causal=causal).transpose(1, 2)
+
+
+def rel_l2(a, b):
+    a, b = a.float(), b.float()
+    return ((a - b).norm() / b.norm()).item()
+
+
+def bench_one(d, n, causal, dtype, args):
+    b, h = 16384 // n, 2048 // d
+    row = {"d": d, "n": n, "b": b, "h": h, "causal": causal}
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(n * 1000 + d)
+    q, k, v = (torch.randn(b, n, h, d, device="cuda", generator=gen).to(dtype)
+               for _ in range(3))
+    f = flops(b, h, n, d, causal)
+    reference = None
+    for name, backend in PEERS.items():
+        try:
+            out = sdpa(q, k, v, causal, backend)
+            reference = out if reference is None else reference
+            ms = time_ms(lambda: sdpa(q, k, v, causal, backend), args.warmup, args.rep)
+            row[name] = round(f / (ms * 1e-3) / 1e12, 1)
+        except RuntimeError as e:
+            row[name] = "ERR"
+            print(f"  {name} d={d} n={n} causal={causal}: {str(e)[:120]}", file=sys.stderr)
+    try:
+        out = fattn.flash_attn_func(q, k, v, causal=causal, arch=args.arch)
+        if reference is not None:
+            err = rel_l2(out, reference)
+            row["fattn_vs_sdpa_rel_l2"] = float(f"{err:.2e}")
+            if not math.isfinite(err) or err > CHECK_TOLERANCE:
+                row["fattn"] = "WRONG"
+                return row
+        ms = time_ms(lambda: fattn.flash_attn_func(q, k, v, causal=causal, arch=args.arch),
+                     args.warmup, args.rep)
+        row["fattn"] = round(f / (ms * 1e-3) / 1e12, 1)
+    except fattn.KernelNotFoundError:
+        row["fattn"] = "missing"
+    except (RuntimeError, ValueError) as e:
+        row["fattn"] = "ERR"
+        print(f"  fattn d={d} n={n} causal={causal}: {str(e)[:300]}", file=sys.stderr)
+    return row
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if isinstance(a, float) and isinstance(b, float) and b > 0 else "-"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dims", default="64,128,256")
+    p.add_argument("--seqs", default="1024,2048,4096,8192,16384")
+    p.add_argument("--causal", default="both", choices=["both", "0", "1"])
+    p.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    p.add_argument("--quick", action="store_true", help="head dim 128, seqlens 2048 and 8192")
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--rep", type=int, default=50)
+    p.add_argument("--kernel-dir", help="kernel library (default: FATTN_KERNEL_DIR)")
+    p.add_argument("--arch", help="fattn pipeline (default: by device)")
+    p.add_argument("--json", help="also write the rows to this file")
+    args = p.parse_args()
+    if args.kernel_dir:
+        fattn.set_kernel_dir(args.kernel_dir)
+    dims = [128] if args.quick else [int(x) for x in args.dims.split(",")]
+    seqs = [2048, 8192] if args.quick else [int(x) for x in args.seqs.split(",")]
+    causals = {"both": [False, True], "0": [False], "1": [True]}[args.causal]
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
+
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"cudnn {torch.backends.cudnn.version()}, fattn kernels: {fattn.kernel_dir()}",
+          flush=True)
+    rows = []
+    for d in dims:
+        for n in seqs:
+            for causal in causals:
+                rows.append(bench_one(d, n, causal, dtype, args))
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+
+    print(f"\nForward, {args.dtype}, TFLOP/s (median of {args.rep}), batch x seqlen = 16384, "
+          "heads x head_dim = 2048\n")
+    print("| head dim | seqlen | causal | fattn | FA2 | cuDNN | fattn/FA2 | fattn/cuDNN |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['d']} | {r['n']} | {'yes' if r['causal'] else 'no'} | {r.get('fattn')} | "
+              f"{r.get('FA2')} | {r.get('cuDNN')} | {ratio(r.get('fattn'), r.get('FA2'))} | "
+              f"{ratio(r.get('fattn'), r.get('cuDNN'))} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
