@@ -217,11 +217,16 @@ bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int n
 
 bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                      uint64_t numSMs, LaunchPlan &plan, std::string &error) {
-  plan = LaunchPlan();
   ProblemSizes sizes;
   if (!checkTensors(desc, tensors, numTensors, sizes, error))
     return false;
   sizes.numSMs = numSMs;
+  return planLaunch(desc, tensors, sizes, plan, error);
+}
+
+bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
+                const ProblemSizes &sizes, LaunchPlan &plan, std::string &error) {
+  plan = LaunchPlan();
   if (!sizes.batch || !sizes.headsQ || !sizes.seqQ) {
     plan.empty = true;
     return true;

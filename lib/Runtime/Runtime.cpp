@@ -312,8 +312,9 @@ fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors, in
   if (fattnStatus s = kernel->moduleFor(ordinal, m))
     return s;
 
+  sizes.numSMs = m->numSMs;
   LaunchPlan plan;
-  if (!buildLaunchPlan(desc, args, numTensors, m->numSMs, plan, error))
+  if (!planLaunch(desc, args, sizes, plan, error))
     return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
   ScopedContext scope(m->context);
   if (!scope.ok())

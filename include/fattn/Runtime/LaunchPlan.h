@@ -73,7 +73,12 @@ struct LaunchPlan {
 bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                   ProblemSizes &sizes, std::string &error);
 
-/// checkTensors, then the grid and every parameter's bytes.
+/// The grid and every parameter's bytes for tensors that passed checkTensors
+/// (`sizes` is its result, with numSMs filled in).
+bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
+                const ProblemSizes &sizes, LaunchPlan &plan, std::string &error);
+
+/// checkTensors, then planLaunch.
 bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                      uint64_t numSMs, LaunchPlan &plan, std::string &error);
 
