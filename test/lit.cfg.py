@@ -27,3 +27,18 @@ config.substitutions.append(("%mlir_runner_libs", runner_libs))
 tool_dirs = [config.fattn_tools_dir, config.llvm_tools_dir]
 tools = ["fattn-opt", "mlir-runner", ToolSubst("%mlir_runner", "mlir-runner")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The CPU execution oracle (test/Execution/attention_oracle.py).
+config.substitutions.append((
+    "%oracle",
+    f"{config.python_executable} {config.fattn_src_root}/test/Execution/attention_oracle.py "
+    f"--opt {config.fattn_tools_dir}/fattn-opt --runner {config.llvm_tools_dir}/mlir-runner "
+    f"--shared-libs {runner_libs}"))
+
+# Unit tests (googletest executables), when they were built.
+unittests_dir = os.path.join(config.fattn_obj_root, "unittests")
+config.substitutions.append(("%fattn_unittests_dir", unittests_dir))
+if os.path.exists(os.path.join(unittests_dir, "FAttnUtilsTests")):
+    config.available_features.add("fattn-unittests")
+if os.path.exists(os.path.join(unittests_dir, "Runtime", "FAttnRuntimeTests")):
+    config.available_features.add("fattn-runtime-unittests")

@@ -36,8 +36,8 @@ def round_to(value, dtype):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--fattn-opt", required=True)
-    p.add_argument("--mlir-runner", required=True)
+    p.add_argument("--opt", required=True, help="path to fattn-opt")
+    p.add_argument("--runner", required=True, help="path to mlir-runner")
     p.add_argument("--shared-libs", required=True)
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--heads-q", type=int, default=2)
@@ -291,8 +291,8 @@ def main(argv):
         with open(path, "w") as f:
             f.write(program)
         pipeline = f"--fattn-cpu-pipeline={a.pipeline_options}" if a.pipeline_options else "--fattn-cpu-pipeline"
-        lowered = run_tool([a.fattn_opt, path, pipeline])
-        stdout = run_tool([a.mlir_runner, "-e", "main", "-entry-point-result=void",
+        lowered = run_tool([a.opt, path, pipeline])
+        stdout = run_tool([a.runner, "-e", "main", "-entry-point-result=void",
                            f"-shared-libs={a.shared_libs}"], stdin=lowered)
     printed = parse_printed(stdout)
     want_o, want_l = reference(a, q, k, v)

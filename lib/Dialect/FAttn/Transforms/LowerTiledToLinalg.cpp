@@ -18,8 +18,12 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include <cmath>
 #include <limits>
@@ -102,33 +106,64 @@ linalg::GenericOp tileGeneric(
 // Grid and memory
 //===----------------------------------------------------------------------===//
 
-/// The grid becomes a loop nest (batch, head, q_tile) around the body.
-struct LowerTiledAttention : OpRewritePattern<TiledAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(TiledAttentionOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value q = op.getQuery();
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value batch = memref::DimOp::create(rewriter, loc, q, 0);
-    Value heads = memref::DimOp::create(rewriter, loc, q, 1);
-    Value seqQ = memref::DimOp::create(rewriter, loc, q, 2);
-    Value qTiles = arith::CeilDivUIOp::create(
-        rewriter, loc, seqQ,
-        arith::ConstantIndexOp::create(rewriter, loc, op.getBlockM()));
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, {zero, zero, zero}, {batch, heads, qTiles},
-        {one, one, one});
-    SmallVector<Value> ivs = llvm::map_to_vector(
-        nest.loops, [](scf::ForOp loop) { return loop.getInductionVar(); });
-    Block *inner = nest.loops.back().getBody();
-    rewriter.inlineBlockBefore(&op.getBody().front(), inner->getTerminator(),
-                               ivs);
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
+/// Moves `op` into a new private function (a CPU "kernel", marked with
+/// kCPUKernelAttrName) whose body is the loop nest (batch, head, q_tile) over
+/// the grid, and calls it in place of `op`. Values that the body uses from
+/// above become extra arguments. Outlining keeps the temporaries of the tile
+/// math inside functions that the CPU pipeline alone owns, so it can free them
+/// without touching the user's code.
+LogicalResult outlineTiledAttention(TiledAttentionOp op,
+                                    SymbolTable &symbolTable) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  SmallVector<Value> args(op->getOperands());
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op.getBody(), captured);
+  for (Value v : captured)
+    if (!llvm::is_contained(args, v))
+      args.push_back(v);
+
+  auto funcType =
+      FunctionType::get(ctx, ValueRange(args).getTypes(), TypeRange{});
+  OpBuilder b(ctx);
+  b.setInsertionPoint(op->getParentOfType<func::FuncOp>());
+  auto kernel = func::FuncOp::create(b, loc, "fattn_cpu_kernel", funcType);
+  kernel.setPrivate();
+  kernel->setAttr(kCPUKernelAttrName, UnitAttr::get(ctx));
+  symbolTable.insert(kernel); // uniquifies the name
+  Block *entry = kernel.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+
+  Value q = entry->getArgument(0);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value batch = memref::DimOp::create(b, loc, q, 0);
+  Value heads = memref::DimOp::create(b, loc, q, 1);
+  Value seqQ = memref::DimOp::create(b, loc, q, 2);
+  Value qTiles = arith::CeilDivUIOp::create(
+      b, loc, seqQ, arith::ConstantIndexOp::create(b, loc, op.getBlockM()));
+  scf::LoopNest nest = scf::buildLoopNest(b, loc, {zero, zero, zero},
+                                          {batch, heads, qTiles},
+                                          {one, one, one});
+  func::ReturnOp::create(b, loc);
+
+  // Rewire the body to the kernel's arguments and move it into the nest.
+  IRMapping mapping;
+  mapping.map(args, entry->getArguments());
+  Block &body = op.getBody().front();
+  for (auto [iv, arg] :
+       llvm::zip(nest.loops, body.getArguments()))
+    mapping.map(arg, iv.getInductionVar());
+  Block *inner = nest.loops.back().getBody();
+  b.setInsertionPoint(inner->getTerminator());
+  for (Operation &nested : body)
+    b.clone(nested, mapping);
+
+  b.setInsertionPoint(op);
+  func::CallOp::create(b, loc, kernel, args);
+  op.erase();
+  return success();
+}
 
 /// The rows [row, row + tileRows) of `mem[batch, head]` clipped to the
 /// sequence, as a rank-reduced subview, and the clipped row count.
@@ -537,6 +572,19 @@ struct FAttnLowerTiledToLinalgPass
     : public fattn::impl::FAttnLowerTiledToLinalgBase<
           FAttnLowerTiledToLinalgPass> {
   void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbolTable(module);
+    SmallVector<TiledAttentionOp> grids;
+    module.walk([&](TiledAttentionOp op) { grids.push_back(op); });
+    for (TiledAttentionOp op : grids) {
+      if (!op->getParentOfType<func::FuncOp>()) {
+        op.emitOpError("must be inside a func.func to be lowered");
+        return signalPassFailure();
+      }
+      if (failed(outlineTiledAttention(op, symbolTable)))
+        return signalPassFailure();
+    }
+
     RewritePatternSet patterns(&getContext());
     populateLowerTiledToLinalgPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
@@ -556,7 +604,7 @@ struct FAttnLowerTiledToLinalgPass
 
 void mlir::fattn::populateLowerTiledToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerTiledAttention, LowerLoadTile, LowerStoreTile,
+  patterns.add<LowerLoadTile, LowerStoreTile,
                LowerKVTileRange, LowerMma, LowerMask, LowerSoftcap,
                LowerSoftmaxInit, LowerSoftmaxUpdate, LowerRescale,
                LowerFinalize>(patterns.getContext());

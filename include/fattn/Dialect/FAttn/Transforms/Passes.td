@@ -28,11 +28,12 @@ def FAttnTile : Pass<"fattn-tile"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
-def FAttnLowerTiledToLinalg : Pass<"fattn-lower-tiled-to-linalg"> {
+def FAttnLowerTiledToLinalg : Pass<"fattn-lower-tiled-to-linalg", "ModuleOp"> {
   let summary = "Lower the tiled form to scf loops and linalg on tensors";
   let description = [{
     The target-independent execution of the tiled form, used by the CPU
-    pipeline: `fattn.tiled_attention` becomes a loop nest over its grid, tile
+    pipeline: each `fattn.tiled_attention` becomes a call to a new private
+    function (marked `fattn.cpu_kernel`) holding a loop nest over its grid; tile
     loads and stores become subviews with `bufferization.to_tensor` and
     `bufferization.materialize_in_destination` (tails zero-padded), and the
     tile math (`fattn.mma`, `fattn.mask`, the softmax ops) becomes
@@ -40,11 +41,29 @@ def FAttnLowerTiledToLinalg : Pass<"fattn-lower-tiled-to-linalg"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def FAttnDeallocateCPUKernels
+    : Pass<"fattn-deallocate-cpu-kernels", "ModuleOp"> {
+  let summary = "Free the temporaries of the bufferized CPU kernels";
+  let description = [{
+    Runs upstream's ownership-based buffer deallocation pipeline on the
+    functions that fattn-lower-tiled-to-linalg outlined (marked
+    `fattn.cpu_kernel`), and only there: the tile math allocates in every KV
+    iteration, while the user's own functions (which may free their buffers
+    with memref.dealloc, something that pipeline rejects) are left as written.
+    Runs after one-shot bufferization.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_PASSES_TD

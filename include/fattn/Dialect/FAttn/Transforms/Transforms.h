@@ -23,8 +23,14 @@ struct TileSizes {
 FailureOr<TiledAttentionOp> tileAttention(RewriterBase &rewriter,
                                           AttentionOp op, TileSizes sizes);
 
-/// Patterns lowering every op of the tiled form to scf loops, tensor and
-/// bufferization ops, and linalg.generic on tensors.
+/// Marks the private functions that fattn-lower-tiled-to-linalg outlines the
+/// grid of a fattn.tiled_attention into (the CPU pipeline frees their
+/// temporaries).
+inline constexpr llvm::StringLiteral kCPUKernelAttrName = "fattn.cpu_kernel";
+
+/// Patterns lowering the tile ops inside a fattn.tiled_attention body to
+/// tensor and bufferization ops and linalg.generic on tensors. The grid op
+/// itself is outlined by the pass (a symbol-table change, not a pattern).
 void populateLowerTiledToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::fattn
