@@ -28,6 +28,7 @@ struct QTileContext {
   TiledAttentionOp op;
   Value batch, kvHead, firstRow, seqQ, seqK;
   Value qTile; // the loaded Q tile
+  Value one, blockN;
   RankedTensorType kTileType, vTileType, scoresType, probsType;
 };
 
@@ -40,12 +41,10 @@ OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
   // With a softcap, fattn.softcap applies the scale; the softmax then sees
   // already-scaled scores.
   float softmaxScale = softcap > 0 ? 1.0f : op.getScale().convertToFloat();
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value blockN = arith::ConstantIndexOp::create(b, loc, op.getBlockN());
   auto loop = scf::ForOp::create(
-      b, loc, from, to, one, ValueRange{init.max, init.sum, init.acc},
+      b, loc, from, to, ctx.one, ValueRange{init.max, init.sum, init.acc},
       [&](OpBuilder &b, Location loc, Value kvTile, ValueRange state) {
-        Value firstCol = arith::MulIOp::create(b, loc, kvTile, blockN);
+        Value firstCol = arith::MulIOp::create(b, loc, kvTile, ctx.blockN);
         Value k = LoadTileOp::create(b, loc, ctx.kTileType, op.getKey(),
                                      ctx.batch, ctx.kvHead, firstCol);
         Value s = MmaOp::create(b, loc, ctx.scoresType, ctx.qTile, k,
@@ -94,6 +93,8 @@ void buildQTileBody(OpBuilder &b, TiledAttentionOp op) {
 
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
   Value c2 = arith::ConstantIndexOp::create(b, loc, 2);
+  ctx.one = c1;
+  ctx.blockN = arith::ConstantIndexOp::create(b, loc, blockN);
   ctx.seqQ = memref::DimOp::create(b, loc, op.getQuery(), c2);
   ctx.seqK = memref::DimOp::create(b, loc, op.getKey(), c2);
   // GQA: query head h reads KV head h / (Hq / Hkv).
