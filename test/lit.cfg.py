@@ -42,3 +42,14 @@ if os.path.exists(os.path.join(unittests_dir, "FAttnUtilsTests")):
     config.available_features.add("fattn-unittests")
 if os.path.exists(os.path.join(unittests_dir, "Runtime", "FAttnRuntimeTests")):
     config.available_features.add("fattn-runtime-unittests")
+
+# sm_80 (issue 3): fattn-compile, the layout unit test, and ptxas (feature
+# "ptxas", substitution %ptxas) for the PTX acceptance tests.
+llvm_config.add_tool_substitutions(["fattn-compile", "fattn-sm80-layout-test", "not"], tool_dirs)
+import shutil
+_ptxas = [p for p in (os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas"),
+                      "/usr/local/cuda/bin/ptxas", shutil.which("ptxas") or "")
+          if p and os.access(p, os.X_OK)]
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas[0]))

@@ -3,6 +3,9 @@
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Pipelines/Pipelines.h"
+#include "fattn/Conversion/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
+#include "fattn/Pipelines/SM80Pipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -14,6 +17,9 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::fattn::registerFAttnPasses();
   mlir::fattn::registerFAttnPipelines();
+  mlir::fattn::registerFAttnSM80Passes();
+  mlir::fattn::registerFAttnConversionPasses();
+  mlir::fattn::registerFAttnSM80Pipeline();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

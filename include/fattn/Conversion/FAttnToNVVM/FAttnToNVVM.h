@@ -1,0 +1,58 @@
+//===- FAttnToNVVM.h - tiled attention -> NVVM kernels ----------*- C++ -*-===//
+//
+// `--convert-fattn-to-nvvm{chip=...}` turns every func.func whose body is one
+// (target-annotated) fattn.tiled_attention into a kernel: an llvm.func with
+// the parameters of docs/KERNEL-ABI.md inside a `gpu.module @fattn_kernels`
+// carrying an #nvvm.target for the chip. The func.func is erased.
+//
+// Per-chip hook: the pass looks the chip up in a small registry of
+// `AttentionKernelBuilder`s. sm_80 is built in (SM80/AttentionKernel.cpp).
+// The sm_90a builder lives in lib/Conversion/FAttnToNVVM/SM90/ and is added
+// with `registerAttentionKernelBuilder("sm_90a", ...)` (e.g. from
+// registerFAttnConversionPasses or a static initializer in that folder); until
+// it is registered, chip=sm_90a fails with a diagnostic.
+//
+// Every kernel carries `fattn.kernel` (a dictionary: block sizes, threads,
+// dynamic shared memory, semantics) that fattn-compile turns into the JSON
+// description of docs/KERNEL-ABI.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_CONVERSION_FATTNTONVVM_FATTNTONVVM_H
+#define FATTN_CONVERSION_FATTNTONVVM_FATTNTONVVM_H
+
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include <functional>
+
+namespace mlir::fattn {
+
+/// Name of the kernel-description attribute on each generated llvm.func.
+constexpr llvm::StringLiteral kKernelInfoAttrName = "fattn.kernel";
+
+/// Builds the kernel `name` for `op` at the builder's insertion point (the
+/// body of a gpu.module). Emits a diagnostic on `op` and fails for a
+/// configuration the target cannot handle.
+using AttentionKernelBuilder = std::function<FailureOr<LLVM::LLVMFuncOp>(
+    OpBuilder &builder, TiledAttentionOp op, StringRef name)>;
+
+/// Registers (or replaces) the builder for `chip` (e.g. "sm_90a").
+void registerAttentionKernelBuilder(StringRef chip,
+                                    AttentionKernelBuilder builder);
+/// The builder for `chip`, or null.
+const AttentionKernelBuilder *lookupAttentionKernelBuilder(StringRef chip);
+
+/// The sm_80 builder (cp.async ring, ldmatrix, mma.sync m16n8k16). Needs the
+/// annotations of --fattn-sm80-async-copy and --fattn-sm80-mma.
+FailureOr<LLVM::LLVMFuncOp> buildSM80AttentionKernel(OpBuilder &builder,
+                                                     TiledAttentionOp op,
+                                                     StringRef name);
+
+/// Converts every attention function of `module` for `chip`.
+LogicalResult convertFAttnToNVVM(ModuleOp module, StringRef chip);
+
+} // namespace mlir::fattn
+
+#endif // FATTN_CONVERSION_FATTNTONVVM_FATTNTONVVM_H

@@ -1,0 +1,35 @@
+//===- SM80Pipeline.h - fattn-sm80-pipeline ---------------------*- C++ -*-===//
+
+#ifndef FATTN_PIPELINES_SM80PIPELINE_H
+#define FATTN_PIPELINES_SM80PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::fattn {
+
+struct SM80PipelineOptions : public PassPipelineOptions<SM80PipelineOptions> {
+  PassOptions::Option<int64_t> blockM{
+      *this, "block-m", llvm::cl::desc("Rows of Q per CTA (4 warps)"),
+      llvm::cl::init(128)};
+  PassOptions::Option<int64_t> blockN{
+      *this, "block-n", llvm::cl::desc("Rows of K and V per KV iteration"),
+      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> stages{
+      *this, "stages", llvm::cl::desc("K/V slots of the cp.async ring"),
+      llvm::cl::init(2)};
+};
+
+/// fattn.attention functions -> gpu.module @fattn_kernels of LLVM/NVVM
+/// kernels for sm_80, ready for gpu-module-to-binary.
+void buildSM80Pipeline(OpPassManager &pm, const SM80PipelineOptions &options);
+
+/// The block sizes fattn-compile uses for a head dim (128x64, or 64x32 for
+/// head dim 256).
+void setDefaultSM80Options(SM80PipelineOptions &options, int64_t headDim);
+
+void registerFAttnSM80Pipeline();
+
+} // namespace mlir::fattn
+
+#endif // FATTN_PIPELINES_SM80PIPELINE_H

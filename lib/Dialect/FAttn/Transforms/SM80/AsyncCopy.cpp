@@ -1,0 +1,102 @@
+//===- AsyncCopy.cpp - plan the sm_80 cp.async shared-memory ring ---------===//
+//
+// Decides where every tile lives in shared memory and how it gets there: Q
+// once, K and V through a ring of `stages` slots filled by 16-byte
+// cp.async.cg copies, one commit group per KV tile, so that tile
+// j + stages - 1 is in flight while tile j is computed. The decision is
+// recorded as attributes that the NVVM conversion implements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
+#include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
+
+#include "mlir/IR/Builders.h"
+
+#define DEBUG_TYPE "fattn-sm80-async-copy"
+
+namespace mlir::fattn {
+#define GEN_PASS_DEF_FATTNSM80ASYNCCOPY
+#include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h.inc"
+} // namespace mlir::fattn
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+namespace {
+/// 128 threads issue the copies; the planner checks divisibility for it.
+constexpr int64_t kCopyThreads = 128;
+/// Largest dynamic shared memory of one CTA on sm_80 (A100: 163 KiB).
+constexpr int64_t kMaxSmemBytes = 163 * 1024;
+} // namespace
+
+LogicalResult mlir::fattn::planSM80AsyncCopy(TiledAttentionOp op,
+                                             int64_t stages) {
+  auto qType = cast<MemRefType>(op.getQuery().getType());
+  auto vType = cast<MemRefType>(op.getValue().getType());
+  Type elem = qType.getElementType();
+  if (!elem.isBF16() && !elem.isF16())
+    return op.emitOpError("sm_80: expected f16 or bf16 elements, found ")
+           << elem;
+  int64_t headDim = qType.getDimSize(3);
+  if (vType.getDimSize(3) != headDim)
+    return op.emitOpError("sm_80: expected equal head dims for Q/K and V, "
+                          "found ")
+           << headDim << " and " << vType.getDimSize(3);
+  if (headDim != 64 && headDim != 96 && headDim != 128 && headDim != 256)
+    return op.emitOpError("sm_80: expected head dim 64, 96, 128 or 256, found ")
+           << headDim;
+  if (op.getLse() &&
+      !cast<MemRefType>(op.getLse().getType()).getElementType().isF32())
+    return op.emitOpError("sm_80: expected an f32 LSE");
+  if (stages < 2 || stages > 4)
+    return op.emitOpError("sm_80: expected 2 to 4 stages, found ") << stages;
+  int64_t blockM = op.getBlockM(), blockN = op.getBlockN();
+  int64_t chunksPerRow = headDim * 2 / 16;
+  if (blockN % 16 != 0 || blockM % 16 != 0 ||
+      (blockN * chunksPerRow) % kCopyThreads != 0 ||
+      (blockM * chunksPerRow) % kCopyThreads != 0)
+    return op.emitOpError("sm_80: block sizes must be multiples of 16 whose "
+                          "tiles split into 16-byte copies of 128 threads, "
+                          "found block_m = ")
+           << blockM << ", block_n = " << blockN;
+  sm80::SmemPlan plan = sm80::planSmem(headDim, 2, blockM, blockN, stages);
+  if (plan.totalBytes > kMaxSmemBytes)
+    return op.emitOpError("sm_80: needs ")
+           << plan.totalBytes << " bytes of shared memory, more than "
+           << kMaxSmemBytes;
+
+  Builder b(op.getContext());
+  op->setAttr(kSM80SmemAttr,
+              b.getDictionaryAttr({
+                  b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
+                  b.getNamedAttr("row_pitch",
+                                 b.getI64IntegerAttr(plan.rowPitchBytes)),
+                  b.getNamedAttr("q_offset", b.getI64IntegerAttr(plan.qOffset)),
+                  b.getNamedAttr("kv_offset",
+                                 b.getI64IntegerAttr(plan.kvOffset)),
+                  b.getNamedAttr("stage_bytes",
+                                 b.getI64IntegerAttr(plan.stageBytes)),
+                  b.getNamedAttr("bytes", b.getI64IntegerAttr(plan.totalBytes)),
+              }));
+  op.getBody().walk([&](LoadTileOp load) {
+    bool isQuery = load.getSource() == op.getQuery();
+    load->setAttr(kSM80CopyAttr, b.getStringAttr(isQuery ? "once" : "ring"));
+  });
+  return success();
+}
+
+namespace {
+struct FAttnSM80AsyncCopyPass
+    : public fattn::impl::FAttnSM80AsyncCopyBase<FAttnSM80AsyncCopyPass> {
+  using FAttnSM80AsyncCopyBase::FAttnSM80AsyncCopyBase;
+  void runOnOperation() override {
+    WalkResult result = getOperation()->walk([&](TiledAttentionOp op) {
+      return failed(planSM80AsyncCopy(op, stages)) ? WalkResult::interrupt()
+                                                   : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,48 @@
+//===- SM80Pipeline.cpp - fattn-sm80-pipeline -----------------------------===//
+
+#include "fattn/Pipelines/SM80Pipeline.h"
+#include "fattn/Conversion/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+void mlir::fattn::buildSM80Pipeline(OpPassManager &pm,
+                                    const SM80PipelineOptions &options) {
+  pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
+  pm.addPass(createFAttnSM80AsyncCopy(FAttnSM80AsyncCopyOptions{options.stages}));
+  pm.addPass(createFAttnSM80Mma());
+  pm.addPass(createConvertFAttnToNVVM(ConvertFAttnToNVVMOptions{"sm_80"}));
+  OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
+  gpu.addPass(createSCFToControlFlowPass());
+  gpu.addPass(createConvertNVVMToLLVMPass());
+  gpu.addPass(createArithToLLVMConversionPass());
+  gpu.addPass(createConvertIndexToLLVMPass());
+  // Module-anchored: they only find work inside the gpu.module.
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+}
+
+void mlir::fattn::setDefaultSM80Options(SM80PipelineOptions &options,
+                                        int64_t headDim) {
+  options.blockM = headDim > 128 ? 64 : 128;
+  // Head dim 256: 64 + 2 x (32 + 32) padded rows fit the 163 KiB of sm_80.
+  options.blockN = headDim > 128 ? 32 : 64;
+  options.stages = 2;
+}
+
+void mlir::fattn::registerFAttnSM80Pipeline() {
+  PassPipelineRegistration<SM80PipelineOptions>(
+      "fattn-sm80-pipeline",
+      "Lower fattn.attention functions to sm_80 kernels (cp.async ring, "
+      "ldmatrix, mma.sync) in a gpu.module of LLVM/NVVM ops",
+      buildSM80Pipeline);
+}

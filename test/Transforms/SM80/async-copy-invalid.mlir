@@ -1,0 +1,23 @@
+// RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy -verify-diagnostics
+
+func.func @f32(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>, %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
+  // expected-error @+1 {{'fattn.tiled_attention' op sm_80: expected f16 or bf16 elements, found 'f32'}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>) outs(%o : memref<?x?x?x64xf32>)
+  return
+}
+
+// -----
+
+func.func @d80(%q: memref<?x?x?x80xbf16>, %k: memref<?x?x?x80xbf16>, %v: memref<?x?x?x80xbf16>, %o: memref<?x?x?x80xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention' op sm_80: expected head dim 64, 96, 128 or 256, found 80}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x80xbf16>, memref<?x?x?x80xbf16>, memref<?x?x?x80xbf16>) outs(%o : memref<?x?x?x80xbf16>)
+  return
+}
+
+// -----
+
+func.func @too_much_smem(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>, %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention' op sm_80: needs 202752 bytes of shared memory, more than 166912}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>) outs(%o : memref<?x?x?x256xbf16>)
+  return
+}

@@ -1,0 +1,338 @@
+//===- fattn-compile.cpp - fattn.attention functions -> PTX / cubin / JSON ===//
+//
+//   fattn-compile FILE.mlir --arch sm_80 --emit ptx|cubin|json -o OUT
+//
+// Compiles every func.func of FILE whose body is one fattn.attention into a
+// kernel named after the function: the target pipeline, then
+// gpu-module-to-binary{format=isa} for the PTX, then ptxas (--ptxas, else
+// $CUDA_HOME/bin/ptxas, else /usr/local/cuda/bin/ptxas, else PATH) for the
+// cubin. With one kernel, OUT is the .ptx/.cubin file; with several (and
+// always for json) OUT is a directory receiving <entry>.ptx / <entry>.cubin
+// and, for json, <entry>.json (docs/KERNEL-ABI.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
+#include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Pipelines/SM80Pipeline.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> arch("arch", cl::desc("Target: sm_80"),
+                                 cl::init("sm_80"));
+static cl::opt<std::string> emit("emit", cl::desc("ptx, cubin or json"),
+                                 cl::init("json"));
+static cl::opt<std::string> output("o", cl::desc("Output file or directory"),
+                                   cl::Required);
+static cl::opt<std::string> ptxasPath("ptxas", cl::desc("Path to ptxas"),
+                                      cl::init(""));
+static cl::opt<int64_t> blockM("block-m", cl::desc("Override block_m"),
+                               cl::init(0));
+static cl::opt<int64_t> blockN("block-n", cl::desc("Override block_n"),
+                               cl::init(0));
+static cl::opt<int64_t> stages("stages", cl::desc("Override the K/V stages"),
+                               cl::init(0));
+static cl::opt<bool> verbose("v", cl::desc("Pass -v to ptxas and print it"),
+                             cl::init(false));
+
+namespace {
+struct Kernel {
+  std::string entry;
+  std::string ptx;
+  DictionaryAttr info;
+};
+
+int fail(const Twine &message) {
+  llvm::errs() << "fattn-compile: error: " << message << "\n";
+  return 1;
+}
+
+/// The fattn.attention that is the body of `func`, or null.
+fattn::AttentionOp attentionBody(func::FuncOp func) {
+  fattn::AttentionOp found;
+  int ops = 0;
+  func.walk([&](Operation *op) {
+    if (auto attention = dyn_cast<fattn::AttentionOp>(op))
+      found = attention;
+    if (!isa<func::FuncOp, func::ReturnOp>(op))
+      ++ops;
+  });
+  return ops == 1 ? found : fattn::AttentionOp();
+}
+
+/// Runs the pipeline on a module holding just `func` and extracts the PTX.
+FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
+  MLIRContext *ctx = func.getContext();
+  OpBuilder b(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
+  module->getBody()->push_back(func.clone());
+  std::string entry = func.getSymName().str();
+
+  int64_t headDim = cast<MemRefType>(op.getQuery().getType()).getDimSize(3);
+  fattn::SM80PipelineOptions options;
+  fattn::setDefaultSM80Options(options, headDim);
+  if (blockM > 0)
+    options.blockM = blockM;
+  if (blockN > 0)
+    options.blockN = blockN;
+  if (stages > 0)
+    options.stages = stages;
+  PassManager pm(ctx);
+  fattn::buildSM80Pipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return failure();
+
+  // Read and strip the description before serialization.
+  Kernel kernel;
+  kernel.entry = entry;
+  module->walk([&](LLVM::LLVMFuncOp kernelFunc) {
+    if (auto info = kernelFunc->getAttrOfType<DictionaryAttr>(
+            fattn::kKernelInfoAttrName)) {
+      kernel.info = info;
+      kernelFunc->removeAttr(fattn::kKernelInfoAttrName);
+    }
+  });
+  if (!kernel.info)
+    return func.emitError("the pipeline produced no kernel"), failure();
+
+  PassManager serialize(ctx);
+  GpuModuleToBinaryPassOptions binaryOptions;
+  binaryOptions.compilationTarget = "isa";
+  serialize.addPass(createGpuModuleToBinaryPass(binaryOptions));
+  if (failed(serialize.run(*module)))
+    return failure();
+  module->walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      if (auto obj = dyn_cast<gpu::ObjectAttr>(object))
+        kernel.ptx = obj.getObject().getValue().str();
+  });
+  if (kernel.ptx.empty())
+    return func.emitError("gpu-module-to-binary produced no PTX"), failure();
+  return kernel;
+}
+
+std::string findPtxas() {
+  if (!ptxasPath.empty())
+    return ptxasPath;
+  SmallVector<std::string> candidates;
+  if (const char *home = std::getenv("CUDA_HOME"))
+    candidates.push_back(std::string(home) + "/bin/ptxas");
+  candidates.push_back("/usr/local/cuda/bin/ptxas");
+  for (const std::string &c : candidates)
+    if (llvm::sys::fs::can_execute(c))
+      return c;
+  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
+    return *onPath;
+  return "";
+}
+
+LogicalResult writeFile(StringRef path, StringRef data) {
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "fattn-compile: error: " << error << "\n";
+    return failure();
+  }
+  file->os() << data;
+  file->keep();
+  return success();
+}
+
+/// ptx -> cubin with ptxas.
+LogicalResult assemble(StringRef ptxFile, StringRef cubinFile) {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    llvm::errs() << "fattn-compile: error: ptxas not found (use --ptxas, "
+                    "$CUDA_HOME or /usr/local/cuda/bin)\n";
+    return failure();
+  }
+  SmallVector<StringRef> args = {ptxas, "-arch", arch, "-O3"};
+  if (verbose)
+    args.push_back("-v");
+  args.append({ptxFile, "-o", cubinFile});
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
+                                     &error);
+  if (rc != 0) {
+    llvm::errs() << "fattn-compile: error: ptxas failed on " << ptxFile
+                 << " (exit " << rc << ") " << error << "\n";
+    return failure();
+  }
+  return success();
+}
+
+llvm::json::Value description(const Kernel &k) {
+  DictionaryAttr info = k.info;
+  auto i64 = [&](StringRef name) {
+    return info.getAs<IntegerAttr>(name).getInt();
+  };
+  auto f64 = [&](StringRef name) {
+    return info.getAs<FloatAttr>(name).getValueAsDouble();
+  };
+  bool hasLse = info.getAs<BoolAttr>("has_lse").getValue();
+  llvm::json::Array params;
+  auto param = [&](StringRef name, StringRef type) {
+    params.push_back(llvm::json::Object{{"name", name}, {"type", type}});
+  };
+  for (StringRef p : {"q", "k", "v", "o"})
+    param(p, "ptr");
+  if (hasLse)
+    param("lse", "ptr");
+  for (StringRef p : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
+    param(p, "u32");
+  for (StringRef t : {"q", "k", "v", "o"})
+    for (StringRef s : {"b", "h", "s"})
+      param((t + "_stride_" + s).str(), "u64");
+  if (hasLse) {
+    param("lse_stride_b", "u64");
+    param("lse_stride_h", "u64");
+  }
+  int64_t headDim = i64("head_dim");
+  return llvm::json::Object{
+      {"version", 1},
+      {"arch", arch},
+      {"entry", k.entry},
+      {"cubin", k.entry + ".cubin"},
+      {"ptx", k.entry + ".ptx"},
+      {"dtype", info.getAs<StringAttr>("dtype").getValue()},
+      {"head_dim_qk", headDim},
+      {"head_dim_v", headDim},
+      {"scale", f64("scale")},
+      {"causal", i64("window_right") == 0},
+      {"window_left", i64("window_left")},
+      {"window_right", i64("window_right")},
+      {"softcap", f64("softcap")},
+      {"has_lse", hasLse},
+      {"block_m", i64("block_m")},
+      {"block_n", i64("block_n")},
+      {"threads", i64("threads")},
+      {"dynamic_smem_bytes", i64("dynamic_smem_bytes")},
+      {"align_bytes", 16},
+      {"grid", llvm::json::Array{llvm::json::Array{"seq_q", i64("block_m")},
+                                 llvm::json::Array{"heads_q", 1},
+                                 llvm::json::Array{"batch", 1}}},
+      {"params", std::move(params)},
+      {"meta", llvm::json::Object{{"stages", i64("stages")},
+                                  {"compiler", "fattn-compile"}}},
+  };
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "fattn kernel compiler\n");
+  if (arch != "sm_80")
+    return fail("--arch " + arch + " is not supported (sm_80)");
+  if (emit != "ptx" && emit != "cubin" && emit != "json")
+    return fail("--emit must be ptx, cubin or json, found '" + emit + "'");
+
+  DialectRegistry registry;
+  registry.insert<fattn::FAttnDialect, func::FuncDialect, memref::MemRefDialect,
+                  arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+                  gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  SmallVector<Kernel> kernels;
+  for (auto func : module->getOps<func::FuncOp>()) {
+    fattn::AttentionOp op = attentionBody(func);
+    if (!op)
+      continue;
+    FailureOr<Kernel> kernel = compileFunction(func, op);
+    if (failed(kernel))
+      return 1;
+    kernels.push_back(std::move(*kernel));
+  }
+  if (kernels.empty())
+    return fail("no func.func in " + inputFile +
+                " has a single fattn.attention as its body");
+
+  bool toDirectory = emit == "json" || kernels.size() > 1;
+  if (toDirectory)
+    if (std::error_code ec = llvm::sys::fs::create_directories(output))
+      return fail("cannot create directory " + output + ": " + ec.message());
+  for (const Kernel &k : kernels) {
+    auto pathFor = [&](StringRef ext) {
+      if (!toDirectory)
+        return std::string(output);
+      SmallString<256> p(output);
+      llvm::sys::path::append(p, k.entry + ext);
+      return std::string(p);
+    };
+    if (emit == "ptx") {
+      if (failed(writeFile(pathFor(".ptx"), k.ptx)))
+        return 1;
+      continue;
+    }
+    // ptxas reads the PTX from a file: beside the cubin in a directory,
+    // else a temporary.
+    std::string ptxFile;
+    if (toDirectory) {
+      ptxFile = pathFor(".ptx");
+    } else {
+      SmallString<128> tmp;
+      if (llvm::sys::fs::createTemporaryFile("fattn", "ptx", tmp))
+        return fail("cannot create a temporary file");
+      ptxFile = std::string(tmp);
+    }
+    if (failed(writeFile(ptxFile, k.ptx)) ||
+        failed(assemble(ptxFile, pathFor(".cubin"))))
+      return 1;
+    if (!toDirectory)
+      llvm::sys::fs::remove(ptxFile);
+    if (emit == "json") {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << llvm::formatv("{0:2}", description(k)) << "\n";
+      if (failed(writeFile(pathFor(".json"), text)))
+        return 1;
+    }
+  }
+  return 0;
+}
