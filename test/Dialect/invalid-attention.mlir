@@ -43,7 +43,7 @@ func.func @lse_rank(%q: memref<2x8x100x64xf32>, %k: memref<2x2x90x64xf32>, %v: m
 // -----
 
 func.func @query_elem(%q: memref<2x8x100x64xi32>, %k: memref<2x2x90x64xf32>, %v: memref<2x2x90x32xf32>, %o: memref<2x8x100x32xf32>) {
-  // expected-error @+1 {{expected query element type to be f32, f16 or bf16, found 'i32'}}
+  // expected-error @+1 {{expected query element type to be f32, f16, bf16 or f8E4M3FN, found 'i32'}}
   fattn.attention ins(%q, %k, %v : memref<2x8x100x64xi32>, memref<2x2x90x64xf32>, memref<2x2x90x32xf32>) outs(%o : memref<2x8x100x32xf32>)
   return
 }
@@ -67,7 +67,7 @@ func.func @value_elem(%q: memref<2x8x100x64xf32>, %k: memref<2x2x90x64xf32>, %v:
 // -----
 
 func.func @output_elem(%q: memref<2x8x100x64xf32>, %k: memref<2x2x90x64xf32>, %v: memref<2x2x90x32xf32>, %o: memref<2x8x100x32xf16>) {
-  // expected-error @+1 {{expected output element type to match query ('f32'), found 'f16'}}
+  // expected-error @+1 {{expected output element type to be 'f32' (the query's), found 'f16'}}
   fattn.attention ins(%q, %k, %v : memref<2x8x100x64xf32>, memref<2x2x90x64xf32>, memref<2x2x90x32xf32>) outs(%o : memref<2x8x100x32xf16>)
   return
 }

@@ -135,7 +135,7 @@ func.func @f(%a: tensor<16xf32>, %b: tensor<16x8xf32>) {
 // -----
 
 func.func @f(%a: tensor<16x16xf16>, %b: tensor<16x8xbf16>) {
-  // expected-error @+1 {{expected operands of one element type among f32, f16, bf16, found 'f16' and 'bf16'}}
+  // expected-error @+1 {{expected operands of one element type among f32, f16, bf16, f8E4M3FN, found 'f16' and 'bf16'}}
   %r = fattn.mma %a, %b : tensor<16x16xf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
   return
 }
@@ -231,7 +231,7 @@ func.func @f() {
 // -----
 
 func.func @f(%s: tensor<16x8xf32>, %m: tensor<16xf32>, %l: tensor<16xf32>) {
-  // expected-error @+1 {{'fattn.softmax_update' op expected probabilities of shape 16x8 in f32, f16 or bf16, found 'tensor<16x4xbf16>'}}
+  // expected-error @+1 {{'fattn.softmax_update' op expected probabilities of shape 16x8 in f32, f16, bf16 or f8E4M3FN, found 'tensor<16x4xbf16>'}}
   %p, %m1, %l1, %al = fattn.softmax_update %s, %m, %l {scale = 1.0 : f32} : tensor<16x8xf32>, tensor<16xf32> -> tensor<16x4xbf16>
   return
 }

@@ -86,3 +86,28 @@ func.func @tiled_bf16(%s: tensor<64x64xf32>, %m: tensor<64xf32>, %l: tensor<64xf
   %o, %lse = fattn.finalize %acc, %m1, %l1 {scale = 0.088 : f32} : tensor<64x128xf32>, tensor<64xf32> -> tensor<64x128xbf16>
   return %p, %o : tensor<64x64xbf16>, tensor<64x128xbf16>
 }
+
+// -----
+
+// FP8 with per-block descales.
+// CHECK-LABEL: func.func @attention_fp8
+// CHECK: fattn.attention ins({{.*}} : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%{{.*}} : memref<?x?x?x128xbf16>) descale(%{{.*}}, %{{.*}}, %{{.*}} : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) {causal = true, descale_block_kv = 128 : i64, descale_block_q = 64 : i64}
+func.func @attention_fp8(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<?x?x?xf32>, %dk: memref<?x?x?xf32>, %dv: memref<?x?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>)
+                  descale(%dq, %dk, %dv : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>)
+                  {causal = true, descale_block_q = 64 : i64, descale_block_kv = 128 : i64}
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @tiled_fp8_ops
+// CHECK: %[[QS:.*]] = fattn.load_descale %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x4xf32> -> tensor<64xf32>
+// CHECK: %[[KS:.*]] = fattn.load_descale %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {block = 32 : i64} : memref<2x4x8xf32> -> tensor<32xf32>
+// CHECK: fattn.mma %{{.*}}, %{{.*}} lhs_scale(%[[QS]] : tensor<64xf32>) rhs_scale(%[[KS]] : tensor<32xf32>) {transpose_rhs} : tensor<64x128xf8E4M3FN>, tensor<32x128xf8E4M3FN> -> tensor<64x32xf32>
+func.func @tiled_fp8_ops(%q: tensor<64x128xf8E4M3FN>, %k: tensor<32x128xf8E4M3FN>, %dq: memref<2x4xf32>, %dk: memref<2x4x8xf32>, %i: index) -> tensor<64x32xf32> {
+  %qs = fattn.load_descale %dq[%i, %i, %i] : memref<2x4xf32> -> tensor<64xf32>
+  %ks = fattn.load_descale %dk[%i, %i, %i] {block = 32 : i64} : memref<2x4x8xf32> -> tensor<32xf32>
+  %s = fattn.mma %q, %k lhs_scale(%qs : tensor<64xf32>) rhs_scale(%ks : tensor<32xf32>) {transpose_rhs} : tensor<64x128xf8E4M3FN>, tensor<32x128xf8E4M3FN> -> tensor<64x32xf32>
+  return %s : tensor<64x32xf32>
+}

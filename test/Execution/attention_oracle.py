@@ -21,11 +21,38 @@ import sys
 import tempfile
 
 NUM_RE = re.compile(r"-?(?:inf|nan|\d+(?:\.\d*)?(?:e[-+]?\d+)?)")
-TOLERANCE = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
+# f8E4M3FN: inputs are exact e4m3 values; the error is P's rounding to e4m3
+# (as on the GPU) and the bf16 output.
+TOLERANCE = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2, "f8E4M3FN": 3e-2}
+FP8 = "f8E4M3FN"
+
+
+def e4m3_value(code):
+    e, m = (code >> 3) & 15, code & 7
+    return m * 2.0 ** -9 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7)
+
+
+E4M3_FINITE = [e4m3_value(c) for c in range(127)]  # codes 0..126, increasing
+
+
+def e4m3_code(value):
+    """The e4m3fn code nearest to `value` (ties to even, saturating at 448)."""
+    sign = 0x80 if math.copysign(1.0, value) < 0 else 0
+    a = abs(value)
+    if a >= 448.0:
+        return sign | 126
+    hi = next(c for c, v in enumerate(E4M3_FINITE) if v >= a)
+    lo = max(hi - 1, 0)
+    dlo, dhi = a - E4M3_FINITE[lo], E4M3_FINITE[hi] - a
+    code = lo if dlo < dhi or (dlo == dhi and lo % 2 == 0) else hi
+    return sign | code
 
 
 def round_to(value, dtype):
     """Rounds a Python float to the nearest value of `dtype` (RNE)."""
+    if dtype == FP8:
+        code = e4m3_code(value)
+        return math.copysign(E4M3_FINITE[code & 127], -1.0 if code & 0x80 else 1.0)
     if dtype == "f16":
         return struct.unpack("<e", struct.pack("<e", value))[0]
     bits = struct.unpack("<I", struct.pack("<f", value))[0]
@@ -58,6 +85,10 @@ def parse_args(argv):
     p.add_argument("--no-lse", action="store_true")
     p.add_argument("--pipeline-options", default="",
                    help="e.g. 'block-m=32 block-n=16'")
+    p.add_argument("--descale", choices=["none", "tensor", "head", "block"],
+                   default="none", help="FP8 descale granularity")
+    p.add_argument("--descale-block-q", type=int, default=16)
+    p.add_argument("--descale-block-kv", type=int, default=16)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--keep", help="write the generated program here")
     a = p.parse_args(argv)
@@ -74,12 +105,44 @@ def random_tensor(rng, shape, dtype):
     return [round_to(rng.gauss(0.0, 1.0), dtype) for _ in range(count)]
 
 
+def descale_shapes(a):
+    """Shapes of (dq, dk, dv) for the chosen granularity, or None."""
+    if a.descale == "none":
+        return None
+    if a.descale == "tensor":
+        return [], [], []
+    if a.descale == "head":
+        return [[a.batch, a.heads_kv]] * 3
+    bq = -(-a.seq_q // a.descale_block_q)
+    bk = -(-a.seq_k // a.descale_block_kv)
+    return ([a.batch, a.heads_q, bq], [a.batch, a.heads_kv, bk],
+            [a.batch, a.heads_kv, bk])
+
+
+def random_descales(rng, a):
+    shapes = descale_shapes(a)
+    if shapes is None:
+        return None
+    return [[rng.uniform(0.25, 2.0) for _ in range(math.prod(sh))] for sh in shapes]
+
+
+def descale_at(a, values, shape, b, h, s, block):
+    """The descale factor of row s of head h (the tensor's own head)."""
+    if values is None:
+        return 1.0
+    if not shape:
+        return values[0]
+    if len(shape) == 2:
+        return values[b * shape[1] + h]
+    return values[(b * shape[1] + h) * shape[2] + s // block]
+
+
 def mlir_float(x):
     return repr(float(x)).replace("inf", "0x7F800000")
 
 
 def memref_type(shape, dtype):
-    return "memref<" + "x".join(map(str, shape)) + "x" + dtype + ">"
+    return "memref<" + "".join(f"{d}x" for d in shape) + dtype + ">"
 
 
 def storage_shape(a, heads, seq, dim):
@@ -103,8 +166,9 @@ def dynamic_type(dim, dtype, rank=4):
     return f"memref<{dims}{dtype}, strided<[{strides}], offset: ?>>"
 
 
-def build_program(a, q, k, v):
+def build_program(a, q, k, v, descales=None):
     d, dv, dt = a.head_dim, a.head_dim_v, a.dtype
+    out_dt = "bf16" if dt == FP8 else dt
     shapes = {
         "q": storage_shape(a, a.heads_q, a.seq_q, d),
         "k": storage_shape(a, a.heads_kv, a.seq_k, d),
@@ -115,25 +179,50 @@ def build_program(a, q, k, v):
         "q": view_type(a, a.heads_q, a.seq_q, d, dt),
         "k": view_type(a, a.heads_kv, a.seq_k, d, dt),
         "v": view_type(a, a.heads_kv, a.seq_k, dv, dt),
-        "o": view_type(a, a.heads_q, a.seq_q, dv, dt),
+        "o": view_type(a, a.heads_q, a.seq_q, dv, out_dt),
     }
     lse_type = memref_type([a.batch, a.heads_q, a.seq_q], "f32")
     out = []
     for name, data in (("q", q), ("k", k), ("v", v)):
-        values = ", ".join(mlir_float(x) for x in data)
-        flat = memref_type([len(data)], dt)
+        if dt == FP8:
+            # LLVM has no 8-bit floats: the bytes travel as i8.
+            codes = (e4m3_code(x) for x in data)
+            values = ", ".join(str(c - 256 if c >= 128 else c) for c in codes)
+            flat = memref_type([len(data)], "i8")
+        else:
+            values = ", ".join(mlir_float(x) for x in data)
+            flat = memref_type([len(data)], dt)
         out.append(f'memref.global "private" constant @{name}_data : '
                    f'{flat} = dense<[{values}]>')
+    dshapes = descale_shapes(a)
+    if descales is not None:
+        for name, sh, vals in zip(("dq", "dk", "dv"), dshapes, descales):
+            lit = mlir_float(vals[0]) if not sh else "[" + ", ".join(map(mlir_float, vals)) + "]"
+            if len(sh) == 3:
+                lit = "[" + ", ".join(map(mlir_float, vals)) + "]"
+                out.append(f'memref.global "private" constant @{name}_flat : '
+                           f'{memref_type([len(vals)], "f32")} = dense<{lit}>')
+            else:
+                if len(sh) == 2:
+                    rows = [vals[i * sh[1]:(i + 1) * sh[1]] for i in range(sh[0])]
+                    lit = "[" + ", ".join("[" + ", ".join(map(mlir_float, r)) + "]" for r in rows) + "]"
+                out.append(f'memref.global "private" constant @{name}_data : '
+                           f'{memref_type(sh, "f32")} = dense<{lit}>')
 
     # The attention function, with static or dynamic operand types.
     has_lse = not a.no_lse
     if a.dynamic:
-        arg_types = {n: dynamic_type(d if n in "qk" else dv, dt) for n in "qkvo"}
+        arg_types = {n: dynamic_type(d if n in "qk" else dv, out_dt if n == "o" else dt)
+                     for n in "qkvo"}
         arg_types["lse"] = dynamic_type(0, "f32", rank=3)
     else:
         arg_types = dict(views)
         arg_types["lse"] = lse_type
     names = ["q", "k", "v", "o"] + (["lse"] if has_lse else [])
+    if descales is not None:
+        for n, sh in zip(("dq", "dk", "dv"), dshapes):
+            arg_types[n] = memref_type(sh, "f32")
+        names += ["dq", "dk", "dv"]
     params = ", ".join(f"%{n}: {arg_types[n]}" for n in names)
     attrs = []
     if a.scale is not None:
@@ -147,6 +236,12 @@ def build_program(a, q, k, v):
     if a.softcap is not None:
         attrs.append(f"softcap = {mlir_float(a.softcap)} : f32")
     lse_clause = f" lse(%lse : {arg_types['lse']})" if has_lse else ""
+    if descales is not None:
+        lse_clause += (f" descale(%dq, %dk, %dv : {arg_types['dq']}, {arg_types['dk']}, "
+                       f"{arg_types['dv']})")
+        if a.descale == "block":
+            attrs.append(f"descale_block_q = {a.descale_block_q} : i64")
+            attrs.append(f"descale_block_kv = {a.descale_block_kv} : i64")
     out.append(f"""
 func.func @attention({params}) {{
   fattn.attention ins(%q, %k, %v : {arg_types['q']}, {arg_types['k']}, {arg_types['v']})
@@ -160,15 +255,30 @@ func.func private @printMemrefF32(memref<*xf32>)
     body = []
     perm = "(d0, d1, d2, d3) -> (d0, d2, d1, d3)"
     for n in ("q", "k", "v", "o"):
-        st = memref_type(shapes[n], dt)
+        st = memref_type(shapes[n], out_dt if n == "o" else dt)
         if n == "o":
             body.append(f"%o_buf = memref.alloc() : {st}")
             body.append(f"%nan_o = arith.constant 0x7FC00000 : f32")
-            nan = "%nan_o" if dt == "f32" else "%nan_o_t"
-            if dt != "f32":
-                body.append(f"%nan_o_t = arith.truncf %nan_o : f32 to {dt}")
-            body.append(f"linalg.fill ins({nan} : {dt}) outs(%o_buf : {st})")
+            nan = "%nan_o" if out_dt == "f32" else "%nan_o_t"
+            if out_dt != "f32":
+                body.append(f"%nan_o_t = arith.truncf %nan_o : f32 to {out_dt}")
+            body.append(f"linalg.fill ins({nan} : {out_dt}) outs(%o_buf : {st})")
             src = "%o_buf"
+        elif dt == FP8:
+            count = math.prod(shapes[n])
+            bits = memref_type([count], "i8")
+            flat = memref_type([count], dt)
+            dims = ", ".join(map(str, shapes[n]))
+            body.append(f"%{n}_bits = memref.get_global @{n}_data : {bits}")
+            body.append(f"%{n}_flat = memref.alloc() : {flat}")
+            body.append(f"""linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%{n}_bits : {bits}) outs(%{n}_flat : {flat}) {{
+  ^bb0(%x: i8, %y: {dt}):
+    %c = arith.bitcast %x : i8 to {dt}
+    linalg.yield %c : {dt}
+  }}""")
+            body.append(f"%{n}_buf = memref.expand_shape %{n}_flat [[0, 1, 2, 3]] "
+                        f"output_shape [{dims}] : {flat} into {st}")
+            src = f"%{n}_buf"
         else:
             flat = memref_type([math.prod(shapes[n])], dt)
             dims = ", ".join(map(str, shapes[n]))
@@ -190,6 +300,17 @@ func.func private @printMemrefF32(memref<*xf32>)
             body.append(f"%{n}_arg = memref.cast %{n}_view : {views[n]} to {arg_types[n]}")
         else:
             body.append(f"%{n}_arg = memref.cast %{n}_view : {views[n]} to {views[n]}")
+    if descales is not None:
+        for n, sh in zip(("dq", "dk", "dv"), dshapes):
+            t = memref_type(sh, "f32")
+            if len(sh) == 3:
+                ft = memref_type([math.prod(sh)], "f32")
+                dims = ", ".join(map(str, sh))
+                body.append(f"%{n}_flat = memref.get_global @{n}_flat : {ft}")
+                body.append(f"%{n}_arg = memref.expand_shape %{n}_flat [[0, 1, 2]] "
+                            f"output_shape [{dims}] : {ft} into {t}")
+            else:
+                body.append(f"%{n}_arg = memref.get_global @{n}_data : {t}")
     call_args = ", ".join(f"%{n}_arg" if n != "lse" else "%lse_view" for n in names)
     body.append(f"func.call @attention({call_args}) : ({', '.join(arg_types[n] for n in names)}) -> ()")
 
@@ -197,9 +318,9 @@ func.func private @printMemrefF32(memref<*xf32>)
     o_f32 = memref_type([a.batch, a.heads_q, a.seq_q, dv], "f32")
     body.append(f"%o_print = memref.alloc() : {o_f32}")
     body.append(f"""linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%o_view : {views['o']}) outs(%o_print : {o_f32}) {{
-  ^bb0(%x: {dt}, %y: f32):
-    {"%e = arith.extf %x : " + dt + " to f32" if dt != "f32" else ""}
-    linalg.yield {"%e" if dt != "f32" else "%x"} : f32
+  ^bb0(%x: {out_dt}, %y: f32):
+    {"%e = arith.extf %x : " + out_dt + " to f32" if out_dt != "f32" else ""}
+    linalg.yield {"%e" if out_dt != "f32" else "%x"} : f32
   }}""")
     body.append(f"%o_u = memref.cast %o_print : {o_f32} to memref<*xf32>")
     body.append("call @printMemrefF32(%o_u) : (memref<*xf32>) -> ()")
@@ -210,7 +331,7 @@ func.func private @printMemrefF32(memref<*xf32>)
     return "\n".join(out) + "\n"
 
 
-def reference(a, q, k, v):
+def reference(a, q, k, v, descales=None):
     """Float64 attention from the logical BHSD data; returns (O, LSE)."""
     B, Hq, Hkv, Sq, Sk = a.batch, a.heads_q, a.heads_kv, a.seq_q, a.seq_k
     D, Dv = a.head_dim, a.head_dim_v
@@ -236,6 +357,21 @@ def reference(a, q, k, v):
     Q, K, V = rows(q, Hq, Sq, D), rows(k, Hkv, Sk, D), rows(v, Hkv, Sk, Dv)
     O, L = [], []
     group = Hq // Hkv
+    if descales is not None:
+        dq, dk, dv = descales
+        sq, sk, sv = descale_shapes(a)
+        for b in range(B):
+            for h in range(Hq):
+                head = h if len(sq) == 3 else h // group
+                for s in range(Sq):
+                    f = descale_at(a, dq, sq, b, head, s, a.descale_block_q)
+                    Q[b][h][s] = [x * f for x in Q[b][h][s]]
+            for h in range(Hkv):
+                for s in range(Sk):
+                    f = descale_at(a, dk, sk, b, h, s, a.descale_block_kv)
+                    K[b][h][s] = [x * f for x in K[b][h][s]]
+                    g = descale_at(a, dv, sv, b, h, s, a.descale_block_kv)
+                    V[b][h][s] = [x * g for x in V[b][h][s]]
     for b in range(B):
         for h in range(Hq):
             kh = h // group
@@ -285,7 +421,8 @@ def main(argv):
     q = random_tensor(rng, storage_shape(a, a.heads_q, a.seq_q, a.head_dim), a.dtype)
     k = random_tensor(rng, storage_shape(a, a.heads_kv, a.seq_k, a.head_dim), a.dtype)
     v = random_tensor(rng, storage_shape(a, a.heads_kv, a.seq_k, a.head_dim_v), a.dtype)
-    program = build_program(a, q, k, v)
+    descales = random_descales(rng, a)
+    program = build_program(a, q, k, v, descales)
     with tempfile.TemporaryDirectory() as tmp:
         path = a.keep or os.path.join(tmp, "attention.mlir")
         with open(path, "w") as f:
@@ -295,7 +432,7 @@ def main(argv):
         stdout = run_tool([a.runner, "-e", "main", "-entry-point-result=void",
                            f"-shared-libs={a.shared_libs}"], stdin=lowered)
     printed = parse_printed(stdout)
-    want_o, want_l = reference(a, q, k, v)
+    want_o, want_l = reference(a, q, k, v, descales)
     got_o = printed[0]
     if len(got_o) != len(want_o):
         print(f"FAIL seed={a.seed}: printed {len(got_o)} output values, expected {len(want_o)}")

@@ -211,3 +211,41 @@ func.func @finalize(%acc: tensor<4x16xf32>, %m: tensor<4xf32>, %l: tensor<4xf32>
   %o, %lse = fattn.finalize %acc, %m, %l {scale = 0.5 : f32} : tensor<4x16xf32>, tensor<4xf32> -> tensor<4x16xf16>
   return %o, %lse : tensor<4x16xf16>, tensor<4xf32>
 }
+
+// -----
+
+// Per-block descales: one load per row, at its (clamped) block.
+// CHECK-LABEL: func.func @load_descale_block
+// CHECK-SAME: (%[[D:.*]]: memref<2x3x?xf32>, %[[B:.*]]: index, %[[H:.*]]: index, %[[R:.*]]: index)
+// CHECK: tensor.generate
+// CHECK: ^bb0(%[[I:.*]]: index):
+// CHECK:   %[[ROW:.*]] = arith.addi %[[R]], %[[I]]
+// CHECK:   %[[BLK:.*]] = arith.divui %[[ROW]], %c16
+// CHECK:   %[[LAST:.*]] = arith.subi %{{.*}}, %c1
+// CHECK:   %[[IDX:.*]] = arith.minui %[[BLK]], %[[LAST]]
+// CHECK:   %[[X:.*]] = memref.load %[[D]][%[[B]], %[[H]], %[[IDX]]]
+// CHECK:   tensor.yield %[[X]]
+func.func @load_descale_block(%d: memref<2x3x?xf32>, %b: index, %h: index, %r: index) -> tensor<32xf32> {
+  %s = fattn.load_descale %d[%b, %h, %r] {block = 16 : i64} : memref<2x3x?xf32> -> tensor<32xf32>
+  return %s : tensor<32xf32>
+}
+
+// -----
+
+// Scaled FP8 products: e4m3 decoded with integer ops (LLVM has no 8-bit
+// floats), then multiplied by the row scales of both operands.
+// CHECK-DAG: #[[$LS:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-DAG: #[[$RS:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func.func @mma_fp8_scaled
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[$LS]], #[[$RS]], #{{.*}}]
+// CHECK: ^bb0(%[[A:.*]]: f8E4M3FN, %[[BB:.*]]: f8E4M3FN, %[[SA:.*]]: f32, %[[SB:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK:   arith.bitcast %[[A]] : f8E4M3FN to i8
+// CHECK-NOT: arith.extf
+// CHECK:   arith.bitcast %[[BB]] : f8E4M3FN to i8
+// CHECK:   %[[P1:.*]] = arith.mulf %{{.*}}, %[[SA]]
+// CHECK:   %[[P2:.*]] = arith.mulf %[[P1]], %[[SB]]
+// CHECK:   arith.addf %[[ACC]], %[[P2]]
+func.func @mma_fp8_scaled(%q: tensor<16x32xf8E4M3FN>, %k: tensor<8x32xf8E4M3FN>, %qs: tensor<16xf32>, %ks: tensor<8xf32>) -> tensor<16x8xf32> {
+  %s = fattn.mma %q, %k lhs_scale(%qs : tensor<16xf32>) rhs_scale(%ks : tensor<8xf32>) {transpose_rhs} : tensor<16x32xf8E4M3FN>, tensor<8x32xf8E4M3FN> -> tensor<16x8xf32>
+  return %s : tensor<16x8xf32>
+}

@@ -112,3 +112,28 @@ func.func @dynamic_head_dim(%q: memref<1x1x64x?xf32>, %k: memref<1x1x64x?xf32>, 
   fattn.attention ins(%q, %k, %v : memref<1x1x64x?xf32>, memref<1x1x64x?xf32>, memref<1x1x64x16xf32>) outs(%o : memref<1x1x64x16xf32>) {scale = 0.25 : f32}
   return
 }
+
+// -----
+
+// FP8: Q's descales are loaded once per Q tile (per (batch, KV head): at the
+// KV head), K's and V's per KV tile (per block: at their own head); they
+// scale the two products; P is rounded to e4m3 like V; O is bf16.
+// CHECK-LABEL: func.func @fp8_descales
+// CHECK: fattn.tiled_attention {{.*}} descale(%{{.*}}, %{{.*}}, %{{.*}} : memref<2x2xf32>, memref<2x2x4xf32>, memref<2x2x4xf32>) attributes {block_m = 64 : i64, block_n = 32 : i64, descale_block_kv = 32 : i64,
+// CHECK: ^bb0(%[[B:.*]]: index, %[[H:.*]]: index, %{{.*}}: index):
+// CHECK: %[[KVH:.*]] = arith.divui %[[H]], %{{.*}}
+// CHECK: %[[Q:.*]] = fattn.load_tile {{.*}} -> tensor<64x64xf8E4M3FN>
+// CHECK: %[[QS:.*]] = fattn.load_descale %{{.*}}[%[[B]], %[[KVH]], %{{.*}}] : memref<2x2xf32> -> tensor<64xf32>
+// CHECK: scf.for
+// CHECK:   %[[K:.*]] = fattn.load_tile {{.*}} -> tensor<32x64xf8E4M3FN>
+// CHECK:   %[[KS:.*]] = fattn.load_descale %{{.*}}[%[[B]], %[[KVH]], %{{.*}}] {block = 32 : i64} : memref<2x2x4xf32> -> tensor<32xf32>
+// CHECK:   fattn.mma %[[Q]], %[[K]] lhs_scale(%[[QS]] : tensor<64xf32>) rhs_scale(%[[KS]] : tensor<32xf32>) {transpose_rhs}
+// CHECK:   fattn.softmax_update {{.*}} -> tensor<64x32xf8E4M3FN>
+// CHECK:   %[[VS:.*]] = fattn.load_descale {{.*}} {block = 32 : i64} : memref<2x2x4xf32> -> tensor<32xf32>
+// CHECK:   fattn.mma %{{.*}}, %{{.*}} acc(%{{.*}} : tensor<64x64xf32>) rhs_scale(%[[VS]] : tensor<32xf32>) : tensor<64x32xf8E4M3FN>, tensor<32x64xf8E4M3FN>
+// CHECK: fattn.finalize {{.*}} -> tensor<64x64xbf16>
+func.func @fp8_descales(%q: memref<2x4x100x64xf8E4M3FN>, %k: memref<2x2x100x64xf8E4M3FN>, %v: memref<2x2x100x64xf8E4M3FN>, %o: memref<2x4x100x64xbf16>, %dq: memref<2x2xf32>, %dk: memref<2x2x4xf32>, %dv: memref<2x2x4xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<2x4x100x64xf8E4M3FN>, memref<2x2x100x64xf8E4M3FN>, memref<2x2x100x64xf8E4M3FN>) outs(%o : memref<2x4x100x64xbf16>)
+                  descale(%dq, %dk, %dv : memref<2x2xf32>, memref<2x2x4xf32>, memref<2x2x4xf32>) {descale_block_kv = 32 : i64}
+  return
+}

@@ -66,15 +66,23 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
   NamedMemRef q{"query", *qt}, k{"key", *kt}, v{"value", *vt}, o{"output", *ot};
 
   Type elemType = q.type.getElementType();
-  if (!elemType.isF32() && !elemType.isF16() && !elemType.isBF16())
-    return op->emitOpError()
-           << "expected query element type to be f32, f16 or bf16, found "
-           << elemType;
-  for (NamedMemRef other : {k, v, o})
+  bool fp8 = isa<Float8E4M3FNType>(elemType);
+  if (!elemType.isF32() && !elemType.isF16() && !elemType.isBF16() && !fp8)
+    return op->emitOpError() << "expected query element type to be f32, f16, "
+                                "bf16 or f8E4M3FN, found "
+                             << elemType;
+  for (NamedMemRef other : {k, v})
     if (other.type.getElementType() != elemType)
       return op->emitOpError()
              << "expected " << other.name << " element type to match query ("
              << elemType << "), found " << other.type.getElementType();
+  // FP8 attention writes bf16 (as FlashAttention-3); otherwise O is Q's type.
+  Type outType = fp8 ? Type(BFloat16Type::get(op->getContext())) : elemType;
+  if (o.type.getElementType() != outType)
+    return op->emitOpError()
+           << "expected output element type to be " << outType
+           << (fp8 ? " for f8E4M3FN inputs" : " (the query's)") << ", found "
+           << o.type.getElementType();
 
   for (NamedMemRef other : {k, v, o})
     if (failed(checkSameSize(op, other, kBatch, q, kBatch, kDimNames[kBatch])))
@@ -110,6 +118,79 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
   return success();
 }
 
+/// One descale operand: f32, rank 0, 2 ([batch, kv_heads]) or 3
+/// ([batch, heads, blocks] with `block` rows per block).
+static LogicalResult checkDescale(Operation *op, StringRef name, Value descale,
+                                  NamedMemRef data, NamedMemRef kv,
+                                  StringRef blockName,
+                                  std::optional<int64_t> block) {
+  auto type = cast<MemRefType>(descale.getType());
+  if (!type.getElementType().isF32())
+    return op->emitOpError() << "expected " << name
+                             << " element type to be f32, found "
+                             << type.getElementType();
+  NamedMemRef d{name, type};
+  switch (type.getRank()) {
+  case 0:
+    break;
+  case 2:
+    if (failed(checkSameSize(op, d, kBatch, data, kBatch, kDimNames[kBatch])) ||
+        failed(checkSameSize(op, d, kHeads, kv, kHeads, kDimNames[kHeads])))
+      return failure();
+    break;
+  case 3: {
+    if (!block)
+      return op->emitOpError() << "expected " << blockName << " for the "
+                               << "per-block " << name;
+    if (failed(checkSameSize(op, d, kBatch, data, kBatch, kDimNames[kBatch])) ||
+        failed(checkSameSize(op, d, kHeads, data, kHeads, kDimNames[kHeads])))
+      return failure();
+    int64_t blocks = type.getDimSize(2), seq = data.type.getDimSize(kSeq);
+    if (!ShapedType::isDynamic(blocks) && !ShapedType::isDynamic(seq) &&
+        blocks != (seq + *block - 1) / *block)
+      return op->emitOpError()
+             << "expected " << name << " block count (" << blocks
+             << ") to be ceildiv(" << data.name << " sequence length, "
+             << blockName << ") = " << (seq + *block - 1) / *block;
+    break;
+  }
+  default:
+    return op->emitOpError()
+           << "expected " << name << " to be rank 0 (per tensor), 2 "
+           << "([batch, kv_heads]) or 3 ([batch, heads, blocks]), found rank "
+           << type.getRank();
+  }
+  return success();
+}
+
+LogicalResult mlir::fattn::verifyDescales(Operation *op, Value query, Value key,
+                                          Value qDescale, Value kDescale,
+                                          Value vDescale,
+                                          std::optional<int64_t> blockQ,
+                                          std::optional<int64_t> blockKV) {
+  for (auto [name, block] : {std::pair{"descale_block_q", blockQ},
+                             std::pair{"descale_block_kv", blockKV}})
+    if (block && *block <= 0)
+      return op->emitOpError() << "expected a positive " << name << ", found "
+                               << *block;
+  if (!qDescale)
+    return success();
+  auto qType = cast<MemRefType>(query.getType());
+  if (!isa<Float8E4M3FNType>(qType.getElementType()))
+    return op->emitOpError() << "expected f8E4M3FN query, key and value with "
+                                "descale operands, found "
+                             << qType.getElementType();
+  NamedMemRef q{"query", qType}, k{"key", cast<MemRefType>(key.getType())};
+  if (failed(checkDescale(op, "q_descale", qDescale, q, k, "descale_block_q",
+                          blockQ)) ||
+      failed(checkDescale(op, "k_descale", kDescale, k, k, "descale_block_kv",
+                          blockKV)) ||
+      failed(checkDescale(op, "v_descale", vDescale, k, k, "descale_block_kv",
+                          blockKV)))
+    return failure();
+  return success();
+}
+
 LogicalResult mlir::fattn::verifyWindowBound(Operation *op, StringRef name,
                                              int64_t bound) {
   if (bound < -1)
@@ -138,7 +219,10 @@ LogicalResult mlir::fattn::verifySoftcap(Operation *op, float softcap) {
 
 LogicalResult AttentionOp::verify() {
   if (failed(verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
-                                     getOutput(), getLse())))
+                                     getOutput(), getLse())) ||
+      failed(verifyDescales(*this, getQuery(), getKey(), getQDescale(),
+                            getKDescale(), getVDescale(), getDescaleBlockQ(),
+                            getDescaleBlockKv())))
     return failure();
   if (FloatAttr scale = getScaleAttr())
     if (failed(verifyScale(*this, "scale", scale.getValueAsDouble())))

@@ -22,7 +22,7 @@ static LogicalResult verifyBlockSizes(Operation *op, int64_t blockM,
 }
 
 static bool isSupportedElementType(Type t) {
-  return t.isF32() || t.isF16() || t.isBF16();
+  return t.isF32() || t.isF16() || t.isBF16() || isa<Float8E4M3FNType>(t);
 }
 
 //===----------------------------------------------------------------------===//
@@ -32,6 +32,9 @@ static bool isSupportedElementType(Type t) {
 LogicalResult TiledAttentionOp::verify() {
   if (failed(verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
                                      getOutput(), getLse())) ||
+      failed(verifyDescales(*this, getQuery(), getKey(), getQDescale(),
+                            getKDescale(), getVDescale(), getDescaleBlockQ(),
+                            getDescaleBlockKv())) ||
       failed(verifyScale(*this, "scale", getScale().convertToFloat())) ||
       failed(verifySoftcap(*this, getSoftcap().convertToFloat())) ||
       failed(verifyWindowBound(*this, "window_left", getWindowLeft())) ||
@@ -103,6 +106,9 @@ LogicalResult KVTileRangeOp::verify() {
   return success();
 }
 
+static LogicalResult verifyRowVector(Operation *op, StringRef name,
+                                     RankedTensorType vec, int64_t rows);
+
 //===----------------------------------------------------------------------===//
 // MmaOp
 //===----------------------------------------------------------------------===//
@@ -115,7 +121,7 @@ LogicalResult MmaOp::verify() {
   if (lhs.getElementType() != rhs.getElementType() ||
       !isSupportedElementType(lhs.getElementType()))
     return emitOpError() << "expected operands of one element type among f32, "
-                            "f16, bf16, found "
+                            "f16, bf16, f8E4M3FN, found "
                          << lhs.getElementType() << " and "
                          << rhs.getElementType();
   if (!result.getElementType().isF32())
@@ -136,6 +142,38 @@ LogicalResult MmaOp::verify() {
     return emitOpError() << "expected the accumulator type to be the result "
                             "type "
                          << result << ", found " << getAcc().getType();
+  if (getLhsScale() &&
+      failed(verifyRowVector(*this, "lhs_scale", tensorType(getLhsScale()), m)))
+    return failure();
+  if (getRhsScale() &&
+      failed(verifyRowVector(*this, "rhs_scale", tensorType(getRhsScale()),
+                             rhs.getDimSize(0))))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadDescaleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadDescaleOp::verify() {
+  MemRefType source = getSource().getType();
+  RankedTensorType result = tensorType(getResult());
+  if (!source.getElementType().isF32())
+    return emitOpError() << "expected an f32 descale memref, found "
+                         << source.getElementType();
+  if (source.getRank() != 0 && source.getRank() != 2 && source.getRank() != 3)
+    return emitOpError() << "expected a rank-0, rank-2 or rank-3 descale "
+                            "memref, found rank "
+                         << source.getRank();
+  if (result.getRank() != 1 || !result.getElementType().isF32())
+    return emitOpError() << "expected a rank-1 f32 result, found " << result;
+  std::optional<int64_t> block = getBlock();
+  if ((source.getRank() == 3) != block.has_value())
+    return emitOpError("expected a block size exactly when the descale is "
+                       "per block (rank 3)");
+  if (block && *block <= 0)
+    return emitOpError() << "expected a positive block size, found " << *block;
   return success();
 }
 
@@ -204,7 +242,7 @@ LogicalResult SoftmaxUpdateOp::verify() {
       !isSupportedElementType(probs.getElementType()))
     return emitOpError() << "expected probabilities of shape "
                          << scores.getDimSize(0) << "x" << scores.getDimSize(1)
-                         << " in f32, f16 or bf16, found " << probs;
+                         << " in f32, f16, bf16 or f8E4M3FN, found " << probs;
   return success();
 }
 
@@ -225,8 +263,9 @@ LogicalResult FinalizeOp::verify() {
                              acc.getDimSize(0))))
     return failure();
   RankedTensorType out = tensorType(getOutput());
+  Type outElem = out.getElementType();
   if (out.getShape() != acc.getShape() ||
-      !isSupportedElementType(out.getElementType()))
+      !(outElem.isF32() || outElem.isF16() || outElem.isBF16()))
     return emitOpError() << "expected an output of the accumulator's shape in "
                             "f32, f16 or bf16, found "
                          << out;

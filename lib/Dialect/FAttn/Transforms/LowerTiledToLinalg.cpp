@@ -10,6 +10,7 @@
 
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/Transforms.h"
+#include "fattn/Dialect/FAttn/Utils/Float8Emulation.h"
 #include "fattn/Dialect/FAttn/Utils/KVTileRangeBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,8 +60,10 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                    float value) {
   Value empty =
       tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  Value cst = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(type.getElementType(), value));
+  Value cst = isa<Float8E4M3FNType>(type.getElementType())
+                  ? emitF32ToF8E4M3FN(b, loc, f32Const(b, loc, value))
+                  : arith::ConstantOp::create(
+                        b, loc, b.getFloatAttr(type.getElementType(), value));
   return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
 }
 
@@ -69,15 +72,22 @@ Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type) {
                                  type.getElementType());
 }
 
-/// Converts an f32 scalar to `type` (a float type of at most 32 bits).
+/// Converts an f32 scalar to `type` (a float type of at most 32 bits); LLVM
+/// has no 8-bit floats, so f8E4M3FN is emulated.
 Value truncTo(OpBuilder &b, Location loc, Value v, Type type) {
-  return type.isF32() ? v : arith::TruncFOp::create(b, loc, type, v);
+  if (type.isF32())
+    return v;
+  if (isa<Float8E4M3FNType>(type))
+    return emitF32ToF8E4M3FN(b, loc, v);
+  return arith::TruncFOp::create(b, loc, type, v);
 }
 
 Value extToF32(OpBuilder &b, Location loc, Value v) {
-  return v.getType().isF32()
-             ? v
-             : arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  if (v.getType().isF32())
+    return v;
+  if (isa<Float8E4M3FNType>(v.getType()))
+    return emitF8E4M3FNToF32(b, loc, v);
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
 }
 
 /// Maps of a rank-2 iteration space (i, j): the whole tile and its rows.
@@ -255,6 +265,38 @@ struct LowerStoreTile : OpRewritePattern<StoreTileOp> {
   }
 };
 
+/// Each row's factor is a load: the single value, [batch, head], or
+/// [batch, head, min(row / block, blocks - 1)].
+struct LowerLoadDescale : OpRewritePattern<LoadDescaleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoadDescaleOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value source = op.getSource();
+    int64_t rank = op.getSource().getType().getRank();
+    std::optional<int64_t> block = op.getBlock();
+    rewriter.replaceOpWithNewOp<tensor::GenerateOp>(
+        op, op.getResult().getType(), ValueRange{},
+        [&](OpBuilder &b, Location loc, ValueRange idx) {
+          SmallVector<Value> indices;
+          if (rank >= 2)
+            indices = {op.getBatch(), op.getHead()};
+          if (rank == 3) {
+            Value row = arith::AddIOp::create(b, loc, op.getRow(), idx[0]);
+            Value blockIdx = arith::DivUIOp::create(
+                b, loc, row, arith::ConstantIndexOp::create(b, loc, *block));
+            Value blocks = memref::DimOp::create(b, loc, source, 2);
+            Value last = arith::SubIOp::create(
+                b, loc, blocks, arith::ConstantIndexOp::create(b, loc, 1));
+            indices.push_back(arith::MinUIOp::create(b, loc, blockIdx, last));
+          }
+          tensor::YieldOp::create(
+              b, loc, memref::LoadOp::create(b, loc, source, indices).getResult());
+        });
+    return success();
+  }
+};
+
 struct LowerKVTileRange : OpRewritePattern<KVTileRangeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(KVTileRangeOp op,
@@ -290,15 +332,32 @@ struct LowerMma : OpRewritePattern<MmaOp> {
     AffineMap rhsMap = op.getTransposeRhs() ? AffineMap::get(3, 0, {n, k}, ctx)
                                             : AffineMap::get(3, 0, {k, n}, ctx);
     AffineMap outMap = AffineMap::get(3, 0, {m, n}, ctx);
+    SmallVector<Value> inputs = {op.getLhs(), op.getRhs()};
+    SmallVector<AffineMap> maps = {lhsMap, rhsMap};
+    // Row scales: lhs rows are m; rhs rows (as stored) are n when transposed,
+    // k otherwise.
+    if (Value scale = op.getLhsScale()) {
+      inputs.push_back(scale);
+      maps.push_back(AffineMap::get(3, 0, {m}, ctx));
+    }
+    if (Value scale = op.getRhsScale()) {
+      inputs.push_back(scale);
+      maps.push_back(AffineMap::get(3, 0, {op.getTransposeRhs() ? n : k}, ctx));
+    }
+    maps.push_back(outMap);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, result, ValueRange{op.getLhs(), op.getRhs()}, init,
-        {lhsMap, rhsMap, outMap},
+        rewriter, loc, result, inputs, init, maps,
         {IteratorType::parallel, IteratorType::parallel,
          IteratorType::reduction},
         [](OpBuilder &b, Location loc, ValueRange args) {
-          Value prod = arith::MulFOp::create(b, loc, extToF32(b, loc, args[0]),
-                                             extToF32(b, loc, args[1]));
-          Value sum = arith::AddFOp::create(b, loc, args[2], prod);
+          // Sequenced so that the IR does not depend on argument evaluation
+          // order.
+          Value lhs = extToF32(b, loc, args[0]);
+          Value rhs = extToF32(b, loc, args[1]);
+          Value prod = arith::MulFOp::create(b, loc, lhs, rhs);
+          for (Value scale : args.drop_front(2).drop_back())
+            prod = arith::MulFOp::create(b, loc, prod, scale);
+          Value sum = arith::AddFOp::create(b, loc, args.back(), prod);
           linalg::YieldOp::create(b, loc, sum);
         });
     rewriter.replaceOp(op, generic.getResults());
@@ -604,7 +663,7 @@ struct FAttnLowerTiledToLinalgPass
 
 void mlir::fattn::populateLowerTiledToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerLoadTile, LowerStoreTile,
+  patterns.add<LowerLoadDescale, LowerLoadTile, LowerStoreTile,
                LowerKVTileRange, LowerMma, LowerMask, LowerSoftcap,
                LowerSoftmaxInit, LowerSoftmaxUpdate, LowerRescale,
                LowerFinalize>(patterns.getContext());

@@ -27,10 +27,26 @@ struct OnlineSoftmaxState {
 struct QTileContext {
   TiledAttentionOp op;
   Value batch, kvHead, firstRow, seqQ, seqK;
-  Value qTile; // the loaded Q tile
+  Value qTile;   // the loaded Q tile
+  Value qScale;  // its FP8 descale factors, or null
   Value one, blockN;
   RankedTensorType kTileType, vTileType, scoresType, probsType;
 };
+
+/// The descale factors of `rows` rows starting at `row`, or null without
+/// descales. Per-(batch, KV head) factors are indexed by `kvHead`, per-block
+/// ones by `head` (the tensor's own head).
+Value loadDescale(OpBuilder &b, Location loc, Value descale, Value batch,
+                  Value head, Value kvHead, Value row, IntegerAttr block,
+                  int64_t rows) {
+  if (!descale)
+    return Value();
+  auto type = cast<MemRefType>(descale.getType());
+  bool perBlock = type.getRank() == 3;
+  return LoadDescaleOp::create(
+      b, loc, RankedTensorType::get({rows}, b.getF32Type()), descale, batch,
+      perBlock ? head : kvHead, row, perBlock ? block : IntegerAttr());
+}
 
 /// Builds one KV loop over tiles [from, to); `masked` adds fattn.mask.
 OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
@@ -47,8 +63,12 @@ OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
         Value firstCol = arith::MulIOp::create(b, loc, kvTile, ctx.blockN);
         Value k = LoadTileOp::create(b, loc, ctx.kTileType, op.getKey(),
                                      ctx.batch, ctx.kvHead, firstCol);
+        Value kScale = loadDescale(b, loc, op.getKDescale(), ctx.batch,
+                                   ctx.kvHead, ctx.kvHead, firstCol,
+                                   op.getDescaleBlockKvAttr(), op.getBlockN());
         Value s = MmaOp::create(b, loc, ctx.scoresType, ctx.qTile, k,
-                                /*acc=*/Value(), /*transpose_rhs=*/true);
+                                /*acc=*/Value(), ctx.qScale, kScale,
+                                /*transpose_rhs=*/true);
         if (softcap > 0)
           s = SoftcapOp::create(b, loc, s.getType(), s, op.getScaleAttr(),
                                 op.getSoftcapAttr());
@@ -64,7 +84,11 @@ OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
                                       update.getAlpha());
         Value v = LoadTileOp::create(b, loc, ctx.vTileType, op.getValue(),
                                      ctx.batch, ctx.kvHead, firstCol);
+        Value vScale = loadDescale(b, loc, op.getVDescale(), ctx.batch,
+                                   ctx.kvHead, ctx.kvHead, firstCol,
+                                   op.getDescaleBlockKvAttr(), op.getBlockN());
         acc = MmaOp::create(b, loc, acc.getType(), update.getProbs(), v, acc,
+                            /*lhs_scale=*/Value(), vScale,
                             /*transpose_rhs=*/false);
         scf::YieldOp::create(
             b, loc, ValueRange{update.getNewMax(), update.getNewSum(), acc});
@@ -108,6 +132,9 @@ void buildQTileBody(OpBuilder &b, TiledAttentionOp op) {
   ctx.qTile = LoadTileOp::create(
       b, loc, RankedTensorType::get({blockM, headDimQK}, elemType),
       op.getQuery(), ctx.batch, op.getHeadIndex(), ctx.firstRow);
+  ctx.qScale = loadDescale(b, loc, op.getQDescale(), ctx.batch,
+                           op.getHeadIndex(), ctx.kvHead, ctx.firstRow,
+                           op.getDescaleBlockQAttr(), blockM);
 
   Type index = b.getIndexType();
   auto range = KVTileRangeOp::create(
@@ -131,7 +158,11 @@ void buildQTileBody(OpBuilder &b, TiledAttentionOp op) {
                          ? 1.0f
                          : op.getScale().convertToFloat();
   auto finalize = FinalizeOp::create(
-      b, loc, RankedTensorType::get({blockM, headDimV}, elemType), rowVecType,
+      b, loc,
+      RankedTensorType::get({blockM, headDimV},
+                            cast<MemRefType>(op.getOutput().getType())
+                                .getElementType()),
+      rowVecType,
       state.acc, state.max, state.sum, b.getF32FloatAttr(finalScale));
   StoreTileOp::create(b, loc, finalize.getOutput(), op.getOutput(), ctx.batch,
                       op.getHeadIndex(), ctx.firstRow);
@@ -159,12 +190,14 @@ FailureOr<TiledAttentionOp> mlir::fattn::tileAttention(RewriterBase &rewriter,
   Location loc = op.getLoc();
   auto tiled = TiledAttentionOp::create(
       rewriter, loc, op.getQuery(), op.getKey(), op.getValue(),
-      op.getOutput(), op.getLse(), rewriter.getI64IntegerAttr(sizes.blockM),
+      op.getOutput(), op.getLse(), op.getQDescale(), op.getKDescale(),
+      op.getVDescale(), rewriter.getI64IntegerAttr(sizes.blockM),
       rewriter.getI64IntegerAttr(sizes.blockN),
       rewriter.getF32FloatAttr(op.getEffectiveScale()),
       rewriter.getI64IntegerAttr(op.getEffectiveWindowLeft()),
       rewriter.getI64IntegerAttr(op.getEffectiveWindowRight()),
-      rewriter.getF32FloatAttr(op.getEffectiveSoftcap()));
+      rewriter.getF32FloatAttr(op.getEffectiveSoftcap()),
+      op.getDescaleBlockQAttr(), op.getDescaleBlockKvAttr());
   Type index = rewriter.getIndexType();
   rewriter.createBlock(&tiled.getBody(), {}, {index, index, index},
                        {loc, loc, loc});

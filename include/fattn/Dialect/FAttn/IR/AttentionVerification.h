@@ -11,12 +11,21 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
+
 namespace mlir::fattn {
 
 /// Checks ranks, element types and every pair of sizes that must agree
 /// (compared where both are static). `lse` may be null.
 LogicalResult verifyAttentionOperands(Operation *op, Value query, Value key,
                                       Value value, Value output, Value lse);
+
+/// Checks the FP8 descale operands (all null, or all set) and the block
+/// sizes of per-block descales.
+LogicalResult verifyDescales(Operation *op, Value query, Value key,
+                             Value qDescale, Value kDescale, Value vDescale,
+                             std::optional<int64_t> blockQ,
+                             std::optional<int64_t> blockKV);
 
 /// Checks that a window bound is -1 (unbounded) or non-negative.
 LogicalResult verifyWindowBound(Operation *op, StringRef name, int64_t bound);

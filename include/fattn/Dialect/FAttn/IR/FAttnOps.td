@@ -11,7 +11,7 @@ include "mlir/IR/OpAsmInterface.td"
 // L0: the entry op.
 //===----------------------------------------------------------------------===//
 
-def FAttn_AttentionOp : FAttn_Op<"attention"> {
+def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
   let summary = "exact attention: O = softmax(scale * Q K^T + mask) V";
   let description = [{
     Computes exact attention on memrefs with logical dims [batch, heads, seq,
@@ -31,6 +31,12 @@ def FAttn_AttentionOp : FAttn_Op<"attention"> {
     - A row that sees no key gives O = 0 and LSE = -inf.
     - Element types: f32, f16, bf16 for Q, K, V and O (all equal); f32 for
       LSE. Accumulation is in f32.
+    - FP8: Q, K, V in f8E4M3FN with a bf16 output, and optionally their
+      `descale(...)` factors (f32): S = scale * (dq Q)(dk K)^T and
+      O = softmax(S) (dv V). Each descale is rank 0 (per tensor), rank 2
+      [batch, kv_heads] (per batch and KV head, as FlashAttention-3) or rank 3
+      [batch, heads, blocks] (per block of `descale_block_q` query rows or
+      `descale_block_kv` key/value rows; heads are Q's for dq, KV's for dk, dv).
 
     Example:
 
@@ -47,17 +53,23 @@ def FAttn_AttentionOp : FAttn_Op<"attention"> {
     Arg<AnyMemRef, "values", [MemRead]>:$value,
     Arg<AnyMemRef, "output", [MemWrite]>:$output,
     Arg<Optional<AnyMemRef>, "log-sum-exp output", [MemWrite]>:$lse,
+    Arg<Optional<AnyMemRef>, "query descale", [MemRead]>:$q_descale,
+    Arg<Optional<AnyMemRef>, "key descale", [MemRead]>:$k_descale,
+    Arg<Optional<AnyMemRef>, "value descale", [MemRead]>:$v_descale,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<BoolAttr>:$causal,
     OptionalAttr<I64Attr>:$window_left,
     OptionalAttr<I64Attr>:$window_right,
-    OptionalAttr<F32Attr>:$softcap
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<I64Attr>:$descale_block_q,
+    OptionalAttr<I64Attr>:$descale_block_kv
   );
 
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,` type($value) `)`
     `outs` `(` $output `:` type($output) `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
+    (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `:` type($q_descale) `,` type($k_descale) `,` type($v_descale) `)`)?
     attr-dict
   }];
 
@@ -79,7 +91,8 @@ def FAttn_AttentionOp : FAttn_Op<"attention"> {
 //===----------------------------------------------------------------------===//
 
 def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
-    SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+    AttrSizedOperandSegments, SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
   let summary = "attention as a grid of Q tiles, each looping over KV tiles";
   let description = [{
     The tiled online-softmax form (FlashAttention-2 loop order). The body runs
@@ -107,12 +120,17 @@ def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
     Arg<AnyMemRef, "values", [MemRead]>:$value,
     Arg<AnyMemRef, "output", [MemWrite]>:$output,
     Arg<Optional<AnyMemRef>, "log-sum-exp output", [MemWrite]>:$lse,
+    Arg<Optional<AnyMemRef>, "query descale", [MemRead]>:$q_descale,
+    Arg<Optional<AnyMemRef>, "key descale", [MemRead]>:$k_descale,
+    Arg<Optional<AnyMemRef>, "value descale", [MemRead]>:$v_descale,
     I64Attr:$block_m,
     I64Attr:$block_n,
     F32Attr:$scale,
     I64Attr:$window_left,
     I64Attr:$window_right,
-    F32Attr:$softcap
+    F32Attr:$softcap,
+    OptionalAttr<I64Attr>:$descale_block_q,
+    OptionalAttr<I64Attr>:$descale_block_kv
   );
   let regions = (region SizedRegion<1>:$body);
 
@@ -120,6 +138,7 @@ def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,` type($value) `)`
     `outs` `(` $output `:` type($output) `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
+    (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `:` type($q_descale) `,` type($k_descale) `,` type($v_descale) `)`)?
     attr-dict-with-keyword $body
   }];
 
@@ -174,6 +193,29 @@ def FAttn_StoreTileOp : FAttn_Op<"store_tile"> {
   let hasVerifier = 1;
 }
 
+def FAttn_LoadDescaleOp : FAttn_Op<"load_descale"> {
+  let summary = "the FP8 descale factor of each row of a tile";
+  let description = [{
+    Returns, for rows [row, row + R) of `head` in `batch`, their descale
+    factors: the single value of a rank-0 memref, `source[batch, head]` of a
+    rank-2 one, or `source[batch, head, r / block]` of a rank-3 (per-block)
+    one. Rows past the last block read the last block's factor (they are
+    padding: their products are never stored).
+
+    ```mlir
+    %ks = fattn.load_descale %dk[%b, %h, %col] {block = 64 : i64} : memref<?x?x?xf32> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "source", [MemRead]>:$source,
+                       Index:$batch, Index:$head, Index:$row,
+                       OptionalAttr<I64Attr>:$block);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $batch `,` $head `,` $row `]` attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def FAttn_KVTileRangeOp : FAttn_Op<"kv_tile_range", [Pure]> {
   let summary = "the KV tiles a Q tile must visit, and which of them need a mask";
   let description = [{
@@ -197,11 +239,13 @@ def FAttn_KVTileRangeOp : FAttn_Op<"kv_tile_range", [Pure]> {
   let hasVerifier = 1;
 }
 
-def FAttn_MmaOp : FAttn_Op<"mma", [Pure]> {
+def FAttn_MmaOp : FAttn_Op<"mma", [Pure, AttrSizedOperandSegments]> {
   let summary = "tile matrix product with f32 accumulation";
   let description = [{
     result = lhs * rhs (+ acc), or lhs * rhs^T with `transpose_rhs`, accumulated
-    in f32. lhs is M x K; rhs is K x N (N x K when transposed).
+    in f32. lhs is M x K; rhs is K x N (N x K when transposed). The optional
+    `lhs_scale` (M) and `rhs_scale` (one per row of rhs as stored) multiply
+    the rows of the operands: the FP8 descale factors.
 
     ```mlir
     %s = fattn.mma %q, %k {transpose_rhs} : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
@@ -210,10 +254,15 @@ def FAttn_MmaOp : FAttn_Op<"mma", [Pure]> {
   }];
   let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs,
                        Optional<AnyStaticShapeTensor>:$acc,
+                       Optional<AnyStaticShapeTensor>:$lhs_scale,
+                       Optional<AnyStaticShapeTensor>:$rhs_scale,
                        UnitAttr:$transpose_rhs);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
-    $lhs `,` $rhs (`acc` `(` $acc^ `:` type($acc) `)`)? attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+    $lhs `,` $rhs (`acc` `(` $acc^ `:` type($acc) `)`)?
+    (`lhs_scale` `(` $lhs_scale^ `:` type($lhs_scale) `)`)?
+    (`rhs_scale` `(` $rhs_scale^ `:` type($rhs_scale) `)`)?
+    attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
   let hasVerifier = 1;
 }
