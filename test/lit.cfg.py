@@ -53,3 +53,7 @@ _ptxas = [p for p in (os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"
 if _ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", _ptxas[0]))
+
+# sm_90a (issue 4): the PTX tests take the pipeline's output through upstream
+# mlir-opt (gpu-module-to-binary needs the LLVM IR translations).
+llvm_config.add_tool_substitutions(["mlir-opt"], tool_dirs)

@@ -6,6 +6,9 @@
 #include "fattn/Conversion/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
+#include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
+#include "fattn/Pipelines/SM90Pipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -20,6 +23,9 @@ int main(int argc, char **argv) {
   mlir::fattn::registerFAttnSM80Passes();
   mlir::fattn::registerFAttnConversionPasses();
   mlir::fattn::registerFAttnSM80Pipeline();
+  mlir::fattn::registerFAttnSM90Passes();
+  mlir::fattn::registerFAttnSM90ConversionPasses();
+  mlir::fattn::registerSM90Pipeline();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

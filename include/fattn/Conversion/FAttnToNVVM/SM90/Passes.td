@@ -1,0 +1,38 @@
+//===- Passes.td - fattn sm_90a conversion -----------------*- tablegen -*-===//
+
+#ifndef FATTN_CONVERSION_FATTNTONVVM_SM90_PASSES_TD
+#define FATTN_CONVERSION_FATTNTONVVM_SM90_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
+  let summary = "Lower planned fattn.tiled_attention ops to sm_90a kernels";
+  let description = [{
+    The sm_90a half of `convert-fattn-to-nvvm{chip=sm_90a}` (which dispatches
+    here once it exists): each `fattn.tiled_attention` planned by
+    `--fattn-sm90-tma` becomes an `llvm.func` kernel in the LLVM and NVVM
+    dialects inside a `gpu.module` targeting sm_90a: a producer warpgroup
+    issuing TMA copies on mbarriers, two consumer warpgroups with SS wgmma for
+    Q K^T, RS wgmma (inline asm) for P V and the online softmax on the
+    accumulator layout. Tensor maps are `nvvm.grid_constant` byval
+    parameters. The op is erased; the kernel carries its KERNEL-ABI.md
+    description as `fattn.kernel_description`.
+  }];
+  let options = [
+    Option<"moduleName", "module-name", "std::string", /*default=*/"\"fattn_sm90\"",
+           "The gpu.module that receives the kernels">,
+    Option<"kernelName", "kernel-name", "std::string", /*default=*/"\"\"",
+           "Kernel name (default: derived from the configuration)">,
+    Option<"wideValueMma", "wide-value-mma", "bool", /*default=*/"true",
+           "O += P V as one wgmma over the whole head dim (else one per 64 columns)">,
+    Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
+           "Schedule the last Q tiles (longest under a causal mask) first">,
+    Option<"setmaxnreg", "setmaxnreg", "bool", /*default=*/"true",
+           "Move registers from the producer to the consumers (setmaxnreg)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
+#endif // FATTN_CONVERSION_FATTNTONVVM_SM90_PASSES_TD

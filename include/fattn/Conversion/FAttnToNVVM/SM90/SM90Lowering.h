@@ -1,0 +1,82 @@
+//===- SM90Lowering.h - tiled attention -> sm_90a NVVM kernel ---*- C++ -*-===//
+//
+// The Hopper lowering of `fattn.tiled_attention`: one CTA per Q tile of 128
+// rows, a producer warpgroup issuing TMA bulk tensor copies into a ring of
+// 128B-swizzled shared-memory stages guarded by full/empty mbarriers, and two
+// consumer warpgroups (64 rows each) running S = Q K^T as SS wgmma and
+// O += P V as RS wgmma (P from registers), with the online softmax on the
+// wgmma accumulator layout. The kernel is emitted into a `gpu.module` as an
+// `llvm.func` in the LLVM and NVVM dialects, ready for gpu-module-to-binary.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_CONVERSION_FATTNTONVVM_SM90_SM90LOWERING_H
+#define FATTN_CONVERSION_FATTNTONVVM_SM90_SM90LOWERING_H
+
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+namespace mlir::fattn {
+
+/// Choices of the sm_90a lowering that are not semantics.
+struct SM90Options {
+  /// Name of the gpu.module the kernels go into (created when missing).
+  std::string moduleName = "fattn_sm90";
+  /// Name of the kernel; empty: derived from the configuration.
+  std::string kernelName;
+  /// O += P V as one wgmma spanning the whole head dim (N = head dim) rather
+  /// than one wgmma per 64-column swizzle atom.
+  bool wideValueMma = true;
+  /// Reverse the Q tile order so that the longest causal tiles start first.
+  bool reverseQTiles = true;
+  /// Registers per thread the producer warpgroup gives away (setmaxnreg);
+  /// 0 disables register reallocation.
+  int producerRegisters = 24;
+  int consumerRegisters = 240;
+};
+
+/// The static configuration of one sm_90a kernel (read off the tiled op and
+/// its `fattn.sm90.tma` plan).
+struct SM90KernelConfig {
+  std::string name;
+  std::string elementType; // "bf16" or "f16"
+  int64_t headDim = 0;     // of Q, K and V (equal)
+  int64_t blockM = 128, blockN = 128, stages = 2;
+  float scale = 1.0f, softcap = 0.0f;
+  int64_t windowLeft = -1, windowRight = -1;
+  bool hasLse = false;
+
+  /// Head dim rounded up to whole 64-column (128-byte) swizzle atoms.
+  int64_t paddedHeadDim() const { return (headDim + 63) / 64 * 64; }
+  int64_t headDimChunks() const { return paddedHeadDim() / 64; }
+  int64_t threads() const { return 384; }
+  /// Dynamic shared memory in bytes, including 1 KiB of alignment slack.
+  int64_t dynamicSharedBytes() const;
+};
+
+/// The kernel of `config`, as the text of an `llvm.func` in the LLVM and NVVM
+/// dialects (the body of a gpu.module). Exposed for unit tests.
+std::string emitSM90KernelText(const SM90KernelConfig &config,
+                               const SM90Options &options);
+
+/// Reads the configuration of `op`; fails with a diagnostic on `op` when the
+/// case is not supported (yet) or `--fattn-sm90-tma` has not planned it.
+FailureOr<SM90KernelConfig> getSM90KernelConfig(TiledAttentionOp op,
+                                                const SM90Options &options);
+
+/// Replaces `op` with a call-free kernel: the kernel is added to the
+/// gpu.module `options.moduleName` of the enclosing builtin.module (which
+/// gets `gpu.container_module`), and `op` is erased. The kernel description
+/// (KERNEL-ABI.md) is attached to the kernel as `fattn.kernel_description`.
+LogicalResult lowerTiledAttentionToSM90(RewriterBase &rewriter,
+                                        TiledAttentionOp op,
+                                        const SM90Options &options);
+
+/// The kernel description (KERNEL-ABI.md, JSON) of a kernel.
+std::string describeSM90Kernel(const SM90KernelConfig &config);
+
+} // namespace mlir::fattn
+
+#endif // FATTN_CONVERSION_FATTNTONVVM_SM90_SM90LOWERING_H

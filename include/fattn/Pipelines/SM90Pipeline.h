@@ -1,0 +1,48 @@
+//===- SM90Pipeline.h - fattn-sm90-pipeline ---------------------*- C++ -*-===//
+
+#ifndef FATTN_PIPELINES_SM90PIPELINE_H
+#define FATTN_PIPELINES_SM90PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::fattn {
+
+struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
+  PassOptions::Option<int64_t> blockM{
+      *this, "block-m", llvm::cl::desc("Rows of Q per CTA (128: two consumer "
+                                       "warpgroups of 64 rows)"),
+      llvm::cl::init(128)};
+  PassOptions::Option<int64_t> blockN{
+      *this, "block-n", llvm::cl::desc("Rows of K and V per KV iteration"),
+      llvm::cl::init(128)};
+  PassOptions::Option<int64_t> stages{
+      *this, "stages", llvm::cl::desc("Buffers in the TMA K/V ring"),
+      llvm::cl::init(2)};
+  PassOptions::Option<std::string> kernelName{
+      *this, "kernel-name", llvm::cl::desc("Kernel name (default: derived)"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> wideValueMma{
+      *this, "wide-value-mma",
+      llvm::cl::desc("O += P V as one wgmma over the whole head dim"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> reverseQTiles{
+      *this, "reverse-q-tiles",
+      llvm::cl::desc("Schedule the longest (causal) Q tiles first"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> setmaxnreg{
+      *this, "setmaxnreg",
+      llvm::cl::desc("Move registers from the producer to the consumers"),
+      llvm::cl::init(true)};
+};
+
+/// fattn.attention through --fattn-tile, --fattn-sm90-tma and
+/// --convert-fattn-to-nvvm-sm90 to a gpu.module of sm_90a kernels.
+void buildSM90Pipeline(OpPassManager &pm, const SM90PipelineOptions &options);
+
+/// Registers fattn-sm90-pipeline with the global registry (fattn-opt).
+void registerSM90Pipeline();
+
+} // namespace mlir::fattn
+
+#endif // FATTN_PIPELINES_SM90PIPELINE_H

@@ -1,0 +1,258 @@
+//===- SM90Lowering.cpp - fattn.tiled_attention -> sm_90a kernel ----------===//
+//
+// Reads the configuration of a tiled attention op (and the TMA plan that
+// --fattn-sm90-tma attached to it), emits the kernel (KernelText.cpp) and
+// places it in a gpu.module targeting sm_90a.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
+#include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdio>
+
+#define DEBUG_TYPE "convert-fattn-to-nvvm-sm90"
+
+namespace mlir::fattn {
+#define GEN_PASS_DEF_CONVERTFATTNTONVVMSM90
+#include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h.inc"
+} // namespace mlir::fattn
+
+using namespace mlir;
+using namespace mlir::fattn;
+using llvm::formatv;
+
+namespace {
+/// Every op kind of the form --fattn-tile builds must be there, and nothing
+/// else of the fattn dialect: the kernel implements exactly that form.
+LogicalResult checkCanonicalTiledForm(TiledAttentionOp op) {
+  bool hasLoad = false, hasMma = false, hasUpdate = false, hasFinalize = false;
+  WalkResult result = op.getBody().walk([&](Operation *inner) {
+    if (isa<LoadTileOp>(inner))
+      hasLoad = true;
+    else if (isa<MmaOp>(inner))
+      hasMma = true;
+    else if (isa<SoftmaxUpdateOp>(inner))
+      hasUpdate = true;
+    else if (isa<FinalizeOp>(inner))
+      hasFinalize = true;
+    else if (isa<FAttnDialect>(inner->getDialect()) &&
+             !isa<StoreTileOp, KVTileRangeOp, MaskOp, SoftcapOp, SoftmaxInitOp,
+                  RescaleOp>(inner)) {
+      inner->emitOpError("is not supported by the sm_90a lowering");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  if (!hasLoad || !hasMma || !hasUpdate || !hasFinalize)
+    return op.emitOpError("is not in the form --fattn-tile builds (load_tile, "
+                          "mma, softmax_update and finalize expected)");
+  return success();
+}
+
+std::string defaultKernelName(const SM90KernelConfig &c) {
+  std::string name = formatv("fattn_fwd_sm90_d{0}_{1}_m{2}n{3}s{4}", c.headDim,
+                             c.elementType, c.blockM, c.blockN, c.stages).str();
+  if (c.windowRight == 0 && c.windowLeft < 0)
+    name += "_causal";
+  else if (c.windowLeft >= 0 || c.windowRight >= 0)
+    name += formatv("_win{0}_{1}", c.windowLeft, c.windowRight).str();
+  if (c.softcap > 0)
+    name += "_softcap";
+  if (c.hasLse)
+    name += "_lse";
+  for (char &ch : name)
+    if (ch == '-')
+      ch = 'm';
+  return name;
+}
+} // namespace
+
+FailureOr<SM90KernelConfig>
+mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
+                                 const SM90Options &options) {
+  auto plan = getTMAPlan(op);
+  if (failed(plan))
+    return op.emitOpError("has no TMA plan: run --fattn-sm90-tma first");
+  auto qType = cast<MemRefType>(op.getQuery().getType());
+  auto kType = cast<MemRefType>(op.getKey().getType());
+  auto vType = cast<MemRefType>(op.getValue().getType());
+  auto oType = cast<MemRefType>(op.getOutput().getType());
+  Type elem = qType.getElementType();
+  if (!elem.isBF16() && !elem.isF16())
+    return op.emitOpError() << "the sm_90a lowering needs bf16 or f16 "
+                               "elements, found "
+                            << elem;
+  if (kType.getElementType() != elem || vType.getElementType() != elem ||
+      oType.getElementType() != elem)
+    return op.emitOpError("the sm_90a lowering needs equal element types for "
+                          "query, key, value and output");
+  int64_t d = qType.getDimSize(3);
+  if (ShapedType::isDynamic(d) || vType.getDimSize(3) != d ||
+      kType.getDimSize(3) != d)
+    return op.emitOpError() << "the sm_90a lowering needs one static head dim "
+                               "for query, key and value, found "
+                            << qType.getDimSize(3) << ", " << kType.getDimSize(3)
+                            << ", " << vType.getDimSize(3);
+  if (d % 16 != 0 || d > 256)
+    return op.emitOpError() << "the sm_90a lowering needs a head dim that is a "
+                               "multiple of 16 and at most 256, found "
+                            << d;
+  if (op.getBlockM() != 128)
+    return op.emitOpError() << "the sm_90a lowering needs block_m = 128 (two "
+                               "consumer warpgroups of 64 rows), found "
+                            << op.getBlockM();
+  int64_t bn = op.getBlockN();
+  if (bn % 16 != 0 || bn < 16 || bn > 256)
+    return op.emitOpError() << "the sm_90a lowering needs block_n a multiple "
+                               "of 16 in [16, 256], found "
+                            << bn;
+
+  SM90KernelConfig c;
+  c.elementType = elem.isBF16() ? "bf16" : "f16";
+  c.headDim = d;
+  c.blockM = op.getBlockM();
+  c.blockN = bn;
+  c.stages = plan->stages;
+  c.scale = op.getScale().convertToFloat();
+  c.softcap = op.getSoftcap().convertToFloat();
+  c.windowLeft = op.getWindowLeft();
+  c.windowRight = op.getWindowRight();
+  c.hasLse = op.getLse() != nullptr;
+  if (c.dynamicSharedBytes() > 227 * 1024)
+    return op.emitOpError() << "the sm_90a kernel needs "
+                            << c.dynamicSharedBytes()
+                            << " bytes of shared memory, more than the 232448 "
+                               "an sm_90a CTA can have: lower block_n or stages";
+  if (failed(checkCanonicalTiledForm(op)))
+    return failure();
+  c.name = options.kernelName.empty() ? defaultKernelName(c) : options.kernelName;
+  return c;
+}
+
+/// A float with enough digits to read back the same f32.
+static std::string exactFloat(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", double(v));
+  return buf;
+}
+
+std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
+  std::string params = R"({"name": "q", "type": "ptr"}, {"name": "k", "type": "ptr"}, )"
+                       R"({"name": "v", "type": "ptr"}, {"name": "o", "type": "ptr"})";
+  if (c.hasLse)
+    params += R"(, {"name": "lse", "type": "ptr"})";
+  for (const char *n : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
+    params += formatv(R"(, {{"name": "{0}", "type": "u32"})", n).str();
+  for (const char *t : {"q", "k", "v", "o"})
+    for (const char *d : {"b", "h", "s"})
+      params += formatv(R"(, {{"name": "{0}_stride_{1}", "type": "u64"})", t, d).str();
+  if (c.hasLse)
+    params += R"(, {"name": "lse_stride_b", "type": "u64"}, {"name": "lse_stride_h", "type": "u64"})";
+  for (const char *t : {"q", "k", "v"}) {
+    int64_t rows = std::string(t) == "q" ? c.blockM : c.blockN;
+    params += formatv(R"(, {{"name": "{0}_map", "type": "tensormap", "tensor": "{0}", )"
+                      R"("element_type": "{1}", "box": [1, 1, {2}, 64], )"
+                      R"("element_strides": [1, 1, 1, 1], "swizzle": "128B", )"
+                      R"("l2_promotion": "256B", "oob_fill": "zero"})",
+                      t, c.elementType, rows).str();
+  }
+  return formatv(R"({{"version": 1, "arch": "sm_90a", "entry": "{0}", )"
+                 R"("cubin": "{0}.cubin", "dtype": "{1}", "head_dim_qk": {2}, )"
+                 R"("head_dim_v": {2}, "scale": {3}, "causal": {4}, )"
+                 R"("window_left": {5}, "window_right": {6}, "softcap": {7}, )"
+                 R"("has_lse": {8}, "block_m": {9}, "block_n": {10}, )"
+                 R"("threads": {11}, "dynamic_smem_bytes": {12}, )"
+                 R"("grid": [["seq_q", {9}], ["heads_q", 1], ["batch", 1]], )"
+                 R"("params": [{13}]})",
+                 c.name, c.elementType, c.headDim, exactFloat(c.scale),
+                 (c.windowRight == 0 && c.windowLeft < 0) ? "true" : "false",
+                 c.windowLeft, c.windowRight, exactFloat(c.softcap),
+                 c.hasLse ? "true" : "false", c.blockM, c.blockN, c.threads(),
+                 c.dynamicSharedBytes(), params)
+      .str();
+}
+
+LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
+                                                     TiledAttentionOp op,
+                                                     const SM90Options &options) {
+  FailureOr<SM90KernelConfig> config = getSM90KernelConfig(op, options);
+  if (failed(config))
+    return failure();
+  auto top = op->getParentOfType<ModuleOp>();
+  if (!top)
+    return op.emitOpError("must be inside a builtin.module");
+  while (auto parent = top->getParentOfType<ModuleOp>())
+    top = parent;
+
+  std::string text =
+      formatv("gpu.module @{0} [#nvvm.target<chip = \"sm_90a\", features = "
+              "\"+ptx80\">] {{\n  llvm.mlir.global external @fattn_smem() "
+              "{{addr_space = 3 : i32, alignment = 1024 : i64} : "
+              "!llvm.array<0 x i8>\n{1}}\n",
+              options.moduleName, emitSM90KernelText(*config, options))
+          .str();
+  ParserConfig parserConfig(op.getContext());
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, parserConfig);
+  if (!parsed) {
+    // An emitter bug: show the text that the parser's message points into.
+    llvm::errs() << text;
+    return op.emitOpError("internal error: the emitted sm_90a kernel does not "
+                          "parse");
+  }
+  auto newModule = cast<gpu::GPUModuleOp>(parsed->getBody()->front());
+  auto kernel = cast<LLVM::LLVMFuncOp>(newModule.getBody()->back());
+  kernel->setAttr("fattn.kernel_description",
+                  rewriter.getStringAttr(describeSM90Kernel(*config)));
+
+  top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+               rewriter.getUnitAttr());
+  auto existing = top.lookupSymbol<gpu::GPUModuleOp>(options.moduleName);
+  if (existing) {
+    if (existing.lookupSymbol(config->name))
+      return op.emitOpError() << "kernel @" << config->name
+                              << " already exists in @" << options.moduleName;
+    kernel->moveBefore(existing.getBody(), existing.getBody()->end());
+  } else {
+    newModule->moveBefore(top.getBody(), top.getBody()->end());
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+namespace {
+struct ConvertFAttnToNVVMSM90Pass
+    : public fattn::impl::ConvertFAttnToNVVMSM90Base<ConvertFAttnToNVVMSM90Pass> {
+  using ConvertFAttnToNVVMSM90Base::ConvertFAttnToNVVMSM90Base;
+
+  void runOnOperation() override {
+    SM90Options options;
+    options.moduleName = moduleName;
+    options.kernelName = kernelName;
+    options.wideValueMma = wideValueMma;
+    options.reverseQTiles = reverseQTiles;
+    options.producerRegisters = setmaxnreg ? 24 : 0;
+    SmallVector<TiledAttentionOp> ops;
+    getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });
+    if (ops.size() > 1 && !options.kernelName.empty()) {
+      ops[1].emitOpError("kernel-name names one kernel, but there are several");
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    for (TiledAttentionOp op : ops)
+      if (failed(lowerTiledAttentionToSM90(rewriter, op, options)))
+        return signalPassFailure();
+  }
+};
+} // namespace

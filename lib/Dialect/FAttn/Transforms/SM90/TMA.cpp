@@ -1,0 +1,93 @@
+//===- TMA.cpp - plan TMA copies and the mbarrier ring (sm_90a) -----------===//
+
+#include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#define DEBUG_TYPE "fattn-sm90-tma"
+
+namespace mlir::fattn {
+#define GEN_PASS_DEF_FATTNSM90TMA
+#include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h.inc"
+} // namespace mlir::fattn
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+LogicalResult mlir::fattn::planSM90TMA(TiledAttentionOp op,
+                                       const TMAPlan &plan) {
+  if (plan.stages < 2)
+    return op.emitOpError() << "needs at least 2 TMA stages so that the next "
+                               "tile's copy overlaps the current tile's math, "
+                               "found "
+                            << plan.stages;
+  auto qType = cast<MemRefType>(op.getQuery().getType());
+  Type elem = qType.getElementType();
+  if (elem.getIntOrFloatBitWidth() != 16)
+    return op.emitOpError() << "TMA with 128B swizzle and 64-column boxes "
+                               "needs 16-bit elements, found "
+                            << elem;
+  Builder b(op.getContext());
+  op->setAttr(kTMAPlanAttrName,
+              b.getDictionaryAttr(
+                  {b.getNamedAttr("stages", b.getI64IntegerAttr(plan.stages)),
+                   b.getNamedAttr("swizzle", b.getI64IntegerAttr(plan.swizzle)),
+                   b.getNamedAttr("box_cols", b.getI64IntegerAttr(plan.boxCols))}));
+  op.getBody().walk([&](Operation *inner) {
+    if (auto load = dyn_cast<LoadTileOp>(inner)) {
+      StringRef operand = load.getSource() == op.getQuery()   ? "q"
+                          : load.getSource() == op.getKey()   ? "k"
+                          : load.getSource() == op.getValue() ? "v"
+                                                              : "";
+      if (operand.empty())
+        return;
+      StringRef barrier = operand == "q"   ? "q"
+                          : operand == "k" ? "full_k"
+                                           : "full_v";
+      int64_t rows =
+          cast<RankedTensorType>(load.getResult().getType()).getDimSize(0);
+      load->setAttr(kTMALoadAttrName,
+                    b.getDictionaryAttr(
+                        {b.getNamedAttr("operand", b.getStringAttr(operand)),
+                         b.getNamedAttr("barrier", b.getStringAttr(barrier)),
+                         b.getNamedAttr("box_rows", b.getI64IntegerAttr(rows))}));
+    } else if (auto store = dyn_cast<StoreTileOp>(inner)) {
+      store->setAttr(kSM90StoreAttrName, b.getStringAttr("registers"));
+    }
+  });
+  return success();
+}
+
+FailureOr<TMAPlan> mlir::fattn::getTMAPlan(TiledAttentionOp op) {
+  auto dict = op->getAttrOfType<DictionaryAttr>(kTMAPlanAttrName);
+  if (!dict)
+    return failure();
+  TMAPlan plan;
+  auto stages = dict.getAs<IntegerAttr>("stages");
+  auto swizzle = dict.getAs<IntegerAttr>("swizzle");
+  auto boxCols = dict.getAs<IntegerAttr>("box_cols");
+  if (!stages || !swizzle || !boxCols || swizzle.getInt() != 128 ||
+      boxCols.getInt() != 64)
+    return failure();
+  plan.stages = stages.getInt();
+  return plan;
+}
+
+namespace {
+struct FAttnSM90TMAPass
+    : public fattn::impl::FAttnSM90TMABase<FAttnSM90TMAPass> {
+  using FAttnSM90TMABase::FAttnSM90TMABase;
+
+  void runOnOperation() override {
+    TMAPlan plan;
+    plan.stages = stages;
+    WalkResult result = getOperation()->walk([&](TiledAttentionOp op) {
+      return failed(planSM90TMA(op, plan)) ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,37 @@
+//===- SM90Pipeline.cpp - fattn-sm90-pipeline -----------------------------===//
+//
+// fattn.attention -> tiled form -> TMA plan -> sm_90a kernel (LLVM + NVVM in
+// a gpu.module). gpu-module-to-binary (or fattn-compile) takes it from there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fattn/Pipelines/SM90Pipeline.h"
+
+#include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
+                                    const SM90PipelineOptions &options) {
+  pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
+  pm.addPass(createFAttnSM90TMA(FAttnSM90TMAOptions{options.stages}));
+  ConvertFAttnToNVVMSM90Options convert;
+  convert.kernelName = options.kernelName;
+  convert.wideValueMma = options.wideValueMma;
+  convert.reverseQTiles = options.reverseQTiles;
+  convert.setmaxnreg = options.setmaxnreg;
+  pm.addPass(createConvertFAttnToNVVMSM90(convert));
+}
+
+void mlir::fattn::registerSM90Pipeline() {
+  PassPipelineRegistration<SM90PipelineOptions>(
+      "fattn-sm90-pipeline",
+      "Lower fattn.attention to an sm_90a kernel (TMA, mbarrier ring, "
+      "warp-specialized wgmma) in a gpu.module",
+      buildSM90Pipeline);
+}

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Runs the sm_90a kernels of build_kernels.py on the GPU: correctness against a
+float64 reference (fresh random inputs, output poisoned with NaN first) and
+timing beside torch SDPA (FlashAttention-2 backend) in the same run.
+
+Launches through the CUDA driver API with ctypes (cuModuleLoadData,
+cuTensorMapEncodeTiled, cuLaunchKernel), following docs/KERNEL-ABI.md and the
+tensormap parameters of each kernel's JSON description.
+
+usage: check_sm90.py KERNEL_DIR [--bench]
+"""
+import ctypes, json, math, os, sys, time
+import torch
+import torch.nn.functional as F
+
+cuda = ctypes.CDLL("libcuda.so.1")
+DT = {"bf16": (torch.bfloat16, 9), "f16": (torch.float16, 6)}
+
+
+def check(res, what):
+    if res != 0:
+        name = ctypes.c_char_p()
+        cuda.cuGetErrorName(res, ctypes.byref(name))
+        raise RuntimeError(f"{what}: {name.value.decode()}")
+
+
+class Kernel:
+    def __init__(self, kdir, desc):
+        self.desc = desc
+        torch.cuda.init()
+        torch.zeros(1, device="cuda")
+        data = open(os.path.join(kdir, desc["cubin"]), "rb").read()
+        self.module = ctypes.c_void_p()
+        check(cuda.cuModuleLoadData(ctypes.byref(self.module), data), "cuModuleLoadData")
+        self.func = ctypes.c_void_p()
+        check(cuda.cuModuleGetFunction(ctypes.byref(self.func), self.module,
+                                       desc["entry"].encode()), "cuModuleGetFunction")
+        check(cuda.cuFuncSetAttribute(self.func, 8, desc["dynamic_smem_bytes"]),
+              "cuFuncSetAttribute")
+
+    def tensor_map(self, t, spec):
+        """t: [B, H, S, D] view with unit last stride."""
+        m = (ctypes.c_uint8 * 192)()  # 128 bytes, 64-aligned inside
+        addr = (ctypes.addressof(m) + 63) // 64 * 64
+        es = t.element_size()
+        dims = (ctypes.c_uint64 * 4)(*[t.shape[3], t.shape[2], t.shape[1], t.shape[0]])
+        strides = (ctypes.c_uint64 * 3)(*[t.stride(2) * es, t.stride(1) * es, t.stride(0) * es])
+        box = (ctypes.c_uint32 * 4)(*reversed(spec["box"]))
+        ones = (ctypes.c_uint32 * 4)(1, 1, 1, 1)
+        check(cuda.cuTensorMapEncodeTiled(ctypes.c_void_p(addr), DT[self.desc["dtype"]][1], 4,
+                                          ctypes.c_void_p(t.data_ptr()), dims, strides, box, ones,
+                                          0, 3, 3, 0), "cuTensorMapEncodeTiled")
+        return m, addr
+
+    def __call__(self, q, k, v, o, lse=None):
+        d = self.desc
+        keep, ptrs = [], []
+        sizes = {"batch": q.shape[0], "heads_q": q.shape[1], "heads_kv": k.shape[1],
+                 "seq_q": q.shape[2], "seq_k": k.shape[2]}
+        tensors = {"q": q, "k": k, "v": v, "o": o, "lse": lse}
+        for p in d["params"]:
+            n, ty = p["name"], p["type"]
+            if ty == "ptr":
+                val = ctypes.c_uint64(tensors[n].data_ptr())
+            elif ty == "u32":
+                val = ctypes.c_uint32(sizes[n])
+            elif ty == "u64":
+                t, _, dim = n.split("_")
+                val = ctypes.c_uint64(tensors[t].stride("bhs".index(dim)))
+            elif ty == "tensormap":
+                m, addr = self.tensor_map(tensors[p["tensor"]], p)
+                keep.append(m)
+                ptrs.append(ctypes.c_void_p(addr))
+                continue
+            keep.append(val)
+            ptrs.append(ctypes.cast(ctypes.pointer(val), ctypes.c_void_p))
+        args = (ctypes.c_void_p * len(ptrs))(*ptrs)
+        grid = [math.ceil(sizes[name] / div) for name, div in d["grid"]]
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        check(cuda.cuLaunchKernel(self.func, *grid, d["threads"], 1, 1,
+                                  d["dynamic_smem_bytes"], stream, args, None), "cuLaunchKernel")
+        self._keep = keep
+
+
+def reference(q, k, v, desc):
+    """float64 attention with the kernel's semantics; returns (O, LSE)."""
+    q, k, v = (x.double() for x in (q, k, v))
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, 1)
+    v = v.repeat_interleave(group, 1)
+    s = q @ k.transpose(-1, -2) * desc["scale"]
+    if desc["softcap"] > 0:
+        s = desc["softcap"] * torch.tanh(s / desc["softcap"])
+    sq, sk = q.shape[2], k.shape[2]
+    i = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
+    j = torch.arange(sk, device=q.device)[None, :]
+    visible = torch.ones(sq, sk, dtype=torch.bool, device=q.device)
+    if desc["window_left"] >= 0:
+        visible &= j >= i - desc["window_left"]
+    if desc["window_right"] >= 0:
+        visible &= j <= i + desc["window_right"]
+    s = s.masked_fill(~visible, -math.inf)
+    lse = torch.logsumexp(s, -1)
+    p = torch.exp(s - lse[..., None]).nan_to_num(0.0)
+    o = p @ v
+    return o, lse
+
+
+def bshd(b, s, h, d, dtype):
+    """A BSHD tensor seen as [B, H, S, D] (the layout flash_attn_func takes)."""
+    return torch.randn(b, s, h, d, device="cuda", dtype=dtype).transpose(1, 2)
+
+
+def run_case(kern, b, hq, hkv, sq, sk):
+    desc = kern.desc
+    dtype = DT[desc["dtype"]][0]
+    d = desc["head_dim_qk"]
+    q, k, v = bshd(b, sq, hq, d, dtype), bshd(b, sk, hkv, d, dtype), bshd(b, sk, hkv, d, dtype)
+    o = torch.full((b, sq, hq, d), float("nan"), device="cuda", dtype=dtype).transpose(1, 2)
+    lse = torch.full((b, hq, sq), float("nan"), device="cuda") if desc["has_lse"] else None
+    kern(q, k, v, o, lse)
+    torch.cuda.synchronize()
+    ro, rlse = reference(q, k, v, desc)
+    nan = torch.isnan(o).any().item()
+    err = ((o.double() - ro).norm() / ro.norm().clamp_min(1e-30)).item()
+    # The same error measure for the output rounded to the element type: the floor.
+    floor = ((ro.to(dtype).double() - ro).norm() / ro.norm().clamp_min(1e-30)).item()
+    line = f"  B={b} Hq={hq} Hkv={hkv} Sq={sq} Sk={sk}: rel L2 err {err:.2e} (rounding floor {floor:.2e})"
+    ok = not nan and err < max(4 * floor, 1e-2)
+    if lse is not None:
+        fin = torch.isfinite(rlse)
+        lerr = (lse.double()[fin] - rlse[fin]).abs().max().item() if fin.any() else 0.0
+        inf_ok = bool((lse[~fin] == -math.inf).all().item())
+        line += f", LSE max abs err {lerr:.2e}, -inf rows ok {inf_ok}"
+        ok = ok and lerr < 2e-3 and inf_ok and not torch.isnan(lse).any().item()
+    print(("PASS" if ok else "FAIL") + line + (" NaN in output" if nan else ""))
+    return ok
+
+
+def bench(kern, b, h, s, iters=20):
+    desc = kern.desc
+    dtype = DT[desc["dtype"]][0]
+    d = desc["head_dim_qk"]
+    causal = desc["causal"]
+    q, k, v = bshd(b, s, h, d, dtype), bshd(b, s, h, d, dtype), bshd(b, s, h, d, dtype)
+    o = torch.empty(b, s, h, d, device="cuda", dtype=dtype).transpose(1, 2)
+    lse = torch.empty(b, h, s, device="cuda") if desc["has_lse"] else None
+    flops = 4 * b * h * s * s * d / (2 if causal else 1)
+
+    def timeit(fn):
+        for _ in range(3):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(iters):
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record(); fn(); e1.record()
+            torch.cuda.synchronize()
+            times.append(e0.elapsed_time(e1))
+        times.sort()
+        return flops / (times[len(times) // 2] * 1e-3) / 1e12
+
+    ours = timeit(lambda: kern(q, k, v, o, lse))
+    from torch.nn.attention import sdpa_kernel, SDPBackend
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        fa2 = timeit(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+    try:
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            cudnn = timeit(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+    except RuntimeError:
+        cudnn = float("nan")
+    print(f"BENCH {desc['entry']} B={b} H={h} S={s} D={d} causal={causal}: fattn {ours:.0f} "
+          f"TFLOP/s, SDPA FA2 {fa2:.0f}, SDPA cuDNN {cudnn:.0f}, fattn/FA2 {ours / fa2:.2f}")
+
+
+CASES = [  # (B, Hq, Hkv, Sq, Sk)
+    (2, 4, 4, 512, 512), (1, 8, 2, 1000, 1000), (2, 4, 1, 77, 300), (1, 4, 4, 300, 77),
+    (1, 2, 2, 1, 129), (1, 4, 2, 1537, 2049),
+]
+
+
+def main():
+    kdir = sys.argv[1]
+    torch.manual_seed(int(time.time()))
+    manifest = json.load(open(os.path.join(kdir, "manifest.json")))
+    only = [a for a in sys.argv[2:] if not a.startswith("--")]
+    failures = 0
+    kernels = {}
+    for desc in manifest:
+        if only and desc["name"] not in only:
+            continue
+        print(f"{desc['name']} ({desc['registers']} registers, {desc['dynamic_smem_bytes']} B smem)")
+        try:
+            kern = Kernel(kdir, desc)
+        except RuntimeError as e:
+            print("FAIL load:", e); failures += 1; continue
+        kernels[desc["name"]] = kern
+        for case in CASES:
+            try:
+                failures += not run_case(kern, *case)
+            except RuntimeError as e:
+                print("FAIL", case, e); failures += 1; break
+    if "--bench" in sys.argv:
+        for name, b, h, s in [("bf16_d128", 4, 16, 4096), ("bf16_d128", 2, 16, 8192),
+                              ("bf16_d128_narrowpv", 4, 16, 4096), ("bf16_d128_s3_n96", 4, 16, 4096),
+                              ("bf16_d128_causal_lse", 2, 16, 8192), ("bf16_d64", 4, 32, 4096),
+                              ("bf16_d256", 4, 8, 4096)]:
+            if name in kernels:
+                bench(kernels[name], b, h, s)
+    print(f"{failures} failures")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
