@@ -192,26 +192,54 @@ void KernelEmitter::copyTile(Value base, Value strideS, Value firstRow,
                              Value seqLen, Value smemOffset, int64_t rows) {
   int64_t chunksPerRow = cfg.headDim * elemBytes / 16;
   int64_t copies = rows * chunksPerRow / kThreads;
+  // Copy i of this thread: row tid / chunksPerRow + i * rowsPerStep, chunk
+  // tid % chunksPerRow. Addresses advance by a fixed step, so only one
+  // pointer per tile stays live.
+  if (kThreads % chunksPerRow != 0) {
+    // Head dim 96: a thread's chunks do not share a column; address each.
+    for (int64_t i = 0; i < copies; ++i) {
+      Value chunk = add(tid, c32(i * kThreads));
+      Value row = arith::DivUIOp::create(b, chunk, c32(chunksPerRow));
+      Value col = arith::RemUIOp::create(b, chunk, c32(chunksPerRow));
+      Value seqRow = add(firstRow, row);
+      Value valid = cmp(arith::CmpIPredicate::ult, seqRow, seqLen);
+      Value src = gep(ptrG, base,
+                      add(mul(toI64(seqRow), strideS), toI64(mul(col, c32(16)))));
+      Value dst = gep(ptrS, smem,
+                      add(smemOffset, add(mul(row, c32(cfg.plan.rowPitchBytes)),
+                                          mul(col, c32(16)))));
+      NVVM::CpAsyncOp::create(
+          b, dst, src, b.getI32IntegerAttr(16),
+          NVVM::LoadCacheModifierKindAttr::get(
+              ctx, NVVM::LoadCacheModifierKind::CG),
+          select(valid, c32(16), c32(0)));
+    }
+    return;
+  }
+  int64_t rowsPerStep = kThreads / chunksPerRow;
+  Value row0 = arith::DivUIOp::create(b, tid, c32(chunksPerRow));
+  Value col = arith::RemUIOp::create(b, tid, c32(chunksPerRow));
+  Value src = gep(ptrG, base,
+                  add(mul(toI64(add(firstRow, row0)), strideS),
+                      toI64(mul(col, c32(16)))));
+  Value srcStep = mul(strideS, c64(rowsPerStep));
+  Value dst = gep(ptrS, smem,
+                  add(smemOffset, add(mul(row0, c32(cfg.plan.rowPitchBytes)),
+                                      mul(col, c32(16)))));
+  // Rows left in the sequence for this thread's first copy.
+  Value left = arith::SubIOp::create(b, seqLen, add(firstRow, row0));
   for (int64_t i = 0; i < copies; ++i) {
-    Value chunk = add(tid, c32(i * kThreads));
-    Value row = arith::DivUIOp::create(b, chunk, c32(chunksPerRow));
-    Value col = arith::RemUIOp::create(b, chunk, c32(chunksPerRow));
-    Value seqRow = add(firstRow, row);
-    Value valid = cmp(arith::CmpIPredicate::ult, seqRow, seqLen);
-    // Past the end: copy 0 bytes (zero-fill) from a valid address.
-    Value safeRow = select(valid, seqRow, c32(0));
-    Value src = gep(ptrG, base,
-                    add(mul(toI64(safeRow), strideS),
-                        toI64(mul(col, c32(16)))));
-    Value dstOffset = add(smemOffset, add(mul(row, c32(cfg.plan.rowPitchBytes)),
-                                          mul(col, c32(16))));
-    Value dst = gep(ptrS, smem, dstOffset);
+    // Past the end: copy 0 bytes (zero-fill); nothing is read from `src`.
+    Value valid = cmp(arith::CmpIPredicate::sgt, left, c32(i * rowsPerStep));
     Value size = select(valid, c32(16), c32(0));
     NVVM::CpAsyncOp::create(
-        b, dst, src, b.getI32IntegerAttr(16),
+        b, gep(ptrS, dst, c32(i * rowsPerStep * cfg.plan.rowPitchBytes)),
+        src, b.getI32IntegerAttr(16),
         NVVM::LoadCacheModifierKindAttr::get(ctx,
                                              NVVM::LoadCacheModifierKind::CG),
         size);
+    if (i + 1 < copies)
+      src = gep(ptrG, src, srcStep);
   }
 }
 
