@@ -7,6 +7,7 @@
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
+#include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
 #include "fattn/Pipelines/SM90Pipeline.h"
 
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
   mlir::fattn::registerFAttnSM90Passes();
   mlir::fattn::registerFAttnSM90ConversionPasses();
   mlir::fattn::registerSM90Pipeline();
+  mlir::fattn::registerSM90AttentionKernelBuilder();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
+#include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
 
@@ -184,6 +185,74 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
       .str();
 }
 
+/// Parses the kernel of `config` (with its shared-memory global) into a
+/// fresh module; null after a diagnostic on `op`.
+static OwningOpRef<ModuleOp> parseKernel(TiledAttentionOp op,
+                                         const SM90KernelConfig &config,
+                                         const SM90Options &options,
+                                         StringRef moduleName) {
+  std::string text =
+      formatv("gpu.module @{0} [#nvvm.target<chip = \"sm_90a\", features = "
+              "\"+ptx80\">] {{\n  llvm.mlir.global external @fattn_smem() "
+              "{{addr_space = 3 : i32, alignment = 1024 : i64} : "
+              "!llvm.array<0 x i8>\n{1}}\n",
+              moduleName, emitSM90KernelText(config, options))
+          .str();
+  ParserConfig parserConfig(op.getContext());
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, parserConfig);
+  if (!parsed) {
+    // An emitter bug: show the text that the parser's message points into.
+    llvm::errs() << text;
+    op.emitOpError("internal error: the emitted sm_90a kernel does not parse");
+  }
+  return parsed;
+}
+
+FailureOr<LLVM::LLVMFuncOp>
+mlir::fattn::buildSM90AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
+                                      StringRef name) {
+  SM90Options options;
+  options.kernelName = name.str();
+  FailureOr<SM90KernelConfig> config = getSM90KernelConfig(op, options);
+  if (failed(config))
+    return failure();
+  OwningOpRef<ModuleOp> parsed = parseKernel(op, *config, options, "tmp");
+  if (!parsed)
+    return failure();
+  auto parsedModule = cast<gpu::GPUModuleOp>(parsed->getBody()->front());
+  Operation *container = builder.getInsertionBlock()->getParentOp();
+  if (!SymbolTable::lookupSymbolIn(container, "fattn_smem"))
+    builder.clone(parsedModule.getBody()->front());
+  auto kernel =
+      cast<LLVM::LLVMFuncOp>(builder.clone(parsedModule.getBody()->back()));
+  Builder attrs(op.getContext());
+  kernel->setAttr("fattn.kernel_description",
+                  attrs.getStringAttr(describeSM90Kernel(*config)));
+  kernel->setAttr(
+      kKernelInfoAttrName,
+      attrs.getDictionaryAttr({
+          attrs.getNamedAttr("block_m", attrs.getI64IntegerAttr(config->blockM)),
+          attrs.getNamedAttr("block_n", attrs.getI64IntegerAttr(config->blockN)),
+          attrs.getNamedAttr("threads", attrs.getI64IntegerAttr(config->threads())),
+          attrs.getNamedAttr("dynamic_smem_bytes",
+                             attrs.getI64IntegerAttr(config->dynamicSharedBytes())),
+          attrs.getNamedAttr("dtype", attrs.getStringAttr(config->elementType)),
+          attrs.getNamedAttr("head_dim", attrs.getI64IntegerAttr(config->headDim)),
+          attrs.getNamedAttr("scale", attrs.getF64FloatAttr(config->scale)),
+          attrs.getNamedAttr("window_left", attrs.getI64IntegerAttr(config->windowLeft)),
+          attrs.getNamedAttr("window_right", attrs.getI64IntegerAttr(config->windowRight)),
+          attrs.getNamedAttr("softcap", attrs.getF64FloatAttr(config->softcap)),
+          attrs.getNamedAttr("has_lse", attrs.getBoolAttr(config->hasLse)),
+          attrs.getNamedAttr("stages", attrs.getI64IntegerAttr(config->stages)),
+          attrs.getNamedAttr("tensor_maps", attrs.getStrArrayAttr({"q", "k", "v"})),
+      }));
+  return kernel;
+}
+
+void mlir::fattn::registerSM90AttentionKernelBuilder() {
+  registerAttentionKernelBuilder("sm_90a", buildSM90AttentionKernel);
+}
+
 LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
                                                      TiledAttentionOp op,
                                                      const SM90Options &options) {
@@ -196,21 +265,10 @@ LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
   while (auto parent = top->getParentOfType<ModuleOp>())
     top = parent;
 
-  std::string text =
-      formatv("gpu.module @{0} [#nvvm.target<chip = \"sm_90a\", features = "
-              "\"+ptx80\">] {{\n  llvm.mlir.global external @fattn_smem() "
-              "{{addr_space = 3 : i32, alignment = 1024 : i64} : "
-              "!llvm.array<0 x i8>\n{1}}\n",
-              options.moduleName, emitSM90KernelText(*config, options))
-          .str();
-  ParserConfig parserConfig(op.getContext());
-  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, parserConfig);
-  if (!parsed) {
-    // An emitter bug: show the text that the parser's message points into.
-    llvm::errs() << text;
-    return op.emitOpError("internal error: the emitted sm_90a kernel does not "
-                          "parse");
-  }
+  OwningOpRef<ModuleOp> parsed =
+      parseKernel(op, *config, options, options.moduleName);
+  if (!parsed)
+    return failure();
   auto newModule = cast<gpu::GPUModuleOp>(parsed->getBody()->front());
   auto kernel = cast<LLVM::LLVMFuncOp>(newModule.getBody()->back());
   kernel->setAttr("fattn.kernel_description",

@@ -14,6 +14,7 @@
 #define FATTN_CONVERSION_FATTNTONVVM_SM90_SM90LOWERING_H
 
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <string>
@@ -76,6 +77,16 @@ LogicalResult lowerTiledAttentionToSM90(RewriterBase &rewriter,
 
 /// The kernel description (KERNEL-ABI.md, JSON) of a kernel.
 std::string describeSM90Kernel(const SM90KernelConfig &config);
+
+/// The `AttentionKernelBuilder` (FAttnToNVVM.h) of chip sm_90a: builds kernel
+/// `name` for `op` at the builder's insertion point (a gpu.module body),
+/// adding the extern shared-memory global `fattn_smem` when it is missing.
+FailureOr<LLVM::LLVMFuncOp> buildSM90AttentionKernel(OpBuilder &builder,
+                                                     TiledAttentionOp op,
+                                                     StringRef name);
+
+/// Registers buildSM90AttentionKernel for `convert-fattn-to-nvvm{chip=sm_90a}`.
+void registerSM90AttentionKernelBuilder();
 
 } // namespace mlir::fattn
 
