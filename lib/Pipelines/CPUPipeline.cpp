@@ -17,6 +17,7 @@ using namespace mlir::fattn;
 
 void mlir::fattn::buildCPUPipeline(OpPassManager &pm,
                                    const CPUPipelineOptions &options) {
+  pm.addPass(createFAttnLowerHadamard());
   pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
   pm.addPass(createFAttnLowerTiledToLinalg());
   pm.addPass(createCanonicalizerPass());

@@ -89,6 +89,10 @@ def parse_args(argv):
                    default="none", help="FP8 descale granularity")
     p.add_argument("--descale-block-q", type=int, default=16)
     p.add_argument("--descale-block-kv", type=int, default=16)
+    p.add_argument("--hadamard", action="store_true",
+                   help="rotate Q and K by the same random-sign Hadamard "
+                        "matrix first (fattn.hadamard_rotate); the result "
+                        "must not change")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--keep", help="write the generated program here")
     a = p.parse_args(argv)
@@ -166,7 +170,7 @@ def dynamic_type(dim, dtype, rank=4):
     return f"memref<{dims}{dtype}, strided<[{strides}], offset: ?>>"
 
 
-def build_program(a, q, k, v, descales=None):
+def build_program(a, q, k, v, descales=None, signs=None):
     d, dv, dt = a.head_dim, a.head_dim_v, a.dtype
     out_dt = "bf16" if dt == FP8 else dt
     shapes = {
@@ -194,6 +198,9 @@ def build_program(a, q, k, v, descales=None):
             flat = memref_type([len(data)], dt)
         out.append(f'memref.global "private" constant @{name}_data : '
                    f'{flat} = dense<[{values}]>')
+    if signs is not None:
+        out.append(f'memref.global "private" constant @signs : '
+                   f'{memref_type([d], "f32")} = dense<[{", ".join(map(mlir_float, signs))}]>')
     dshapes = descale_shapes(a)
     if descales is not None:
         for name, sh, vals in zip(("dq", "dk", "dv"), dshapes, descales):
@@ -286,6 +293,12 @@ func.func private @printMemrefF32(memref<*xf32>)
             body.append(f"%{n}_buf = memref.expand_shape %{n}_flat [[0, 1, 2, 3]] "
                         f"output_shape [{dims}] : {flat} into {st}")
             src = f"%{n}_buf"
+        if signs is not None and n in "qk":
+            body.append(f"%{n}_signs = memref.get_global @signs : {memref_type([d], 'f32')}")
+            body.append(f"%{n}_rot = memref.alloc() : {st}")
+            body.append(f"fattn.hadamard_rotate ins({src} : {st}) signs(%{n}_signs : "
+                        f"{memref_type([d], 'f32')}) outs(%{n}_rot : {st})")
+            src = f"%{n}_rot"
         if a.layout == "bshd":
             body.append(f"%{n}_view = memref.transpose {src} {perm} : {st} to {views[n]}")
         else:
@@ -422,7 +435,8 @@ def main(argv):
     k = random_tensor(rng, storage_shape(a, a.heads_kv, a.seq_k, a.head_dim), a.dtype)
     v = random_tensor(rng, storage_shape(a, a.heads_kv, a.seq_k, a.head_dim_v), a.dtype)
     descales = random_descales(rng, a)
-    program = build_program(a, q, k, v, descales)
+    signs = [rng.choice((-1.0, 1.0)) for _ in range(a.head_dim)] if a.hadamard else None
+    program = build_program(a, q, k, v, descales, signs)
     with tempfile.TemporaryDirectory() as tmp:
         path = a.keep or os.path.join(tmp, "attention.mlir")
         with open(path, "w") as f:

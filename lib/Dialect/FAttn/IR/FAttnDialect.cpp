@@ -2,6 +2,7 @@
 
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
 
 using namespace mlir;
 using namespace mlir::fattn;
@@ -12,6 +13,10 @@ void FAttnDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnOps.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "fattn/Dialect/FAttn/IR/FAttnQuantOps.cpp.inc"
       >();
 }
 

@@ -66,4 +66,17 @@ def FAttnDeallocateCPUKernels
                            "::mlir::scf::SCFDialect"];
 }
 
+def FAttnLowerHadamard : Pass<"fattn-lower-hadamard"> {
+  let summary = "Lower fattn.hadamard_rotate to a fast Walsh-Hadamard transform";
+  let description = [{
+    Each row is multiplied by its signs into an f32 scratch row, goes through
+    log2(d) butterfly stages (d/2 additions and subtractions each), and is
+    scaled by 1/sqrt(d) into the output: scf loops on memrefs, target
+    independent.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_PASSES_TD

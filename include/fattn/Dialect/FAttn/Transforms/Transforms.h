@@ -33,6 +33,9 @@ inline constexpr llvm::StringLiteral kCPUKernelAttrName = "fattn.cpu_kernel";
 /// itself is outlined by the pass (a symbol-table change, not a pattern).
 void populateLowerTiledToLinalgPatterns(RewritePatternSet &patterns);
 
+/// Pattern lowering fattn.hadamard_rotate to scf loops (fast Walsh-Hadamard).
+void populateLowerHadamardPatterns(RewritePatternSet &patterns);
+
 } // namespace mlir::fattn
 
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_TRANSFORMS_H

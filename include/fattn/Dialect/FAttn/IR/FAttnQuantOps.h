@@ -1,0 +1,16 @@
+//===- FAttnQuantOps.h - FP8 accuracy ops -----------------------*- C++ -*-===//
+
+#ifndef FATTN_DIALECT_FATTN_IR_FATTNQUANTOPS_H
+#define FATTN_DIALECT_FATTN_IR_FATTNQUANTOPS_H
+
+#include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h.inc"
+
+#endif // FATTN_DIALECT_FATTN_IR_FATTNQUANTOPS_H

@@ -1,0 +1,134 @@
+//===- LowerHadamard.cpp - fast Walsh-Hadamard transform ------------------===//
+
+#include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
+#include "fattn/Dialect/FAttn/Transforms/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/Transforms.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "fattn-lower-hadamard"
+
+namespace mlir::fattn {
+#define GEN_PASS_DEF_FATTNLOWERHADAMARD
+#include "fattn/Dialect/FAttn/Transforms/Passes.h.inc"
+} // namespace mlir::fattn
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+namespace {
+Value extToF32(OpBuilder &b, Location loc, Value v) {
+  return v.getType().isF32()
+             ? v
+             : arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+
+Value truncTo(OpBuilder &b, Location loc, Value v, Type type) {
+  return type.isF32() ? v : arith::TruncFOp::create(b, loc, type, v);
+}
+
+/// for (i = 0; i < n; ++i) body(i)
+void forRange(OpBuilder &b, Location loc, int64_t n,
+              function_ref<void(OpBuilder &, Location, Value)> body) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value upper = arith::ConstantIndexOp::create(b, loc, n);
+  scf::ForOp::create(b, loc, zero, upper, one, ValueRange{},
+                     [&](OpBuilder &b, Location loc, Value i, ValueRange) {
+                       body(b, loc, i);
+                       scf::YieldOp::create(b, loc);
+                     });
+}
+
+struct LowerHadamardRotate : OpRewritePattern<HadamardRotateOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HadamardRotateOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemRefType inType = op.getInput().getType();
+    Type outElem = op.getOutput().getType().getElementType();
+    int64_t rank = inType.getRank(), width = inType.getDimSize(rank - 1);
+    Type f32 = rewriter.getF32Type();
+    Value scratch =
+        memref::AllocOp::create(rewriter, loc, MemRefType::get({width}, f32));
+
+    SmallVector<Value> lbs, ubs, steps;
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      lbs.push_back(zero);
+      ubs.push_back(memref::DimOp::create(rewriter, loc, op.getInput(), d));
+      steps.push_back(one);
+    }
+    scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps,
+        [&](OpBuilder &b, Location loc, ValueRange lead) {
+          auto at = [&](Value col) {
+            SmallVector<Value> idx(lead);
+            idx.push_back(col);
+            return idx;
+          };
+          // scratch = row * signs, in f32.
+          forRange(b, loc, width, [&](OpBuilder &b, Location loc, Value c) {
+            Value x = extToF32(
+                b, loc, memref::LoadOp::create(b, loc, op.getInput(), at(c)));
+            Value s = memref::LoadOp::create(b, loc, op.getSigns(), c);
+            memref::StoreOp::create(b, loc, arith::MulFOp::create(b, loc, x, s),
+                                    scratch, c);
+          });
+          // Butterfly stage h pairs element (p / h) * 2h + p % h with the one
+          // h further, for p in [0, width / 2).
+          for (int64_t h = 1; h < width; h *= 2) {
+            forRange(b, loc, width / 2, [&](OpBuilder &b, Location loc,
+                                            Value p) {
+              Value hv = arith::ConstantIndexOp::create(b, loc, h);
+              Value block = arith::MulIOp::create(
+                  b, loc, arith::DivUIOp::create(b, loc, p, hv),
+                  arith::ConstantIndexOp::create(b, loc, 2 * h));
+              Value lo = arith::AddIOp::create(
+                  b, loc, block, arith::RemUIOp::create(b, loc, p, hv));
+              Value hi = arith::AddIOp::create(b, loc, lo, hv);
+              Value a = memref::LoadOp::create(b, loc, scratch, lo);
+              Value c = memref::LoadOp::create(b, loc, scratch, hi);
+              memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, a, c),
+                                      scratch, lo);
+              memref::StoreOp::create(b, loc, arith::SubFOp::create(b, loc, a, c),
+                                      scratch, hi);
+            });
+          }
+          // output = scratch / sqrt(width).
+          Value norm = arith::ConstantOp::create(
+              b, loc, b.getF32FloatAttr(1.0f / std::sqrt(float(width))));
+          forRange(b, loc, width, [&](OpBuilder &b, Location loc, Value c) {
+            Value y = arith::MulFOp::create(
+                b, loc, memref::LoadOp::create(b, loc, scratch, c), norm);
+            memref::StoreOp::create(b, loc, truncTo(b, loc, y, outElem),
+                                    op.getOutput(), at(c));
+          });
+        });
+    memref::DeallocOp::create(rewriter, loc, scratch);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct FAttnLowerHadamardPass
+    : public fattn::impl::FAttnLowerHadamardBase<FAttnLowerHadamardPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateLowerHadamardPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::fattn::populateLowerHadamardPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerHadamardRotate>(patterns.getContext());
+}
