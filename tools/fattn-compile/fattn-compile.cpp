@@ -1,9 +1,10 @@
 //===- fattn-compile.cpp - fattn.attention functions -> PTX / cubin / JSON ===//
 //
-//   fattn-compile FILE.mlir --arch sm_80 --emit ptx|cubin|json -o OUT
+//   fattn-compile FILE.mlir --arch sm_80|sm_90a --emit ptx|cubin|json -o OUT
 //
 // Compiles every func.func of FILE whose body is one fattn.attention into a
-// kernel named after the function: the target pipeline, then
+// kernel named after the function: the target pipeline (fattn-sm80-pipeline
+// or fattn-sm90-pipeline), then
 // gpu-module-to-binary{format=isa} for the PTX, then ptxas (--ptxas, else
 // $CUDA_HOME/bin/ptxas, else /usr/local/cuda/bin/ptxas, else PATH) for the
 // cubin. With one kernel, OUT is the .ptx/.cubin file; with several (and
@@ -16,7 +17,10 @@
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
+#include "fattn/Pipelines/SM90Pipeline.h"
 
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -52,7 +56,7 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
                                       cl::Required);
-static cl::opt<std::string> arch("arch", cl::desc("Target: sm_80"),
+static cl::opt<std::string> arch("arch", cl::desc("Target: sm_80 or sm_90a"),
                                  cl::init("sm_80"));
 static cl::opt<std::string> emit("emit", cl::desc("ptx, cubin or json"),
                                  cl::init("json"));
@@ -73,8 +77,14 @@ namespace {
 struct Kernel {
   std::string entry;
   std::string ptx;
-  DictionaryAttr info;
+  DictionaryAttr info;     // sm_80: the facts the description is made of
+  std::string description; // sm_90a: the whole description, from the lowering
 };
+
+/// The attribute in which the sm_90a lowering leaves the kernel's complete
+/// description (docs/KERNEL-ABI.md, tensor maps included).
+constexpr llvm::StringLiteral kSM90DescriptionAttrName =
+    "fattn.kernel_description";
 
 int fail(const Twine &message) {
   llvm::errs() << "fattn-compile: error: " << message << "\n";
@@ -103,16 +113,30 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
   std::string entry = func.getSymName().str();
 
   int64_t headDim = cast<MemRefType>(op.getQuery().getType()).getDimSize(3);
-  fattn::SM80PipelineOptions options;
-  fattn::setDefaultSM80Options(options, headDim);
-  if (blockM > 0)
-    options.blockM = blockM;
-  if (blockN > 0)
-    options.blockN = blockN;
-  if (stages > 0)
-    options.stages = stages;
   PassManager pm(ctx);
-  fattn::buildSM80Pipeline(pm, options);
+  if (arch == "sm_80") {
+    fattn::SM80PipelineOptions options;
+    fattn::setDefaultSM80Options(options, headDim);
+    if (blockM > 0)
+      options.blockM = blockM;
+    if (blockN > 0)
+      options.blockN = blockN;
+    if (stages > 0)
+      options.stages = stages;
+    fattn::buildSM80Pipeline(pm, options);
+  } else {
+    fattn::SM90PipelineOptions options;
+    options.kernelName = entry;
+    if (blockM > 0)
+      options.blockM = blockM;
+    if (blockN > 0)
+      options.blockN = blockN;
+    if (stages > 0)
+      options.stages = stages;
+    fattn::buildSM90Pipeline(pm, options);
+    pm.addPass(createConvertNVVMToLLVMPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+  }
   if (failed(pm.run(*module)))
     return failure();
 
@@ -125,8 +149,13 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       kernel.info = info;
       kernelFunc->removeAttr(fattn::kKernelInfoAttrName);
     }
+    if (auto text =
+            kernelFunc->getAttrOfType<StringAttr>(kSM90DescriptionAttrName)) {
+      kernel.description = text.str();
+      kernelFunc->removeAttr(kSM90DescriptionAttrName);
+    }
   });
-  if (!kernel.info)
+  if (!kernel.info && kernel.description.empty())
     return func.emitError("the pipeline produced no kernel"), failure();
 
   PassManager serialize(ctx);
@@ -195,7 +224,7 @@ LogicalResult assemble(StringRef ptxFile, StringRef cubinFile) {
   return success();
 }
 
-llvm::json::Value description(const Kernel &k) {
+llvm::json::Value sm80Description(const Kernel &k) {
   DictionaryAttr info = k.info;
   auto i64 = [&](StringRef name) {
     return info.getAs<IntegerAttr>(name).getInt();
@@ -250,13 +279,29 @@ llvm::json::Value description(const Kernel &k) {
                                   {"compiler", "fattn-compile"}}},
   };
 }
+/// The kernel's description, with the PTX named beside the cubin (the
+/// runtime falls back to it where the cubin does not load).
+FailureOr<llvm::json::Value> description(const Kernel &k) {
+  if (k.description.empty())
+    return sm80Description(k);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(k.description);
+  if (!parsed) {
+    llvm::errs() << "fattn-compile: error: the sm_90a description of "
+                 << k.entry << " is not JSON: "
+                 << llvm::toString(parsed.takeError()) << "\n";
+    return failure();
+  }
+  if (llvm::json::Object *object = parsed->getAsObject())
+    (*object)["ptx"] = k.entry + ".ptx";
+  return std::move(*parsed);
+}
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "fattn kernel compiler\n");
-  if (arch != "sm_80")
-    return fail("--arch " + arch + " is not supported (sm_80)");
+  if (arch != "sm_80" && arch != "sm_90a")
+    return fail("--arch " + arch + " is not supported (sm_80, sm_90a)");
   if (emit != "ptx" && emit != "cubin" && emit != "json")
     return fail("--emit must be ptx, cubin or json, found '" + emit + "'");
 
@@ -329,7 +374,10 @@ int main(int argc, char **argv) {
     if (emit == "json") {
       std::string text;
       llvm::raw_string_ostream os(text);
-      os << llvm::formatv("{0:2}", description(k)) << "\n";
+      FailureOr<llvm::json::Value> json = description(k);
+      if (failed(json))
+        return 1;
+      os << llvm::formatv("{0:2}", *json) << "\n";
       if (failed(writeFile(pathFor(".json"), text)))
         return 1;
     }
