@@ -9,9 +9,9 @@ from typing import Any, Dict, Mapping
 
 DTYPES = ("f16", "bf16")
 
-# Hopper pipeline kernels (sm_90a) are used by default on sm_90 devices once
-# fattn-compile produces them; until then FATTN_ENABLE_SM90=1 opts in.
-HOPPER_KERNELS_AVAILABLE = False
+# Hopper pipeline kernels (sm_90a) are used by default on sm_90 devices
+# (fattn-compile --arch sm_90a); FATTN_ARCH=sm_80 picks the Ampere kernels.
+HOPPER_KERNELS_AVAILABLE = True
 
 
 def to_f32(x: float) -> float:

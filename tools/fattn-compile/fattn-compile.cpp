@@ -127,6 +127,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
   } else {
     fattn::SM90PipelineOptions options;
     options.kernelName = entry;
+    // Two stages of 128-row K and V tiles fit beside Q up to head dim 128;
+    // head dim 256 takes 64-row tiles.
+    if (headDim > 128)
+      options.blockN = 64;
     if (blockM > 0)
       options.blockM = blockM;
     if (blockN > 0)
