@@ -28,6 +28,9 @@ def gpu_test_specs() -> List[Dict]:
                 for causal in (False, True):
                     specs.append(dict(dtype=dtype, head_dim_qk=d, head_dim_v=d, causal=causal,
                                       softcap=softcap, has_lse=True))
+    # test_custom_scale.
+    specs.append(dict(dtype="bf16", head_dim_qk=128, head_dim_v=128, causal=True,
+                      scale=0.3, has_lse=False))
     return specs
 
 

@@ -238,14 +238,16 @@ llvm::json::Value sm80Description(const Kernel &k) {
   };
   bool hasLse = info.getAs<BoolAttr>("has_lse").getValue();
   llvm::json::Array params;
-  auto param = [&](StringRef name, StringRef type) {
-    params.push_back(llvm::json::Object{{"name", name}, {"type", type}});
+  // json::Value keeps a StringRef without copying: names are owned strings.
+  auto param = [&](std::string name, StringRef type) {
+    params.push_back(
+        llvm::json::Object{{"name", std::move(name)}, {"type", type.str()}});
   };
-  for (StringRef p : {"q", "k", "v", "o"})
+  for (const char *p : {"q", "k", "v", "o"})
     param(p, "ptr");
   if (hasLse)
     param("lse", "ptr");
-  for (StringRef p : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
+  for (const char *p : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
     param(p, "u32");
   for (StringRef t : {"q", "k", "v", "o"})
     for (StringRef s : {"b", "h", "s"})
