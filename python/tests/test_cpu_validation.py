@@ -18,7 +18,7 @@ def call(q, k, v, **kw):
 
 
 @pytest.mark.parametrize("mutate,exc,message", [
-    (lambda q, k, v: (q.numpy(), k, v), TypeError, "q must be a torch.Tensor, got ndarray"),
+    (lambda q, k, v: (q.float().numpy(), k, v), TypeError, "q must be a torch.Tensor, got ndarray"),
     (lambda q, k, v: (q, k.float(), v), TypeError, "k has dtype torch.float32"),
     (lambda q, k, v: (q, k, v.half()), TypeError, "q, k, v must have one dtype"),
     (lambda q, k, v: (q[0], k, v), ValueError, r"q must have 4 dims .* got shape \(17, 8, 64\)"),
