@@ -35,10 +35,9 @@ void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
     KVTileRange<int64_t> r = computeKVTileRange(ops, qt, seqQ, seqK, p);
     SCOPED_TRACE(testing::Message()
                  << "seqQ=" << seqQ << " seqK=" << seqK << " bm=" << p.blockM
-                 << " bn=" << p.blockN << " wl=" << p.windowLeft
-                 << " wr=" << p.windowRight << " qTile=" << qt << " -> ["
-                 << r.lo << ", " << r.fullLo << ", " << r.fullHi << ", "
-                 << r.hi << ")");
+                 << " bn=" << p.blockN << " wl=" << p.windowLeft << " wr="
+                 << p.windowRight << " qTile=" << qt << " -> [" << r.lo << ", "
+                 << r.fullLo << ", " << r.fullHi << ", " << r.hi << ")");
     ASSERT_LE(0, r.lo);
     ASSERT_LE(r.lo, r.fullLo);
     ASSERT_LE(r.fullLo, r.fullHi);
@@ -76,8 +75,8 @@ void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
 TEST(KVTileRange, MatchesBruteForce) {
   for (int64_t seqQ : {1, 5, 16, 33, 64, 100})
     for (int64_t seqK : {1, 7, 16, 40, 64, 129})
-      for (auto [bm, bn] : {std::pair<int64_t, int64_t>{16, 16}, {16, 8},
-                            {8, 32}, {64, 64}})
+      for (auto [bm, bn] :
+           {std::pair<int64_t, int64_t>{16, 16}, {16, 8}, {8, 32}, {64, 64}})
         for (int64_t wl : {-1, 0, 3, 17, 64})
           for (int64_t wr : {-1, 0, 2, 31})
             checkAgainstBruteForce(seqQ, seqK, {bm, bn, wl, wr});
@@ -86,9 +85,8 @@ TEST(KVTileRange, MatchesBruteForce) {
 TEST(KVTileRange, NoMaskVisitsEverythingUnmasked) {
   Int64Ops ops;
   // 128 keys in tiles of 32: all four tiles are full for every Q tile.
-  KVTileRange<int64_t> r =
-      computeKVTileRange(ops, int64_t{1}, int64_t{100}, int64_t{128},
-                         {64, 32, -1, -1});
+  KVTileRange<int64_t> r = computeKVTileRange(ops, int64_t{1}, int64_t{100},
+                                              int64_t{128}, {64, 32, -1, -1});
   EXPECT_EQ(r.lo, 0);
   EXPECT_EQ(r.fullLo, 0);
   EXPECT_EQ(r.fullHi, 4);
@@ -99,8 +97,8 @@ TEST(KVTileRange, CausalSkipsTheFuture) {
   Int64Ops ops;
   // Square causal, tiles of 64: Q tile 1 (rows 64..127) sees key tiles 0
   // (full) and 1 (the diagonal, masked); tile 2 and beyond are skipped.
-  KVTileRange<int64_t> r = computeKVTileRange(
-      ops, int64_t{1}, int64_t{256}, int64_t{256}, {64, 64, -1, 0});
+  KVTileRange<int64_t> r = computeKVTileRange(ops, int64_t{1}, int64_t{256},
+                                              int64_t{256}, {64, 64, -1, 0});
   EXPECT_EQ(r.lo, 0);
   EXPECT_EQ(r.fullLo, 0);
   EXPECT_EQ(r.fullHi, 1);
@@ -111,8 +109,8 @@ TEST(KVTileRange, RowsThatSeeNothingVisitNothing) {
   Int64Ops ops;
   // Causal with seq_q = 100 > seq_k = 10: the first 90 rows see no key, so
   // Q tile 0 (rows 0..15) visits no tile at all.
-  KVTileRange<int64_t> r = computeKVTileRange(
-      ops, int64_t{0}, int64_t{100}, int64_t{10}, {16, 16, -1, 0});
+  KVTileRange<int64_t> r = computeKVTileRange(ops, int64_t{0}, int64_t{100},
+                                              int64_t{10}, {16, 16, -1, 0});
   EXPECT_EQ(r.lo, r.hi);
 }
 } // namespace

@@ -29,9 +29,9 @@ static FailureOr<MemRefType> checkRank(Operation *op, StringRef name, Value v,
                                        int64_t rank, StringRef dims) {
   auto type = cast<MemRefType>(v.getType());
   if (type.getRank() != rank)
-    return op->emitOpError() << "expected " << name << " to be a rank-" << rank
-                             << " memref " << dims << ", found rank "
-                             << type.getRank();
+    return op->emitOpError()
+           << "expected " << name << " to be a rank-" << rank << " memref "
+           << dims << ", found rank " << type.getRank();
   return type;
 }
 
@@ -42,9 +42,9 @@ static LogicalResult checkSameSize(Operation *op, NamedMemRef a, unsigned dimA,
   int64_t sa = a.type.getDimSize(dimA), sr = ref.type.getDimSize(dimRef);
   if (ShapedType::isDynamic(sa) || ShapedType::isDynamic(sr) || sa == sr)
     return success();
-  return op->emitOpError() << "expected " << a.name << " " << what << " ("
-                           << sa << ") to match " << ref.name << " " << what
-                           << " (" << sr << ")";
+  return op->emitOpError() << "expected " << a.name << " " << what << " (" << sa
+                           << ") to match " << ref.name << " " << what << " ("
+                           << sr << ")";
 }
 
 LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
@@ -91,16 +91,17 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
       failed(checkSameSize(op, o, kHeads, q, kHeads, kDimNames[kHeads])) ||
       failed(checkSameSize(op, v, kSeq, k, kSeq, kDimNames[kSeq])) ||
       failed(checkSameSize(op, o, kSeq, q, kSeq, kDimNames[kSeq])) ||
-      failed(checkSameSize(op, k, kHeadDim, q, kHeadDim, kDimNames[kHeadDim])) ||
+      failed(
+          checkSameSize(op, k, kHeadDim, q, kHeadDim, kDimNames[kHeadDim])) ||
       failed(checkSameSize(op, o, kHeadDim, v, kHeadDim, kDimNames[kHeadDim])))
     return failure();
 
   int64_t hq = q.type.getDimSize(kHeads), hkv = k.type.getDimSize(kHeads);
   if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
       (hkv == 0 || hq % hkv != 0))
-    return op->emitOpError() << "expected query head count (" << hq
-                             << ") to be a multiple of key/value head count ("
-                             << hkv << ")";
+    return op->emitOpError()
+           << "expected query head count (" << hq
+           << ") to be a multiple of key/value head count (" << hkv << ")";
 
   if (!lse)
     return success();
@@ -126,9 +127,9 @@ static LogicalResult checkDescale(Operation *op, StringRef name, Value descale,
                                   std::optional<int64_t> block) {
   auto type = cast<MemRefType>(descale.getType());
   if (!type.getElementType().isF32())
-    return op->emitOpError() << "expected " << name
-                             << " element type to be f32, found "
-                             << type.getElementType();
+    return op->emitOpError()
+           << "expected " << name << " element type to be f32, found "
+           << type.getElementType();
   NamedMemRef d{name, type};
   switch (type.getRank()) {
   case 0:
@@ -171,8 +172,8 @@ LogicalResult mlir::fattn::verifyDescales(Operation *op, Value query, Value key,
   for (auto [name, block] : {std::pair{"descale_block_q", blockQ},
                              std::pair{"descale_block_kv", blockKV}})
     if (block && *block <= 0)
-      return op->emitOpError() << "expected a positive " << name << ", found "
-                               << *block;
+      return op->emitOpError()
+             << "expected a positive " << name << ", found " << *block;
   if (!qDescale)
     return success();
   auto qType = cast<MemRefType>(query.getType());
@@ -194,18 +195,18 @@ LogicalResult mlir::fattn::verifyDescales(Operation *op, Value query, Value key,
 LogicalResult mlir::fattn::verifyWindowBound(Operation *op, StringRef name,
                                              int64_t bound) {
   if (bound < -1)
-    return op->emitOpError() << "expected " << name
-                             << " to be -1 (unbounded) or >= 0, found "
-                             << bound;
+    return op->emitOpError()
+           << "expected " << name << " to be -1 (unbounded) or >= 0, found "
+           << bound;
   return success();
 }
 
 LogicalResult mlir::fattn::verifyScale(Operation *op, StringRef name,
                                        float scale) {
   if (!std::isfinite(scale) || scale <= 0.0f)
-    return op->emitOpError() << "expected " << name
-                             << " to be a positive finite number, found "
-                             << scale;
+    return op->emitOpError()
+           << "expected " << name << " to be a positive finite number, found "
+           << scale;
   return success();
 }
 

@@ -21,8 +21,8 @@ LogicalResult HadamardRotateOp::verify() {
     if (!in.isDynamicDim(d) && !out.isDynamicDim(d) &&
         in.getDimSize(d) != out.getDimSize(d))
       return emitOpError() << "expected output dim " << d << " ("
-                           << out.getDimSize(d) << ") to match input dim "
-                           << d << " (" << in.getDimSize(d) << ")";
+                           << out.getDimSize(d) << ") to match input dim " << d
+                           << " (" << in.getDimSize(d) << ")";
   int64_t width = in.getDimSize(in.getRank() - 1);
   if (ShapedType::isDynamic(width) || !llvm::isPowerOf2_64(width))
     return emitOpError() << "expected a static power-of-two row length, "

@@ -16,8 +16,9 @@ static RankedTensorType tensorType(Value v) {
 static LogicalResult verifyBlockSizes(Operation *op, int64_t blockM,
                                       int64_t blockN) {
   if (blockM <= 0 || blockN <= 0)
-    return op->emitOpError() << "expected positive block sizes, found block_m = "
-                             << blockM << ", block_n = " << blockN;
+    return op->emitOpError()
+           << "expected positive block sizes, found block_m = " << blockM
+           << ", block_n = " << blockN;
   return success();
 }
 
@@ -65,28 +66,27 @@ LogicalResult TiledAttentionOp::verifyRegions() {
 static LogicalResult verifyTileAccess(Operation *op, RankedTensorType tile,
                                       MemRefType mem) {
   if (tile.getRank() != 1 && tile.getRank() != 2)
-    return op->emitOpError() << "expected a rank-1 or rank-2 tile, found rank "
-                             << tile.getRank();
+    return op->emitOpError()
+           << "expected a rank-1 or rank-2 tile, found rank " << tile.getRank();
   if (mem.getRank() != tile.getRank() + 2)
     return op->emitOpError()
-           << "expected a rank-" << tile.getRank() + 2
-           << " memref for a rank-" << tile.getRank() << " tile, found rank "
-           << mem.getRank();
+           << "expected a rank-" << tile.getRank() + 2 << " memref for a rank-"
+           << tile.getRank() << " tile, found rank " << mem.getRank();
   if (mem.getElementType() != tile.getElementType())
-    return op->emitOpError() << "expected tile element type "
-                             << tile.getElementType()
-                             << " to match the memref's, found "
-                             << mem.getElementType();
+    return op->emitOpError()
+           << "expected tile element type " << tile.getElementType()
+           << " to match the memref's, found " << mem.getElementType();
   if (tile.getRank() == 2 && !mem.isDynamicDim(3) &&
       mem.getDimSize(3) != tile.getDimSize(1))
-    return op->emitOpError() << "expected tile columns (" << tile.getDimSize(1)
-                             << ") to match the memref head dim ("
-                             << mem.getDimSize(3) << ")";
+    return op->emitOpError()
+           << "expected tile columns (" << tile.getDimSize(1)
+           << ") to match the memref head dim (" << mem.getDimSize(3) << ")";
   return success();
 }
 
 LogicalResult LoadTileOp::verify() {
-  return verifyTileAccess(*this, tensorType(getResult()), getSource().getType());
+  return verifyTileAccess(*this, tensorType(getResult()),
+                          getSource().getType());
 }
 
 LogicalResult StoreTileOp::verify() {
@@ -135,9 +135,8 @@ LogicalResult MmaOp::verify() {
     return emitOpError() << "expected the rhs reduction size (" << rk
                          << ") to match the lhs columns (" << k << ")";
   if (result.getDimSize(0) != m || result.getDimSize(1) != n)
-    return emitOpError() << "expected a " << m << "x" << n
-                         << " result, found " << result.getDimSize(0) << "x"
-                         << result.getDimSize(1);
+    return emitOpError() << "expected a " << m << "x" << n << " result, found "
+                         << result.getDimSize(0) << "x" << result.getDimSize(1);
   if (getAcc() && getAcc().getType() != result)
     return emitOpError() << "expected the accumulator type to be the result "
                             "type "
@@ -183,8 +182,8 @@ LogicalResult LoadDescaleOp::verify() {
 
 static LogicalResult verifyScoresTile(Operation *op, RankedTensorType scores) {
   if (scores.getRank() != 2 || !scores.getElementType().isF32())
-    return op->emitOpError() << "expected a rank-2 f32 scores tile, found "
-                             << scores;
+    return op->emitOpError()
+           << "expected a rank-2 f32 scores tile, found " << scores;
   return success();
 }
 

@@ -3,6 +3,7 @@
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/Transforms.h"
+#include "fattn/Dialect/FAttn/Utils/Float8Emulation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -23,16 +24,6 @@ using namespace mlir;
 using namespace mlir::fattn;
 
 namespace {
-Value extToF32(OpBuilder &b, Location loc, Value v) {
-  return v.getType().isF32()
-             ? v
-             : arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-}
-
-Value truncTo(OpBuilder &b, Location loc, Value v, Type type) {
-  return type.isF32() ? v : arith::TruncFOp::create(b, loc, type, v);
-}
-
 /// for (i = 0; i < n; ++i) body(i)
 void forRange(OpBuilder &b, Location loc, int64_t n,
               function_ref<void(OpBuilder &, Location, Value)> body) {
@@ -76,7 +67,7 @@ struct LowerHadamardRotate : OpRewritePattern<HadamardRotateOp> {
           };
           // scratch = row * signs, in f32.
           forRange(b, loc, width, [&](OpBuilder &b, Location loc, Value c) {
-            Value x = extToF32(
+            Value x = emitExtToF32(
                 b, loc, memref::LoadOp::create(b, loc, op.getInput(), at(c)));
             Value s = memref::LoadOp::create(b, loc, op.getSigns(), c);
             memref::StoreOp::create(b, loc, arith::MulFOp::create(b, loc, x, s),
@@ -85,22 +76,22 @@ struct LowerHadamardRotate : OpRewritePattern<HadamardRotateOp> {
           // Butterfly stage h pairs element (p / h) * 2h + p % h with the one
           // h further, for p in [0, width / 2).
           for (int64_t h = 1; h < width; h *= 2) {
-            forRange(b, loc, width / 2, [&](OpBuilder &b, Location loc,
-                                            Value p) {
-              Value hv = arith::ConstantIndexOp::create(b, loc, h);
-              Value block = arith::MulIOp::create(
-                  b, loc, arith::DivUIOp::create(b, loc, p, hv),
-                  arith::ConstantIndexOp::create(b, loc, 2 * h));
-              Value lo = arith::AddIOp::create(
-                  b, loc, block, arith::RemUIOp::create(b, loc, p, hv));
-              Value hi = arith::AddIOp::create(b, loc, lo, hv);
-              Value a = memref::LoadOp::create(b, loc, scratch, lo);
-              Value c = memref::LoadOp::create(b, loc, scratch, hi);
-              memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, a, c),
-                                      scratch, lo);
-              memref::StoreOp::create(b, loc, arith::SubFOp::create(b, loc, a, c),
-                                      scratch, hi);
-            });
+            forRange(
+                b, loc, width / 2, [&](OpBuilder &b, Location loc, Value p) {
+                  Value hv = arith::ConstantIndexOp::create(b, loc, h);
+                  Value block = arith::MulIOp::create(
+                      b, loc, arith::DivUIOp::create(b, loc, p, hv),
+                      arith::ConstantIndexOp::create(b, loc, 2 * h));
+                  Value lo = arith::AddIOp::create(
+                      b, loc, block, arith::RemUIOp::create(b, loc, p, hv));
+                  Value hi = arith::AddIOp::create(b, loc, lo, hv);
+                  Value a = memref::LoadOp::create(b, loc, scratch, lo);
+                  Value c = memref::LoadOp::create(b, loc, scratch, hi);
+                  memref::StoreOp::create(
+                      b, loc, arith::AddFOp::create(b, loc, a, c), scratch, lo);
+                  memref::StoreOp::create(
+                      b, loc, arith::SubFOp::create(b, loc, a, c), scratch, hi);
+                });
           }
           // output = scratch / sqrt(width).
           Value norm = arith::ConstantOp::create(
@@ -108,7 +99,8 @@ struct LowerHadamardRotate : OpRewritePattern<HadamardRotateOp> {
           forRange(b, loc, width, [&](OpBuilder &b, Location loc, Value c) {
             Value y = arith::MulFOp::create(
                 b, loc, memref::LoadOp::create(b, loc, scratch, c), norm);
-            memref::StoreOp::create(b, loc, truncTo(b, loc, y, outElem),
+            memref::StoreOp::create(b, loc,
+                                    emitTruncFromF32(b, loc, y, outElem),
                                     op.getOutput(), at(c));
           });
         });

@@ -15,11 +15,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -72,24 +72,6 @@ Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type) {
                                  type.getElementType());
 }
 
-/// Converts an f32 scalar to `type` (a float type of at most 32 bits); LLVM
-/// has no 8-bit floats, so f8E4M3FN is emulated.
-Value truncTo(OpBuilder &b, Location loc, Value v, Type type) {
-  if (type.isF32())
-    return v;
-  if (isa<Float8E4M3FNType>(type))
-    return emitF32ToF8E4M3FN(b, loc, v);
-  return arith::TruncFOp::create(b, loc, type, v);
-}
-
-Value extToF32(OpBuilder &b, Location loc, Value v) {
-  if (v.getType().isF32())
-    return v;
-  if (isa<Float8E4M3FNType>(v.getType()))
-    return emitF8E4M3FNToF32(b, loc, v);
-  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-}
-
 /// Maps of a rank-2 iteration space (i, j): the whole tile and its rows.
 struct TileMaps {
   AffineMap tile, row;
@@ -103,11 +85,11 @@ struct TileMaps {
 
 /// Elementwise generic over an M x N tile: inputs and outputs are given with
 /// their maps (tile or row).
-linalg::GenericOp tileGeneric(
-    OpBuilder &b, Location loc, TypeRange results, ValueRange inputs,
-    ValueRange outputs, ArrayRef<AffineMap> maps,
-    ArrayRef<IteratorType> iterators,
-    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+linalg::GenericOp
+tileGeneric(OpBuilder &b, Location loc, TypeRange results, ValueRange inputs,
+            ValueRange outputs, ArrayRef<AffineMap> maps,
+            ArrayRef<IteratorType> iterators,
+            function_ref<void(OpBuilder &, Location, ValueRange)> body) {
   return linalg::GenericOp::create(b, loc, results, inputs, outputs, maps,
                                    iterators, body);
 }
@@ -152,17 +134,15 @@ LogicalResult outlineTiledAttention(TiledAttentionOp op,
   Value seqQ = memref::DimOp::create(b, loc, q, 2);
   Value qTiles = arith::CeilDivUIOp::create(
       b, loc, seqQ, arith::ConstantIndexOp::create(b, loc, op.getBlockM()));
-  scf::LoopNest nest = scf::buildLoopNest(b, loc, {zero, zero, zero},
-                                          {batch, heads, qTiles},
-                                          {one, one, one});
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, {zero, zero, zero}, {batch, heads, qTiles}, {one, one, one});
   func::ReturnOp::create(b, loc);
 
   // Rewire the body to the kernel's arguments and move it into the nest.
   IRMapping mapping;
   mapping.map(args, entry->getArguments());
   Block &body = op.getBody().front();
-  for (auto [iv, arg] :
-       llvm::zip(nest.loops, body.getArguments()))
+  for (auto [iv, arg] : llvm::zip(nest.loops, body.getArguments()))
     mapping.map(arg, iv.getInductionVar());
   Block *inner = nest.loops.back().getBody();
   b.setInsertionPoint(inner->getTerminator());
@@ -184,8 +164,7 @@ std::pair<Value, Value> clippedRows(OpBuilder &b, Location loc, Value mem,
   Value seq = memref::DimOp::create(b, loc, mem, 2);
   Value left = arith::SubIOp::create(b, loc, seq, row);
   Value rows = arith::MinSIOp::create(
-      b, loc, left,
-      arith::ConstantIndexOp::create(b, loc, tile.getDimSize(0)));
+      b, loc, left, arith::ConstantIndexOp::create(b, loc, tile.getDimSize(0)));
   rows = arith::MaxSIOp::create(b, loc, rows,
                                 arith::ConstantIndexOp::create(b, loc, 0));
 
@@ -201,8 +180,8 @@ std::pair<Value, Value> clippedRows(OpBuilder &b, Location loc, Value mem,
   SmallVector<OpFoldResult> strides(memType.getRank(), b.getIndexAttr(1));
   auto viewType = memref::SubViewOp::inferRankReducedResultType(
       shape, memType, offsets, sizes, strides);
-  Value view = memref::SubViewOp::create(b, loc, viewType, mem, offsets, sizes,
-                                         strides);
+  Value view =
+      memref::SubViewOp::create(b, loc, viewType, mem, offsets, sizes, strides);
   return {view, rows};
 }
 
@@ -226,9 +205,9 @@ struct LowerLoadTile : OpRewritePattern<LoadTileOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType tile = tensorType(op.getResult());
-    auto [view, rows] = clippedRows(rewriter, loc, op.getSource(),
-                                    op.getBatch(), op.getHead(), op.getRow(),
-                                    tile);
+    auto [view, rows] =
+        clippedRows(rewriter, loc, op.getSource(), op.getBatch(), op.getHead(),
+                    op.getRow(), tile);
     auto viewType = cast<MemRefType>(view.getType());
     auto partType =
         RankedTensorType::get(viewType.getShape(), tile.getElementType());
@@ -291,7 +270,8 @@ struct LowerLoadDescale : OpRewritePattern<LoadDescaleOp> {
             indices.push_back(arith::MinUIOp::create(b, loc, blockIdx, last));
           }
           tensor::YieldOp::create(
-              b, loc, memref::LoadOp::create(b, loc, source, indices).getResult());
+              b, loc,
+              memref::LoadOp::create(b, loc, source, indices).getResult());
         });
     return success();
   }
@@ -324,8 +304,8 @@ struct LowerMma : OpRewritePattern<MmaOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     RankedTensorType result = tensorType(op.getResult());
-    Value init = op.getAcc() ? op.getAcc()
-                             : filledTensor(rewriter, loc, result, 0.0f);
+    Value init =
+        op.getAcc() ? op.getAcc() : filledTensor(rewriter, loc, result, 0.0f);
     AffineExpr m, n, k;
     bindDims(ctx, m, n, k);
     AffineMap lhsMap = AffineMap::get(3, 0, {m, k}, ctx);
@@ -352,8 +332,8 @@ struct LowerMma : OpRewritePattern<MmaOp> {
         [](OpBuilder &b, Location loc, ValueRange args) {
           // Sequenced so that the IR does not depend on argument evaluation
           // order.
-          Value lhs = extToF32(b, loc, args[0]);
-          Value rhs = extToF32(b, loc, args[1]);
+          Value lhs = emitExtToF32(b, loc, args[0]);
+          Value rhs = emitExtToF32(b, loc, args[1]);
           Value prod = arith::MulFOp::create(b, loc, lhs, rhs);
           for (Value scale : args.drop_front(2).drop_back())
             prod = arith::MulFOp::create(b, loc, prod, scale);
@@ -392,7 +372,8 @@ struct LowerMask : OpRewritePattern<MaskOp> {
           Value diag = arith::AddIOp::create(b, loc, qi, offset);
           if (windowLeft >= 0) {
             Value first = arith::SubIOp::create(
-                b, loc, diag, arith::ConstantIndexOp::create(b, loc, windowLeft));
+                b, loc, diag,
+                arith::ConstantIndexOp::create(b, loc, windowLeft));
             visible = arith::AndIOp::create(
                 b, loc, visible, cmp(arith::CmpIPredicate::sge, kj, first));
           }
@@ -426,12 +407,13 @@ struct LowerSoftcap : OpRewritePattern<SoftcapOp> {
         {maps.tile, maps.tile},
         {IteratorType::parallel, IteratorType::parallel},
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value x = arith::MulFOp::create(b, loc, args[0],
-                                          f32Const(b, loc, inner));
+          Value x =
+              arith::MulFOp::create(b, loc, args[0], f32Const(b, loc, inner));
           Value t = math::TanhOp::create(b, loc, x);
           linalg::YieldOp::create(
-              b, loc, arith::MulFOp::create(b, loc, t, f32Const(b, loc, cap))
-                          .getResult());
+              b, loc,
+              arith::MulFOp::create(b, loc, t, f32Const(b, loc, cap))
+                  .getResult());
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();
@@ -455,10 +437,9 @@ struct LowerSoftmaxInit : OpRewritePattern<SoftmaxInitOp> {
 /// The max that probabilities are taken against: 0 for rows that have seen
 /// no key yet, so exp2(-inf - m) stays 0 instead of NaN.
 Value safeMax(OpBuilder &b, Location loc, Value max) {
-  Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         max, negInf(b, loc));
-  return arith::SelectOp::create(b, loc, isNegInf, f32Const(b, loc, 0.0f),
-                                 max);
+  Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
+                                         negInf(b, loc));
+  return arith::SelectOp::create(b, loc, isNegInf, f32Const(b, loc, 0.0f), max);
 }
 
 struct LowerSoftmaxUpdate : OpRewritePattern<SoftmaxUpdateOp> {
@@ -490,30 +471,31 @@ struct LowerSoftmaxUpdate : OpRewritePattern<SoftmaxUpdateOp> {
 
     // p = exp2(scale * log2(e) * (s - new_max)), in f32.
     Value probs =
-        tileGeneric(rewriter, loc, scoresType, ValueRange{op.getScores(), newMax},
-                    emptyLike(rewriter, loc, scoresType),
-                    {maps.tile, maps.row, maps.tile}, elementwise,
-                    [&](OpBuilder &b, Location loc, ValueRange args) {
-                      Value diff = arith::SubFOp::create(
-                          b, loc, args[0], safeMax(b, loc, args[1]));
-                      Value x = arith::MulFOp::create(
-                          b, loc, diff, f32Const(b, loc, scaleLog2));
-                      linalg::YieldOp::create(
-                          b, loc, math::Exp2Op::create(b, loc, x).getResult());
-                    })
+        tileGeneric(
+            rewriter, loc, scoresType, ValueRange{op.getScores(), newMax},
+            emptyLike(rewriter, loc, scoresType),
+            {maps.tile, maps.row, maps.tile}, elementwise,
+            [&](OpBuilder &b, Location loc, ValueRange args) {
+              Value diff = arith::SubFOp::create(b, loc, args[0],
+                                                 safeMax(b, loc, args[1]));
+              Value x = arith::MulFOp::create(b, loc, diff,
+                                              f32Const(b, loc, scaleLog2));
+              linalg::YieldOp::create(
+                  b, loc, math::Exp2Op::create(b, loc, x).getResult());
+            })
             .getResult(0);
 
     // rowsum(p), over the f32 probabilities.
     Value rowSum =
-        tileGeneric(rewriter, loc, rowType, probs,
-                    filledTensor(rewriter, loc, rowType, 0.0f),
-                    {maps.tile, maps.row}, rowReduction,
-                    [](OpBuilder &b, Location loc, ValueRange args) {
-                      linalg::YieldOp::create(
-                          b, loc,
-                          arith::AddFOp::create(b, loc, args[0], args[1])
-                              .getResult());
-                    })
+        tileGeneric(
+            rewriter, loc, rowType, probs,
+            filledTensor(rewriter, loc, rowType, 0.0f), {maps.tile, maps.row},
+            rowReduction,
+            [](OpBuilder &b, Location loc, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, loc,
+                  arith::AddFOp::create(b, loc, args[0], args[1]).getResult());
+            })
             .getResult(0);
 
     // alpha = exp2(scale * log2(e) * (m - new_max)) (1 while new_max = -inf);
@@ -526,8 +508,8 @@ struct LowerSoftmaxUpdate : OpRewritePattern<SoftmaxUpdateOp> {
                    emptyLike(rewriter, loc, rowType)},
         SmallVector<AffineMap>(6, vec), {IteratorType::parallel},
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value diff = arith::SubFOp::create(b, loc, args[0],
-                                             safeMax(b, loc, args[1]));
+          Value diff =
+              arith::SubFOp::create(b, loc, args[0], safeMax(b, loc, args[1]));
           Value x =
               arith::MulFOp::create(b, loc, diff, f32Const(b, loc, scaleLog2));
           Value alpha = math::Exp2Op::create(b, loc, x);
@@ -538,17 +520,18 @@ struct LowerSoftmaxUpdate : OpRewritePattern<SoftmaxUpdateOp> {
 
     if (!probsElemType.isF32()) {
       RankedTensorType narrow = tensorType(op.getProbs());
-      probs = tileGeneric(rewriter, loc, narrow, probs,
-                          emptyLike(rewriter, loc, narrow),
-                          {maps.tile, maps.tile}, elementwise,
-                          [&](OpBuilder &b, Location loc, ValueRange args) {
-                            linalg::YieldOp::create(
-                                b, loc, truncTo(b, loc, args[0], probsElemType));
-                          })
-                  .getResult(0);
+      probs =
+          tileGeneric(
+              rewriter, loc, narrow, probs, emptyLike(rewriter, loc, narrow),
+              {maps.tile, maps.tile}, elementwise,
+              [&](OpBuilder &b, Location loc, ValueRange args) {
+                linalg::YieldOp::create(
+                    b, loc, emitTruncFromF32(b, loc, args[0], probsElemType));
+              })
+              .getResult(0);
     }
-    rewriter.replaceOp(op, {probs, newMax, rowUpdate.getResult(1),
-                            rowUpdate.getResult(0)});
+    rewriter.replaceOp(
+        op, {probs, newMax, rowUpdate.getResult(1), rowUpdate.getResult(0)});
     return success();
   }
 };
@@ -591,18 +574,18 @@ struct LowerFinalize : OpRewritePattern<FinalizeOp> {
 
     // O = acc / l, or 0 for rows that saw no key.
     Value out =
-        tileGeneric(rewriter, loc, outType, ValueRange{op.getAcc(), op.getSum()},
-                    emptyLike(rewriter, loc, outType),
-                    {maps.tile, maps.row, maps.tile},
-                    {IteratorType::parallel, IteratorType::parallel},
-                    [&](OpBuilder &b, Location loc, ValueRange args) {
-                      Value div = arith::DivFOp::create(b, loc, args[0], args[1]);
-                      Value o = arith::SelectOp::create(
-                          b, loc, hasKeys(b, loc, args[1]), div,
-                          f32Const(b, loc, 0.0f));
-                      linalg::YieldOp::create(b, loc,
-                                              truncTo(b, loc, o, outElemType));
-                    })
+        tileGeneric(
+            rewriter, loc, outType, ValueRange{op.getAcc(), op.getSum()},
+            emptyLike(rewriter, loc, outType), {maps.tile, maps.row, maps.tile},
+            {IteratorType::parallel, IteratorType::parallel},
+            [&](OpBuilder &b, Location loc, ValueRange args) {
+              Value div = arith::DivFOp::create(b, loc, args[0], args[1]);
+              Value o =
+                  arith::SelectOp::create(b, loc, hasKeys(b, loc, args[1]), div,
+                                          f32Const(b, loc, 0.0f));
+              linalg::YieldOp::create(b, loc,
+                                      emitTruncFromF32(b, loc, o, outElemType));
+            })
             .getResult(0);
 
     // LSE = scale * m + log(l), or -inf.
@@ -663,8 +646,9 @@ struct FAttnLowerTiledToLinalgPass
 
 void mlir::fattn::populateLowerTiledToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerLoadDescale, LowerLoadTile, LowerStoreTile,
-               LowerKVTileRange, LowerMma, LowerMask, LowerSoftcap,
-               LowerSoftmaxInit, LowerSoftmaxUpdate, LowerRescale,
-               LowerFinalize>(patterns.getContext());
+  patterns
+      .add<LowerLoadDescale, LowerLoadTile, LowerStoreTile, LowerKVTileRange,
+           LowerMma, LowerMask, LowerSoftcap, LowerSoftmaxInit,
+           LowerSoftmaxUpdate, LowerRescale, LowerFinalize>(
+          patterns.getContext());
 }

@@ -27,8 +27,8 @@ struct OnlineSoftmaxState {
 struct QTileContext {
   TiledAttentionOp op;
   Value batch, kvHead, firstRow, seqQ, seqK;
-  Value qTile;   // the loaded Q tile
-  Value qScale;  // its FP8 descale factors, or null
+  Value qTile;  // the loaded Q tile
+  Value qScale; // its FP8 descale factors, or null
   Value one, blockN;
   RankedTensorType kTileType, vTileType, scoresType, probsType;
 };
@@ -73,8 +73,8 @@ OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
           s = SoftcapOp::create(b, loc, s.getType(), s, op.getScaleAttr(),
                                 op.getSoftcapAttr());
         if (masked)
-          s = MaskOp::create(b, loc, s.getType(), s, ctx.firstRow, firstCol, ctx.seqQ,
-                             ctx.seqK, op.getWindowLeftAttr(),
+          s = MaskOp::create(b, loc, s.getType(), s, ctx.firstRow, firstCol,
+                             ctx.seqQ, ctx.seqK, op.getWindowLeftAttr(),
                              op.getWindowRightAttr());
         auto update = SoftmaxUpdateOp::create(
             b, loc, ctx.probsType, state[0].getType(), state[1].getType(),
@@ -126,24 +126,25 @@ void buildQTileBody(OpBuilder &b, TiledAttentionOp op) {
   Value headsKV = memref::DimOp::create(b, loc, op.getKey(), c1);
   Value group = arith::DivUIOp::create(b, loc, headsQ, headsKV);
   ctx.kvHead = arith::DivUIOp::create(b, loc, op.getHeadIndex(), group);
-  ctx.firstRow = arith::MulIOp::create(
-      b, loc, op.getQTileIndex(),
-      arith::ConstantIndexOp::create(b, loc, blockM));
+  ctx.firstRow =
+      arith::MulIOp::create(b, loc, op.getQTileIndex(),
+                            arith::ConstantIndexOp::create(b, loc, blockM));
   ctx.qTile = LoadTileOp::create(
       b, loc, RankedTensorType::get({blockM, headDimQK}, elemType),
       op.getQuery(), ctx.batch, op.getHeadIndex(), ctx.firstRow);
-  ctx.qScale = loadDescale(b, loc, op.getQDescale(), ctx.batch,
-                           op.getHeadIndex(), ctx.kvHead, ctx.firstRow,
-                           op.getDescaleBlockQAttr(), blockM);
+  ctx.qScale =
+      loadDescale(b, loc, op.getQDescale(), ctx.batch, op.getHeadIndex(),
+                  ctx.kvHead, ctx.firstRow, op.getDescaleBlockQAttr(), blockM);
 
   Type index = b.getIndexType();
   auto range = KVTileRangeOp::create(
-      b, loc, TypeRange{index, index, index, index}, op.getQTileIndex(), ctx.seqQ, ctx.seqK, op.getBlockMAttr(),
-      op.getBlockNAttr(), op.getWindowLeftAttr(), op.getWindowRightAttr());
+      b, loc, TypeRange{index, index, index, index}, op.getQTileIndex(),
+      ctx.seqQ, ctx.seqK, op.getBlockMAttr(), op.getBlockNAttr(),
+      op.getWindowLeftAttr(), op.getWindowRightAttr());
   auto rowVecType = RankedTensorType::get({blockM}, f32);
-  auto init = SoftmaxInitOp::create(
-      b, loc, rowVecType, rowVecType,
-      RankedTensorType::get({blockM, headDimV}, f32));
+  auto init =
+      SoftmaxInitOp::create(b, loc, rowVecType, rowVecType,
+                            RankedTensorType::get({blockM, headDimV}, f32));
   OnlineSoftmaxState state{init.getMax(), init.getSum(), init.getAcc()};
   // Without a left window edge, kv_tile_range guarantees lo == full_lo.
   if (static_cast<int64_t>(op.getWindowLeft()) >= 0)
@@ -159,11 +160,11 @@ void buildQTileBody(OpBuilder &b, TiledAttentionOp op) {
                          : op.getScale().convertToFloat();
   auto finalize = FinalizeOp::create(
       b, loc,
-      RankedTensorType::get({blockM, headDimV},
-                            cast<MemRefType>(op.getOutput().getType())
-                                .getElementType()),
-      rowVecType,
-      state.acc, state.max, state.sum, b.getF32FloatAttr(finalScale));
+      RankedTensorType::get(
+          {blockM, headDimV},
+          cast<MemRefType>(op.getOutput().getType()).getElementType()),
+      rowVecType, state.acc, state.max, state.sum,
+      b.getF32FloatAttr(finalScale));
   StoreTileOp::create(b, loc, finalize.getOutput(), op.getOutput(), ctx.batch,
                       op.getHeadIndex(), ctx.firstRow);
   if (op.getLse())
@@ -189,9 +190,9 @@ FailureOr<TiledAttentionOp> mlir::fattn::tileAttention(RewriterBase &rewriter,
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
   auto tiled = TiledAttentionOp::create(
-      rewriter, loc, op.getQuery(), op.getKey(), op.getValue(),
-      op.getOutput(), op.getLse(), op.getQDescale(), op.getKDescale(),
-      op.getVDescale(), rewriter.getI64IntegerAttr(sizes.blockM),
+      rewriter, loc, op.getQuery(), op.getKey(), op.getValue(), op.getOutput(),
+      op.getLse(), op.getQDescale(), op.getKDescale(), op.getVDescale(),
+      rewriter.getI64IntegerAttr(sizes.blockM),
       rewriter.getI64IntegerAttr(sizes.blockN),
       rewriter.getF32FloatAttr(op.getEffectiveScale()),
       rewriter.getI64IntegerAttr(op.getEffectiveWindowLeft()),

@@ -36,9 +36,10 @@ struct IndexArithOps {
 };
 } // namespace
 
-KVTileRange<Value> mlir::fattn::buildKVTileRange(
-    OpBuilder &builder, Location loc, Value qTile, Value seqQ, Value seqK,
-    const KVTileRangeParams &params) {
+KVTileRange<Value>
+mlir::fattn::buildKVTileRange(OpBuilder &builder, Location loc, Value qTile,
+                              Value seqQ, Value seqK,
+                              const KVTileRangeParams &params) {
   IndexArithOps ops{builder, loc};
   return computeKVTileRange(ops, qTile, seqQ, seqK, params);
 }

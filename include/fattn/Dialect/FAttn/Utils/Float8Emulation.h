@@ -23,6 +23,12 @@ Value emitF32ToF8E4M3FN(OpBuilder &b, Location loc, Value f32);
 /// The f8E4M3FN zero, built from its bit pattern.
 Value emitF8E4M3FNZero(OpBuilder &b, Location loc);
 
+/// Widens a float scalar (f32, f16, bf16 or f8E4M3FN) to f32.
+Value emitExtToF32(OpBuilder &b, Location loc, Value v);
+
+/// Narrows an f32 scalar to `type` (f32, f16, bf16 or f8E4M3FN), to nearest.
+Value emitTruncFromF32(OpBuilder &b, Location loc, Value v, Type type);
+
 } // namespace mlir::fattn
 
 #endif // FATTN_DIALECT_FATTN_UTILS_FLOAT8EMULATION_H

@@ -6,7 +6,8 @@
 // fattn.kv_tile_range).
 //
 // Masks are aligned bottom-right: query i sees key j iff
-//   i + off - window_left <= j <= i + off + window_right,   off = seq_k - seq_q,
+//   i + off - window_left <= j <= i + off + window_right,   off = seq_k -
+//   seq_q,
 // with -1 meaning unbounded, and always 0 <= j < seq_k.
 //
 //===----------------------------------------------------------------------===//
@@ -30,10 +31,7 @@ struct KVTileRangeParams {
 /// Tiles [lo, hi) are visited; [fullLo, fullHi) need no mask;
 /// lo <= fullLo <= fullHi <= hi. When no tile is fully visible,
 /// fullLo = fullHi = lo, so the masked tiles are [fullHi, hi).
-template <typename Int>
-struct KVTileRange {
-  Int lo, fullLo, fullHi, hi;
-};
+template <typename Int> struct KVTileRange { Int lo, fullLo, fullHi, hi; };
 
 /// `Ops` provides: Int, Bool, cst(int64_t), add, sub, mul, min, max,
 /// floorDiv(Int, int64_t), ceilDiv(Int, int64_t), lt(Int, Int) -> Bool,
@@ -48,21 +46,20 @@ computeKVTileRange(Ops &ops, typename Ops::Int qTile, typename Ops::Int seqQ,
   Int lastKey = ops.sub(seqK, ops.cst(1));
   // First and last valid rows of this Q tile.
   Int firstRow = ops.mul(qTile, ops.cst(p.blockM));
-  Int lastRow = ops.sub(ops.min(ops.add(firstRow, ops.cst(p.blockM)), seqQ),
-                        ops.cst(1));
+  Int lastRow =
+      ops.sub(ops.min(ops.add(firstRow, ops.cst(p.blockM)), seqQ), ops.cst(1));
 
   // Keys that some row sees: [minKey, maxKey].
   auto leftEdge = [&](Int row) {
-    return p.windowLeft < 0
-               ? zero
-               : ops.max(zero, ops.sub(ops.add(row, offset),
-                                       ops.cst(p.windowLeft)));
+    return p.windowLeft < 0 ? zero
+                            : ops.max(zero, ops.sub(ops.add(row, offset),
+                                                    ops.cst(p.windowLeft)));
   };
   auto rightEdge = [&](Int row) {
     return p.windowRight < 0
                ? lastKey
-               : ops.min(lastKey, ops.add(ops.add(row, offset),
-                                          ops.cst(p.windowRight)));
+               : ops.min(lastKey,
+                         ops.add(ops.add(row, offset), ops.cst(p.windowRight)));
   };
   Int minKey = leftEdge(firstRow), maxKey = rightEdge(lastRow);
   auto empty = ops.lt(maxKey, minKey);
@@ -74,7 +71,8 @@ computeKVTileRange(Ops &ops, typename Ops::Int qTile, typename Ops::Int seqQ,
   // inside.
   Int minFull = leftEdge(lastRow), maxFull = rightEdge(firstRow);
   Int fullLo = ops.max(ops.ceilDiv(minFull, p.blockN), lo);
-  Int fullHi = ops.min(ops.floorDiv(ops.add(maxFull, ops.cst(1)), p.blockN), hi);
+  Int fullHi =
+      ops.min(ops.floorDiv(ops.add(maxFull, ops.cst(1)), p.blockN), hi);
   auto noFull = ops.lt(ops.sub(fullHi, fullLo), ops.cst(1));
   fullLo = ops.select(noFull, lo, fullLo);
   fullHi = ops.select(noFull, lo, fullHi);
