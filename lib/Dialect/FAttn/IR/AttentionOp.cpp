@@ -14,10 +14,6 @@ enum Dim : unsigned { kBatch = 0, kHeads = 1, kSeq = 2, kHeadDim = 3 };
 const char *const kDimNames[] = {"batch size", "head count", "sequence length",
                                  "head dim"};
 
-std::string formatSize(int64_t size) {
-  return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
-}
-
 /// A named operand of the op, for diagnostics.
 struct NamedMemRef {
   StringRef name;
