@@ -113,16 +113,20 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
   std::string entry = func.getSymName().str();
 
   int64_t headDim = cast<MemRefType>(op.getQuery().getType()).getDimSize(3);
-  PassManager pm(ctx);
-  if (arch == "sm_80") {
-    fattn::SM80PipelineOptions options;
-    fattn::setDefaultSM80Options(options, headDim);
+  // The command line's tile options override either pipeline's defaults.
+  auto applyOverrides = [](auto &options) {
     if (blockM > 0)
       options.blockM = blockM;
     if (blockN > 0)
       options.blockN = blockN;
     if (stages > 0)
       options.stages = stages;
+  };
+  PassManager pm(ctx);
+  if (arch == "sm_80") {
+    fattn::SM80PipelineOptions options;
+    fattn::setDefaultSM80Options(options, headDim);
+    applyOverrides(options);
     fattn::buildSM80Pipeline(pm, options);
   } else {
     fattn::SM90PipelineOptions options;
@@ -131,12 +135,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // head dim 256 takes 64-row tiles.
     if (headDim > 128)
       options.blockN = 64;
-    if (blockM > 0)
-      options.blockM = blockM;
-    if (blockN > 0)
-      options.blockN = blockN;
-    if (stages > 0)
-      options.stages = stages;
+    applyOverrides(options);
     fattn::buildSM90Pipeline(pm, options);
     pm.addPass(createConvertNVVMToLLVMPass());
     pm.addPass(createReconcileUnrealizedCastsPass());
