@@ -18,6 +18,9 @@ using namespace mlir::fattn;
 void mlir::fattn::buildCPUPipeline(OpPassManager &pm,
                                    const CPUPipelineOptions &options) {
   pm.addPass(createFAttnLowerHadamard());
+  // The tiled form needs static head dims; the others run row by row.
+  pm.addPass(createFAttnLowerRowwise(
+      FAttnLowerRowwiseOptions{/*dynamicHeadDimsOnly=*/true}));
   pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
   pm.addPass(createFAttnLowerTiledToLinalg());
   pm.addPass(createCanonicalizerPass());

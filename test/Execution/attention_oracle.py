@@ -82,6 +82,8 @@ def parse_args(argv):
     p.add_argument("--layout", choices=["bhsd", "bshd"], default="bhsd")
     p.add_argument("--dynamic", action="store_true",
                    help="pass dynamic batch/heads/seq memrefs to the op")
+    p.add_argument("--dynamic-head-dim", action="store_true",
+                   help="also make the head dims dynamic (row-wise CPU lowering)")
     p.add_argument("--no-lse", action="store_true")
     p.add_argument("--pipeline-options", default="",
                    help="e.g. 'block-m=32 block-n=16'")
@@ -219,7 +221,9 @@ def build_program(a, q, k, v, descales=None, signs=None):
     # The attention function, with static or dynamic operand types.
     has_lse = not a.no_lse
     if a.dynamic:
-        arg_types = {n: dynamic_type(d if n in "qk" else dv, out_dt if n == "o" else dt)
+        width = (lambda w: "?") if a.dynamic_head_dim else (lambda w: w)
+        arg_types = {n: dynamic_type(width(d if n in "qk" else dv),
+                                     out_dt if n == "o" else dt)
                      for n in "qkvo"}
         arg_types["lse"] = dynamic_type(0, "f32", rank=3)
     else:
@@ -232,6 +236,8 @@ def build_program(a, q, k, v, descales=None, signs=None):
         names += ["dq", "dk", "dv"]
     params = ", ".join(f"%{n}: {arg_types[n]}" for n in names)
     attrs = []
+    if a.scale is None and a.dynamic_head_dim:
+        a.scale = 1.0 / math.sqrt(d)  # the default needs a static head dim
     if a.scale is not None:
         attrs.append(f"scale = {mlir_float(a.scale)} : f32")
     if a.causal:

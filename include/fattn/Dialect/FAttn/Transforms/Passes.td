@@ -66,6 +66,27 @@ def FAttnDeallocateCPUKernels
                            "::mlir::scf::SCFDialect"];
 }
 
+def FAttnLowerRowwise : Pass<"fattn-lower-rowwise"> {
+  let summary = "Lower fattn.attention to a row-by-row online-softmax loop nest";
+  let description = [{
+    The untiled CPU lowering: for every (batch, head, query row), one pass
+    over the keys the mask lets it see, carrying the running max, sum and an
+    f32 accumulator row. It needs no static sizes, so the CPU pipeline uses it
+    for attention ops whose head dims are dynamic (which the tiled form, with
+    its static tile shapes, cannot express). FP8 descales are not supported
+    here.
+  }];
+  let options = [
+    Option<"dynamicHeadDimsOnly", "dynamic-head-dims-only", "bool",
+           /*default=*/"false",
+           "Only lower the ops whose head dims are dynamic">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def FAttnLowerHadamard : Pass<"fattn-lower-hadamard"> {
   let summary = "Lower fattn.hadamard_rotate to a fast Walsh-Hadamard transform";
   let description = [{
