@@ -9,8 +9,13 @@
 // CHECK: scf.for %[[B:.*]] =
 // CHECK:   scf.for %[[H:.*]] =
 // CHECK:     scf.for %[[I:.*]] =
-// CHECK:       %[[LO:.*]] = arith.maxsi
-// CHECK:       %[[HI:.*]] = arith.minsi
+// The window comes from the KV tile range of a one-row tile with one-key
+// tiles (KVTileRange.h): left edge, right edge, then the empty-range guard.
+// CHECK:       arith.maxsi
+// CHECK:       arith.minsi
+// CHECK:       %[[EMPTY:.*]] = arith.cmpi slt
+// CHECK:       %[[LO:.*]] = arith.select %[[EMPTY]], %c0{{.*}}, %{{.*}} : index
+// CHECK:       %[[HI:.*]] = arith.select %[[EMPTY]], %c0{{.*}}, %{{.*}} : index
 // CHECK:       %{{.*}}:2 = scf.for %[[J:.*]] = %[[LO]] to %[[HI]]
 // CHECK:         scf.for
 // CHECK:           arith.mulf

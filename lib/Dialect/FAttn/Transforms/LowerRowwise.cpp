@@ -9,6 +9,7 @@
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Utils/Float8Emulation.h"
+#include "fattn/Dialect/FAttn/Utils/KVTileRangeBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -76,7 +77,6 @@ LogicalResult lowerRowwise(RewriterBase &rewriter, AttentionOp op) {
   Value seqQ = e.dim(q, 2), seqK = e.dim(k, 2);
   Value headDim = e.dim(q, 3), headDimV = e.dim(v, 3);
   Value group = arith::DivUIOp::create(rewriter, loc, e.dim(q, 1), e.dim(k, 1));
-  Value offset = arith::SubIOp::create(rewriter, loc, seqK, seqQ);
   Value acc = memref::AllocOp::create(
       rewriter, loc, MemRefType::get({ShapedType::kDynamic}, rewriter.getF32Type()),
       ValueRange{headDimV});
@@ -88,17 +88,11 @@ LogicalResult lowerRowwise(RewriterBase &rewriter, AttentionOp op) {
         Emitter e{b, loc};
         Value batch = ivs[0], head = ivs[1], row = ivs[2];
         Value kvHead = arith::DivUIOp::create(b, loc, head, group);
-        // Keys [lo, hi) are visible: the window clipped to the sequence.
-        Value diag = arith::AddIOp::create(b, loc, row, offset);
-        Value lo = zero, hi = seqK;
-        if (windowLeft >= 0)
-          lo = arith::MaxSIOp::create(
-              b, loc, zero,
-              arith::SubIOp::create(b, loc, diag, e.idx(windowLeft)));
-        if (windowRight >= 0)
-          hi = arith::MinSIOp::create(
-              b, loc, seqK,
-              arith::AddIOp::create(b, loc, diag, e.idx(windowRight + 1)));
+        // Keys [lo, hi) are visible: the KV tile range of a one-row Q tile
+        // with one-key tiles is exactly the row's window, clipped to seq_k.
+        KVTileRange<Value> range = buildKVTileRange(
+            b, loc, row, seqQ, seqK, {1, 1, windowLeft, windowRight});
+        Value lo = range.lo, hi = range.hi;
 
         e.loop(zero, headDimV, {}, [&](OpBuilder &b, Location loc, Value c,
                                        ValueRange) {
