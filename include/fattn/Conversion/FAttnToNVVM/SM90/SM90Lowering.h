@@ -36,6 +36,25 @@ struct SM90Options {
   /// 0 disables register reallocation.
   int producerRegisters = 24;
   int consumerRegisters = 240;
+
+  // The schedule of the kernel. The passes --fattn-warp-specialize,
+  // --fattn-pingpong and --fattn-intra-wg-overlap decide these in the IR;
+  // the lowering reads them off the op (and implements them here).
+
+  /// A producer warpgroup issues the TMA copies; without it the consumers
+  /// issue them themselves (one elected thread, `stages - 1` tiles ahead).
+  bool warpSpecialize = true;
+  /// Consumer warpgroups of 64 query rows each (block_m = 64 * consumers).
+  int consumerWarpgroups = 2;
+  /// Named barriers order the consumer warpgroups so that one's softmax runs
+  /// while another's GEMMs occupy the tensor cores.
+  bool pingpong = false;
+  /// Inside a consumer, S = Q K^T of tile j + 1 is issued before the softmax
+  /// of tile j, and O += P V of tile j completes asynchronously.
+  bool intraWarpgroupOverlap = false;
+  /// Grid = number of SMs; each CTA loops over (Q tile, head, batch) work
+  /// items, longest causal tiles first.
+  bool persistent = false;
 };
 
 /// The static configuration of one sm_90a kernel (read off the tiled op and
