@@ -17,6 +17,7 @@ using namespace mlir::fattn;
 
 void mlir::fattn::buildCPUPipeline(OpPassManager &pm,
                                    const CPUPipelineOptions &options) {
+  pm.addPass(createFAttnLowerQuantize());
   pm.addPass(createFAttnLowerHadamard());
   // The tiled form needs static head dims; the others run row by row.
   pm.addPass(createFAttnLowerRowwise(

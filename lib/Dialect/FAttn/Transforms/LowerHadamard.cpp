@@ -45,9 +45,7 @@ struct LowerHadamardRotate : OpRewritePattern<HadamardRotateOp> {
     MemRefType inType = op.getInput().getType();
     Type outElem = op.getOutput().getType().getElementType();
     int64_t rank = inType.getRank(), width = inType.getDimSize(rank - 1);
-    Type f32 = rewriter.getF32Type();
-    Value scratch =
-        memref::AllocOp::create(rewriter, loc, MemRefType::get({width}, f32));
+    HadamardRowRotation rotation(rewriter, loc, op.getSigns(), width);
 
     SmallVector<Value> lbs, ubs, steps;
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -60,51 +58,17 @@ struct LowerHadamardRotate : OpRewritePattern<HadamardRotateOp> {
     scf::buildLoopNest(
         rewriter, loc, lbs, ubs, steps,
         [&](OpBuilder &b, Location loc, ValueRange lead) {
-          auto at = [&](Value col) {
+          rotation.rotate(b, loc, op.getInput(), lead);
+          forRange(b, loc, width, [&](OpBuilder &b, Location loc, Value c) {
             SmallVector<Value> idx(lead);
-            idx.push_back(col);
-            return idx;
-          };
-          // scratch = row * signs, in f32.
-          forRange(b, loc, width, [&](OpBuilder &b, Location loc, Value c) {
-            Value x = emitExtToF32(
-                b, loc, memref::LoadOp::create(b, loc, op.getInput(), at(c)));
-            Value s = memref::LoadOp::create(b, loc, op.getSigns(), c);
-            memref::StoreOp::create(b, loc, arith::MulFOp::create(b, loc, x, s),
-                                    scratch, c);
-          });
-          // Butterfly stage h pairs element (p / h) * 2h + p % h with the one
-          // h further, for p in [0, width / 2).
-          for (int64_t h = 1; h < width; h *= 2) {
-            forRange(
-                b, loc, width / 2, [&](OpBuilder &b, Location loc, Value p) {
-                  Value hv = arith::ConstantIndexOp::create(b, loc, h);
-                  Value block = arith::MulIOp::create(
-                      b, loc, arith::DivUIOp::create(b, loc, p, hv),
-                      arith::ConstantIndexOp::create(b, loc, 2 * h));
-                  Value lo = arith::AddIOp::create(
-                      b, loc, block, arith::RemUIOp::create(b, loc, p, hv));
-                  Value hi = arith::AddIOp::create(b, loc, lo, hv);
-                  Value a = memref::LoadOp::create(b, loc, scratch, lo);
-                  Value c = memref::LoadOp::create(b, loc, scratch, hi);
-                  memref::StoreOp::create(
-                      b, loc, arith::AddFOp::create(b, loc, a, c), scratch, lo);
-                  memref::StoreOp::create(
-                      b, loc, arith::SubFOp::create(b, loc, a, c), scratch, hi);
-                });
-          }
-          // output = scratch / sqrt(width).
-          Value norm = arith::ConstantOp::create(
-              b, loc, b.getF32FloatAttr(1.0f / std::sqrt(float(width))));
-          forRange(b, loc, width, [&](OpBuilder &b, Location loc, Value c) {
-            Value y = arith::MulFOp::create(
-                b, loc, memref::LoadOp::create(b, loc, scratch, c), norm);
-            memref::StoreOp::create(b, loc,
-                                    emitTruncFromF32(b, loc, y, outElem),
-                                    op.getOutput(), at(c));
+            idx.push_back(c);
+            memref::StoreOp::create(
+                b, loc,
+                emitTruncFromF32(b, loc, rotation.load(b, loc, c), outElem),
+                op.getOutput(), idx);
           });
         });
-    memref::DeallocOp::create(rewriter, loc, scratch);
+    rotation.deallocate(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }
@@ -120,6 +84,59 @@ struct FAttnLowerHadamardPass
   }
 };
 } // namespace
+
+HadamardRowRotation::HadamardRowRotation(OpBuilder &b, Location loc,
+                                         Value signs, int64_t width)
+    : signs(signs), width(width) {
+  scratch =
+      memref::AllocOp::create(b, loc, MemRefType::get({width}, b.getF32Type()));
+  // 1/sqrt(d) rounded once from double, so that the Python helper
+  // (fattn.hadamard_rotate) can use the very same f32 factor.
+  norm = arith::ConstantOp::create(
+      b, loc,
+      b.getF32FloatAttr(static_cast<float>(1.0 / std::sqrt(double(width)))));
+}
+
+void HadamardRowRotation::rotate(OpBuilder &b, Location loc, Value input,
+                                 ValueRange lead) {
+  // scratch = row * signs, in f32.
+  forRange(b, loc, width, [&](OpBuilder &b, Location loc, Value c) {
+    SmallVector<Value> idx(lead);
+    idx.push_back(c);
+    Value x = emitExtToF32(b, loc, memref::LoadOp::create(b, loc, input, idx));
+    Value s = memref::LoadOp::create(b, loc, signs, c);
+    memref::StoreOp::create(b, loc, arith::MulFOp::create(b, loc, x, s),
+                            scratch, c);
+  });
+  // Butterfly stage h pairs element (p / h) * 2h + p % h with the one h
+  // further, for p in [0, width / 2).
+  for (int64_t h = 1; h < width; h *= 2) {
+    forRange(b, loc, width / 2, [&](OpBuilder &b, Location loc, Value p) {
+      Value hv = arith::ConstantIndexOp::create(b, loc, h);
+      Value block =
+          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, p, hv),
+                                arith::ConstantIndexOp::create(b, loc, 2 * h));
+      Value lo = arith::AddIOp::create(b, loc, block,
+                                       arith::RemUIOp::create(b, loc, p, hv));
+      Value hi = arith::AddIOp::create(b, loc, lo, hv);
+      Value x = memref::LoadOp::create(b, loc, scratch, lo);
+      Value y = memref::LoadOp::create(b, loc, scratch, hi);
+      memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, x, y),
+                              scratch, lo);
+      memref::StoreOp::create(b, loc, arith::SubFOp::create(b, loc, x, y),
+                              scratch, hi);
+    });
+  }
+}
+
+Value HadamardRowRotation::load(OpBuilder &b, Location loc, Value col) {
+  return arith::MulFOp::create(
+      b, loc, memref::LoadOp::create(b, loc, scratch, col), norm);
+}
+
+void HadamardRowRotation::deallocate(OpBuilder &b, Location loc) {
+  memref::DeallocOp::create(b, loc, scratch);
+}
 
 void mlir::fattn::populateLowerHadamardPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerHadamardRotate>(patterns.getContext());

@@ -39,4 +39,60 @@ def FAttn_HadamardRotateOp : FAttn_Op<"hadamard_rotate"> {
   let hasVerifier = 1;
 }
 
+def FAttn_QuantizeOp : FAttn_Op<"quantize"> {
+  let summary = "quantize [batch, heads, seq, d] rows to f8E4M3FN with descales";
+  let description = [{
+    Quantizes `input` (logical dims [batch, heads, seq, d]; f32, f16 or bf16;
+    any strided layout, so BSHD storage is passed as a `memref.transpose`
+    view) to f8E4M3FN in `output`, and writes the factors that undo the
+    scaling to `descale`, in exactly the shapes that `fattn.attention` takes
+    for its `descale(...)` operands. The rank of `descale` picks the
+    granularity:
+
+    - rank 0: one factor for the whole tensor;
+    - rank 2, [batch, groups]: one factor per batch and group of
+      heads / groups consecutive heads (groups must divide heads). With
+      groups = heads this is per (batch, head), as for K and V; quantizing Q
+      of a GQA attention uses groups = the KV head count, since the attention
+      reads Q's rank-2 descale per KV head;
+    - rank 3, [batch, heads, ceildiv(seq, block)]: one factor per `block`
+      consecutive rows of each head (the last block may be shorter), as the
+      attention's `descale_block_q` / `descale_block_kv`.
+
+    For each such set of rows, in f32: amax = max |x| (NaN propagates),
+    scale = max(amax / 448, 2^-126) and output = x / scale rounded to nearest
+    even and saturated to +-448 (as cvt.rn.satfinite.e4m3x2.f32), descale =
+    scale. 448 is e4m3's largest finite value. The floor 2^-126 (f32's
+    smallest normal) gives an all-zero block a finite, nonzero factor and
+    keeps amax / 448 out of the f32 subnormals, where its rounding error
+    would be large.
+
+    With `signs(%s)` the rows are first rotated as by `fattn.hadamard_rotate`
+    (x diag(signs) H / sqrt(d), in f32, d a power of two), and the amax and
+    the rounding apply to the rotated rows: incoherent processing and
+    quantization in one op, without an f32 copy of the tensor.
+
+    ```mlir
+    fattn.quantize ins(%k : memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>)
+                   signs(%s : memref<128xf32>)
+                   outs(%k8 : memref<?x?x?x128xf8E4M3FN>)
+                   descale(%dk : memref<?x?x?xf32>) {block = 128 : i64}
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "rows to quantize", [MemRead]>:$input,
+                       Arg<Optional<MemRefRankOf<[F32], [1]>>,
+                           "+1 or -1 per column of the rotation",
+                           [MemRead]>:$signs,
+                       Arg<AnyMemRef, "e4m3 values", [MemWrite]>:$output,
+                       Arg<AnyMemRef, "descale factors", [MemWrite]>:$descale,
+                       OptionalAttr<I64Attr>:$block);
+  let assemblyFormat = [{
+    `ins` `(` $input `:` type($input) `)`
+    (`signs` `(` $signs^ `:` type($signs) `)`)?
+    `outs` `(` $output `:` type($output) `)`
+    `descale` `(` $descale `:` type($descale) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FATTN_DIALECT_FATTN_IR_FATTNQUANTOPS_TD

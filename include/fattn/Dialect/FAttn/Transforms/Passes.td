@@ -100,4 +100,20 @@ def FAttnLowerHadamard : Pass<"fattn-lower-hadamard"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def FAttnLowerQuantize : Pass<"fattn-lower-quantize"> {
+  let summary = "Lower fattn.quantize to amax and e4m3 rounding loops";
+  let description = [{
+    For each element of the descale operand, two sweeps over the rows it
+    covers: the amax, then x / scale rounded to e4m3 (to nearest even,
+    saturating) with integer ops, as the CPU lowering of FP8 attention reads
+    it. A fused rotation (`signs`) goes through the same fast Walsh-Hadamard
+    code as `--fattn-lower-hadamard`, recomputed in each sweep into one f32
+    scratch row. scf loops on memrefs, target independent.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_PASSES_TD

@@ -36,6 +36,34 @@ void populateLowerTiledToLinalgPatterns(RewritePatternSet &patterns);
 /// Pattern lowering fattn.hadamard_rotate to scf loops (fast Walsh-Hadamard).
 void populateLowerHadamardPatterns(RewritePatternSet &patterns);
 
+/// Pattern lowering fattn.quantize to scf loops (amax, then e4m3 rounding).
+void populateLowerQuantizePatterns(RewritePatternSet &patterns);
+
+/// Emits R = diag(signs) H / sqrt(d) one row at a time, with the fast
+/// Walsh-Hadamard transform in an f32 scratch row: the lowering of
+/// fattn.hadamard_rotate and of fattn.quantize's fused rotation, which must
+/// agree to the bit.
+class HadamardRowRotation {
+public:
+  /// Allocates the scratch row (d = `width`, a power of two) at the builder's
+  /// insertion point; `signs` is the memref<d x f32> of +1/-1.
+  HadamardRowRotation(OpBuilder &b, Location loc, Value signs, int64_t width);
+
+  /// Fills the scratch row with row `lead` of `input` (indices of all but the
+  /// last dim) times diag(signs) H, in f32: log2(d) butterfly stages.
+  void rotate(OpBuilder &b, Location loc, Value input, ValueRange lead);
+
+  /// Element `col` of the rotated row: scratch[col] * (1 / sqrt(d)), f32.
+  Value load(OpBuilder &b, Location loc, Value col);
+
+  /// Frees the scratch row.
+  void deallocate(OpBuilder &b, Location loc);
+
+private:
+  Value signs, scratch, norm;
+  int64_t width;
+};
+
 } // namespace mlir::fattn
 
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_TRANSFORMS_H
