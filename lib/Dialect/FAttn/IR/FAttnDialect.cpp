@@ -3,6 +3,7 @@
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
 
 using namespace mlir;
 using namespace mlir::fattn;
@@ -18,6 +19,11 @@ void FAttnDialect::initialize() {
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.cpp.inc"
+      >();
+  registerScheduleTypes();
 }
 
 #define GET_OP_CLASSES

@@ -14,6 +14,11 @@ def FAttn_Dialect : Dialect {
     target passes (CPU, sm_80, sm_90a) rewrite into kernels.
   }];
   let cppNamespace = "::mlir::fattn";
+  let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Registers the types of FAttnScheduleOps.td (ScheduleOps.cpp).
+    void registerScheduleTypes();
+  }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",

@@ -26,4 +26,83 @@ def FAttnSM90TMA : Pass<"fattn-sm90-tma"> {
   ];
 }
 
+def FAttnWarpSpecialize : Pass<"fattn-warp-specialize"> {
+  let summary = "Split the tiled form into a TMA producer warpgroup and consumer warpgroups";
+  let description = [{
+    Rewrites the body of each `fattn.tiled_attention` planned by
+    `--fattn-sm90-tma` into a `fattn.warp_specialize`: the producer region
+    walks the visible KV tiles and fills a `!fattn.ring` (one slot per stage,
+    a K and a V tile per slot) with `fattn.ring_acquire` / `fattn.load_tile` /
+    `fattn.ring_commit`; the consumer region runs the online softmax over one
+    loop of the same tiles, taking K and V with `fattn.ring_wait` and handing
+    each slot back with `fattn.ring_release`. The KV loops of `--fattn-tile`
+    (masked edges, unmasked middle) become one loop in which only edge tiles
+    are masked. The producer gives registers to the consumers (setmaxnreg).
+
+    ```mlir
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64,
+        consumers = 2 : i64, producer_registers = 24 : i64} producer {
+      scf.for %j = %lo to %hi step %c1 {
+        fattn.ring_acquire %ring : !fattn.ring<2, tensor<128x128xbf16>, tensor<128x128xbf16>>
+        %k = fattn.load_tile %key[...]
+        fattn.ring_commit %ring[0], %k : ...
+        ...
+      }
+    } consumer {
+    ^bb0(%wg: index):
+      ... scf.for %j = %lo to %hi ... {
+        %k = fattn.ring_wait %ring[0] : ... -> tensor<128x128xbf16>
+        ...
+        fattn.ring_release %ring : ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"consumers", "consumers", "int64_t", /*default=*/"2",
+           "Consumer warpgroups; each owns 64 query rows (block_m = 64 * consumers)">,
+    Option<"producerRegisters", "producer-registers", "int64_t", /*default=*/"24",
+           "Registers per producer thread after setmaxnreg.dec">,
+    Option<"consumerRegisters", "consumer-registers", "int64_t", /*default=*/"240",
+           "Registers per consumer thread after setmaxnreg.inc">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
+def FAttnIntraWarpgroupOverlap : Pass<"fattn-intra-wg-overlap"> {
+  let summary = "Software-pipeline the consumer loop: Q K^T of tile j before the softmax of tile j - 1";
+  let description = [{
+    Inside the consumer region of a `fattn.warp_specialize`, rewrites the KV
+    loop so that each iteration issues S_j = Q K_j^T and O += P_{j-1} V_{j-1}
+    back to back and only then computes the softmax of S_j: the softmax of
+    one tile runs while the tensor cores work on the two GEMMs (FlashAttention-3,
+    intra-warpgroup overlap). The first tile's Q K^T and softmax move into a
+    prologue and the last tile's P V into an epilogue (both guarded by the
+    loop being non-empty); P crosses iterations in registers. Needs a ring of
+    at least two stages: K of tile j is waited for while tile j - 1 still
+    holds its slot.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
+def FAttnPingpong : Pass<"fattn-pingpong"> {
+  let summary = "Alternate the consumer warpgroups' GEMMs with named barriers";
+  let description = [{
+    Orders the two consumer warpgroups of a `fattn.warp_specialize` so that
+    one's softmax runs while the other's GEMMs occupy the tensor cores
+    (FlashAttention-3 pingpong scheduling): each run of GEMM issues in the
+    consumer region (the prologue's Q K^T, the loop's Q K^T and P V, the
+    epilogue's P V) starts with `fattn.named_barrier_sync` on the
+    warpgroup's own barrier (`barrier-base` + wg) and ends with
+    `fattn.named_barrier_arrive` on the other's; warpgroup 1 arrives once
+    up front so that warpgroup 0 goes first. Barriers count the 256 threads
+    of both consumers.
+  }];
+  let options = [
+    Option<"barrierBase", "barrier-base", "int64_t", /*default=*/"1",
+           "First named barrier id (consumer warpgroup w uses barrier-base + w)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_SM90_PASSES_TD

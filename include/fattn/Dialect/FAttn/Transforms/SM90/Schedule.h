@@ -1,0 +1,54 @@
+//===- Schedule.h - sm_90a scheduling transforms ----------------*- C++ -*-===//
+//
+// The rewrites behind --fattn-warp-specialize, --fattn-intra-wg-overlap and
+// --fattn-pingpong, usable without the passes (e.g. by a compiler that
+// embeds fattn and schedules its own way). Each fails with a diagnostic on
+// the op when the IR is not in the form it expects, leaving it unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_DIALECT_FATTN_TRANSFORMS_SM90_SCHEDULE_H
+#define FATTN_DIALECT_FATTN_TRANSFORMS_SM90_SCHEDULE_H
+
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::fattn {
+
+struct WarpSpecializeOptions {
+  int64_t consumers = 2;
+  int64_t producerRegisters = 24;
+  int64_t consumerRegisters = 240;
+};
+
+/// Rewrites the body of `op` (planned by --fattn-sm90-tma) into a
+/// fattn.warp_specialize: a producer loop that fills a K/V ring and one
+/// consumer loop over the visible KV tiles that masks only edge tiles.
+FailureOr<WarpSpecializeOp> warpSpecialize(RewriterBase &rewriter,
+                                           TiledAttentionOp op,
+                                           const WarpSpecializeOptions &options);
+
+/// The fattn.warp_specialize in the body of `op`, or null.
+WarpSpecializeOp getWarpSpecialize(TiledAttentionOp op);
+
+/// The KV loop of the consumer region of `ws` (the only scf.for directly in
+/// it), or null.
+scf::ForOp getConsumerLoop(WarpSpecializeOp ws);
+
+/// Pipelines the consumer loop of `ws`: each iteration issues Q K^T of tile
+/// j and P V of tile j - 1 before the softmax of tile j.
+LogicalResult overlapConsumerLoop(RewriterBase &rewriter, WarpSpecializeOp ws);
+
+/// True when the consumer loop of `ws` has been pipelined by
+/// overlapConsumerLoop (it carries P from one iteration to the next).
+bool isConsumerLoopOverlapped(WarpSpecializeOp ws);
+
+/// Wraps each run of GEMM issues in the consumer region of `ws` in a
+/// named-barrier handshake between its two consumer warpgroups.
+LogicalResult insertPingpongBarriers(RewriterBase &rewriter,
+                                     WarpSpecializeOp ws, int64_t barrierBase);
+
+} // namespace mlir::fattn
+
+#endif // FATTN_DIALECT_FATTN_TRANSFORMS_SM90_SCHEDULE_H

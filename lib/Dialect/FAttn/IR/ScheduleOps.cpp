@@ -1,0 +1,160 @@
+//===- ScheduleOps.cpp - sm_90a schedule ops ------------------------------===//
+
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+#define GET_TYPEDEF_CLASSES
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.cpp.inc"
+
+void FAttnDialect::registerScheduleTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleTypes.cpp.inc"
+      >();
+}
+
+LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t stages, ArrayRef<Type> elementTypes) {
+  if (stages < 1)
+    return emitError() << "expected at least one stage, found " << stages;
+  if (elementTypes.empty())
+    return emitError() << "expected at least one element type";
+  for (Type t : elementTypes) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape())
+      return emitError() << "expected statically shaped tensor elements, "
+                            "found "
+                         << t;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// WarpSpecializeOp
+//===----------------------------------------------------------------------===//
+
+/// setmaxnreg takes multiples of 8 in [24, 256].
+static LogicalResult checkRegisterCount(Operation *op, StringRef what,
+                                        int64_t count) {
+  if (count < 24 || count > 256 || count % 8 != 0)
+    return op->emitOpError() << "expected " << what
+                             << " to be a multiple of 8 in [24, 256] "
+                                "(setmaxnreg), found "
+                             << count;
+  return success();
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  if (failed(checkRegisterCount(*this, "producer_registers",
+                                getProducerRegisters())) ||
+      failed(checkRegisterCount(*this, "consumer_registers",
+                                getConsumerRegisters())))
+    return failure();
+  // 128 threads per warpgroup, 64K 32-bit registers per SM.
+  int64_t total = 128 * (getProducerRegisters() +
+                         getConsumers() * getConsumerRegisters());
+  if (total > 65536)
+    return emitOpError() << "needs " << total
+                         << " registers for one producer and "
+                         << getConsumers()
+                         << " consumer warpgroups, more than the 65536 of an SM";
+  if (!getProducer().front().args_empty())
+    return emitOpError("expected a producer region without arguments");
+  Block &consumer = getConsumer().front();
+  if (consumer.getNumArguments() != 1 ||
+      !consumer.getArgument(0).getType().isIndex())
+    return emitOpError("expected the consumer region to take the consumer "
+                       "warpgroup index (one index argument)");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ring ops
+//===----------------------------------------------------------------------===//
+
+/// Ring ops run in one role: `producer` (true) or consumer region of a
+/// fattn.warp_specialize.
+static LogicalResult checkRole(Operation *op, bool producer) {
+  auto ws = op->getParentOfType<WarpSpecializeOp>();
+  Region *role = !ws        ? nullptr
+                 : producer ? &ws.getProducer()
+                            : &ws.getConsumer();
+  if (!role || !role->isAncestor(op->getParentRegion()))
+    return op->emitOpError() << "expected to be inside the "
+                             << (producer ? "producer" : "consumer")
+                             << " region of a fattn.warp_specialize";
+  return success();
+}
+
+static LogicalResult checkElement(Operation *op, RingType ring,
+                                  int64_t element, Type tile) {
+  int64_t count = ring.getElementTypes().size();
+  if (element < 0 || element >= count)
+    return op->emitOpError() << "element " << element
+                             << " is out of range for a ring of " << count
+                             << " element type(s)";
+  if (ring.getElementTypes()[element] != tile)
+    return op->emitOpError() << "expected a tile of type "
+                             << ring.getElementTypes()[element]
+                             << " for element " << element << ", found "
+                             << tile;
+  return success();
+}
+
+LogicalResult RingAcquireOp::verify() { return checkRole(*this, true); }
+
+LogicalResult RingCommitOp::verify() {
+  if (failed(checkRole(*this, true)))
+    return failure();
+  return checkElement(*this, getRing().getType(), getElement(),
+                      getTile().getType());
+}
+
+LogicalResult RingWaitOp::verify() {
+  if (failed(checkRole(*this, false)))
+    return failure();
+  return checkElement(*this, getRing().getType(), getElement(),
+                      getTile().getType());
+}
+
+LogicalResult RingReleaseOp::verify() { return checkRole(*this, false); }
+
+//===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyNamedBarrier(Operation *op, Value id,
+                                        int64_t threads) {
+  if (threads <= 0 || threads % 32 != 0 || threads > 1024)
+    return op->emitOpError() << "expected a thread count that is a positive "
+                                "multiple of 32 (at most 1024), found "
+                             << threads;
+  llvm::APInt value;
+  if (matchPattern(id, m_ConstantInt(&value))) {
+    int64_t v = value.getSExtValue();
+    if (v == 0)
+      return op->emitOpError("barrier 0 is the CTA-wide barrier; named "
+                             "barriers are 1 to 15");
+    if (v < 0 || v > 15)
+      return op->emitOpError() << "expected a barrier id in [1, 15], found "
+                               << v;
+  }
+  return checkRole(op, false);
+}
+
+LogicalResult NamedBarrierSyncOp::verify() {
+  return verifyNamedBarrier(*this, getId(), getThreads());
+}
+
+LogicalResult NamedBarrierArriveOp::verify() {
+  return verifyNamedBarrier(*this, getId(), getThreads());
+}

@@ -1,0 +1,277 @@
+//===- IntraWarpgroupOverlap.cpp - pipeline the consumer loop (sm_90a) ----===//
+//
+// FlashAttention-3's intra-warpgroup overlap (section 3.2) as a software
+// pipeline of the consumer loop. Splitting one iteration into
+//   A(j): wait K_j, S_j = Q K_j^T, mask, softmax -> P_j, m_j, l_j, alpha_j
+//   B(j): O = alpha_j O, wait V_j, O += P_j V_j, release slot j
+// the loop runs A(lo) in a prologue, then for j in (lo, hi):
+//   [Q K_j^T of A(j)], B(j - 1), [softmax of A(j)]
+// and B(hi - 1) in an epilogue. The two GEMMs of an iteration are issued
+// back to back and the softmax of tile j follows, so on the GPU the softmax
+// runs while the tensor cores work (and the pingpong pass can hand them to
+// the other warpgroup as one turn).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "fattn-intra-wg-overlap"
+
+namespace mlir::fattn {
+#define GEN_PASS_DEF_FATTNINTRAWARPGROUPOVERLAP
+#include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h.inc"
+} // namespace mlir::fattn
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+scf::ForOp mlir::fattn::getConsumerLoop(WarpSpecializeOp ws) {
+  scf::ForOp found;
+  for (Operation &op : ws.getConsumer().front()) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      continue;
+    if (found)
+      return nullptr;
+    found = loop;
+  }
+  return found;
+}
+
+bool mlir::fattn::isConsumerLoopOverlapped(WarpSpecializeOp ws) {
+  scf::ForOp loop = getConsumerLoop(ws);
+  // The pipelined loop carries P (16-bit probabilities) besides the f32
+  // running state.
+  return loop && llvm::any_of(loop.getRegionIterArgs(), [](BlockArgument arg) {
+           auto type = dyn_cast<RankedTensorType>(arg.getType());
+           return type && type.getElementType().getIntOrFloatBitWidth() < 32;
+         });
+}
+
+namespace {
+/// One consumer iteration, split as in the file comment.
+struct ConsumerIteration {
+  scf::ForOp loop;
+  MmaOp scores;        // S = Q K^T
+  SoftmaxUpdateOp update;
+  /// B: rescale, wait V, P V, release (in order).
+  SmallVector<Operation *> stageB;
+  /// A, before and after the S GEMM (in order).
+  SmallVector<Operation *> stageA1, stageA2;
+  /// Operands of the B ops that A provides: P and alpha.
+  Value probs, alpha;
+  /// The accumulator iter arg and the B op that produces the next one.
+  BlockArgument acc;
+  Value nextAcc;
+};
+} // namespace
+
+static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
+  ConsumerIteration it;
+  it.loop = getConsumerLoop(ws);
+  if (!it.loop)
+    return ws.emitOpError("expected one KV loop in the consumer region");
+  if (isConsumerLoopOverlapped(ws))
+    return ws.emitOpError("the consumer loop is already pipelined");
+  Block *body = it.loop.getBody();
+  MmaOp valueMma;
+  RescaleOp rescale;
+  for (Operation &op : body->without_terminator()) {
+    if (auto mma = dyn_cast<MmaOp>(op)) {
+      if (mma.getTransposeRhs())
+        it.scores = mma;
+      else
+        valueMma = mma;
+    } else if (auto update = dyn_cast<SoftmaxUpdateOp>(op)) {
+      it.update = update;
+    } else if (auto r = dyn_cast<RescaleOp>(op)) {
+      rescale = r;
+    }
+  }
+  if (!it.scores || !valueMma || !it.update || !rescale)
+    return ws.emitOpError("expected the consumer loop of --fattn-warp-"
+                          "specialize (Q K^T, softmax_update, rescale, P V)");
+  it.probs = it.update.getProbs();
+  it.alpha = it.update.getAlpha();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  // The iter args are (max, sum, acc) in this order (--fattn-tile).
+  if (it.loop.getNumRegionIterArgs() != 3)
+    return ws.emitOpError("expected the consumer loop to carry max, sum and "
+                          "the accumulator");
+  it.acc = it.loop.getRegionIterArgs()[2];
+  it.nextAcc = yield.getOperand(2);
+  if (yield.getOperand(0) != it.update.getNewMax() ||
+      yield.getOperand(1) != it.update.getNewSum() ||
+      it.nextAcc != valueMma.getResult() || rescale.getAcc() != it.acc)
+    return ws.emitOpError("expected the consumer loop to yield the new max, "
+                          "sum and P V accumulator");
+
+  // B is the rescale, the P V GEMM, the V wait and the release; everything
+  // else is A.
+  llvm::SmallPtrSet<Operation *, 8> inB;
+  inB.insert(rescale);
+  inB.insert(valueMma);
+  if (Operation *wait = valueMma.getRhs().getDefiningOp<RingWaitOp>())
+    inB.insert(wait);
+  for (Operation &op : body->without_terminator())
+    if (isa<RingReleaseOp>(op))
+      inB.insert(&op);
+  bool afterScores = false;
+  for (Operation &op : body->without_terminator()) {
+    if (inB.contains(&op)) {
+      it.stageB.push_back(&op);
+      // B reads only P, alpha, the accumulator and values from outside.
+      for (Value operand : op.getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        bool fromA = def && def->getBlock() == body && !inB.contains(def);
+        if ((fromA && operand != it.probs && operand != it.alpha) ||
+            (isa<BlockArgument>(operand) && operand != it.acc &&
+             cast<BlockArgument>(operand).getOwner() == body))
+          return ws.emitOpError("expected the P V half of the consumer loop "
+                                "to depend only on P, alpha and the "
+                                "accumulator");
+      }
+      continue;
+    }
+    for (Value operand : op.getOperands())
+      if (Operation *def = operand.getDefiningOp(); def && inB.contains(def))
+        return ws.emitOpError("expected the softmax half of the consumer "
+                              "loop not to depend on its P V half");
+    (afterScores ? it.stageA2 : it.stageA1).push_back(&op);
+    if (&op == it.scores)
+      afterScores = true;
+  }
+  return it;
+}
+
+LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
+                                               WarpSpecializeOp ws) {
+  FailureOr<ConsumerIteration> split = splitIteration(ws);
+  if (failed(split))
+    return failure();
+  ConsumerIteration &it = *split;
+  scf::ForOp loop = it.loop;
+  // K of tile j is waited for while tile j - 1 still holds its slot.
+  Value ring;
+  for (Operation *op : it.stageB)
+    if (auto release = dyn_cast<RingReleaseOp>(op))
+      ring = release.getRing();
+  if (ring && cast<RingType>(ring.getType()).getStages() < 2)
+    return ws.emitOpError("intra-warpgroup overlap needs a ring of at least 2 "
+                          "stages");
+
+  Location loc = loop.getLoc();
+  Value lo = loop.getLowerBound(), hi = loop.getUpperBound(),
+        step = loop.getStep();
+  ValueRange inits = loop.getInitArgs();
+  Value iv = loop.getInductionVar();
+  auto probsType = cast<RankedTensorType>(it.probs.getType());
+  auto alphaType = cast<RankedTensorType>(it.alpha.getType());
+
+  auto cloneAll = [](OpBuilder &b, ArrayRef<Operation *> ops, IRMapping &m) {
+    for (Operation *op : ops)
+      b.clone(*op, m);
+  };
+  SmallVector<Operation *> stageA = it.stageA1;
+  llvm::append_range(stageA, it.stageA2);
+
+  // Prologue: A(lo) when there is a tile at all. Without one the loop and
+  // the epilogue do not run and the running state keeps its initial value;
+  // P and alpha get placeholders that nothing reads.
+  rewriter.setInsertionPoint(loop);
+  Value nonEmpty =
+      rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lo, hi);
+  auto prologue = rewriter.create<scf::IfOp>(
+      loc, nonEmpty,
+      [&](OpBuilder &b, Location loc) {
+        IRMapping m;
+        m.map(iv, lo);
+        m.map(loop.getRegionIterArgs(), inits);
+        cloneAll(b, stageA, m);
+        b.create<scf::YieldOp>(
+            loc, ValueRange{m.lookup(it.update.getNewMax()),
+                            m.lookup(it.update.getNewSum()),
+                            m.lookup(it.probs), m.lookup(it.alpha)});
+      },
+      [&](OpBuilder &b, Location loc) {
+        Value p = b.create<arith::ConstantOp>(
+            loc, DenseElementsAttr::get(probsType,
+                                        b.getZeroAttr(probsType.getElementType())));
+        Value a = b.create<arith::ConstantOp>(
+            loc, DenseElementsAttr::get(alphaType,
+                                        b.getZeroAttr(alphaType.getElementType())));
+        b.create<scf::YieldOp>(loc, ValueRange{inits[0], inits[1], p, a});
+      });
+
+  // Steady state over (lo, hi): S_j, then P_{j-1} V_{j-1}, then softmax_j.
+  Value next = rewriter.create<arith::AddIOp>(loc, lo, step);
+  SmallVector<Value> loopInits = {prologue.getResult(0), prologue.getResult(1),
+                                  inits[2], prologue.getResult(2),
+                                  prologue.getResult(3)};
+  auto steady = rewriter.create<scf::ForOp>(
+      loc, next, hi, step, loopInits,
+      [&](OpBuilder &b, Location loc, Value j, ValueRange iters) {
+        IRMapping a;
+        a.map(iv, j);
+        a.map(loop.getRegionIterArgs()[0], iters[0]);
+        a.map(loop.getRegionIterArgs()[1], iters[1]);
+        cloneAll(b, it.stageA1, a);
+        IRMapping bm;
+        bm.map(it.acc, iters[2]);
+        bm.map(it.probs, iters[3]);
+        bm.map(it.alpha, iters[4]);
+        cloneAll(b, it.stageB, bm);
+        cloneAll(b, it.stageA2, a);
+        b.create<scf::YieldOp>(
+            loc, ValueRange{a.lookup(it.update.getNewMax()),
+                            a.lookup(it.update.getNewSum()),
+                            bm.lookup(it.nextAcc), a.lookup(it.probs),
+                            a.lookup(it.alpha)});
+      });
+
+  // Epilogue: B(hi - 1).
+  auto epilogue = rewriter.create<scf::IfOp>(
+      loc, nonEmpty,
+      [&](OpBuilder &b, Location loc) {
+        IRMapping m;
+        m.map(it.acc, steady.getResult(2));
+        m.map(it.probs, steady.getResult(3));
+        m.map(it.alpha, steady.getResult(4));
+        cloneAll(b, it.stageB, m);
+        b.create<scf::YieldOp>(loc, m.lookup(it.nextAcc));
+      },
+      [&](OpBuilder &b, Location loc) {
+        b.create<scf::YieldOp>(loc, steady.getResult(2));
+      });
+
+  rewriter.replaceOp(loop, ValueRange{steady.getResult(0), steady.getResult(1),
+                                      epilogue.getResult(0)});
+  return success();
+}
+
+namespace {
+struct FAttnIntraWarpgroupOverlapPass
+    : public fattn::impl::FAttnIntraWarpgroupOverlapBase<
+          FAttnIntraWarpgroupOverlapPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    WalkResult result = getOperation()->walk([&](TiledAttentionOp op) {
+      WarpSpecializeOp ws = getWarpSpecialize(op);
+      if (!ws) {
+        op.emitOpError("has no consumer warpgroups to pipeline: run "
+                       "--fattn-warp-specialize first");
+        return WalkResult::interrupt();
+      }
+      return failed(overlapConsumerLoop(rewriter, ws)) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,30 @@
+// The scheduling passes refuse IR they cannot schedule, with a diagnostic.
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-warp-specialize 2>&1 | FileCheck %s --check-prefix=NOPLAN
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize=consumers=3 2>&1 | FileCheck %s --check-prefix=BLOCKM
+// RUN: not fattn-opt %s --fattn-tile="block-m=256 block-n=128" --fattn-sm90-tma --fattn-warp-specialize=consumers=4 2>&1 | FileCheck %s --check-prefix=COUNT
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-warp-specialize 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize=producer-registers=20 2>&1 | FileCheck %s --check-prefix=REGS
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-intra-wg-overlap 2>&1 | FileCheck %s --check-prefix=OVERLAP
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-intra-wg-overlap 2>&1 | FileCheck %s --check-prefix=OVERLAP2
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-pingpong 2>&1 | FileCheck %s --check-prefix=PINGPONG
+// RUN: not fattn-opt %s --fattn-tile="block-m=192 block-n=128" --fattn-sm90-tma --fattn-warp-specialize="consumers=3 consumer-registers=160" --fattn-pingpong 2>&1 | FileCheck %s --check-prefix=PINGPONG3
+// RUN: not fattn-opt %s --fattn-tile="block-m=192 block-n=128" --fattn-sm90-tma --fattn-warp-specialize=consumers=3 2>&1 | FileCheck %s --check-prefix=REGSUM
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-pingpong=barrier-base=15 2>&1 | FileCheck %s --check-prefix=BASE
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-pingpong --fattn-pingpong 2>&1 | FileCheck %s --check-prefix=PINGPONG2
+
+// NOPLAN: 'fattn.tiled_attention' op has no TMA plan: run --fattn-sm90-tma first
+// BLOCKM: 'fattn.tiled_attention' op with 3 consumer warpgroups of 64 rows, block_m must be 192, found 128
+// COUNT: 'fattn.tiled_attention' op expected 1 to 3 consumer warpgroups, found 4
+// TWICE: 'fattn.tiled_attention' op is already warp-specialized
+// REGS: 'fattn.warp_specialize' op expected producer_registers to be a multiple of 8 in [24, 256] (setmaxnreg), found 20
+// REGSUM: 'fattn.warp_specialize' op needs 95232 registers for one producer and 3 consumer warpgroups, more than the 65536 of an SM
+// OVERLAP: 'fattn.tiled_attention' op has no consumer warpgroups to pipeline: run --fattn-warp-specialize first
+// OVERLAP2: 'fattn.warp_specialize' op the consumer loop is already pipelined
+// PINGPONG: 'fattn.tiled_attention' op has no consumer warpgroups to order: run --fattn-warp-specialize first
+// PINGPONG3: 'fattn.warp_specialize' op pingpong alternates two consumer warpgroups, found 3
+// BASE: 'fattn.warp_specialize' op pingpong needs named barriers barrier-base and barrier-base + 1 in [1, 15], found barrier-base 15
+// PINGPONG2: 'fattn.warp_specialize' op the consumer warpgroups are already ordered by named barriers
+func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {causal = true}
+  return
+}

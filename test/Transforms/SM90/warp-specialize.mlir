@@ -1,0 +1,69 @@
+// RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize | FileCheck %s
+// RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=192 block-n=128" --fattn-sm90-tma=stages=3 --fattn-warp-specialize="consumers=3 producer-registers=32 consumer-registers=160" | FileCheck %s --check-prefix=THREE
+
+// Causal: the producer fills a 2-stage K/V ring over [lo, hi); the consumers
+// run one loop over the same tiles, masking only tiles outside
+// [full_lo, full_hi), and hand each slot back.
+// CHECK-LABEL: func.func @causal
+// CHECK: %[[Q:.*]] = fattn.load_tile %arg0
+// CHECK: %[[LO:.*]], %[[FLO:.*]], %[[FHI:.*]], %[[HI:.*]] = fattn.kv_tile_range
+// CHECK: %[[RING:.*]] = fattn.ring_create : <2, tensor<128x128xbf16>, tensor<128x128xbf16>>
+// CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+// CHECK:   scf.for %[[PJ:.*]] = %[[LO]] to %[[HI]]
+// CHECK-NEXT: fattn.ring_acquire %[[RING]]
+// CHECK-NEXT: %[[ROW:.*]] = arith.muli %[[PJ]]
+// CHECK-NEXT: %[[K:.*]] = fattn.load_tile %arg1[%{{.*}}, %{{.*}}, %[[ROW]]] {fattn.sm90.tma_load = {barrier = "full_k"
+// CHECK-NEXT: fattn.ring_commit %[[RING]][0], %[[K]]
+// CHECK-NEXT: %[[V:.*]] = fattn.load_tile %arg2[%{{.*}}, %{{.*}}, %[[ROW]]] {fattn.sm90.tma_load = {barrier = "full_v"
+// CHECK-NEXT: fattn.ring_commit %[[RING]][1], %[[V]]
+// CHECK-NOT: fattn.mma
+// CHECK: } consumer {
+// CHECK-NEXT: ^bb0(%{{.*}}: index):
+// CHECK-NEXT: %[[M0:.*]], %[[L0:.*]], %[[A0:.*]] = fattn.softmax_init
+// CHECK: %[[R:.*]]:3 = scf.for %[[J:.*]] = %[[LO]] to %[[HI]] {{.*}} iter_args(%[[M:.*]] = %[[M0]], %[[L:.*]] = %[[L0]], %[[ACC:.*]] = %[[A0]])
+// CHECK: %[[KT:.*]] = fattn.ring_wait %[[RING]][0] : <2, tensor<128x128xbf16>, tensor<128x128xbf16>> -> tensor<128x128xbf16>
+// CHECK-NEXT: %[[S:.*]] = fattn.mma %[[Q]], %[[KT]] {transpose_rhs}
+// CHECK-NEXT: %[[BEFORE:.*]] = arith.cmpi ult, %[[J]], %[[FLO]]
+// CHECK-NEXT: %[[AFTER:.*]] = arith.cmpi uge, %[[J]], %[[FHI]]
+// CHECK-NEXT: %[[EDGE:.*]] = arith.ori %[[BEFORE]], %[[AFTER]]
+// CHECK-NEXT: %[[SM:.*]] = scf.if %[[EDGE]]
+// CHECK-NEXT: fattn.mask %[[S]]
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[S]]
+// CHECK: %[[P:.*]], %[[NM:.*]], %[[NL:.*]], %[[ALPHA:.*]] = fattn.softmax_update %[[SM]], %[[M]], %[[L]]
+// CHECK-NEXT: %[[RS:.*]] = fattn.rescale %[[ACC]], %[[ALPHA]]
+// CHECK-NEXT: %[[VT:.*]] = fattn.ring_wait %[[RING]][1]
+// CHECK-NEXT: %[[O:.*]] = fattn.mma %[[P]], %[[VT]] acc(%[[RS]]
+// CHECK-NEXT: fattn.ring_release %[[RING]]
+// CHECK-NEXT: scf.yield %[[NM]], %[[NL]], %[[O]]
+// CHECK: %[[OUT:.*]], %{{.*}} = fattn.finalize %[[R]]#2, %[[R]]#0, %[[R]]#1
+// CHECK-NEXT: fattn.store_tile %[[OUT]]{{.*$}}
+// CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: return
+// THREE-LABEL: func.func @causal
+// THREE: fattn.ring_create : <3, tensor<128x128xbf16>, tensor<128x128xbf16>>
+// THREE: fattn.warp_specialize attributes {consumer_registers = 160 : i64, consumers = 3 : i64, producer_registers = 32 : i64}
+func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {causal = true}
+  return
+}
+
+// -----
+
+// A sliding window has a masked left edge too: the three KV loops of
+// --fattn-tile become one. Softcap and LSE ride along unchanged.
+// CHECK-LABEL: func.func @window_softcap_lse
+// CHECK: fattn.warp_specialize
+// CHECK: } consumer {
+// CHECK-COUNT-1: scf.for
+// CHECK: fattn.softcap
+// CHECK: scf.if
+// CHECK-NEXT: fattn.mask
+// CHECK-NOT: scf.for
+// CHECK: fattn.finalize
+// CHECK-COUNT-2: fattn.store_tile
+func.func @window_softcap_lse(%q: memref<?x?x?x64xf16>, %k: memref<?x?x?x64xf16>, %v: memref<?x?x?x64xf16>, %o: memref<?x?x?x64xf16>, %lse: memref<?x?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xf16>, memref<?x?x?x64xf16>, memref<?x?x?x64xf16>) outs(%o : memref<?x?x?x64xf16>) lse(%lse : memref<?x?x?xf32>) {window_left = 100 : i64, window_right = 20 : i64, softcap = 30.0 : f32}
+  return
+}
