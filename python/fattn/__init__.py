@@ -12,9 +12,13 @@ from .config import KernelConfig, default_arch
 from .interface import flash_attn_func
 from .kernels import KernelNotFoundError, get_kernel, kernel_dir, set_kernel_dir
 from .library import KernelLibrary, LibraryError
+from .quantize import (dequantize_fp8, fa3_accuracy_inputs, hadamard_rotate, hadamard_signs,
+                       outlier_normal, quantize_fp8)
 
 __all__ = [
     "CompileError", "FAttnRuntimeError", "KernelConfig", "KernelLibrary", "KernelNotFoundError",
     "LibraryError", "default_arch", "flash_attn_func", "get_kernel", "kernel_dir",
     "set_kernel_dir",
+    "dequantize_fp8", "fa3_accuracy_inputs", "hadamard_rotate", "hadamard_signs",
+    "outlier_normal", "quantize_fp8",
 ]
