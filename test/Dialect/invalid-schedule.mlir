@@ -179,3 +179,15 @@ func.func @barrier_outside(%id: index) {
   fattn.named_barrier_sync %id, 256
   return
 }
+
+// -----
+
+func.func @half_registers() {
+  // expected-error @below {{expected both producer_registers and consumer_registers, or neither}}
+  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    %c0 = arith.constant 0 : index
+  } consumer {
+  ^bb0(%wg: index):
+  }
+  return
+}

@@ -67,3 +67,14 @@ func.func @window_softcap_lse(%q: memref<?x?x?x64xf16>, %k: memref<?x?x?x64xf16>
   fattn.attention ins(%q, %k, %v : memref<?x?x?x64xf16>, memref<?x?x?x64xf16>, memref<?x?x?x64xf16>) outs(%o : memref<?x?x?x64xf16>) lse(%lse : memref<?x?x?xf32>) {window_left = 100 : i64, window_right = 20 : i64, softcap = 30.0 : f32}
   return
 }
+
+// -----
+
+// Register counts of 0: no setmaxnreg, the op carries none.
+// RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize="producer-registers=0 consumer-registers=0" | FileCheck %s --check-prefix=NOREGS
+// NOREGS-LABEL: func.func @keep_registers
+// NOREGS: fattn.warp_specialize attributes {consumers = 2 : i64} producer {
+func.func @keep_registers(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>)
+  return
+}

@@ -54,24 +54,29 @@ static LogicalResult checkRegisterCount(Operation *op, StringRef what,
 }
 
 LogicalResult WarpSpecializeOp::verify() {
-  if (failed(checkRegisterCount(*this, "producer_registers",
-                                getProducerRegisters())) ||
-      failed(checkRegisterCount(*this, "consumer_registers",
-                                getConsumerRegisters())))
-    return failure();
-  // 128 threads per warpgroup, 64K 32-bit registers per SM.
-  int64_t total = 128 * (getProducerRegisters() +
-                         getConsumers() * getConsumerRegisters());
-  if (total > 65536)
-    return emitOpError() << "needs " << total
-                         << " registers for one producer and "
-                         << getConsumers()
-                         << " consumer warpgroups, more than the 65536 of an SM";
+  std::optional<int64_t> producer = getProducerRegisters(),
+                         consumer = getConsumerRegisters();
+  if (producer.has_value() != consumer.has_value())
+    return emitOpError("expected both producer_registers and "
+                       "consumer_registers, or neither");
+  if (producer) {
+    if (failed(checkRegisterCount(*this, "producer_registers", *producer)) ||
+        failed(checkRegisterCount(*this, "consumer_registers", *consumer)))
+      return failure();
+    // 128 threads per warpgroup, 64K 32-bit registers per SM.
+    int64_t total = 128 * (*producer + getConsumers() * *consumer);
+    if (total > 65536)
+      return emitOpError() << "needs " << total
+                           << " registers for one producer and "
+                           << getConsumers()
+                           << " consumer warpgroups, more than the 65536 of "
+                              "an SM";
+  }
   if (!getProducer().front().args_empty())
     return emitOpError("expected a producer region without arguments");
-  Block &consumer = getConsumer().front();
-  if (consumer.getNumArguments() != 1 ||
-      !consumer.getArgument(0).getType().isIndex())
+  Block &consumerBlock = getConsumer().front();
+  if (consumerBlock.getNumArguments() != 1 ||
+      !consumerBlock.getArgument(0).getType().isIndex())
     return emitOpError("expected the consumer region to take the consumer "
                        "warpgroup index (one index argument)");
   return success();

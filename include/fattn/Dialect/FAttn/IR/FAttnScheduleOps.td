@@ -57,7 +57,8 @@ def FAttn_WarpSpecializeOp : FAttn_Op<"warp_specialize",
     (0 .. consumers - 1) as the block argument, keeps `consumer_registers`
     registers per thread, and computes its share of the rows of the tile.
     Register counts are those of `setmaxnreg`: multiples of 8 in [24, 256],
-    and all warpgroups together fit the 64K registers of an SM.
+    and all warpgroups together fit the 64K registers of an SM. Without them
+    every warpgroup keeps the registers the kernel was compiled with.
 
     ```mlir
     fattn.warp_specialize attributes {consumer_registers = 240 : i64,
@@ -70,8 +71,8 @@ def FAttn_WarpSpecializeOp : FAttn_Op<"warp_specialize",
     ```
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<3>]>:$consumers,
-                       I64Attr:$producer_registers,
-                       I64Attr:$consumer_registers);
+                       OptionalAttr<I64Attr>:$producer_registers,
+                       OptionalAttr<I64Attr>:$consumer_registers);
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
   let assemblyFormat = "attr-dict-with-keyword `producer` $producer `consumer` $consumer";
   let hasVerifier = 1;

@@ -133,9 +133,15 @@ mlir::fattn::warpSpecialize(RewriterBase &rewriter, TiledAttentionOp op,
       RingType::get(ctx, plan->stages,
                     {tiled->keyLoad.getType(), tiled->valueLoad.getType()});
   Value ring = rewriter.create<RingCreateOp>(loc, ringType);
-  auto ws = rewriter.create<WarpSpecializeOp>(loc, options.consumers,
-                                              options.producerRegisters,
-                                              options.consumerRegisters);
+  // Register counts of 0 leave the registers alone (no setmaxnreg).
+  bool moveRegisters =
+      options.producerRegisters != 0 || options.consumerRegisters != 0;
+  auto ws = rewriter.create<WarpSpecializeOp>(
+      loc, options.consumers,
+      moveRegisters ? rewriter.getI64IntegerAttr(options.producerRegisters)
+                    : IntegerAttr(),
+      moveRegisters ? rewriter.getI64IntegerAttr(options.consumerRegisters)
+                    : IntegerAttr());
   Block *producer = rewriter.createBlock(&ws.getProducer());
   Block *consumer = rewriter.createBlock(&ws.getConsumer(), {},
                                          {rewriter.getIndexType()}, {loc});

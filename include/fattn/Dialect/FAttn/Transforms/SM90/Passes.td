@@ -37,7 +37,8 @@ def FAttnWarpSpecialize : Pass<"fattn-warp-specialize"> {
     loop of the same tiles, taking K and V with `fattn.ring_wait` and handing
     each slot back with `fattn.ring_release`. The KV loops of `--fattn-tile`
     (masked edges, unmasked middle) become one loop in which only edge tiles
-    are masked. The producer gives registers to the consumers (setmaxnreg).
+    are masked. The producer gives registers to the consumers (setmaxnreg)
+    unless both register options are 0.
 
     ```mlir
     fattn.warp_specialize attributes {consumer_registers = 240 : i64,
@@ -62,7 +63,8 @@ def FAttnWarpSpecialize : Pass<"fattn-warp-specialize"> {
     Option<"consumers", "consumers", "int64_t", /*default=*/"2",
            "Consumer warpgroups; each owns 64 query rows (block_m = 64 * consumers)">,
     Option<"producerRegisters", "producer-registers", "int64_t", /*default=*/"24",
-           "Registers per producer thread after setmaxnreg.dec">,
+           "Registers per producer thread after setmaxnreg.dec (0 with "
+           "consumer-registers=0: no setmaxnreg)">,
     Option<"consumerRegisters", "consumer-registers", "int64_t", /*default=*/"240",
            "Registers per consumer thread after setmaxnreg.inc">,
   ];
