@@ -41,13 +41,13 @@ def _torch():
     return torch
 
 
-def _check_float_tensor(name: str, x, ranks: Tuple[int, ...]) -> None:
+def _check_float_tensor(name: str, x, ranks: Optional[Tuple[int, ...]]) -> None:
     torch = _torch()
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.dtype not in (torch.float32, torch.float16, torch.bfloat16):
         raise TypeError(f"{name} must be float32, float16 or bfloat16, got {x.dtype}")
-    if x.dim() not in ranks:
+    if ranks is not None and x.dim() not in ranks:
         want = " or ".join(str(r) for r in ranks)
         raise ValueError(f"{name} must have rank {want}, got shape {tuple(x.shape)}")
 
@@ -116,7 +116,9 @@ def hadamard_rotate(x: "torch.Tensor", signs: "torch.Tensor", inverse: bool = Fa
     `out_dtype` (default: x's dtype). Rotating Q and K with the same signs
     leaves Q K^T unchanged."""
     torch = _torch()
-    _check_float_tensor("x", x, tuple(range(1, 9)))
+    _check_float_tensor("x", x, None)
+    if x.dim() == 0:
+        raise ValueError("x must have at least one dim (the rows to rotate), got a scalar")
     d = x.shape[-1]
     signs = _check_signs(signs, d, x.device)
     if inverse:
