@@ -25,6 +25,10 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.wideValueMma = options.wideValueMma;
   convert.reverseQTiles = options.reverseQTiles;
   convert.setmaxnreg = options.setmaxnreg;
+  convert.warpSpecialize = options.warpSpecialize;
+  convert.consumers = options.consumers;
+  convert.pingpong = options.pingpong;
+  convert.intraWgOverlap = options.intraWgOverlap;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }
 

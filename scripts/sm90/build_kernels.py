@@ -5,7 +5,7 @@ PTX (mlir-opt gpu-module-to-binary) -> cubin (ptxas -v, no spills allowed).
 Writes OUT/<name>.{mlir,ptx,cubin,json,ptxas.txt} and OUT/manifest.json, which
 scripts/sm90/check_sm90.py reads on the GPU machine.
 
-usage: build_kernels.py FATTN_OPT OUT [--only NAME ...]
+usage: build_kernels.py FATTN_OPT OUT [--only NAME ...]   (JOBS=n parallel builds)
 """
 import json, os, re, subprocess, sys
 
@@ -13,6 +13,8 @@ MLIR_OPT = "/usr/lib/llvm-22/bin/mlir-opt"
 EXTRACT = os.path.join(os.path.dirname(__file__), "extract_ptx.py")
 
 # (name, dtype, head_dim, attrs, lse, block_n, stages, extra pipeline options)
+# Correctness set: every feature with the default schedule, and each schedule
+# variant on a few of the hard cases (causal, windows, LSE, GQA, tails).
 CONFIGS = [
     ("bf16_d128", "bf16", 128, {}, False, 128, 2, ""),
     ("bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 128, 2, ""),
@@ -26,8 +28,54 @@ CONFIGS = [
     ("bf16_d96", "bf16", 96, {}, False, 128, 2, ""),
     ("bf16_d256", "bf16", 256, {}, False, 64, 2, ""),
     ("bf16_d256_causal_lse", "bf16", 256, {"causal": True}, True, 64, 2, ""),
+    # Schedule variants on hard cases.
+    ("pp_bf16_d128_window_lse", "bf16", 128, {"window_left": 100, "window_right": 20}, True, 128, 2, "pingpong=true"),
+    ("pp_f16_d64_causal_lse", "f16", 64, {"causal": True}, True, 128, 3, "pingpong=true"),
+    ("seqpp_bf16_d256_causal_lse", "bf16", 256, {"causal": True}, True, 64, 2, "intra-wg-overlap=false pingpong=true"),
+    ("seq_bf16_d128_softcap", "bf16", 128, {"softcap": 30.0}, False, 128, 2, "intra-wg-overlap=false"),
+    ("nows_bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 128, 2, "warp-specialize=false"),
+    ("nows_bf16_d96_window_lse", "bf16", 96, {"window_left": 100, "window_right": 20}, True, 128, 3, "warp-specialize=false pingpong=true"),
+    ("nowsseq_f16_d256", "f16", 256, {}, False, 64, 2, "warp-specialize=false intra-wg-overlap=false"),
+    ("c3_bf16_d64_causal_lse", "bf16", 64, {"causal": True}, True, 128, 2, "consumers=3 block-m=192"),
+    ("c3pp_f16_d64_window", "f16", 64, {"window_left": 100, "window_right": 20}, False, 128, 2, "consumers=3 block-m=192 pingpong=true"),
 ]
 
+# Speed set: variant -> (extra options, block_n by head dim, stages). Each is
+# built for bf16, causal and not, for the head dims of BENCH_HEAD_DIMS, and
+# timed by check_sm90.py --bench-matrix beside SDPA FA2 and cuDNN. "best" is
+# the default schedule; the others turn one feature off (or on) in turn.
+C3 = "consumers=3 block-m=192 "
+SCHEDULES = {
+    # head dim 64: three consumer warpgroups
+    "c3": (C3 + "intra-wg-overlap=true", 128, 2),
+    "c3seq": (C3 + "intra-wg-overlap=false", 128, 2),
+    "c3pp": (C3 + "intra-wg-overlap=true pingpong=true", 128, 2),
+    "c3nows": (C3 + "warp-specialize=false", 128, 2),
+    # two consumer warpgroups, 128-row KV tiles
+    "ov": ("intra-wg-overlap=true", 128, 2),
+    "seq": ("intra-wg-overlap=false", 128, 2),
+    "ovpp": ("intra-wg-overlap=true pingpong=true", 128, 2),
+    "nows": ("warp-specialize=false", 128, 2),
+    "nowss3": ("warp-specialize=false", 128, 3),
+    "n176": ("intra-wg-overlap=true", 176, 2),
+    "n160": ("intra-wg-overlap=true", 160, 2),
+    # head dim 256: 80-row KV tiles (64 is ov there)
+    "n80": ("intra-wg-overlap=true", 80, 2),
+    "seqn80": ("intra-wg-overlap=false", 80, 2),
+    "ppn80": ("intra-wg-overlap=true pingpong=true", 80, 2),
+    "nowsn80": ("warp-specialize=false", 80, 2),
+}
+BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3pp", "c3nows", "ov"],
+                   128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160"],
+                   256: ["n80", "seqn80", "ppn80", "nowsn80", "ov"]}
+for _d, _variants in BENCH_HEAD_DIMS.items():
+    for _v in _variants:
+        _extra, _bn, _stages = SCHEDULES[_v]
+        if _d > 128 and _v == "ov":
+            _bn = 64
+        for _causal in (False, True):
+            CONFIGS.append((f"bench_{_v}_d{_d}" + ("_causal" if _causal else ""), "bf16", _d,
+                            {"causal": True} if _causal else {}, False, _bn, _stages, _extra))
 
 def attr_text(attrs):
     parts = []
@@ -61,10 +109,16 @@ def main():
     fattn_opt, out = sys.argv[1], sys.argv[2]
     only = sys.argv[4:] if len(sys.argv) > 3 and sys.argv[3] == "--only" else None
     os.makedirs(out, exist_ok=True)
-    manifest = []
-    for name, dtype, d, attrs, lse, bn, stages, extra in CONFIGS:
-        if only and name not in only:
-            continue
+    todo = [c for c in CONFIGS if not only or c[0] in only]
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(int(os.environ.get("JOBS", "2"))) as pool:
+        manifest = list(pool.map(lambda c: build(out, fattn_opt, *c), todo))
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+
+
+def build(out, fattn_opt, name, dtype, d, attrs, lse, bn, stages, extra):
+    if True:
         base = os.path.join(out, name)
         with open(base + ".in.mlir", "w") as f:
             f.write(source(dtype, d, attrs, lse))
@@ -89,10 +143,13 @@ def main():
         desc["cubin"] = name + ".cubin"
         with open(base + ".json", "w") as f:
             json.dump(desc, f, indent=1)
-        manifest.append({"name": name, "registers": regs, **desc})
-        print(f"{name}: {regs} registers, 0 spills, smem {desc['dynamic_smem_bytes']}")
-    with open(os.path.join(out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=1)
+        # ptxas falls back to waiting after every wgmma when it cannot prove
+        # the asynchronous register use safe; that must not go unnoticed.
+        serialized = "serialized" in info
+        print(f"{name}: {regs} registers, 0 spills, smem {desc['dynamic_smem_bytes']}"
+              + (" WGMMA SERIALIZED" if serialized else ""), flush=True)
+        return {"name": name, "registers": regs, "options": extra,
+                "wgmma_serialized": serialized, **desc}
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ Launches through the CUDA driver API with ctypes (cuModuleLoadData,
 cuTensorMapEncodeTiled, cuLaunchKernel), following docs/KERNEL-ABI.md and the
 tensormap parameters of each kernel's JSON description.
 
-usage: check_sm90.py KERNEL_DIR [--bench]
+usage: check_sm90.py KERNEL_DIR [NAME ...] [--bench] [--bench-matrix] [--check-bench]
+  --bench-matrix: the bench_* schedule variants beside SDPA FA2/cuDNN (SEQS, ROUNDS)
+  --check-bench: also run the correctness cases on the bench_* kernels
 """
 import ctypes, json, math, os, sys, time
 import torch
@@ -137,6 +139,64 @@ def run_case(kern, b, hq, hkv, sq, sk):
     return ok
 
 
+def timeit(fn, flops, iters=20):
+    """TFLOP/s of the median of `iters` CUDA-event timings after 3 warm-ups."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record(); fn(); e1.record()
+        torch.cuda.synchronize()
+        times.append(e0.elapsed_time(e1))
+    times.sort()
+    return flops / (times[len(times) // 2] * 1e-3) / 1e12
+
+
+def bench_matrix(kernels, seqs, rounds):
+    """The schedule variants (kernels named bench_<variant>_d<D>[_causal])
+    beside SDPA FA2 and cuDNN, bf16, B*N = 16384, H*D = 2048. Each round
+    times the peers and every variant once, in rotated order; the table
+    shows the best of the rounds for every column."""
+    from torch.nn.attention import sdpa_kernel, SDPBackend
+    groups = {}
+    for name, kern in kernels.items():
+        if name.startswith("bench_"):
+            _, variant, rest = name.split("_", 2)
+            groups.setdefault(rest, {})[variant] = kern
+    print("BENCH variant TFLOP/s (best of %d rounds), fattn/cuDNN in brackets" % rounds)
+    for rest in sorted(groups, key=lambda r: (int(r.split("_")[0][1:]), r)):
+        variants = groups[rest]
+        any_kern = next(iter(variants.values()))
+        d, causal = any_kern.desc["head_dim_qk"], any_kern.desc["causal"]
+        for s in seqs:
+            b, h = max(1, 16384 // s), 2048 // d
+            q, k, v = (bshd(b, s, h, d, torch.bfloat16) for _ in range(3))
+            o = torch.empty(b, s, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+            flops = 4 * b * h * s * s * d / (2 if causal else 1)
+            fns = {}
+            for vname, kern in variants.items():
+                fns[vname] = (lambda kern=kern: kern(q, k, v, o))
+            def fa2():
+                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            def cudnn():
+                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            fns["FA2"], fns["cuDNN"] = fa2, cudnn
+            best = {n: 0.0 for n in fns}
+            names = list(fns)
+            for r in range(rounds):
+                order = names[r % len(names):] + names[:r % len(names)]
+                for n in order:
+                    best[n] = max(best[n], timeit(fns[n], flops))
+            cu = best["cuDNN"]
+            cells = " ".join(f"{n}={best[n]:.0f}" + ("" if n in ("FA2", "cuDNN") else f"[{best[n] / cu:.2f}]")
+                             for n in names)
+            print(f"BENCH d={d} N={s} causal={causal} B={b} H={h}: {cells}", flush=True)
+
+
 def bench(kern, b, h, s, iters=20):
     desc = kern.desc
     dtype = DT[desc["dtype"]][0]
@@ -195,11 +255,16 @@ def main():
         except RuntimeError as e:
             print("FAIL load:", e); failures += 1; continue
         kernels[desc["name"]] = kern
+        if desc["name"].startswith("bench_") and "--check-bench" not in sys.argv:
+            continue
         for case in CASES:
             try:
                 failures += not run_case(kern, *case)
             except RuntimeError as e:
                 print("FAIL", case, e); failures += 1; break
+    if "--bench-matrix" in sys.argv:
+        seqs = [int(x) for x in os.environ.get("SEQS", "2048,8192,16384").split(",")]
+        bench_matrix(kernels, seqs, int(os.environ.get("ROUNDS", "2")))
     if "--bench" in sys.argv:
         for name, b, h, s in [("bf16_d128", 4, 16, 4096), ("bf16_d128", 2, 16, 8192),
                               ("bf16_d128_narrowpv", 4, 16, 4096), ("bf16_d128_s3_n96", 4, 16, 4096),

@@ -131,11 +131,21 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
   } else {
     fattn::SM90PipelineOptions options;
     options.kernelName = entry;
-    // Two stages of 128-row K and V tiles fit beside Q up to head dim 128;
-    // head dim 256 takes 64-row tiles.
+    // Tile shapes measured fastest (docs/PERF.md, issue 5): head dim 256
+    // takes two stages of 80-row K and V tiles (the most that fit); head
+    // dim 128 without a mask 176-row tiles (with one, the diagonal tiles
+    // waste too much of them: 128); head dim 64 three consumer warpgroups
+    // (block_m 192).
+    bool masked = op.getEffectiveWindowLeft() >= 0 ||
+                  op.getEffectiveWindowRight() >= 0;
     if (headDim > 128)
-      options.blockN = 64;
+      options.blockN = 80;
+    else if (headDim > 64 && headDim <= 128 && !masked)
+      options.blockN = 176;
+    if (headDim <= 64)
+      options.blockM = 192;
     applyOverrides(options);
+    options.consumers = options.blockM == 192 ? 3 : 2;
     fattn::buildSM90Pipeline(pm, options);
     pm.addPass(createConvertNVVMToLLVMPass());
     pm.addPass(createReconcileUnrealizedCastsPass());

@@ -34,6 +34,25 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       *this, "setmaxnreg",
       llvm::cl::desc("Move registers from the producer to the consumers"),
       llvm::cl::init(true)};
+  // Temporary: the schedule, until the scheduling passes decide it in the IR.
+  PassOptions::Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("A producer warpgroup issues the TMA copies"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int> consumers{
+      *this, "consumers",
+      llvm::cl::desc("Consumer warpgroups of 64 rows (block-m must be 64 * "
+                     "consumers)"),
+      llvm::cl::init(2)};
+  PassOptions::Option<bool> pingpong{
+      *this, "pingpong",
+      llvm::cl::desc("Named barriers alternate the consumers' GEMMs"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> intraWgOverlap{
+      *this, "intra-wg-overlap",
+      llvm::cl::desc("Overlap the softmax of tile j with Q K^T of j+1 and "
+                     "P V of j-1"),
+      llvm::cl::init(true)};
 };
 
 /// fattn.attention through --fattn-tile, --fattn-sm90-tma and

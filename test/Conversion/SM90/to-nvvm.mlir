@@ -24,21 +24,40 @@
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 240
+// The default schedule overlaps inside each consumer warpgroup. Prologue:
+// S of the first tile, its K stage handed back, its softmax.
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,
+// CHECK: nvvm.mbarrier.arrive
 // CHECK: llvm.cond_br %{{.*}}, ^{{.*}}, ^{{.*}}(%{{.*}} : !llvm.struct
 // CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
 // CHECK: nvvm.shfl.sync bfly
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
+// Loop: S of tile j and P V of tile j - 1 behind one fence, a wait for S
+// only, the softmax, then the wait for P V, V handed back, O rescaled.
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-8: nvvm.wgmma.mma_async
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.fence.aligned
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: llvm.fmul
+// Epilogue: the last P V.
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
 func.func @d128_bf16(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {

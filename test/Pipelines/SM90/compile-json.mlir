@@ -3,6 +3,9 @@
 // RUN: FileCheck %s < %t/fattn_fwd_d128_bf16_gqa.json
 // RUN: test -s %t/fattn_fwd_d128_bf16_gqa.cubin
 // RUN: FileCheck %s --check-prefix=PTX < %t/fattn_fwd_d128_bf16_gqa.ptx
+// RUN: FileCheck %s --check-prefix=D64 < %t/fattn_fwd_d64_causal.json
+// RUN: FileCheck %s --check-prefix=D256 < %t/fattn_fwd_d256.json
+// RUN: FileCheck %s --check-prefix=D128C < %t/fattn_fwd_d128_causal.json
 // RUN: not fattn-compile %s --arch sm_70 --emit json -o %t 2>&1 | FileCheck %s --check-prefix=ARCH
 
 // The sm_90a description: the KERNEL-ABI parameters followed by the three
@@ -18,6 +21,20 @@
 // CHECK-DAG: "type": "tensormap"
 // CHECK-DAG: "swizzle": "128B"
 
+// The measured tile shapes by head dim: 176-row KV tiles at head dim 128
+// without a mask, 128 with one; three consumer warpgroups (block_m 192, 512
+// threads) at head dim 64; 80-row KV tiles at head dim 256.
+// CHECK-DAG: "block_m": 128
+// CHECK-DAG: "block_n": 176
+// D128C-DAG: "block_n": 128
+// D128C-DAG: "threads": 384
+// D64-DAG: "block_m": 192
+// D64-DAG: "block_n": 128
+// D64-DAG: "threads": 512
+// D256-DAG: "block_m": 128
+// D256-DAG: "block_n": 80
+// D256-DAG: "threads": 384
+
 // PTX: .target sm_90a
 // PTX: .entry fattn_fwd_d128_bf16_gqa(
 // PTX: cp.async.bulk.tensor
@@ -26,5 +43,20 @@
 // ARCH: fattn-compile: error: --arch sm_70 is not supported (sm_80, sm_90a)
 func.func @fattn_fwd_d128_bf16_gqa(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %o: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>) outs(%o : memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>)
+  return
+}
+
+func.func @fattn_fwd_d128_causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {causal = true}
+  return
+}
+
+func.func @fattn_fwd_d64_causal(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>) {causal = true}
+  return
+}
+
+func.func @fattn_fwd_d256(%q: memref<?x?x?x256xf16>, %k: memref<?x?x?x256xf16>, %v: memref<?x?x?x256xf16>, %o: memref<?x?x?x256xf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x256xf16>, memref<?x?x?x256xf16>, memref<?x?x?x256xf16>) outs(%o : memref<?x?x?x256xf16>)
   return
 }

@@ -5,14 +5,19 @@
 // Text keeps this long, fully unrolled instruction stream readable next to
 // the PTX it becomes; every value is named after its role.
 //
-// Warpgroup 0 is the producer (one elected thread issues TMA), warpgroups 1
-// and 2 are consumers of 64 rows each. Per KV tile t (stage s = t % stages,
-// phase (t / stages) & 1):
-//   producer: wait empty[s]; expect_tx + TMA K into full_k[s]; same for V.
-//   consumer: wait full_k[s]; S = Q K^T (SS wgmma); mask (edge tiles only);
-//             online softmax on the accumulator layout; O *= alpha;
-//             wait full_v[s]; O += P V (RS wgmma); arrive empty[s].
+// With warp specialization, warpgroup 0 is the producer (one elected thread
+// issues TMA) and the others are consumers of 64 rows each; without it, every
+// warpgroup is a consumer and thread 0 also issues the copies, `stages` tiles
+// ahead, as stages come back. Per KV tile t (stage s = t % stages, phase
+// (t / stages) & 1):
+//   copies:   wait empty_k[s]; expect_tx + TMA K into full_k[s]; same for V.
+//   consumer: wait full_k[s]; S = Q K^T (SS wgmma); arrive empty_k[s];
+//             mask (edge tiles only); online softmax on the accumulator
+//             layout; O *= alpha; wait full_v[s]; O += P V (RS wgmma);
+//             arrive empty_v[s].
 // With two or more stages the copy of tile t+1 runs during the math of t.
+// The consumer loop's schedule (sequential or intra-warpgroup overlapped)
+// and pingpong are described at SM90KernelEmitter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -141,39 +146,66 @@ struct TextIntOps {
   Int select(Bool c, Int a, Int b) { return e.select(c, a, b); }
 };
 
-string structType(int64_t n) {
-  string s = "!llvm.struct<(";
-  for (int64_t i = 0; i < n; ++i)
-    s += i ? ", f32" : "f32";
-  return s + ")>";
-}
-
-/// Shared-memory layout, in bytes from the 1024-aligned base.
+/// Shared-memory layout, in bytes from the 1024-aligned base. The K and V
+/// halves of a stage have separate empty barriers: K is handed back as soon
+/// as S = Q K^T has completed and V only after O += P V, so that the copy of
+/// a later K tile starts while the consumers still work on the current one.
 struct SharedLayout {
-  int64_t qBytes, kvStageBytes, kOffset, vOffset, barOffset, total;
-  explicit SharedLayout(const SM90KernelConfig &c) {
+  int64_t stages, qBytes, kvStageBytes, kOffset, vOffset, barOffset, total;
+  explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
     qBytes = c.headDimChunks() * c.blockM * 128;
     kvStageBytes = c.headDimChunks() * c.blockN * 128;
     kOffset = qBytes;
     vOffset = kOffset + c.stages * kvStageBytes;
     barOffset = vOffset + c.stages * kvStageBytes;
-    total = barOffset + 8 * (1 + 3 * c.stages);
+    total = barOffset + 8 * (1 + 4 * c.stages);
   }
+  // Each ring barrier is an array with one 8-byte entry per stage.
   int64_t qBar() const { return barOffset; }
-  int64_t fullKBar(int64_t s) const { return barOffset + 8 + 8 * s; }
-  int64_t fullVBar(int64_t s, int64_t stages) const {
-    return barOffset + 8 + 8 * stages + 8 * s;
-  }
-  int64_t emptyBar(int64_t s, int64_t stages) const {
-    return barOffset + 8 + 16 * stages + 8 * s;
-  }
+  int64_t fullKBar() const { return barOffset + 8; }
+  int64_t fullVBar() const { return fullKBar() + 8 * stages; }
+  int64_t emptyKBar() const { return fullVBar() + 8 * stages; }
+  int64_t emptyVBar() const { return emptyKBar() + 8 * stages; }
+};
+
+/// The online-softmax state a KV tile leaves behind, per accumulator row.
+struct TileSoftmax {
+  string max[2], sum[2], alpha[2];
+  /// P in the A-fragment layout of wgmma k16 (registers 4kk..4kk+3).
+  SmallVector<string> packedP;
 };
 
 /// Emits the whole kernel.
+///
+/// The consumer loop has two schedules. Without intra-warpgroup overlap,
+/// every tile runs S = Q K^T, waits, the softmax, then O += P V and waits.
+/// With it (FA3's intra-warpgroup pipelining), iteration j issues
+/// S_j = Q K_j^T and then O += P_{j-1} V_{j-1}, waits only for S_j
+/// (wgmma.wait_group 1), runs the softmax of tile j while the P V wgmma is
+/// still on the tensor cores, and waits for it only to rescale O; a prologue
+/// computes P of the first tile, an epilogue adds the last P V.
+///
+/// Pingpong orders the consumer warpgroups' GEMM issue slots through a ring
+/// of named barriers (ids 1..consumers, 256 threads each: the warpgroup
+/// waiting and the one before it arriving), so that one warpgroup's softmax
+/// runs while the next one's GEMMs occupy the tensor cores.
 class SM90KernelEmitter {
 public:
   SM90KernelEmitter(const SM90KernelConfig &c, const SM90Options &o)
-      : cfg(c), opts(o), layout(c) {}
+      : cfg(c), opts(o), layout(c) {
+    bn = cfg.blockN;
+    dPad = cfg.paddedHeadDim();
+    chunks = cfg.headDimChunks();
+    numS = bn / 2;   // S accumulator registers per thread
+    numO = dPad / 2; // O accumulator registers per thread
+    sType = structType(numS, "f32");
+    oType = structType(numO, "f32");
+    pType = structType(numS / 2, "i32");
+    softcap = cfg.softcap > 0;
+    softmaxScale = softcap ? 1.0f : cfg.scale;
+    scaleLog2 = softmaxScale * kLog2E;
+    wgmmaType = cfg.elementType == "bf16" ? "bf16" : "f16";
+  }
 
   string emit();
 
@@ -182,15 +214,88 @@ private:
   const SM90Options &opts;
   SharedLayout layout;
   TextEmitter e;
+  int64_t bn, dPad, chunks, numS, numO;
+  string sType, oType, pType;
+  bool softcap;
+  float softmaxScale, scaleLog2;
+  const char *wgmmaType;
+  int labelCounter = 0;
 
   // Values of the entry block, visible everywhere.
   string tid, base, baseAddr, qTileRow, head, batch, kvHead;
   string lo, fullLo, fullHi, hi;
+  // Values of the consumer's first block, visible in the whole consumer.
+  string wg, quad, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0, vDesc0;
+  string negInf, zero, isIssuer;
+
+  static string structType(int64_t n, const char *elem) {
+    string s = "!llvm.struct<(";
+    for (int64_t i = 0; i < n; ++i)
+      s += (i ? ", " : "") + string(elem);
+    return s + ")>";
+  }
+  string fresh(const char *prefix) { return prefix + str(labelCounter++); }
 
   string signature();
   void emitEntry();
   void emitProducer();
-  void emitConsumer();
+  void emitConsumerSetup();
+  void emitSequentialLoop();
+  void emitOverlappedLoop();
+  void emitEpilogue();
+
+  // TMA copies (by the producer, or by one consumer thread without it).
+  void emitQLoad();
+  void emitTileLoad(const string &j);
+  void emitLoadAhead(const string &released);
+
+  // Consumer pieces.
+  string issueQK(const string &stage);
+  SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
+                              const string &stage, bool fence);
+  TileSoftmax emitSoftmax(const string &scores, const string &j,
+                          const string oldMax[2], const string oldSum[2]);
+  SmallVector<string> fenceValues(ArrayRef<string> values, const char *elem);
+  SmallVector<string> unpack(const string &agg, int64_t n, const string &type);
+  string pack(ArrayRef<string> values, const string &type);
+  void release(int64_t emptyBar, const string &stage) {
+    e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
+                 barrier(emptyBar, stage)).str());
+  }
+  void waitGroup(int n) {
+    e.op(formatv("nvvm.wgmma.wait.group.sync.aligned {0}", n).str());
+  }
+
+  // Pingpong: warpgroup wg waits on barrier 1 + wg before its GEMMs and
+  // arrives on the next warpgroup's barrier after issuing them.
+  bool pingpong() const { return opts.pingpong; }
+  string pingpongBarrier(const string &wgIndex) {
+    return e.add(e.i32(1), wgIndex);
+  }
+  void pingpongSync() {
+    if (pingpong())
+      e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
+                   pingpongBarrier(wg), e.i32(256)).str());
+  }
+  void pingpongArrive() {
+    if (!pingpong())
+      return;
+    string next = e.bin("urem", e.add(wg, e.i32(1)),
+                        e.i32(cfg.consumerWarpgroups));
+    e.op(formatv("nvvm.barrier.arrive id = {0} number_of_threads = {1}",
+                 pingpongBarrier(next), e.i32(256)).str());
+  }
+  /// Runs `body` only in warpgroup `index` (a warpgroup-uniform branch).
+  template <typename Fn>
+  void inWarpgroup(int64_t index, Fn body) {
+    string yes = fresh("wg_only"), done = fresh("wg_done");
+    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}",
+                 e.icmp("eq", wg, e.i32(index)), yes, done).str());
+    e.label(yes);
+    body();
+    e.op(formatv("llvm.br ^{0}", done).str());
+    e.label(done);
+  }
 
   string stageOf(const string &t) {
     return e.bin("urem", t, e.i32(cfg.stages));
@@ -293,20 +398,56 @@ void SM90KernelEmitter::emitEntry() {
     e.op(formatv("nvvm.mbarrier.init {0}, {1}, predicate = {2} : !llvm.ptr<3>, "
                  "i32, i1", barrier(offset), e.i32(count), isThread0).str());
   };
+  // Every consumer thread hands a stage back.
+  int64_t consumerThreads = 128 * cfg.consumerWarpgroups;
   init(layout.qBar(), 1);
   for (int64_t s = 0; s < cfg.stages; ++s) {
-    init(layout.fullKBar(s), 1);
-    init(layout.fullVBar(s, cfg.stages), 1);
-    init(layout.emptyBar(s, cfg.stages), 256);
+    init(layout.fullKBar() + 8 * s, 1);
+    init(layout.fullVBar() + 8 * s, 1);
+    init(layout.emptyKBar() + 8 * s, consumerThreads);
+    init(layout.emptyVBar() + 8 * s, consumerThreads);
   }
   e.op("nvvm.fence.mbarrier.init");
   e.op("nvvm.barrier0");
+  if (!cfg.warpSpecialize) {
+    e.op("llvm.br ^consumer");
+    return;
+  }
   string isProducer = e.icmp("ult", tid, e.i32(128));
   e.op(formatv("llvm.cond_br {0}, ^producer, ^consumer", isProducer).str());
 }
 
+void SM90KernelEmitter::emitQLoad() {
+  string qBar = barrier(layout.qBar());
+  e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
+               qBar, e.i32(layout.qBytes)).str());
+  for (int64_t c = 0; c < chunks; ++c)
+    tmaLoad("%q_map", c, e.i32(c * cfg.blockM * 128), qBar, qTileRow, head);
+}
+
+void SM90KernelEmitter::emitTileLoad(const string &j) {
+  string t = e.sub(j, lo);
+  string stage = stageOf(t);
+  // The first round passes at once: a fresh barrier's "previous" phase (1)
+  // counts as complete.
+  string waitPhase = e.bin("xor", phaseOf(t), e.i32(1));
+  string kvRow = e.mul(j, e.i32(bn));
+  string stageOffset = e.mul(stage, e.i32(layout.kvStageBytes));
+  for (bool isV : {false, true}) {
+    waitBarrier(barrier(isV ? layout.emptyVBar() : layout.emptyKBar(), stage),
+                waitPhase);
+    string bar = barrier(isV ? layout.fullVBar() : layout.fullKBar(), stage);
+    e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
+                 bar, e.i32(layout.kvStageBytes)).str());
+    int64_t region = isV ? layout.vOffset : layout.kOffset;
+    for (int64_t c = 0; c < chunks; ++c)
+      tmaLoad(isV ? "%v_map" : "%k_map", c,
+              e.add(stageOffset, e.i32(region + c * bn * 128)), bar, kvRow,
+              kvHead);
+  }
+}
+
 void SM90KernelEmitter::emitProducer() {
-  int64_t chunks = cfg.headDimChunks();
   e.label("producer");
   if (opts.producerRegisters > 0)
     e.op(formatv("nvvm.setmaxregister decrease {0}", opts.producerRegisters).str());
@@ -316,11 +457,7 @@ void SM90KernelEmitter::emitProducer() {
   e.op(formatv("llvm.cond_br {0}, ^load_q, ^exit", issuer).str());
 
   e.label("load_q");
-  string qBar = barrier(layout.qBar());
-  e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
-               qBar, e.i32(layout.qBytes)).str());
-  for (int64_t c = 0; c < chunks; ++c)
-    tmaLoad("%q_map", c, e.i32(c * cfg.blockM * 128), qBar, qTileRow, head);
+  emitQLoad();
   e.op(formatv("llvm.br ^produce({0} : i32)", lo).str());
 
   e.label("produce", "(%pj: i32)");
@@ -328,27 +465,24 @@ void SM90KernelEmitter::emitProducer() {
   e.op(formatv("llvm.cond_br {0}, ^produce_tile, ^exit", more).str());
 
   e.label("produce_tile");
-  string t = e.sub("%pj", lo);
-  string stage = stageOf(t);
-  string phase = phaseOf(t);
-  // The first round passes at once: a fresh barrier's "previous" phase (1)
-  // counts as complete.
-  waitBarrier(barrier(layout.emptyBar(0, cfg.stages), stage),
-              e.bin("xor", phase, e.i32(1)));
-  string kvRow = e.mul("%pj", e.i32(cfg.blockN));
-  string stageOffset = e.mul(stage, e.i32(layout.kvStageBytes));
-  for (bool isV : {false, true}) {
-    string bar = barrier(isV ? layout.fullVBar(0, cfg.stages) : layout.fullKBar(0),
-                         stage);
-    e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
-                 bar, e.i32(layout.kvStageBytes)).str());
-    int64_t region = isV ? layout.vOffset : layout.kOffset;
-    for (int64_t c = 0; c < chunks; ++c)
-      tmaLoad(isV ? "%v_map" : "%k_map", c,
-              e.add(stageOffset, e.i32(region + c * cfg.blockN * 128)), bar,
-              kvRow, kvHead);
-  }
+  emitTileLoad("%pj");
   e.op(formatv("llvm.br ^produce({0} : i32)", e.add("%pj", e.i32(1))).str());
+}
+
+/// Without a producer warpgroup: once this warpgroup has handed back tile
+/// lo + released, the issuing thread copies tile lo + released + stages into
+/// that stage (waiting on its empty barriers for the other warpgroups).
+void SM90KernelEmitter::emitLoadAhead(const string &released) {
+  if (cfg.warpSpecialize)
+    return;
+  string next = e.add(e.add(lo, released), e.i32(cfg.stages));
+  string cond = e.bin("and", isIssuer, e.icmp("slt", next, hi), "i1");
+  string load = fresh("load_ahead"), done = fresh("loaded");
+  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", cond, load, done).str());
+  e.label(load);
+  emitTileLoad(next);
+  e.op(formatv("llvm.br ^{0}", done).str());
+  e.label(done);
 }
 
 string SM90KernelEmitter::packPair(const string &a, const string &b) {
@@ -363,73 +497,48 @@ string SM90KernelEmitter::packPair(const string &a, const string &b) {
   return e.def(formatv("llvm.bitcast {0} : vector<2x{1}> to i32", h, half).str());
 }
 
-void SM90KernelEmitter::emitConsumer() {
-  const int64_t bn = cfg.blockN, dPad = cfg.paddedHeadDim();
-  const int64_t chunks = cfg.headDimChunks();
-  const int64_t numS = bn / 2, numO = dPad / 2; // accumulator registers
-  const string sType = structType(numS), oType = structType(numO);
-  const bool softcap = cfg.softcap > 0;
-  const float softmaxScale = softcap ? 1.0f : cfg.scale;
-  const float scaleLog2 = softmaxScale * kLog2E;
-  const char *wgmmaType = cfg.elementType == "bf16" ? "bf16" : "f16";
+SmallVector<string> SM90KernelEmitter::unpack(const string &agg, int64_t n,
+                                              const string &type) {
+  SmallVector<string> values;
+  for (int64_t i = 0; i < n; ++i)
+    values.push_back(
+        e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", agg, i, type).str()));
+  return values;
+}
 
-  e.label("consumer");
-  if (opts.producerRegisters > 0)
-    e.op(formatv("nvvm.setmaxregister increase {0}", opts.consumerRegisters).str());
-  string ctid = e.sub(tid, e.i32(128));
-  string wg = e.bin("udiv", ctid, e.i32(128)); // consumer warpgroup 0 or 1
-  string lane = e.bin("and", tid, e.i32(31));
-  string warpInWg = e.bin("and", e.bin("udiv", ctid, e.i32(32)), e.i32(3));
-  string quad = e.bin("and", lane, e.i32(3));
-  // Accumulator layout of wgmma m64nN: thread holds rows r and r + 8, columns
-  // 8i + 2*quad + {0, 1}; register 4i + {0,1} is row r, 4i + {2,3} row r + 8.
-  string rowInTile = e.add(e.add(e.mul(wg, e.i32(64)), e.mul(warpInWg, e.i32(16))),
-                           e.bin("udiv", lane, e.i32(4)));
-  string row[2];
-  row[0] = e.add(qTileRow, rowInTile);
-  row[1] = e.add(row[0], e.i32(8));
+string SM90KernelEmitter::pack(ArrayRef<string> values, const string &type) {
+  string agg = e.def(formatv("llvm.mlir.poison : {0}", type).str());
+  for (size_t i = 0; i < values.size(); ++i)
+    agg = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", values[i], agg,
+                        i, type).str());
+  return agg;
+}
 
-  // Visible key columns of each row, for the masked tiles:
-  // loLimit <= col <= hiLimit.
-  string offset = e.sub("%seq_k", "%seq_q");
-  string hiLimit[2], loLimit[2];
-  for (int r = 0; r < 2; ++r) {
-    string diag = e.add(row[r], offset);
-    hiLimit[r] = e.sub("%seq_k", e.i32(1));
-    if (cfg.windowRight >= 0)
-      hiLimit[r] = e.smin(hiLimit[r], e.add(diag, e.i32(cfg.windowRight)));
-    loLimit[r] = cfg.windowLeft >= 0 ? e.sub(diag, e.i32(cfg.windowLeft))
-                                     : e.i32(-(int64_t(1) << 30));
+/// Passes `values` through an empty asm statement that claims to rewrite
+/// them. Placed right after a wgmma.wait_group, it keeps LLVM from moving
+/// any use of a wgmma result above the wait (the results are plain SSA
+/// values to LLVM, but the registers are written asynchronously).
+SmallVector<string> SM90KernelEmitter::fenceValues(ArrayRef<string> values,
+                                                   const char *elem) {
+  int64_t n = values.size();
+  string cons, args, types;
+  for (int64_t i = 0; i < n; ++i)
+    cons += (i ? "," : "") + string(elem[0] == 'f' ? "=f" : "=r");
+  for (int64_t i = 0; i < n; ++i) {
+    cons += "," + str(i);
+    args += (i ? ", " : "") + values[i];
+    types += (i ? ", " : "") + string(elem);
   }
+  string type = structType(n, elem);
+  string result = e.def(formatv("llvm.inline_asm has_side_effects asm_dialect = "
+                                "att \"\", \"{0}\" {1} : ({2}) -> {3}",
+                                cons, args, types, type).str());
+  return unpack(result, n, type);
+}
 
-  string qDesc = descriptor(e.mul(wg, e.i32(64 * 128)), 16);
-  string kDesc0 = descriptor(e.i32(layout.kOffset), 16);
-  string vDesc0 = descriptor(e.i32(layout.vOffset),
-                             opts.wideValueMma ? bn * 128 : 16);
-  waitBarrier(barrier(layout.qBar()), e.i32(0));
-
-  string negInf = e.f32(-std::numeric_limits<float>::infinity());
-  string zero = e.f32(0.0f);
-  string allLanes = e.i32(-1), clamp = e.i32(31);
-  string oInit = e.def(formatv("llvm.mlir.zero : {0}", oType).str());
-  e.op(formatv("llvm.br ^kv_loop({0}, {1}, {1}, {2}, {2}, {3} : i32, f32, f32, "
-               "f32, f32, {4})", lo, negInf, zero, oInit, oType).str());
-
-  // ---- KV loop header ----
-  e.label("kv_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
-                             "%acc: {0})", oType).str());
-  e.op(formatv("llvm.cond_br {0}, ^kv_tile, ^epilogue",
-               e.icmp("slt", "%j", hi)).str());
-
-  // ---- S = Q K^T ----
-  e.label("kv_tile");
-  string t = e.sub("%j", lo);
-  string stage = stageOf(t);
-  string phase = phaseOf(t);
+string SM90KernelEmitter::issueQK(const string &stage) {
   string stageUnits = e.zext64(e.mul(stage, e.i32(layout.kvStageBytes >> 4)));
   string kDesc = e.bin("add", kDesc0, stageUnits, "i64");
-  string vDesc = e.bin("add", vDesc0, stageUnits, "i64");
-  waitBarrier(barrier(layout.fullKBar(0), stage), phase);
   e.op("nvvm.wgmma.fence.aligned");
   string s = e.def(formatv("llvm.mlir.zero : {0}", sType).str());
   for (int64_t kk = 0; kk < dPad / 16; ++kk) {
@@ -443,100 +552,16 @@ void SM90KernelEmitter::emitConsumer() {
                       sType).str());
   }
   e.op("nvvm.wgmma.commit.group.sync.aligned");
-  e.op("nvvm.wgmma.wait.group.sync.aligned 0");
+  return s;
+}
 
-  if (softcap) {
-    // s = softcap * tanh(scale * s / softcap); the softmax then uses scale 1.
-    string inner = e.f32(cfg.scale / cfg.softcap), cap = e.f32(cfg.softcap);
-    for (int64_t i = 0; i < numS; ++i) {
-      string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", s, i, sType).str());
-      x = e.bin("fmul", x, inner, "f32");
-      x = e.def(formatv("llvm.inline_asm asm_dialect = att \"tanh.approx.f32 $0, "
-                        "$1;\", \"=f,f\" {0} : (f32) -> f32", x).str());
-      x = e.bin("fmul", x, cap, "f32");
-      s = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", x, s, i, sType).str());
-    }
-  }
-
-  // Edge tiles (window edges, diagonal, sequence tail) are masked.
-  string needMask = e.bin("or", e.icmp("slt", "%j", fullLo),
-                          e.icmp("sge", "%j", fullHi), "i1");
-  e.op(formatv("llvm.cond_br {0}, ^mask, ^softmax({1} : {2})", needMask, s,
-               sType).str());
-
-  e.label("mask");
-  {
-    string colBase = e.add(e.mul("%j", e.i32(bn)), e.mul(quad, e.i32(2)));
-    string hiRel[2], loRel[2];
-    for (int r = 0; r < 2; ++r) {
-      hiRel[r] = e.sub(hiLimit[r], colBase);
-      loRel[r] = e.sub(loLimit[r], colBase);
-    }
-    string masked = s;
-    for (int64_t i = 0; i < numS; ++i) {
-      int64_t r = (i % 4) / 2, col = 8 * (i / 4) + (i % 2);
-      string c = e.i32(col);
-      string ok = e.bin("and", e.icmp("sle", c, hiRel[r]),
-                        e.icmp("sge", c, loRel[r]), "i1");
-      string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", masked, i,
-                               sType).str());
-      x = e.select(ok, x, negInf, "f32");
-      masked = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", x, masked,
-                             i, sType).str());
-    }
-    e.op(formatv("llvm.br ^softmax({0} : {1})", masked, sType).str());
-  }
-
-  // ---- online softmax on the accumulator layout ----
-  e.label("softmax", formatv("(%scores: {0})", sType).str());
-  SmallVector<string> sv;
-  for (int64_t i = 0; i < numS; ++i)
-    sv.push_back(e.def(formatv("llvm.extractvalue %scores[{0}] : {1}", i, sType).str()));
-  string scaleL2 = e.f32(scaleLog2);
-  string newMax[2], alpha[2], newSum[2];
-  SmallVector<string> p(numS);
-  const char *oldMax[2] = {"%m0", "%m1"}, *oldSum[2] = {"%l0", "%l1"};
-  for (int r = 0; r < 2; ++r) {
-    string mx = oldMax[r];
-    for (int64_t i = 0; i < numS; ++i)
-      if ((i % 4) / 2 == r)
-        mx = e.fmax(mx, sv[i]);
-    // The four threads of a quad hold the same rows.
-    for (int sh : {1, 2}) {
-      string other = e.def(formatv("nvvm.shfl.sync bfly {0}, {1}, {2}, {3} : f32 "
-                                   "-> f32", allLanes, mx, e.i32(sh), clamp).str());
-      mx = e.fmax(mx, other);
-    }
-    newMax[r] = mx;
-    // Rows that have seen no key keep max -inf; take probabilities against 0
-    // so that exp2(-inf) = 0 rather than NaN.
-    string safe = e.select(e.fcmp("oeq", mx, negInf), zero, mx, "f32");
-    string negScaled = e.bin("fmul", safe, e.f32(-scaleLog2), "f32");
-    alpha[r] = e.ex2(e.fma(oldMax[r], scaleL2, negScaled));
-    string rowSum = zero;
-    for (int64_t i = 0; i < numS; ++i) {
-      if ((i % 4) / 2 != r)
-        continue;
-      p[i] = e.ex2(e.fma(sv[i], scaleL2, negScaled));
-      rowSum = e.bin("fadd", rowSum, p[i], "f32");
-    }
-    // l stays a per-thread partial sum; the quad reduces it at the end.
-    newSum[r] = e.fma(oldSum[r], alpha[r], rowSum);
-  }
-  // O *= alpha.
-  SmallVector<string> o;
-  for (int64_t i = 0; i < numO; ++i) {
-    string x = e.def(formatv("llvm.extractvalue %acc[{0}] : {1}", i, oType).str());
-    o.push_back(e.bin("fmul", x, alpha[(i % 4) / 2], "f32"));
-  }
-  // P in the A-fragment layout of wgmma k16: registers 4kk..4kk+3.
-  SmallVector<string> pPacked;
-  for (int64_t i = 0; i < numS / 2; ++i)
-    pPacked.push_back(packPair(p[2 * i], p[2 * i + 1]));
-
-  // ---- O += P V (RS wgmma, P from registers) ----
-  waitBarrier(barrier(layout.fullVBar(0, cfg.stages), stage), phase);
-  e.op("nvvm.wgmma.fence.aligned");
+SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
+                                               ArrayRef<string> pPacked,
+                                               const string &stage, bool fence) {
+  string stageUnits = e.zext64(e.mul(stage, e.i32(layout.kvStageBytes >> 4)));
+  string vDesc = e.bin("add", vDesc0, stageUnits, "i64");
+  if (fence)
+    e.op("nvvm.wgmma.fence.aligned");
   auto rsWgmma = [&](int64_t n, ArrayRef<string> acc, ArrayRef<string> a,
                      const string &desc) {
     int64_t numAcc = n / 2;
@@ -563,13 +588,10 @@ void SM90KernelEmitter::emitConsumer() {
     string result = e.def(formatv("llvm.inline_asm has_side_effects asm_dialect = "
                                   "att \"{0}\", \"{1}\" {2} : ({3}) -> {4}",
                                   asmText, cons, args, types,
-                                  structType(numAcc)).str());
-    SmallVector<string> outVals;
-    for (int64_t i = 0; i < numAcc; ++i)
-      outVals.push_back(e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", result,
-                                      i, structType(numAcc)).str()));
-    return outVals;
+                                  structType(numAcc, "f32")).str());
+    return unpack(result, numAcc, structType(numAcc, "f32"));
   };
+  SmallVector<string> o(oIn.begin(), oIn.end());
   for (int64_t kk = 0; kk < bn / 16; ++kk) {
     ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
     if (opts.wideValueMma) {
@@ -585,20 +607,296 @@ void SM90KernelEmitter::emitConsumer() {
     }
   }
   e.op("nvvm.wgmma.commit.group.sync.aligned");
-  e.op("nvvm.wgmma.wait.group.sync.aligned 0");
-  e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
-               barrier(layout.emptyBar(0, cfg.stages), stage)).str());
-  string acc = e.def(formatv("llvm.mlir.poison : {0}", oType).str());
-  for (int64_t i = 0; i < numO; ++i)
-    acc = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", o[i], acc, i,
-                        oType).str());
-  e.op(formatv("llvm.br ^kv_loop({0}, {1}, {2}, {3}, {4}, {5} : i32, f32, f32, "
-               "f32, f32, {6})", e.add("%j", e.i32(1)), newMax[0], newMax[1],
-               newSum[0], newSum[1], acc, oType).str());
+  return o;
+}
 
-  // ---- epilogue: O / l, LSE, stores of the rows inside the sequence ----
-  e.label("epilogue");
-  const char *finalMax[2] = {"%m0", "%m1"}, *finalSum[2] = {"%l0", "%l1"};
+/// Softcap, the mask of edge tiles and the online softmax of tile `j`'s
+/// scores. Ends in a fresh block (the mask is a branch), in which the
+/// returned values are defined.
+TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
+                                           const string &j,
+                                           const string oldMax[2],
+                                           const string oldSum[2]) {
+  string s = scores;
+  if (softcap) {
+    // s = softcap * tanh(scale * s / softcap); the softmax then uses scale 1.
+    string inner = e.f32(cfg.scale / cfg.softcap), cap = e.f32(cfg.softcap);
+    for (int64_t i = 0; i < numS; ++i) {
+      string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", s, i, sType).str());
+      x = e.bin("fmul", x, inner, "f32");
+      x = e.def(formatv("llvm.inline_asm asm_dialect = att \"tanh.approx.f32 $0, "
+                        "$1;\", \"=f,f\" {0} : (f32) -> f32", x).str());
+      x = e.bin("fmul", x, cap, "f32");
+      s = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", x, s, i, sType).str());
+    }
+  }
+
+  // Edge tiles (window edges, diagonal, sequence tail) are masked.
+  string maskLabel = fresh("mask"), softmaxLabel = fresh("softmax");
+  string needMask = e.bin("or", e.icmp("slt", j, fullLo),
+                          e.icmp("sge", j, fullHi), "i1");
+  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}({3} : {4})", needMask, maskLabel,
+               softmaxLabel, s, sType).str());
+
+  e.label(maskLabel);
+  {
+    string colBase = e.add(e.mul(j, e.i32(bn)), e.mul(quad, e.i32(2)));
+    string hiRel[2], loRel[2];
+    for (int r = 0; r < 2; ++r) {
+      hiRel[r] = e.sub(hiLimit[r], colBase);
+      loRel[r] = e.sub(loLimit[r], colBase);
+    }
+    string masked = s;
+    for (int64_t i = 0; i < numS; ++i) {
+      int64_t r = (i % 4) / 2, col = 8 * (i / 4) + (i % 2);
+      string c = e.i32(col);
+      string ok = e.bin("and", e.icmp("sle", c, hiRel[r]),
+                        e.icmp("sge", c, loRel[r]), "i1");
+      string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", masked, i,
+                               sType).str());
+      x = e.select(ok, x, negInf, "f32");
+      masked = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", x, masked,
+                             i, sType).str());
+    }
+    e.op(formatv("llvm.br ^{0}({1} : {2})", softmaxLabel, masked, sType).str());
+  }
+
+  // ---- online softmax on the accumulator layout ----
+  string arg = "%scores_" + softmaxLabel;
+  e.label(softmaxLabel, formatv("({0}: {1})", arg, sType).str());
+  SmallVector<string> sv = unpack(arg, numS, sType);
+  string scaleL2 = e.f32(scaleLog2);
+  string allLanes = e.i32(-1), clamp = e.i32(31);
+  TileSoftmax out;
+  SmallVector<string> p(numS);
+  for (int r = 0; r < 2; ++r) {
+    string mx = oldMax[r];
+    for (int64_t i = 0; i < numS; ++i)
+      if ((i % 4) / 2 == r)
+        mx = e.fmax(mx, sv[i]);
+    // The four threads of a quad hold the same rows.
+    for (int sh : {1, 2}) {
+      string other = e.def(formatv("nvvm.shfl.sync bfly {0}, {1}, {2}, {3} : f32 "
+                                   "-> f32", allLanes, mx, e.i32(sh), clamp).str());
+      mx = e.fmax(mx, other);
+    }
+    out.max[r] = mx;
+    // Rows that have seen no key keep max -inf; take probabilities against 0
+    // so that exp2(-inf) = 0 rather than NaN.
+    string safe = e.select(e.fcmp("oeq", mx, negInf), zero, mx, "f32");
+    string negScaled = e.bin("fmul", safe, e.f32(-scaleLog2), "f32");
+    out.alpha[r] = e.ex2(e.fma(oldMax[r], scaleL2, negScaled));
+    string rowSum = zero;
+    for (int64_t i = 0; i < numS; ++i) {
+      if ((i % 4) / 2 != r)
+        continue;
+      p[i] = e.ex2(e.fma(sv[i], scaleL2, negScaled));
+      rowSum = e.bin("fadd", rowSum, p[i], "f32");
+    }
+    // l stays a per-thread partial sum; the quad reduces it at the end.
+    out.sum[r] = e.fma(oldSum[r], out.alpha[r], rowSum);
+  }
+  for (int64_t i = 0; i < numS / 2; ++i)
+    out.packedP.push_back(packPair(p[2 * i], p[2 * i + 1]));
+  return out;
+}
+
+void SM90KernelEmitter::emitConsumerSetup() {
+  e.label("consumer");
+  if (cfg.warpSpecialize && opts.producerRegisters > 0)
+    e.op(formatv("nvvm.setmaxregister increase {0}", opts.consumerRegisters).str());
+  string ctid = cfg.warpSpecialize ? e.sub(tid, e.i32(128)) : tid;
+  wg = e.bin("udiv", ctid, e.i32(128)); // consumer warpgroup
+  string lane = e.bin("and", tid, e.i32(31));
+  string warpInWg = e.bin("and", e.bin("udiv", ctid, e.i32(32)), e.i32(3));
+  quad = e.bin("and", lane, e.i32(3));
+  // Accumulator layout of wgmma m64nN: thread holds rows r and r + 8, columns
+  // 8i + 2*quad + {0, 1}; register 4i + {0,1} is row r, 4i + {2,3} row r + 8.
+  string rowInTile = e.add(e.add(e.mul(wg, e.i32(64)), e.mul(warpInWg, e.i32(16))),
+                           e.bin("udiv", lane, e.i32(4)));
+  row[0] = e.add(qTileRow, rowInTile);
+  row[1] = e.add(row[0], e.i32(8));
+
+  // Visible key columns of each row, for the masked tiles:
+  // loLimit <= col <= hiLimit.
+  string offset = e.sub("%seq_k", "%seq_q");
+  for (int r = 0; r < 2; ++r) {
+    string diag = e.add(row[r], offset);
+    hiLimit[r] = e.sub("%seq_k", e.i32(1));
+    if (cfg.windowRight >= 0)
+      hiLimit[r] = e.smin(hiLimit[r], e.add(diag, e.i32(cfg.windowRight)));
+    loLimit[r] = cfg.windowLeft >= 0 ? e.sub(diag, e.i32(cfg.windowLeft))
+                                     : e.i32(-(int64_t(1) << 30));
+  }
+
+  qDesc = descriptor(e.mul(wg, e.i32(64 * 128)), 16);
+  kDesc0 = descriptor(e.i32(layout.kOffset), 16);
+  vDesc0 = descriptor(e.i32(layout.vOffset), opts.wideValueMma ? bn * 128 : 16);
+  negInf = e.f32(-std::numeric_limits<float>::infinity());
+  zero = e.f32(0.0f);
+
+  if (!cfg.warpSpecialize) {
+    // No producer: thread 0 copies Q and fills the ring; later tiles are
+    // copied as stages come back (emitLoadAhead).
+    isIssuer = e.icmp("eq", tid, e.i32(0));
+    e.op(formatv("llvm.cond_br {0}, ^prefill_q, ^prefill_done", isIssuer).str());
+    e.label("prefill_q");
+    emitQLoad();
+    string end = e.smin(e.add(lo, e.i32(cfg.stages)), hi);
+    e.op(formatv("llvm.br ^prefill({0} : i32)", lo).str());
+    e.label("prefill", "(%fj: i32)");
+    e.op(formatv("llvm.cond_br {0}, ^prefill_tile, ^prefill_done",
+                 e.icmp("slt", "%fj", end)).str());
+    e.label("prefill_tile");
+    emitTileLoad("%fj");
+    e.op(formatv("llvm.br ^prefill({0} : i32)", e.add("%fj", e.i32(1))).str());
+    e.label("prefill_done");
+  }
+  waitBarrier(barrier(layout.qBar()), e.i32(0));
+  // The last consumer warpgroup lets the first one issue first.
+  if (pingpong())
+    inWarpgroup(cfg.consumerWarpgroups - 1, [&] {
+      e.op(formatv("nvvm.barrier.arrive id = {0} number_of_threads = {1}",
+                   e.i32(1), e.i32(256)).str());
+    });
+}
+
+void SM90KernelEmitter::emitSequentialLoop() {
+  string oInit = e.def(formatv("llvm.mlir.zero : {0}", oType).str());
+  e.op(formatv("llvm.br ^kv_loop({0}, {1}, {1}, {2}, {2}, {3} : i32, f32, f32, "
+               "f32, f32, {4})", lo, negInf, zero, oInit, oType).str());
+
+  e.label("kv_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
+                             "%acc: {0})", oType).str());
+  e.op(formatv("llvm.cond_br {0}, ^kv_tile, ^epilogue(%m0, %m1, %l0, %l1, %acc "
+               ": f32, f32, f32, f32, {1})",
+               e.icmp("slt", "%j", hi), oType).str());
+
+  e.label("kv_tile");
+  string t = e.sub("%j", lo);
+  string stage = stageOf(t);
+  string phase = phaseOf(t);
+  waitBarrier(barrier(layout.fullKBar(), stage), phase);
+  pingpongSync();
+  string s = issueQK(stage);
+  pingpongArrive();
+  waitGroup(0);
+  s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
+  release(layout.emptyKBar(), stage);
+  const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
+  TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum);
+  // O *= alpha.
+  SmallVector<string> o = unpack("%acc", numO, oType);
+  for (int64_t i = 0; i < numO; ++i)
+    o[i] = e.bin("fmul", o[i], sm.alpha[(i % 4) / 2], "f32");
+
+  waitBarrier(barrier(layout.fullVBar(), stage), phase);
+  pingpongSync();
+  o = issuePV(o, sm.packedP, stage, /*fence=*/true);
+  pingpongArrive();
+  waitGroup(0);
+  o = fenceValues(o, "f32");
+  release(layout.emptyVBar(), stage);
+  emitLoadAhead(t);
+  e.op(formatv("llvm.br ^kv_loop({0}, {1}, {2}, {3}, {4}, {5} : i32, f32, f32, "
+               "f32, f32, {6})", e.add("%j", e.i32(1)), sm.max[0], sm.max[1],
+               sm.sum[0], sm.sum[1], pack(o, oType), oType).str());
+}
+
+void SM90KernelEmitter::emitOverlappedLoop() {
+  string oInit = e.def(formatv("llvm.mlir.zero : {0}", oType).str());
+  e.op(formatv("llvm.cond_br {0}, ^ov_first, ^epilogue({1}, {1}, {2}, {2}, {3} "
+               ": f32, f32, f32, f32, {4})",
+               e.icmp("slt", lo, hi), negInf, zero, oInit, oType).str());
+
+  // Prologue: S and P of the first tile (O is still zero: no rescale).
+  e.label("ov_first");
+  {
+    string stage = e.i32(0), phase = e.i32(0);
+    waitBarrier(barrier(layout.fullKBar(), stage), phase);
+    pingpongSync();
+    string s = issueQK(stage);
+    pingpongArrive();
+    waitGroup(0);
+    s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
+    release(layout.emptyKBar(), stage);
+    const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
+    TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum);
+    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6} : i32, f32, "
+                 "f32, f32, f32, {7}, {8})",
+                 e.add(lo, e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
+                 sm.sum[1], oInit, pack(sm.packedP, pType), oType, pType).str());
+  }
+
+  // Iteration j: S_j and P_{j-1} V_{j-1} on the tensor cores together, the
+  // softmax of tile j while P_{j-1} V_{j-1} completes.
+  e.label("ov_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
+                             "%acc: {0}, %pp: {1})", oType, pType).str());
+  e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
+               e.icmp("slt", "%j", hi)).str());
+
+  e.label("ov_tile");
+  {
+    string t = e.sub("%j", lo), prev = e.sub(t, e.i32(1));
+    string stage = stageOf(t), prevStage = stageOf(prev);
+    waitBarrier(barrier(layout.fullKBar(), stage), phaseOf(t));
+    waitBarrier(barrier(layout.fullVBar(), prevStage), phaseOf(prev));
+    SmallVector<string> o = unpack("%acc", numO, oType);
+    SmallVector<string> p = unpack("%pp", numS / 2, pType);
+    pingpongSync();
+    string s = issueQK(stage);
+    o = issuePV(o, p, prevStage, /*fence=*/false);
+    pingpongArrive();
+    waitGroup(1); // S_j is done; P_{j-1} V_{j-1} may still run
+    s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
+    release(layout.emptyKBar(), stage);
+    const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
+    TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum);
+    waitGroup(0);
+    o = fenceValues(o, "f32");
+    release(layout.emptyVBar(), prevStage);
+    emitLoadAhead(prev);
+    for (int64_t i = 0; i < numO; ++i)
+      o[i] = e.bin("fmul", o[i], sm.alpha[(i % 4) / 2], "f32");
+    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6} : i32, f32, "
+                 "f32, f32, f32, {7}, {8})",
+                 e.add("%j", e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
+                 sm.sum[1], pack(o, oType), pack(sm.packedP, pType), oType,
+                 pType).str());
+  }
+
+  // Epilogue: the last tile's P V.
+  e.label("ov_last");
+  {
+    string prev = e.sub(e.sub("%j", lo), e.i32(1));
+    string prevStage = stageOf(prev);
+    waitBarrier(barrier(layout.fullVBar(), prevStage), phaseOf(prev));
+    SmallVector<string> o = unpack("%acc", numO, oType);
+    SmallVector<string> p = unpack("%pp", numS / 2, pType);
+    pingpongSync();
+    o = issuePV(o, p, prevStage, /*fence=*/true);
+    pingpongArrive();
+    waitGroup(0);
+    o = fenceValues(o, "f32");
+    release(layout.emptyVBar(), prevStage);
+    e.op(formatv("llvm.br ^epilogue(%m0, %m1, %l0, %l1, {0} : f32, f32, f32, "
+                 "f32, {1})", pack(o, oType), oType).str());
+  }
+}
+
+// ---- epilogue: O / l, LSE, stores of the rows inside the sequence ----
+void SM90KernelEmitter::emitEpilogue() {
+  e.label("epilogue", formatv("(%fm0: f32, %fm1: f32, %fl0: f32, %fl1: f32, "
+                              "%facc: {0})", oType).str());
+  // The last warpgroup's final arrive on the first one's barrier is still
+  // pending: take it, so that every named barrier ends the kernel complete.
+  if (pingpong())
+    inWarpgroup(0, [&] {
+      e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}", e.i32(1),
+                   e.i32(256)).str());
+    });
+  const char *finalMax[2] = {"%fm0", "%fm1"}, *finalSum[2] = {"%fl0", "%fl1"};
+  string allLanes = e.i32(-1), clamp = e.i32(31);
   string inv[2], lse[2];
   for (int r = 0; r < 2; ++r) {
     string l = finalSum[r];
@@ -618,10 +916,7 @@ void SM90KernelEmitter::emitConsumer() {
       lse[r] = e.select(hasKeys, value, negInf, "f32");
     }
   }
-  SmallVector<string> packed;
-  SmallVector<string> accVals;
-  for (int64_t i = 0; i < numO; ++i)
-    accVals.push_back(e.def(formatv("llvm.extractvalue %acc[{0}] : {1}", i, oType).str()));
+  SmallVector<string> accVals = unpack("%facc", numO, oType);
   string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
   string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
                            e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
@@ -673,8 +968,14 @@ void SM90KernelEmitter::emitConsumer() {
 string SM90KernelEmitter::emit() {
   string text = signature();
   emitEntry();
-  emitProducer();
-  emitConsumer();
+  if (cfg.warpSpecialize)
+    emitProducer();
+  emitConsumerSetup();
+  if (opts.intraWarpgroupOverlap)
+    emitOverlappedLoop();
+  else
+    emitSequentialLoop();
+  emitEpilogue();
   e.label("exit");
   e.op("llvm.return");
   text += e.text;

@@ -32,6 +32,14 @@ using namespace mlir;
 using namespace mlir::fattn;
 using llvm::formatv;
 
+void mlir::fattn::setDefaultRegisters(SM90Options &options, bool setmaxnreg) {
+  // The producer keeps what TMA issue needs; the consumers share the rest
+  // (FA3's split: 24/240 for two consumers, 32/160 for three).
+  bool three = options.consumerWarpgroups == 3;
+  options.producerRegisters = setmaxnreg ? (three ? 32 : 24) : 0;
+  options.consumerRegisters = three ? 160 : 240;
+}
+
 namespace {
 /// Every op kind of the form --fattn-tile builds must be there, and nothing
 /// else of the fattn dialect: the kernel implements exactly that form.
@@ -110,10 +118,15 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
     return op.emitOpError() << "the sm_90a lowering needs a head dim that is a "
                                "multiple of 16 and at most 256, found "
                             << d;
-  if (op.getBlockM() != 128)
-    return op.emitOpError() << "the sm_90a lowering needs block_m = 128 (two "
-                               "consumer warpgroups of 64 rows), found "
-                            << op.getBlockM();
+  int64_t consumers = options.consumerWarpgroups;
+  if (consumers < 2 || consumers > 3)
+    return op.emitOpError() << "the sm_90a lowering needs 2 or 3 consumer "
+                               "warpgroups, found "
+                            << consumers;
+  if (op.getBlockM() != 64 * consumers)
+    return op.emitOpError() << "the sm_90a lowering needs block_m = 64 * "
+                               "consumer warpgroups = "
+                            << 64 * consumers << ", found " << op.getBlockM();
   int64_t bn = op.getBlockN();
   if (bn % 16 != 0 || bn < 16 || bn > 256)
     return op.emitOpError() << "the sm_90a lowering needs block_n a multiple "
@@ -131,6 +144,8 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   c.windowLeft = op.getWindowLeft();
   c.windowRight = op.getWindowRight();
   c.hasLse = op.getLse() != nullptr;
+  c.consumerWarpgroups = consumers;
+  c.warpSpecialize = options.warpSpecialize;
   if (c.dynamicSharedBytes() > 227 * 1024)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -300,7 +315,13 @@ struct ConvertFAttnToNVVMSM90Pass
     options.kernelName = kernelName;
     options.wideValueMma = wideValueMma;
     options.reverseQTiles = reverseQTiles;
-    options.producerRegisters = setmaxnreg ? 24 : 0;
+    // Temporary: the schedule comes from pass options until the scheduling
+    // passes record it on the op.
+    options.warpSpecialize = warpSpecialize;
+    options.consumerWarpgroups = consumers;
+    options.pingpong = pingpong;
+    options.intraWarpgroupOverlap = intraWgOverlap;
+    setDefaultRegisters(options, setmaxnreg);
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });
     if (ops.size() > 1 && !options.kernelName.empty()) {

@@ -29,6 +29,17 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "Schedule the last Q tiles (longest under a causal mask) first">,
     Option<"setmaxnreg", "setmaxnreg", "bool", /*default=*/"true",
            "Move registers from the producer to the consumers (setmaxnreg)">,
+    // Temporary: the scheduling passes will record these on the op.
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
+           "A producer warpgroup issues the TMA copies (else one consumer "
+           "thread, stages ahead)">,
+    Option<"consumers", "consumers", "int", /*default=*/"2",
+           "Consumer warpgroups of 64 query rows (block_m = 64 * consumers)">,
+    Option<"pingpong", "pingpong", "bool", /*default=*/"false",
+           "Named barriers alternate the consumer warpgroups' GEMMs">,
+    Option<"intraWgOverlap", "intra-wg-overlap", "bool", /*default=*/"true",
+           "Issue Q K^T of tile j+1 before the softmax of tile j; P V "
+           "completes asynchronously">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -49,13 +49,19 @@ struct SM90Options {
   /// Named barriers order the consumer warpgroups so that one's softmax runs
   /// while another's GEMMs occupy the tensor cores.
   bool pingpong = false;
+  /// Warpgroup w waits on named barrier pingpongBarrierBase + w.
+  int64_t pingpongBarrierBase = 1;
   /// Inside a consumer, S = Q K^T of tile j + 1 is issued before the softmax
   /// of tile j, and O += P V of tile j completes asynchronously.
-  bool intraWarpgroupOverlap = false;
+  bool intraWarpgroupOverlap = true;
   /// Grid = number of SMs; each CTA loops over (Q tile, head, batch) work
   /// items, longest causal tiles first.
   bool persistent = false;
 };
+
+/// Sets the setmaxnreg register counts of `options` for its number of
+/// consumer warpgroups; `setmaxnreg` false disables the reallocation.
+void setDefaultRegisters(SM90Options &options, bool setmaxnreg = true);
 
 /// The static configuration of one sm_90a kernel (read off the tiled op and
 /// its `fattn.sm90.tma` plan).
@@ -67,11 +73,17 @@ struct SM90KernelConfig {
   float scale = 1.0f, softcap = 0.0f;
   int64_t windowLeft = -1, windowRight = -1;
   bool hasLse = false;
+  /// The schedule's shape (from SM90Options): consumer warpgroups of 64 rows
+  /// and whether a producer warpgroup issues the copies.
+  int64_t consumerWarpgroups = 2;
+  bool warpSpecialize = true;
 
   /// Head dim rounded up to whole 64-column (128-byte) swizzle atoms.
   int64_t paddedHeadDim() const { return (headDim + 63) / 64 * 64; }
   int64_t headDimChunks() const { return paddedHeadDim() / 64; }
-  int64_t threads() const { return 384; }
+  int64_t threads() const {
+    return 128 * (consumerWarpgroups + (warpSpecialize ? 1 : 0));
+  }
   /// Dynamic shared memory in bytes, including 1 KiB of alignment slack.
   int64_t dynamicSharedBytes() const;
 };
