@@ -65,7 +65,7 @@ func.func @consumer_args() {
 
 func.func @acquire_outside(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
   // expected-error @below {{expected to be inside the producer region of a fattn.warp_specialize}}
-  fattn.ring_acquire %r : !fattn.ring<2, tensor<64x64xbf16>>
+  fattn.ring_acquire %r[0] : !fattn.ring<2, tensor<64x64xbf16>>
   return
 }
 
@@ -86,7 +86,7 @@ func.func @wait_in_producer(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
 func.func @release_in_producer(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
   fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     // expected-error @below {{expected to be inside the consumer region of a fattn.warp_specialize}}
-    fattn.ring_release %r : !fattn.ring<2, tensor<64x64xbf16>>
+    fattn.ring_release %r[0] : !fattn.ring<2, tensor<64x64xbf16>>
   } consumer {
   ^bb0(%wg: index):
   }
@@ -188,6 +188,19 @@ func.func @half_registers() {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
+  }
+  return
+}
+
+// -----
+
+func.func @release_range(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
+  fattn.warp_specialize attributes {consumers = 2 : i64} producer {
+    %c0 = arith.constant 0 : index
+  } consumer {
+  ^bb0(%wg: index):
+    // expected-error @below {{element 2 is out of range for a ring of 1 element type(s)}}
+    fattn.ring_release %r[2] : !fattn.ring<2, tensor<64x64xbf16>>
   }
   return
 }

@@ -19,10 +19,11 @@
 // CHECK-NEXT: %[[R:.*]]:5 = scf.for %{{.*}} = %[[NEXT]] to %[[HI]] {{.*}} iter_args(%[[M:.*]] = %[[PRO]]#0, %[[L:.*]] = %[[PRO]]#1, %[[ACC:.*]] = %[[A0]], %[[PP:.*]] = %[[PRO]]#2, %[[AP:.*]] = %[[PRO]]#3)
 // CHECK: %[[K:.*]] = fattn.ring_wait %[[RING]][0]
 // CHECK-NEXT: %[[S:.*]] = fattn.mma %{{.*}}, %[[K]] {transpose_rhs}
+// CHECK-NEXT: fattn.ring_release %[[RING]][0]
 // CHECK-NEXT: %[[RS:.*]] = fattn.rescale %[[ACC]], %[[AP]]
 // CHECK-NEXT: %[[V:.*]] = fattn.ring_wait %[[RING]][1]
 // CHECK-NEXT: %[[O:.*]] = fattn.mma %[[PP]], %[[V]] acc(%[[RS]]
-// CHECK-NEXT: fattn.ring_release %[[RING]]
+// CHECK-NEXT: fattn.ring_release %[[RING]][1]
 // CHECK: fattn.mask %[[S]]
 // CHECK: %[[P:.*]], %[[NM:.*]], %[[NL:.*]], %[[AL:.*]] = fattn.softmax_update %{{.*}}, %[[M]], %[[L]]
 // CHECK-NEXT: scf.yield %[[NM]], %[[NL]], %[[O]], %[[P]], %[[AL]]
@@ -31,7 +32,7 @@
 // CHECK-NEXT: %[[RS2:.*]] = fattn.rescale %[[R]]#2, %[[R]]#4
 // CHECK-NEXT: %[[V2:.*]] = fattn.ring_wait %[[RING]][1]
 // CHECK-NEXT: %[[O2:.*]] = fattn.mma %[[R]]#3, %[[V2]] acc(%[[RS2]]
-// CHECK-NEXT: fattn.ring_release %[[RING]]
+// CHECK-NEXT: fattn.ring_release %[[RING]][1]
 // CHECK-NEXT: scf.yield %[[O2]]
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[R]]#2

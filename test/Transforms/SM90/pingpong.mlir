@@ -23,6 +23,7 @@
 // CHECK: scf.for
 // CHECK: fattn.named_barrier_sync %[[MINE]], 256
 // CHECK-NEXT: fattn.mma {{.*}} {transpose_rhs}
+// CHECK-NEXT: fattn.ring_release
 // CHECK-NEXT: fattn.rescale
 // CHECK-NEXT: fattn.ring_wait
 // CHECK-NEXT: fattn.mma {{.*}} acc(

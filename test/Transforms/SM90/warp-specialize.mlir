@@ -3,17 +3,18 @@
 
 // Causal: the producer fills a 2-stage K/V ring over [lo, hi); the consumers
 // run one loop over the same tiles, masking only tiles outside
-// [full_lo, full_hi), and hand each slot back.
+// [full_lo, full_hi), and hand K back after Q K^T and V after P V.
 // CHECK-LABEL: func.func @causal
 // CHECK: %[[Q:.*]] = fattn.load_tile %arg0
 // CHECK: %[[LO:.*]], %[[FLO:.*]], %[[FHI:.*]], %[[HI:.*]] = fattn.kv_tile_range
 // CHECK: %[[RING:.*]] = fattn.ring_create : <2, tensor<128x128xbf16>, tensor<128x128xbf16>>
 // CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
 // CHECK:   scf.for %[[PJ:.*]] = %[[LO]] to %[[HI]]
-// CHECK-NEXT: fattn.ring_acquire %[[RING]]
+// CHECK-NEXT: fattn.ring_acquire %[[RING]][0]
 // CHECK-NEXT: %[[ROW:.*]] = arith.muli %[[PJ]]
 // CHECK-NEXT: %[[K:.*]] = fattn.load_tile %arg1[%{{.*}}, %{{.*}}, %[[ROW]]] {fattn.sm90.tma_load = {barrier = "full_k"
 // CHECK-NEXT: fattn.ring_commit %[[RING]][0], %[[K]]
+// CHECK-NEXT: fattn.ring_acquire %[[RING]][1]
 // CHECK-NEXT: %[[V:.*]] = fattn.load_tile %arg2[%{{.*}}, %{{.*}}, %[[ROW]]] {fattn.sm90.tma_load = {barrier = "full_v"
 // CHECK-NEXT: fattn.ring_commit %[[RING]][1], %[[V]]
 // CHECK-NOT: fattn.mma
@@ -23,6 +24,7 @@
 // CHECK: %[[R:.*]]:3 = scf.for %[[J:.*]] = %[[LO]] to %[[HI]] {{.*}} iter_args(%[[M:.*]] = %[[M0]], %[[L:.*]] = %[[L0]], %[[ACC:.*]] = %[[A0]])
 // CHECK: %[[KT:.*]] = fattn.ring_wait %[[RING]][0] : <2, tensor<128x128xbf16>, tensor<128x128xbf16>> -> tensor<128x128xbf16>
 // CHECK-NEXT: %[[S:.*]] = fattn.mma %[[Q]], %[[KT]] {transpose_rhs}
+// CHECK-NEXT: fattn.ring_release %[[RING]][0]
 // CHECK-NEXT: %[[BEFORE:.*]] = arith.cmpi ult, %[[J]], %[[FLO]]
 // CHECK-NEXT: %[[AFTER:.*]] = arith.cmpi uge, %[[J]], %[[FHI]]
 // CHECK-NEXT: %[[EDGE:.*]] = arith.ori %[[BEFORE]], %[[AFTER]]
@@ -34,7 +36,7 @@
 // CHECK-NEXT: %[[RS:.*]] = fattn.rescale %[[ACC]], %[[ALPHA]]
 // CHECK-NEXT: %[[VT:.*]] = fattn.ring_wait %[[RING]][1]
 // CHECK-NEXT: %[[O:.*]] = fattn.mma %[[P]], %[[VT]] acc(%[[RS]]
-// CHECK-NEXT: fattn.ring_release %[[RING]]
+// CHECK-NEXT: fattn.ring_release %[[RING]][1]
 // CHECK-NEXT: scf.yield %[[NM]], %[[NL]], %[[O]]
 // CHECK: %[[OUT:.*]], %{{.*}} = fattn.finalize %[[R]]#2, %[[R]]#0, %[[R]]#1
 // CHECK-NEXT: fattn.store_tile %[[OUT]]{{.*$}}

@@ -101,13 +101,13 @@ static LogicalResult checkRole(Operation *op, bool producer) {
 }
 
 static LogicalResult checkElement(Operation *op, RingType ring,
-                                  int64_t element, Type tile) {
+                                  int64_t element, Type tile = {}) {
   int64_t count = ring.getElementTypes().size();
   if (element < 0 || element >= count)
     return op->emitOpError() << "element " << element
                              << " is out of range for a ring of " << count
                              << " element type(s)";
-  if (ring.getElementTypes()[element] != tile)
+  if (tile && ring.getElementTypes()[element] != tile)
     return op->emitOpError() << "expected a tile of type "
                              << ring.getElementTypes()[element]
                              << " for element " << element << ", found "
@@ -115,7 +115,11 @@ static LogicalResult checkElement(Operation *op, RingType ring,
   return success();
 }
 
-LogicalResult RingAcquireOp::verify() { return checkRole(*this, true); }
+LogicalResult RingAcquireOp::verify() {
+  if (failed(checkRole(*this, true)))
+    return failure();
+  return checkElement(*this, getRing().getType(), getElement());
+}
 
 LogicalResult RingCommitOp::verify() {
   if (failed(checkRole(*this, true)))
@@ -131,7 +135,11 @@ LogicalResult RingWaitOp::verify() {
                       getTile().getType());
 }
 
-LogicalResult RingReleaseOp::verify() { return checkRole(*this, false); }
+LogicalResult RingReleaseOp::verify() {
+  if (failed(checkRole(*this, false)))
+    return failure();
+  return checkElement(*this, getRing().getType(), getElement());
+}
 
 //===----------------------------------------------------------------------===//
 // Named barriers

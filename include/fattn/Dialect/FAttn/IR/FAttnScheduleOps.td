@@ -30,7 +30,9 @@ def FAttn_RingType : TypeDef<FAttn_Dialect, "Ring"> {
     in FIFO order: the producer's n-th `fattn.ring_acquire` takes slot
     n mod stages once the consumers released it, and its `fattn.ring_commit`s
     fill that slot's elements; the consumers' n-th round of
-    `fattn.ring_wait`s reads the same slot and `fattn.ring_release` frees it.
+    `fattn.ring_wait`s reads the same slot and `fattn.ring_release`s free it.
+    Each element keeps its own count, so the K of one slot can be released
+    (and refilled) before its V.
 
     ```mlir
     !fattn.ring<2, tensor<128x128xbf16>, tensor<128x128xbf16>>
@@ -96,14 +98,14 @@ def FAttn_RingCreateOp : FAttn_Op<"ring_create",
 }
 
 def FAttn_RingAcquireOp : FAttn_Op<"ring_acquire"> {
-  let summary = "producer: wait until the next slot is free";
+  let summary = "producer: wait until element `element` of the next slot is free";
   let description = [{
-    Blocks the producer until the consumers released the slot it takes next
-    (at once for the first `stages` rounds). Paired with the
-    `fattn.ring_commit`s that fill that slot.
+    Blocks the producer until the consumers released element `element` of
+    the slot it fills next (at once for the first `stages` rounds). Paired
+    with the `fattn.ring_commit` of the same element.
   }];
-  let arguments = (ins FAttn_RingType:$ring);
-  let assemblyFormat = "$ring attr-dict `:` type($ring)";
+  let arguments = (ins FAttn_RingType:$ring, I64Attr:$element);
+  let assemblyFormat = "$ring `[` $element `]` attr-dict `:` type($ring)";
   let hasVerifier = 1;
 }
 
@@ -111,7 +113,7 @@ def FAttn_RingCommitOp : FAttn_Op<"ring_commit"> {
   let summary = "producer: fill one element of the acquired slot";
   let description = [{
     Makes `tile` element `element` of the slot of the last
-    `fattn.ring_acquire`; consumers waiting on it proceed once it has landed
+    `fattn.ring_acquire` of that element; consumers waiting on it proceed once it has landed
     (on sm_90a: the TMA copy's transaction count completes the slot's full
     barrier of that element).
   }];
@@ -139,9 +141,14 @@ def FAttn_RingWaitOp : FAttn_Op<"ring_wait"> {
 }
 
 def FAttn_RingReleaseOp : FAttn_Op<"ring_release"> {
-  let summary = "consumer: hand the current slot back to the producer";
-  let arguments = (ins FAttn_RingType:$ring);
-  let assemblyFormat = "$ring attr-dict `:` type($ring)";
+  let summary = "consumer: hand element `element` of the current slot back";
+  let description = [{
+    Ends the consumers' use of element `element` of their current slot: the
+    producer may overwrite it. Releasing K once S = Q K^T is done lets the
+    next K copy start while P V still reads V.
+  }];
+  let arguments = (ins FAttn_RingType:$ring, I64Attr:$element);
+  let assemblyFormat = "$ring `[` $element `]` attr-dict `:` type($ring)";
   let hasVerifier = 1;
 }
 

@@ -111,15 +111,18 @@ static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
     return ws.emitOpError("expected the consumer loop to yield the new max, "
                           "sum and P V accumulator");
 
-  // B is the rescale, the P V GEMM, the V wait and the release; everything
+  // B is the rescale, the V wait, the P V GEMM and V's release; everything
   // else is A.
+  auto valueWait = valueMma.getRhs().getDefiningOp<RingWaitOp>();
+  if (!valueWait)
+    return ws.emitOpError("expected the consumer loop to take V from the ring");
   llvm::SmallPtrSet<Operation *, 8> inB;
   inB.insert(rescale);
   inB.insert(valueMma);
-  if (Operation *wait = valueMma.getRhs().getDefiningOp<RingWaitOp>())
-    inB.insert(wait);
+  inB.insert(valueWait);
   for (Operation &op : body->without_terminator())
-    if (isa<RingReleaseOp>(op))
+    if (auto release = dyn_cast<RingReleaseOp>(op);
+        release && release.getElement() == valueWait.getElement())
       inB.insert(&op);
   bool afterScores = false;
   for (Operation &op : body->without_terminator()) {
@@ -142,7 +145,9 @@ static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
       if (Operation *def = operand.getDefiningOp(); def && inB.contains(def))
         return ws.emitOpError("expected the softmax half of the consumer "
                               "loop not to depend on its P V half");
-    (afterScores ? it.stageA2 : it.stageA1).push_back(&op);
+    // K's release follows S = Q K^T in the GEMM half.
+    bool releasesKey = isa<RingReleaseOp>(op) && it.stageA2.empty();
+    (afterScores && !releasesKey ? it.stageA2 : it.stageA1).push_back(&op);
     if (&op == it.scores)
       afterScores = true;
   }

@@ -152,11 +152,11 @@ mlir::fattn::warpSpecialize(RewriterBase &rewriter, TiledAttentionOp op,
   auto produce =
       rewriter.create<scf::ForOp>(loc, range.getLo(), range.getHi(), one);
   rewriter.setInsertionPointToStart(produce.getBody());
-  rewriter.create<RingAcquireOp>(loc, ring);
   IRMapping producerMap;
   producerMap.map(pattern.getInductionVar(), produce.getInductionVar());
   LoadTileOp loads[] = {tiled->keyLoad, tiled->valueLoad};
   for (auto [element, load] : llvm::enumerate(loads)) {
+    rewriter.create<RingAcquireOp>(loc, ring, element);
     Value tile =
         cloneWithLoopDeps(rewriter, load, producerMap, pattern.getBody());
     rewriter.create<RingCommitOp>(loc, ring, element, tile);
@@ -187,6 +187,11 @@ mlir::fattn::warpSpecialize(RewriterBase &rewriter, TiledAttentionOp op,
           }
           if (&inner != tiled->mask) {
             b.clone(inner, m);
+            // A tile's slot element is free once its last GEMM is issued.
+            if (auto mma = dyn_cast<MmaOp>(inner))
+              for (auto [element, load] : llvm::enumerate(loads))
+                if (mma.getRhs() == load.getResult())
+                  b.create<RingReleaseOp>(loc, ring, element);
             continue;
           }
           // Only tiles outside [full_lo, full_hi) have hidden keys.
@@ -207,7 +212,6 @@ mlir::fattn::warpSpecialize(RewriterBase &rewriter, TiledAttentionOp op,
               });
           m.map(inner.getResult(0), ifOp.getResult(0));
         }
-        b.create<RingReleaseOp>(loc, ring);
         auto yield = cast<scf::YieldOp>(pattern.getBody()->getTerminator());
         SmallVector<Value> results;
         for (Value v : yield.getOperands())
