@@ -10,8 +10,8 @@ namespace mlir::fattn {
 
 struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
   PassOptions::Option<int64_t> blockM{
-      *this, "block-m", llvm::cl::desc("Rows of Q per CTA (128: two consumer "
-                                       "warpgroups of 64 rows)"),
+      *this, "block-m", llvm::cl::desc("Rows of Q per CTA (64 per consumer "
+                                       "warpgroup: 128, or 192 with consumers=3)"),
       llvm::cl::init(128)};
   PassOptions::Option<int64_t> blockN{
       *this, "block-n", llvm::cl::desc("Rows of K and V per KV iteration"),

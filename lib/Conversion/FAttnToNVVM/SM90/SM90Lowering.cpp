@@ -123,7 +123,7 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
     return op.emitOpError() << "the sm_90a lowering needs 2 or 3 consumer "
                                "warpgroups, found "
                             << consumers;
-  if (op.getBlockM() != 64 * consumers)
+  if (static_cast<int64_t>(op.getBlockM()) != 64 * consumers)
     return op.emitOpError() << "the sm_90a lowering needs block_m = 64 * "
                                "consumer warpgroups = "
                             << 64 * consumers << ", found " << op.getBlockM();

@@ -12,9 +12,12 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
     here once it exists): each `fattn.tiled_attention` planned by
     `--fattn-sm90-tma` becomes an `llvm.func` kernel in the LLVM and NVVM
     dialects inside a `gpu.module` targeting sm_90a: a producer warpgroup
-    issuing TMA copies on mbarriers, two consumer warpgroups with SS wgmma for
+    issuing TMA copies on mbarriers (or, with `warp-specialize=false`, one
+    consumer thread), two or three consumer warpgroups with SS wgmma for
     Q K^T, RS wgmma (inline asm) for P V and the online softmax on the
-    accumulator layout. Tensor maps are `nvvm.grid_constant` byval
+    accumulator layout; `intra-wg-overlap` overlaps the softmax of one tile
+    with the GEMMs of its neighbours, `pingpong` orders the consumers' GEMMs
+    through named barriers. Tensor maps are `nvvm.grid_constant` byval
     parameters. The op is erased; the kernel carries its KERNEL-ABI.md
     description as `fattn.kernel_description`.
   }];
