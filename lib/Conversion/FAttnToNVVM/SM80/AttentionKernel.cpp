@@ -5,15 +5,21 @@
 // memory ring) and --fattn-sm80-mma (fragments):
 //
 //   prologue: cp.async Q (group), K/V tiles lo .. lo+stages-2 (a group each)
-//   for j in [lo, hi):
+//   for j in [lo, full_lo) masked, [full_lo, full_hi), [full_hi, hi) masked:
 //     cp.async.wait_group(stages-2); bar.sync       -- tile j landed
 //     cp.async tile j+stages-1 into the slot freed by j-1; commit
+//       (only tile hi-1 can end past seq_k: only its copies are guarded)
 //     S = Q Kᵀ        ldmatrix (Q, K) + mma.sync m16n8k16, f32
-//     [softcap]; [mask, only for tiles that cross an edge: kv_tile_range]
+//     [softcap]; [mask: only the loops of tiles that cross an edge]
 //     online softmax  quad shuffles, exp2 with scale·log2(e) folded in
 //     O = O·alpha + P V   P from registers, V by ldmatrix.trans
-//   O / l and LSE = scale·m + ln l straight from registers (0 / -inf for
-//   rows without keys).
+//   O / l through each warp's rows of the Q tile, stored in 16-byte chunks;
+//   LSE = scale·m + ln l (0 / -inf for rows without keys).
+//
+// Register budget: at head dim 128 the accumulator (128) and scores (64)
+// leave little room, so nothing that the loops do not need stays live
+// across them: the epilogue re-reads its indices, and Q's ldmatrix base is
+// kept from being hoisted as 16 separate addresses.
 //
 // The tile loops are unrolled here: every fragment is an SSA value, so the
 // scf.for over KV tiles carries the accumulator, row max and row sum.
@@ -29,6 +35,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/bit.h"
 
 #include <cmath>
 #include <limits>
@@ -159,16 +167,62 @@ private:
     return d;
   }
 
+  /// A copy of `v` (i32 or i64) that LLVM cannot see through or move; see
+  /// deriveIndices.
+  Value opaque(Value v) {
+    bool wide = v.getType() == i64;
+    return LLVM::InlineAsmOp::create(
+               b, v.getType(), ValueRange{v},
+               wide ? "mov.b64 $0, $1;" : "mov.b32 $0, $1;",
+               wide ? "=l,l" : "=r,r", /*has_side_effects=*/true,
+               /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None,
+               /*asm_dialect=*/LLVM::AsmDialectAttr(),
+               /*operand_attrs=*/ArrayAttr())
+        .getResult(0);
+  }
+  /// Reads a special register (e.g. "%ctaid.y") anew. The NVVM intrinsics
+  /// would be CSE'd with the prologue's reads, so that the value stayed live
+  /// across the KV loop; the epilogue re-reads what it needs instead.
+  Value readSpecialRegister(StringRef name) {
+    return LLVM::InlineAsmOp::create(
+               b, i32, ValueRange{}, ("mov.u32 $0, " + name + ";").str(),
+               "=r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+               ArrayAttr())
+        .getResult(0);
+  }
+
+  /// The Q tile this CTA computes. When later Q tiles see more keys (causal
+  /// or right-window masks), the tiles run in reverse launch order so that
+  /// the longest CTAs start first and the short ones fill the tail.
+  Value queryTile(Value ctaidX, function_ref<Value()> nctaidX) {
+    if (cfg.windowRight >= 0 && cfg.windowLeft < 0)
+      return arith::SubIOp::create(
+          b, arith::SubIOp::create(b, nctaidX(), c32(1)), ctaidX);
+    return ctaidX;
+  }
+
   /// Issues the cp.async copies of `rows` rows starting at sequence row
   /// `firstRow` of the (batch, head) slice at `base` into shared memory at
-  /// byte offset `smemOffset`; rows at or past `seqLen` are zero-filled.
+  /// byte offset `smemOffset`. With `guarded`, rows at or past `seqLen` are
+  /// zero-filled (a 0-byte copy) and read from row `firstRow`, which exists,
+  /// so that no address past the tensor is formed; without, every row must
+  /// exist.
   void copyTile(Value base, Value strideS, Value firstRow, Value seqLen,
-                Value smemOffset, int64_t rows);
-  void copyKV(Value tile, Value slot);
+                Value smemOffset, int64_t rows, bool guarded);
+  void copyKV(Value tile, Value slot, bool guarded);
+  /// Starts the copies of KV tile `next` into `slot` when next < hi. Only
+  /// tile hi - 1 can end past seq_k, so only it takes the guarded copies.
+  void prefetchKV(Value next, Value slot);
   /// S = Q Kᵀ for the K tile in `slot`.
   SmallVector<AccFrag> scores(Value slot);
   void applySoftcap(SmallVector<AccFrag> &s);
   SmallVector<AccFrag> applyMask(const SmallVector<AccFrag> &s, Value tile);
+  /// One scf.for over the KV tiles [from, to) carrying `state` (accumulator,
+  /// row maxima, lane sums); `masked` loops apply the mask to every tile,
+  /// the others contain no mask code at all.
+  ValueRange tileLoop(Value from, Value to, bool masked, ValueRange state);
   Value queryRow(int64_t mf, int64_t half) {
     return add(rowBase, c32(mf * 16 + half * 8));
   }
@@ -180,76 +234,163 @@ private:
   Type i1, i32, i64, f32, ptrG, ptrS;
   int64_t mFrags, nFrags, dFrags, elemBytes;
 
-  // Values of the kernel prologue.
-  Value tid, lane, smem, seqQ, seqK;
+  /// Derives the per-thread indices and K/V addresses below from the
+  /// special registers and parameters. The prologue reads them through the
+  /// NVVM ops; each KV loop derives them anew per tile from fresh reads
+  /// (readSpecialRegister, opaque parameters), because LICM would otherwise
+  /// hoist every lane offset and copy address out of the loop and hold each
+  /// in registers across it, where the accumulator and scores need them.
+  void deriveIndices(bool fresh);
+  SmallVector<Value *> perThreadValues() {
+    return {&tid,      &warp,     &lane,    &qTile,     &firstRow,
+            &head,     &batch,    &kBase,   &vBase,     &kStrideS,
+            &vStrideS, &rowBase,  &qLdOffset, &kLdOffset, &vLdOffset};
+  }
+
+  // Kernel parameters.
+  Value qArg, kArg, vArg, headsQ, headsKV, seqQ, seqK;
+  Value strides[4][3];
+  Value smem;
+  Value lo, hi;  // the KV tiles this Q tile visits
+  Value kvHead;  // of the prologue, kept: see deriveIndices
+
+  // Per-thread values of deriveIndices.
+  Value tid, warp, lane, qTile, firstRow, head, batch;
   Value kBase, vBase, kStrideS, vStrideS;
   Value rowBase;                     // first query row of this lane (i32)
   Value qLdOffset, kLdOffset, vLdOffset; // per-lane ldmatrix byte offsets
   SmallVector<AFrag> qRegs;          // [mf * kSteps + kk] when in registers
 };
 
+void KernelEmitter::deriveIndices(bool fresh) {
+  auto sreg = [&](StringRef name, auto op) -> Value {
+    if (fresh)
+      return readSpecialRegister(name);
+    return decltype(op)::create(b, i32);
+  };
+  auto param = [&](Value v) { return fresh ? opaque(v) : v; };
+  tid = sreg("%tid.x", NVVM::ThreadIdXOp());
+  warp = arith::DivUIOp::create(b, tid, c32(32));
+  lane = arith::RemUIOp::create(b, tid, c32(32));
+  qTile = queryTile(sreg("%ctaid.x", NVVM::BlockIdXOp()),
+                    [&] { return sreg("%nctaid.x", NVVM::GridDimXOp()); });
+  head = sreg("%ctaid.y", NVVM::BlockIdYOp());
+  batch = sreg("%ctaid.z", NVVM::BlockIdZOp());
+  firstRow = mul(qTile, c32(cfg.blockM));
+  rowBase = add(add(firstRow, mul(warp, c32(cfg.rowsPerWarp))),
+                arith::DivUIOp::create(b, lane, c32(4)));
+
+  // GQA: query head h reads KV head h / (Hq / Hkv). Two integer divisions
+  // are too slow to repeat per tile: the loops reuse the prologue's.
+  if (!fresh)
+    kvHead = arith::DivUIOp::create(
+        b, head, arith::DivUIOp::create(b, headsQ, headsKV));
+  Value kvHeadHere = fresh ? opaque(kvHead) : kvHead;
+  // Byte offsets of the (batch, head) slices; strides are in elements.
+  Value eb = c64(elemBytes);
+  auto slice = [&](Value ptr, int64_t t, Value h) {
+    Value off = add(mul(toI64(batch), param(strides[t][0])),
+                    mul(toI64(h), param(strides[t][1])));
+    return gep(ptrG, ptr, mul(off, eb));
+  };
+  kBase = slice(kArg, 1, kvHeadHere);
+  vBase = slice(vArg, 2, kvHeadHere);
+  kStrideS = mul(param(strides[1][2]), eb);
+  vStrideS = mul(param(strides[2][2]), eb);
+
+  // Per-lane ldmatrix row addresses (see SM80Layout.h), in bytes.
+  int64_t pitch = cfg.plan.rowPitchBytes;
+  Value l8 = arith::RemUIOp::create(b, lane, c32(8));
+  Value mat = arith::DivUIOp::create(b, lane, c32(8));
+  Value matLo = arith::RemUIOp::create(b, mat, c32(2));
+  Value matHi = arith::DivUIOp::create(b, mat, c32(2));
+  auto ldOffset = [&](Value row, Value col) {
+    return add(mul(row, c32(pitch)), mul(col, c32(8 * elemBytes)));
+  };
+  // A and B.trans: row = l8 + 8·(mat % 2), col = 8·(mat / 2); B: swapped.
+  Value rowA = add(l8, mul(matLo, c32(8)));
+  qLdOffset = add(c32(cfg.plan.qOffset),
+                  add(mul(warp, c32(cfg.rowsPerWarp * pitch)),
+                      ldOffset(rowA, matHi)));
+  kLdOffset = ldOffset(add(l8, mul(matHi, c32(8))), matLo);
+  vLdOffset = ldOffset(rowA, matHi);
+}
+
 void KernelEmitter::copyTile(Value base, Value strideS, Value firstRow,
-                             Value seqLen, Value smemOffset, int64_t rows) {
+                             Value seqLen, Value smemOffset, int64_t rows,
+                             bool guarded) {
   int64_t chunksPerRow = cfg.headDim * elemBytes / 16;
-  int64_t copies = rows * chunksPerRow / kThreads;
-  // Copy i of this thread: row tid / chunksPerRow + i * rowsPerStep, chunk
-  // tid % chunksPerRow. Addresses advance by a fixed step, so only one
-  // pointer per tile stays live.
-  if (kThreads % chunksPerRow != 0) {
-    // Head dim 96: a thread's chunks do not share a column; address each.
-    for (int64_t i = 0; i < copies; ++i) {
-      Value chunk = add(tid, c32(i * kThreads));
-      Value row = arith::DivUIOp::create(b, chunk, c32(chunksPerRow));
-      Value col = arith::RemUIOp::create(b, chunk, c32(chunksPerRow));
-      Value seqRow = add(firstRow, row);
-      Value valid = cmp(arith::CmpIPredicate::ult, seqRow, seqLen);
-      Value src = gep(ptrG, base,
-                      add(mul(toI64(seqRow), strideS), toI64(mul(col, c32(16)))));
-      Value dst = gep(ptrS, smem,
-                      add(smemOffset, add(mul(row, c32(cfg.plan.rowPitchBytes)),
-                                          mul(col, c32(16)))));
-      NVVM::CpAsyncOp::create(
-          b, dst, src, b.getI32IntegerAttr(16),
-          NVVM::LoadCacheModifierKindAttr::get(
-              ctx, NVVM::LoadCacheModifierKind::CG),
-          select(valid, c32(16), c32(0)));
-    }
-    return;
+  auto cg = NVVM::LoadCacheModifierKindAttr::get(
+      ctx, NVVM::LoadCacheModifierKind::CG);
+  // Thread t copies chunk t % chunksPerRow of rows t / chunksPerRow + i ·
+  // rowsPerStep: addresses advance by a fixed step, so only one pointer per
+  // tile stays live. rowsPerStep is a power of two (it divides the 16-row
+  // multiples of the tiles); at head dim 96 (12 chunks per row) that leaves
+  // the last warp without copies.
+  int64_t rowsPerStep = llvm::bit_floor(
+      static_cast<uint64_t>(kThreads / chunksPerRow));
+  int64_t copyThreads = rowsPerStep * chunksPerRow;
+  int64_t copies = rows / rowsPerStep;
+  assert(rows % rowsPerStep == 0 && "tiles are multiples of 16 rows");
+  OpBuilder::InsertionGuard guard(b);
+  if (copyThreads < kThreads) {
+    auto active = scf::IfOp::create(
+        b, cmp(arith::CmpIPredicate::ult, tid, c32(copyThreads)), false);
+    b.setInsertionPointToStart(active.thenBlock());
   }
-  int64_t rowsPerStep = kThreads / chunksPerRow;
   Value row0 = arith::DivUIOp::create(b, tid, c32(chunksPerRow));
   Value col = arith::RemUIOp::create(b, tid, c32(chunksPerRow));
+  Value colBytes = toI64(mul(col, c32(16)));
   Value src = gep(ptrG, base,
-                  add(mul(toI64(add(firstRow, row0)), strideS),
-                      toI64(mul(col, c32(16)))));
+                  add(mul(toI64(add(firstRow, row0)), strideS), colBytes));
   Value srcStep = mul(strideS, c64(rowsPerStep));
   Value dst = gep(ptrS, smem,
                   add(smemOffset, add(mul(row0, c32(cfg.plan.rowPitchBytes)),
                                       mul(col, c32(16)))));
-  // Rows left in the sequence for this thread's first copy.
-  Value left = arith::SubIOp::create(b, seqLen, add(firstRow, row0));
+  // Rows left in the sequence for this thread's first copy, and this
+  // thread's column of row `firstRow` (valid: the tile is not empty).
+  Value left, firstRowSrc;
+  if (guarded) {
+    left = arith::SubIOp::create(b, seqLen, add(firstRow, row0));
+    firstRowSrc =
+        gep(ptrG, base, add(mul(toI64(firstRow), strideS), colBytes));
+  }
   for (int64_t i = 0; i < copies; ++i) {
-    // Past the end: copy 0 bytes (zero-fill); nothing is read from `src`.
-    Value valid = cmp(arith::CmpIPredicate::sgt, left, c32(i * rowsPerStep));
-    Value size = select(valid, c32(16), c32(0));
+    Value from = src, size;
+    if (guarded) {
+      Value valid = cmp(arith::CmpIPredicate::sgt, left, c32(i * rowsPerStep));
+      from = select(valid, src, firstRowSrc);
+      size = select(valid, c32(16), c32(0));
+    }
     NVVM::CpAsyncOp::create(
         b, gep(ptrS, dst, c32(i * rowsPerStep * cfg.plan.rowPitchBytes)),
-        src, b.getI32IntegerAttr(16),
-        NVVM::LoadCacheModifierKindAttr::get(ctx,
-                                             NVVM::LoadCacheModifierKind::CG),
-        size);
+        from, b.getI32IntegerAttr(16), cg, size);
     if (i + 1 < copies)
       src = gep(ptrG, src, srcStep);
   }
 }
 
-void KernelEmitter::copyKV(Value tile, Value slot) {
+void KernelEmitter::copyKV(Value tile, Value slot, bool guarded) {
   Value firstRow = mul(tile, c32(cfg.blockN));
   Value slotOffset = mul(slot, c32(cfg.plan.stageBytes));
   copyTile(kBase, kStrideS, firstRow, seqK,
-           add(slotOffset, c32(cfg.plan.kOffset(0))), cfg.blockN);
+           add(slotOffset, c32(cfg.plan.kOffset(0))), cfg.blockN, guarded);
   copyTile(vBase, vStrideS, firstRow, seqK,
-           add(slotOffset, c32(cfg.plan.vOffset(0))), cfg.blockN);
+           add(slotOffset, c32(cfg.plan.vOffset(0))), cfg.blockN, guarded);
+}
+
+void KernelEmitter::prefetchKV(Value next, Value slot) {
+  Value last = arith::SubIOp::create(b, hi, c32(1));
+  auto inner = scf::IfOp::create(b, cmp(arith::CmpIPredicate::slt, next, last),
+                                 /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(inner.thenBlock());
+  copyKV(next, slot, /*guarded=*/false);
+  b.setInsertionPointToStart(inner.elseBlock());
+  auto tail = scf::IfOp::create(b, cmp(arith::CmpIPredicate::eq, next, last),
+                                /*withElseRegion=*/false);
+  b.setInsertionPointToStart(tail.thenBlock());
+  copyKV(next, slot, /*guarded=*/true);
 }
 
 SmallVector<AccFrag> KernelEmitter::scores(Value slot) {
@@ -257,8 +398,14 @@ SmallVector<AccFrag> KernelEmitter::scores(Value slot) {
   int64_t kSteps = cfg.headDim / 16;
   Value zero = cf(0.0);
   SmallVector<AccFrag> s(mFrags * nFrags, AccFrag{zero, zero, zero, zero});
-  Value kSlot = add(mul(slot, c32(cfg.plan.stageBytes)),
-                    add(c32(cfg.plan.kOffset(0)), kLdOffset));
+  // One base pointer each for K and Q; every ldmatrix adds a constant that
+  // the address mode absorbs.
+  Value kPtr = gep(ptrS, smem,
+                   add(mul(slot, c32(cfg.plan.stageBytes)),
+                       add(c32(cfg.plan.kOffset(0)), kLdOffset)));
+  Value qPtr;
+  if (!cfg.qInRegisters)
+    qPtr = gep(ptrS, smem, qLdOffset);
   for (int64_t kk = 0; kk < kSteps; ++kk) {
     SmallVector<AFrag> a(mFrags);
     for (int64_t mf = 0; mf < mFrags; ++mf) {
@@ -266,12 +413,13 @@ SmallVector<AccFrag> KernelEmitter::scores(Value slot) {
         a[mf] = qRegs[mf * kSteps + kk];
         continue;
       }
-      Value off = add(qLdOffset, c32(mf * 16 * pitch + kk * 16 * elemBytes));
-      a[mf] = ldmatrix(gep(ptrS, smem, off), /*transpose=*/false);
+      a[mf] = ldmatrix(
+          gep(ptrS, qPtr, c32(mf * 16 * pitch + kk * 16 * elemBytes)),
+          /*transpose=*/false);
     }
     for (int64_t np = 0; np < nFrags / 2; ++np) {
-      Value off = add(kSlot, c32(np * 16 * pitch + kk * 16 * elemBytes));
-      std::array<Value, 4> kb = ldmatrix(gep(ptrS, smem, off), false);
+      std::array<Value, 4> kb = ldmatrix(
+          gep(ptrS, kPtr, c32(np * 16 * pitch + kk * 16 * elemBytes)), false);
       for (int64_t mf = 0; mf < mFrags; ++mf) {
         AccFrag &s0 = s[mf * nFrags + 2 * np];
         AccFrag &s1 = s[mf * nFrags + 2 * np + 1];
@@ -300,29 +448,34 @@ void KernelEmitter::applySoftcap(SmallVector<AccFrag> &s) {
 SmallVector<AccFrag> KernelEmitter::applyMask(const SmallVector<AccFrag> &s,
                                               Value tile) {
   // Bottom-right aligned: query qi sees key kj iff kj < seq_k and
-  // qi + off - window_left <= kj <= qi + off + window_right.
+  // qi + off - window_left <= kj <= qi + off + window_right. Element e of
+  // n-tile nf holds key colBase + nf·8 + e, so each row turns its bounds
+  // into bounds on the constant nf·8 + e once: one compare per bound and
+  // element.
   Value negInf = cf(-std::numeric_limits<double>::infinity());
   Value offset = arith::SubIOp::create(b, seqK, seqQ);
   Value colBase = add(mul(tile, c32(cfg.blockN)),
                       mul(arith::RemUIOp::create(b, lane, c32(4)), c32(2)));
+  Value lastKey = arith::SubIOp::create(b, seqK, add(colBase, c32(1)));
   SmallVector<AccFrag> out(s);
   for (int64_t mf = 0; mf < mFrags; ++mf)
     for (int64_t half = 0; half < 2; ++half) {
-      Value diag = add(queryRow(mf, half), offset);
+      Value diag = arith::SubIOp::create(b, add(queryRow(mf, half), offset),
+                                         colBase);
+      Value upper = lastKey;
+      if (cfg.windowRight >= 0)
+        upper = arith::MinSIOp::create(b, upper,
+                                       add(diag, c32(cfg.windowRight)));
+      Value lower;
+      if (cfg.windowLeft >= 0)
+        lower = arith::SubIOp::create(b, diag, c32(cfg.windowLeft));
       for (int64_t nf = 0; nf < nFrags; ++nf)
         for (int64_t e = 0; e < 2; ++e) {
-          Value kj = add(colBase, c32(nf * 8 + e));
-          Value visible = cmp(arith::CmpIPredicate::slt, kj, seqK);
-          if (cfg.windowLeft >= 0)
+          Value key = c32(nf * 8 + e);
+          Value visible = cmp(arith::CmpIPredicate::sle, key, upper);
+          if (lower)
             visible = arith::AndIOp::create(
-                b, visible,
-                cmp(arith::CmpIPredicate::sge, kj,
-                    arith::SubIOp::create(b, diag, c32(cfg.windowLeft))));
-          if (cfg.windowRight >= 0)
-            visible = arith::AndIOp::create(
-                b, visible,
-                cmp(arith::CmpIPredicate::sle, kj,
-                    add(diag, c32(cfg.windowRight))));
+                b, visible, cmp(arith::CmpIPredicate::sge, key, lower));
           Value &v = out[mf * nFrags + nf][half * 2 + e];
           v = select(visible, v, negInf);
         }
@@ -330,18 +483,151 @@ SmallVector<AccFrag> KernelEmitter::applyMask(const SmallVector<AccFrag> &s,
   return out;
 }
 
+ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
+                                   ValueRange init) {
+  int64_t pitch = cfg.plan.rowPitchBytes;
+  int64_t accCount = mFrags * dFrags * 4;
+  double scaleLog2 = (cfg.softcap > 0 ? 1.0 : cfg.scale) * kLog2E;
+  Value zero = cf(0.0), negInf = cf(-std::numeric_limits<double>::infinity());
+
+  auto loop = scf::ForOp::create(b, from, to, c32(1), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value tile = loop.getInductionVar();
+  ValueRange state = loop.getRegionIterArgs();
+  // Per-thread indices from fresh reads, for this loop body only.
+  SmallVector<Value *> perThread = perThreadValues();
+  SmallVector<Value> outer =
+      llvm::map_to_vector(perThread, [](Value *v) { return *v; });
+  auto restore = llvm::make_scope_exit([&] {
+    for (auto [slot, value] : llvm::zip_equal(perThread, outer))
+      *slot = value;
+  });
+  deriveIndices(/*fresh=*/true);
+  // Ring slots count from `lo`, across the loops of one CTA.
+  Value it = arith::SubIOp::create(b, tile, lo);
+  Value slot = arith::RemUIOp::create(b, it, c32(cfg.stages));
+
+  // Tile j has landed and every warp is done with tile j - 1, whose slot
+  // the prefetch of tile j + stages - 1 reuses.
+  NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(cfg.stages - 2));
+  NVVM::Barrier0Op::create(b);
+  prefetchKV(add(tile, c32(cfg.stages - 1)),
+             arith::RemUIOp::create(b, add(it, c32(cfg.stages - 1)),
+                                    c32(cfg.stages)));
+  NVVM::CpAsyncCommitGroupOp::create(b);
+
+  SmallVector<AccFrag> s = scores(slot);
+  if (cfg.softcap > 0)
+    applySoftcap(s);
+  if (masked) {
+    s = applyMask(s, tile);
+  } else {
+    // A scheduling fence for ptxas: with nothing between the last Q·Kᵀ mma
+    // and the softmax, ptxas interleaves the row-max and exp2 chains into
+    // the mma sequence, which keeps about 30 more registers live at head
+    // dim 128 and spills (sm_80 and sm_90). Passing every score through a
+    // select on a condition that holds for each tile of the loop (but that
+    // LLVM cannot prove) makes all scores meet at one point; it costs one
+    // select per score.
+    Value inLoop = cmp(arith::CmpIPredicate::slt, tile, opaque(to));
+    Value negInf = cf(-std::numeric_limits<double>::infinity());
+    for (AccFrag &frag : s)
+      for (Value &v : frag)
+        v = select(inLoop, v, negInf);
+  }
+
+  // Online softmax per row (mf, half); the 4 lanes of a row share it.
+  SmallVector<Value> acc(state.begin(), state.begin() + accCount);
+  SmallVector<Value> newMax, newSum;
+  Value c2 = cf(scaleLog2);
+  for (int64_t mf = 0; mf < mFrags; ++mf)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value oldMax = state[accCount + mf * 2 + half];
+      Value oldSum = state[accCount + mFrags * 2 + mf * 2 + half];
+      Value mx = oldMax;
+      for (int64_t nf = 0; nf < nFrags; ++nf)
+        for (int64_t e = 0; e < 2; ++e)
+          mx = arith::MaxNumFOp::create(b, mx,
+                                        s[mf * nFrags + nf][half * 2 + e]);
+      mx = arith::MaxNumFOp::create(b, mx, shuffleXor(mx, 1));
+      mx = arith::MaxNumFOp::create(b, mx, shuffleXor(mx, 2));
+      // Rows that saw no key yet take probabilities against 0 (no NaN).
+      // Only masked tiles can leave a row without keys.
+      Value safe = mx;
+      if (masked) {
+        Value isNegInf =
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mx, negInf);
+        safe = select(isNegInf, zero, mx);
+      }
+      Value negScaledMax =
+          arith::NegFOp::create(b, arith::MulFOp::create(b, safe, c2));
+      Value alpha = exp2(fma(oldMax, c2, negScaledMax));
+      Value sum = zero;
+      for (int64_t nf = 0; nf < nFrags; ++nf)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value &x = s[mf * nFrags + nf][half * 2 + e];
+          x = exp2(fma(x, c2, negScaledMax));
+          sum = arith::AddFOp::create(b, sum, x);
+        }
+      newMax.push_back(mx);
+      newSum.push_back(fma(oldSum, alpha, sum));
+      for (int64_t df = 0; df < dFrags; ++df)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value &x = acc[accIndex(mf, df) * 4 + half * 2 + e];
+          x = arith::MulFOp::create(b, x, alpha);
+        }
+    }
+
+  // O += P V: the score accumulators of n-tiles 2c, 2c+1 are the A
+  // fragment of k-chunk c.
+  int64_t kChunks = cfg.blockN / 16;
+  Value vPtr = gep(ptrS, smem,
+                   add(mul(slot, c32(cfg.plan.stageBytes)),
+                       add(c32(cfg.plan.vOffset(0)), vLdOffset)));
+  for (int64_t kc = 0; kc < kChunks; ++kc) {
+    SmallVector<AFrag> p(mFrags);
+    for (int64_t mf = 0; mf < mFrags; ++mf) {
+      const AccFrag &lo = s[mf * nFrags + 2 * kc];
+      const AccFrag &hi = s[mf * nFrags + 2 * kc + 1];
+      p[mf] = {pack(lo[0], lo[1]), pack(lo[2], lo[3]), pack(hi[0], hi[1]),
+               pack(hi[2], hi[3])};
+    }
+    for (int64_t dp = 0; dp < dFrags / 2; ++dp) {
+      std::array<Value, 4> vb = ldmatrix(
+          gep(ptrS, vPtr, c32(kc * 16 * pitch + dp * 16 * elemBytes)), true);
+      for (int64_t mf = 0; mf < mFrags; ++mf)
+        for (int64_t h = 0; h < 2; ++h) {
+          int64_t base = accIndex(mf, 2 * dp + h) * 4;
+          AccFrag c{acc[base], acc[base + 1], acc[base + 2], acc[base + 3]};
+          AccFrag d = mma(p[mf], vb[2 * h], vb[2 * h + 1], c);
+          for (int64_t e = 0; e < 4; ++e)
+            acc[base + e] = d[e];
+        }
+    }
+  }
+  SmallVector<Value> yield(acc);
+  yield.append(newMax);
+  yield.append(newSum);
+  scf::YieldOp::create(b, yield);
+  return loop.getResults();
+}
+
 void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   Block *entry = func.addEntryBlock(b);
   b.setInsertionPointToStart(entry);
   auto args = entry->getArguments();
   unsigned a = 0;
-  Value q = args[a++], k = args[a++], v = args[a++], o = args[a++];
+  qArg = args[a++];
+  kArg = args[a++];
+  vArg = args[a++];
+  Value o = args[a++];
   Value lse = cfg.hasLse ? args[a++] : Value();
   a++; // batch: the grid covers it
-  Value headsQ = args[a++], headsKV = args[a++];
+  headsQ = args[a++];
+  headsKV = args[a++];
   seqQ = args[a++];
   seqK = args[a++];
-  Value strides[4][3];
   for (auto &tensor : strides)
     for (Value &s : tensor)
       s = args[a++];
@@ -352,52 +638,14 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   }
 
   smem = LLVM::AddressOfOp::create(b, smemGlobal);
-  tid = NVVM::ThreadIdXOp::create(b, i32);
-  Value warp = arith::DivUIOp::create(b, tid, c32(32));
-  lane = arith::RemUIOp::create(b, tid, c32(32));
-  Value qTile = NVVM::BlockIdXOp::create(b, i32);
-  Value head = NVVM::BlockIdYOp::create(b, i32);
-  Value batch = NVVM::BlockIdZOp::create(b, i32);
-  // GQA: query head h reads KV head h / (Hq / Hkv).
-  Value kvHead =
-      arith::DivUIOp::create(b, head, arith::DivUIOp::create(b, headsQ, headsKV));
-
-  // Byte offsets of the (batch, head) slices; strides are in elements.
-  Value eb = c64(elemBytes);
-  auto slice = [&](Value ptr, Value strideB, Value strideH, Value h) {
-    Value off = add(mul(toI64(batch), strideB), mul(toI64(h), strideH));
-    return gep(ptrG, ptr, mul(off, eb));
-  };
-  Value qBase = slice(q, strides[0][0], strides[0][1], head);
-  kBase = slice(k, strides[1][0], strides[1][1], kvHead);
-  vBase = slice(v, strides[2][0], strides[2][1], kvHead);
-  Value oBase = slice(o, strides[3][0], strides[3][1], head);
-  Value qStrideS = mul(strides[0][2], eb);
-  kStrideS = mul(strides[1][2], eb);
-  vStrideS = mul(strides[2][2], eb);
-  Value oStrideS = mul(strides[3][2], eb);
-
-  Value firstRow = mul(qTile, c32(cfg.blockM));
-  Value group = arith::DivUIOp::create(b, lane, c32(4));
-  Value inGroup = arith::RemUIOp::create(b, lane, c32(4));
-  rowBase = add(add(firstRow, mul(warp, c32(cfg.rowsPerWarp))), group);
-
-  // Per-lane ldmatrix row addresses (see SM80Layout.h), in bytes.
+  deriveIndices(/*fresh=*/false);
   int64_t pitch = cfg.plan.rowPitchBytes;
-  Value l8 = arith::RemUIOp::create(b, lane, c32(8));
-  Value mat = arith::DivUIOp::create(b, lane, c32(8));
-  Value matLo = arith::RemUIOp::create(b, mat, c32(2));
-  Value matHi = arith::DivUIOp::create(b, mat, c32(2));
-  auto ldOffset = [&](Value row, Value col) {
-    return add(mul(row, c32(pitch)), mul(col, c32(8 * elemBytes)));
-  };
-  // A and B.trans: row = l8 + 8·(mat % 2), col = 8·(mat / 2); B: swapped.
-  Value rowA = add(l8, mul(matLo, c32(8)));
-  qLdOffset = add(c32(cfg.plan.qOffset),
-                  add(mul(warp, c32(cfg.rowsPerWarp * pitch)),
-                      ldOffset(rowA, matHi)));
-  kLdOffset = ldOffset(add(l8, mul(matHi, c32(8))), matLo);
-  vLdOffset = ldOffset(rowA, matHi);
+  Value eb = c64(elemBytes);
+  Value qBase = gep(ptrG, qArg,
+                    mul(add(mul(toI64(batch), strides[0][0]),
+                            mul(toI64(head), strides[0][1])),
+                        eb));
+  Value qStrideS = mul(strides[0][2], eb);
 
   // The KV tiles this Q tile visits.
   Type index = b.getIndexType();
@@ -406,21 +654,16 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   KVTileRange<Value> range = buildKVTileRange(
       b, b.getLoc(), toIndex(qTile), toIndex(seqQ), toIndex(seqK),
       {cfg.blockM, cfg.blockN, cfg.windowLeft, cfg.windowRight});
-  Value lo = fromIndex(range.lo), fullLo = fromIndex(range.fullLo);
-  Value fullHi = fromIndex(range.fullHi), hi = fromIndex(range.hi);
+  lo = fromIndex(range.lo);
+  hi = fromIndex(range.hi);
+  Value fullLo = fromIndex(range.fullLo), fullHi = fromIndex(range.fullHi);
 
   // Prologue: Q, then the first stages - 1 KV tiles, one commit group each.
-  copyTile(qBase, qStrideS, firstRow, seqQ, c32(cfg.plan.qOffset), cfg.blockM);
+  copyTile(qBase, qStrideS, firstRow, seqQ, c32(cfg.plan.qOffset), cfg.blockM,
+           /*guarded=*/true);
   NVVM::CpAsyncCommitGroupOp::create(b);
   for (int64_t s = 0; s + 1 < cfg.stages; ++s) {
-    Value tile = add(lo, c32(s));
-    auto ifOp = scf::IfOp::create(b, cmp(arith::CmpIPredicate::slt, tile, hi),
-                                  /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      copyKV(tile, c32(s));
-    }
+    prefetchKV(add(lo, c32(s)), c32(s));
     NVVM::CpAsyncCommitGroupOp::create(b);
   }
   int64_t kSteps = cfg.headDim / 16;
@@ -441,174 +684,105 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   int64_t accCount = init.size();
   init.append(mFrags * 2, negInf);
   init.append(mFrags * 2, zero);
-  double scaleLog2 = (cfg.softcap > 0 ? 1.0 : cfg.scale) * kLog2E;
 
-  auto loop = scf::ForOp::create(b, lo, hi, c32(1), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value tile = loop.getInductionVar();
-    ValueRange state = loop.getRegionIterArgs();
-    Value it = arith::SubIOp::create(b, tile, lo);
-    Value slot = arith::RemUIOp::create(b, it, c32(cfg.stages));
-
-    // Tile j has landed and every warp is done with tile j - 1.
-    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(cfg.stages - 2));
-    NVVM::Barrier0Op::create(b);
-    Value next = add(tile, c32(cfg.stages - 1));
-    auto prefetch =
-        scf::IfOp::create(b, cmp(arith::CmpIPredicate::slt, next, hi), false);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(prefetch.thenBlock());
-      copyKV(next, arith::RemUIOp::create(b, add(it, c32(cfg.stages - 1)),
-                                          c32(cfg.stages)));
-    }
-    NVVM::CpAsyncCommitGroupOp::create(b);
-
-    SmallVector<AccFrag> s = scores(slot);
-    if (cfg.softcap > 0)
-      applySoftcap(s);
-    // Only tiles outside [full_lo, full_hi) cross an edge and need the mask.
-    bool mayMask = true;
-    if (mayMask) {
-      Value needMask = arith::OrIOp::create(
-          b, cmp(arith::CmpIPredicate::slt, tile, fullLo),
-          cmp(arith::CmpIPredicate::sge, tile, fullHi));
-      SmallVector<Type> types(s.size() * 4, f32);
-      auto ifOp = scf::IfOp::create(b, types, needMask, true);
-      auto flatten = [](const SmallVector<AccFrag> &frags) {
-        SmallVector<Value> flat;
-        for (const AccFrag &f : frags)
-          flat.append(f.begin(), f.end());
-        return flat;
-      };
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        scf::YieldOp::create(b, flatten(applyMask(s, tile)));
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(b, flatten(s));
-      }
-      for (size_t i = 0; i < s.size(); ++i)
-        for (int64_t e = 0; e < 4; ++e)
-          s[i][e] = ifOp.getResult(i * 4 + e);
-    }
-
-    // Online softmax per row (mf, half); the 4 lanes of a row share it.
-    SmallVector<Value> acc(state.begin(), state.begin() + accCount);
-    SmallVector<Value> newMax, newSum;
-    Value c2 = cf(scaleLog2);
-    for (int64_t mf = 0; mf < mFrags; ++mf)
-      for (int64_t half = 0; half < 2; ++half) {
-        Value oldMax = state[accCount + mf * 2 + half];
-        Value oldSum = state[accCount + mFrags * 2 + mf * 2 + half];
-        Value mx = oldMax;
-        for (int64_t nf = 0; nf < nFrags; ++nf)
-          for (int64_t e = 0; e < 2; ++e)
-            mx = arith::MaxNumFOp::create(b, mx,
-                                          s[mf * nFrags + nf][half * 2 + e]);
-        mx = arith::MaxNumFOp::create(b, mx, shuffleXor(mx, 1));
-        mx = arith::MaxNumFOp::create(b, mx, shuffleXor(mx, 2));
-        // Rows that saw no key yet take probabilities against 0 (no NaN).
-        Value isNegInf =
-            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mx, negInf);
-        Value safe = select(isNegInf, zero, mx);
-        Value negScaledMax = arith::NegFOp::create(
-            b, arith::MulFOp::create(b, safe, c2));
-        Value alpha = exp2(fma(oldMax, c2, negScaledMax));
-        Value sum = zero;
-        for (int64_t nf = 0; nf < nFrags; ++nf)
-          for (int64_t e = 0; e < 2; ++e) {
-            Value &x = s[mf * nFrags + nf][half * 2 + e];
-            x = exp2(fma(x, c2, negScaledMax));
-            sum = arith::AddFOp::create(b, sum, x);
-          }
-        newMax.push_back(mx);
-        newSum.push_back(fma(oldSum, alpha, sum));
-        for (int64_t df = 0; df < dFrags; ++df)
-          for (int64_t e = 0; e < 2; ++e) {
-            Value &x = acc[accIndex(mf, df) * 4 + half * 2 + e];
-            x = arith::MulFOp::create(b, x, alpha);
-          }
-      }
-
-    // O += P V: the score accumulators of n-tiles 2c, 2c+1 are the A
-    // fragment of k-chunk c.
-    int64_t kChunks = cfg.blockN / 16;
-    Value vSlot = add(mul(slot, c32(cfg.plan.stageBytes)),
-                      add(c32(cfg.plan.vOffset(0)), vLdOffset));
-    for (int64_t kc = 0; kc < kChunks; ++kc) {
-      SmallVector<AFrag> p(mFrags);
-      for (int64_t mf = 0; mf < mFrags; ++mf) {
-        const AccFrag &lo = s[mf * nFrags + 2 * kc];
-        const AccFrag &hi = s[mf * nFrags + 2 * kc + 1];
-        p[mf] = {pack(lo[0], lo[1]), pack(lo[2], lo[3]), pack(hi[0], hi[1]),
-                 pack(hi[2], hi[3])};
-      }
-      for (int64_t dp = 0; dp < dFrags / 2; ++dp) {
-        Value off = add(vSlot, c32(kc * 16 * pitch + dp * 16 * elemBytes));
-        std::array<Value, 4> vb = ldmatrix(gep(ptrS, smem, off), true);
-        for (int64_t mf = 0; mf < mFrags; ++mf)
-          for (int64_t h = 0; h < 2; ++h) {
-            int64_t base = accIndex(mf, 2 * dp + h) * 4;
-            AccFrag c{acc[base], acc[base + 1], acc[base + 2], acc[base + 3]};
-            AccFrag d = mma(p[mf], vb[2 * h], vb[2 * h + 1], c);
-            for (int64_t e = 0; e < 4; ++e)
-              acc[base + e] = d[e];
-          }
-      }
-    }
-    SmallVector<Value> yield(acc);
-    yield.append(newMax);
-    yield.append(newSum);
-    scf::YieldOp::create(b, yield);
-  }
+  // Tiles crossing the left window edge, tiles every row sees whole, tiles
+  // crossing the diagonal, right window edge or seq_k. Without a left
+  // window, fullLo = lo and the first loop would never run.
+  ValueRange state = init;
+  if (cfg.windowLeft >= 0)
+    state = tileLoop(lo, fullLo, /*masked=*/true, state);
+  state = tileLoop(fullLo, fullHi, /*masked=*/false, state);
+  SmallVector<Value> result(tileLoop(fullHi, hi, /*masked=*/true, state));
   // No copy may still be in flight when the CTA exits.
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
 
   // Epilogue: O = acc / l (0 without keys), LSE = scale·m + ln l (-inf).
-  ValueRange result = loop.getResults();
+  // Indices and addresses are derived anew from the special registers and
+  // parameters, so that none of them holds a register across the loops.
+  deriveIndices(/*fresh=*/true);
+  Value warpRow = add(firstRow, mul(warp, c32(cfg.rowsPerWarp)));
+  Value group = arith::DivUIOp::create(b, lane, c32(4));
+  Value inGroup = arith::RemUIOp::create(b, lane, c32(4));
   double lseScale = cfg.softcap > 0 ? 1.0 : cfg.scale;
-  Value colOffset = toI64(mul(inGroup, c32(2 * elemBytes)));
+
+  // O goes through shared memory so that it leaves in 16-byte row chunks
+  // instead of 4-byte pieces: each warp writes its rows into its own rows of
+  // the Q tile, which only it has read (ldmatrix returned before), so a
+  // warp-level barrier orders the exchange.
+  Value warpSmem = add(c32(cfg.plan.qOffset),
+                       mul(warp, c32(cfg.rowsPerWarp * pitch)));
+  Value fragPtr = gep(ptrS, smem,
+                      add(warpSmem, add(mul(group, c32(pitch)),
+                                        mul(inGroup, c32(2 * elemBytes)))));
   for (int64_t mf = 0; mf < mFrags; ++mf)
     for (int64_t half = 0; half < 2; ++half) {
       Value sum = result[accCount + mFrags * 2 + mf * 2 + half];
       sum = arith::AddFOp::create(b, sum, shuffleXor(sum, 1));
       sum = arith::AddFOp::create(b, sum, shuffleXor(sum, 2));
-      Value max = result[accCount + mf * 2 + half];
       Value hasKeys =
           arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, sum, zero);
       Value inv = select(hasKeys, arith::DivFOp::create(b, cf(1.0), sum), zero);
-      Value row = queryRow(mf, half);
-      auto store = scf::IfOp::create(
-          b, cmp(arith::CmpIPredicate::ult, row, seqQ), false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(store.thenBlock());
-      Value rowPtr = gep(ptrG, oBase, add(mul(toI64(row), oStrideS), colOffset));
+      int64_t rowInWarp = mf * 16 + half * 8;
       for (int64_t df = 0; df < dFrags; ++df) {
         int64_t base = accIndex(mf, df) * 4 + half * 2;
         Value x0 = arith::MulFOp::create(b, result[base], inv);
         Value x1 = arith::MulFOp::create(b, result[base + 1], inv);
-        Value ptr = gep(ptrG, rowPtr, c64(df * 8 * elemBytes));
+        Value ptr =
+            gep(ptrS, fragPtr, c32(rowInWarp * pitch + df * 8 * elemBytes));
         LLVM::StoreOp::create(b, pack(x0, x1), ptr, /*alignment=*/4);
       }
-      if (cfg.hasLse) {
-        auto lead = scf::IfOp::create(
-            b, cmp(arith::CmpIPredicate::eq, inGroup, c32(0)), false);
-        b.setInsertionPointToStart(lead.thenBlock());
-        Value ln = arith::MulFOp::create(
-            b, intrinsic("llvm.nvvm.lg2.approx.f", sum), cf(kLn2));
-        Value value = arith::AddFOp::create(
-            b, arith::MulFOp::create(b, max, cf(lseScale)), ln);
-        value = select(hasKeys, value, negInf);
-        Value off = add(add(mul(toI64(batch), lseStrideB),
-                            mul(toI64(head), lseStrideH)),
-                        toI64(row));
-        Value ptr = gep(ptrG, lse, mul(off, c64(4)));
-        LLVM::StoreOp::create(b, value, ptr, /*alignment=*/4);
-      }
+      if (!cfg.hasLse)
+        continue;
+      Value row = add(add(warpRow, group), c32(rowInWarp));
+      auto lead = scf::IfOp::create(
+          b,
+          arith::AndIOp::create(b, cmp(arith::CmpIPredicate::eq, inGroup, c32(0)),
+                                cmp(arith::CmpIPredicate::ult, row, seqQ)),
+          false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(lead.thenBlock());
+      Value max = result[accCount + mf * 2 + half];
+      Value ln = arith::MulFOp::create(
+          b, intrinsic("llvm.nvvm.lg2.approx.f", sum), cf(kLn2));
+      Value value = arith::AddFOp::create(
+          b, arith::MulFOp::create(b, max, cf(lseScale)), ln);
+      value = select(hasKeys, value, negInf);
+      Value off = add(add(mul(toI64(batch), lseStrideB),
+                          mul(toI64(head), lseStrideH)),
+                      toI64(row));
+      Value ptr = gep(ptrG, lse, mul(off, c64(4)));
+      LLVM::StoreOp::create(b, value, ptr, /*alignment=*/4);
     }
+  NVVM::SyncWarpOp::create(b, c32(-1));
+
+  // Chunk c = lane + 32·i of the warp's rows: row c / chunksPerRow, column
+  // c % chunksPerRow; consecutive lanes read and write consecutive chunks.
+  Value oBase = gep(ptrG, o,
+                    mul(add(mul(toI64(batch), strides[3][0]),
+                            mul(toI64(head), strides[3][1])),
+                        eb));
+  Value oStrideS = mul(strides[3][2], eb);
+  auto vec4 = VectorType::get({4}, i32);
+  int64_t chunksPerRow = cfg.headDim * elemBytes / 16;
+  int64_t chunksPerLane = cfg.rowsPerWarp * chunksPerRow / 32;
+  for (int64_t i = 0; i < chunksPerLane; ++i) {
+    Value chunk = add(lane, c32(32 * i));
+    Value row = arith::DivUIOp::create(b, chunk, c32(chunksPerRow));
+    Value col = arith::RemUIOp::create(b, chunk, c32(chunksPerRow));
+    Value data = LLVM::LoadOp::create(
+        b, vec4,
+        gep(ptrS, smem,
+            add(warpSmem, add(mul(row, c32(pitch)), mul(col, c32(16))))),
+        /*alignment=*/16);
+    Value seqRow = add(warpRow, row);
+    auto store = scf::IfOp::create(
+        b, cmp(arith::CmpIPredicate::ult, seqRow, seqQ), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(store.thenBlock());
+    Value ptr = gep(ptrG, oBase,
+                    add(mul(toI64(seqRow), oStrideS), toI64(mul(col, c32(16)))));
+    LLVM::StoreOp::create(b, data, ptr, /*alignment=*/16);
+  }
   LLVM::ReturnOp::create(b, ValueRange{});
 }
 
