@@ -1,13 +1,15 @@
 //===- SM90Pipeline.cpp - fattn-sm90-pipeline -----------------------------===//
 //
-// fattn.attention -> tiled form -> TMA plan -> sm_90a kernel (LLVM + NVVM in
-// a gpu.module). gpu-module-to-binary (or fattn-compile) takes it from there.
+// fattn.attention -> tiled form -> TMA plan -> schedule (warp
+// specialization, intra-warpgroup overlap, pingpong) -> sm_90a kernel (LLVM +
+// NVVM in a gpu.module). gpu-module-to-binary (or fattn-compile) takes it from there.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Pipelines/SM90Pipeline.h"
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
+#include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
 
@@ -20,15 +22,26 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
                                     const SM90PipelineOptions &options) {
   pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
   pm.addPass(createFAttnSM90TMA(FAttnSM90TMAOptions{options.stages}));
+  // The schedule, decided in the IR; the overlap and pingpong passes work on
+  // the consumer region that warp specialization creates.
+  if (options.warpSpecialize) {
+    SM90Options registers;
+    registers.consumerWarpgroups = options.consumers;
+    setDefaultRegisters(registers, options.setmaxnreg);
+    FAttnWarpSpecializeOptions specialize;
+    specialize.consumers = options.consumers;
+    specialize.producerRegisters = registers.producerRegisters;
+    specialize.consumerRegisters = registers.consumerRegisters;
+    pm.addPass(createFAttnWarpSpecialize(specialize));
+    if (options.intraWgOverlap)
+      pm.addPass(createFAttnIntraWarpgroupOverlap());
+    if (options.pingpong)
+      pm.addPass(createFAttnPingpong());
+  }
   ConvertFAttnToNVVMSM90Options convert;
   convert.kernelName = options.kernelName;
   convert.wideValueMma = options.wideValueMma;
   convert.reverseQTiles = options.reverseQTiles;
-  convert.setmaxnreg = options.setmaxnreg;
-  convert.warpSpecialize = options.warpSpecialize;
-  convert.consumers = options.consumers;
-  convert.pingpong = options.pingpong;
-  convert.intraWgOverlap = options.intraWgOverlap;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }
 

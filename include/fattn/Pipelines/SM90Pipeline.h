@@ -34,7 +34,8 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       *this, "setmaxnreg",
       llvm::cl::desc("Move registers from the producer to the consumers"),
       llvm::cl::init(true)};
-  // Temporary: the schedule, until the scheduling passes decide it in the IR.
+  // The schedule: which of --fattn-warp-specialize, --fattn-intra-wg-overlap
+  // and --fattn-pingpong run (the last two need the first).
   PassOptions::Option<bool> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("A producer warpgroup issues the TMA copies"),
@@ -55,8 +56,8 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       llvm::cl::init(true)};
 };
 
-/// fattn.attention through --fattn-tile, --fattn-sm90-tma and
-/// --convert-fattn-to-nvvm-sm90 to a gpu.module of sm_90a kernels.
+/// fattn.attention through --fattn-tile, --fattn-sm90-tma, the scheduling
+/// passes and --convert-fattn-to-nvvm-sm90 to a gpu.module of sm_90a kernels.
 void buildSM90Pipeline(OpPassManager &pm, const SM90PipelineOptions &options);
 
 /// Registers fattn-sm90-pipeline with the global registry (fattn-opt).

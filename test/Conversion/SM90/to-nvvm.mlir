@@ -1,4 +1,4 @@
-// RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --convert-fattn-to-nvvm-sm90 | FileCheck %s
+// RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --convert-fattn-to-nvvm-sm90 | FileCheck %s
 
 // The kernel: tensor maps as grid-constant byval parameters, a producer
 // warpgroup (setmaxnreg decrease, elect.sync, TMA into the ring guarded by

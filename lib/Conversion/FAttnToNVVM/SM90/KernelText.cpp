@@ -266,11 +266,11 @@ private:
     e.op(formatv("nvvm.wgmma.wait.group.sync.aligned {0}", n).str());
   }
 
-  // Pingpong: warpgroup wg waits on barrier 1 + wg before its GEMMs and
+  // Pingpong: warpgroup wg waits on barrier base + wg before its GEMMs and
   // arrives on the next warpgroup's barrier after issuing them.
   bool pingpong() const { return opts.pingpong; }
   string pingpongBarrier(const string &wgIndex) {
-    return e.add(e.i32(1), wgIndex);
+    return e.add(e.i32(opts.pingpongBarrierBase), wgIndex);
   }
   void pingpongSync() {
     if (pingpong())
@@ -757,7 +757,7 @@ void SM90KernelEmitter::emitConsumerSetup() {
   if (pingpong())
     inWarpgroup(cfg.consumerWarpgroups - 1, [&] {
       e.op(formatv("nvvm.barrier.arrive id = {0} number_of_threads = {1}",
-                   e.i32(1), e.i32(256)).str());
+                   e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
     });
 }
 

@@ -9,6 +9,8 @@
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
+#include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -37,7 +39,7 @@ void mlir::fattn::setDefaultRegisters(SM90Options &options, bool setmaxnreg) {
   // (FA3's split: 24/240 for two consumers, 32/160 for three).
   bool three = options.consumerWarpgroups == 3;
   options.producerRegisters = setmaxnreg ? (three ? 32 : 24) : 0;
-  options.consumerRegisters = three ? 160 : 240;
+  options.consumerRegisters = setmaxnreg ? (three ? 160 : 240) : 0;
 }
 
 namespace {
@@ -56,7 +58,9 @@ LogicalResult checkCanonicalTiledForm(TiledAttentionOp op) {
       hasFinalize = true;
     else if (isa<FAttnDialect>(inner->getDialect()) &&
              !isa<StoreTileOp, KVTileRangeOp, MaskOp, SoftcapOp, SoftmaxInitOp,
-                  RescaleOp>(inner)) {
+                  RescaleOp, WarpSpecializeOp, RingCreateOp, RingAcquireOp,
+                  RingCommitOp, RingWaitOp, RingReleaseOp, NamedBarrierSyncOp,
+                  NamedBarrierArriveOp>(inner)) {
       inner->emitOpError("is not supported by the sm_90a lowering");
       return WalkResult::interrupt();
     }
@@ -228,6 +232,8 @@ mlir::fattn::buildSM90AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
                                       StringRef name) {
   SM90Options options;
   options.kernelName = name.str();
+  if (failed(readSM90Schedule(op, options)))
+    return failure();
   FailureOr<SM90KernelConfig> config = getSM90KernelConfig(op, options);
   if (failed(config))
     return failure();
@@ -270,7 +276,10 @@ void mlir::fattn::registerSM90AttentionKernelBuilder() {
 
 LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
                                                      TiledAttentionOp op,
-                                                     const SM90Options &options) {
+                                                     const SM90Options &unscheduled) {
+  SM90Options options = unscheduled;
+  if (failed(readSM90Schedule(op, options)))
+    return failure();
   FailureOr<SM90KernelConfig> config = getSM90KernelConfig(op, options);
   if (failed(config))
     return failure();
@@ -315,13 +324,6 @@ struct ConvertFAttnToNVVMSM90Pass
     options.kernelName = kernelName;
     options.wideValueMma = wideValueMma;
     options.reverseQTiles = reverseQTiles;
-    // Temporary: the schedule comes from pass options until the scheduling
-    // passes record it on the op.
-    options.warpSpecialize = warpSpecialize;
-    options.consumerWarpgroups = consumers;
-    options.pingpong = pingpong;
-    options.intraWarpgroupOverlap = intraWgOverlap;
-    setDefaultRegisters(options, setmaxnreg);
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });
     if (ops.size() > 1 && !options.kernelName.empty()) {

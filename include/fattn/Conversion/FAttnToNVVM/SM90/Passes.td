@@ -8,16 +8,18 @@ include "mlir/Pass/PassBase.td"
 def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
   let summary = "Lower planned fattn.tiled_attention ops to sm_90a kernels";
   let description = [{
-    The sm_90a half of `convert-fattn-to-nvvm{chip=sm_90a}` (which dispatches
-    here once it exists): each `fattn.tiled_attention` planned by
-    `--fattn-sm90-tma` becomes an `llvm.func` kernel in the LLVM and NVVM
-    dialects inside a `gpu.module` targeting sm_90a: a producer warpgroup
-    issuing TMA copies on mbarriers (or, with `warp-specialize=false`, one
-    consumer thread), two or three consumer warpgroups with SS wgmma for
-    Q K^T, RS wgmma (inline asm) for P V and the online softmax on the
-    accumulator layout; `intra-wg-overlap` overlaps the softmax of one tile
-    with the GEMMs of its neighbours, `pingpong` orders the consumers' GEMMs
-    through named barriers. Tensor maps are `nvvm.grid_constant` byval
+    The sm_90a half of `convert-fattn-to-nvvm{chip=sm_90a}`: each
+    `fattn.tiled_attention` planned by `--fattn-sm90-tma` becomes an
+    `llvm.func` kernel in the LLVM and NVVM dialects inside a `gpu.module`
+    targeting sm_90a: TMA copies on mbarriers, two or three consumer
+    warpgroups with SS wgmma for Q K^T, RS wgmma (inline asm) for P V and the
+    online softmax on the accumulator layout. The schedule is read off the
+    IR (docs/SCHEDULING.md): a `fattn.warp_specialize` (from
+    `--fattn-warp-specialize`) gives a producer warpgroup with its setmaxnreg
+    counts, else one consumer thread issues the copies; a pipelined consumer
+    loop (`--fattn-intra-wg-overlap`) overlaps the softmax of one tile with
+    the GEMMs of its neighbours; named barriers (`--fattn-pingpong`) order
+    the consumers' GEMMs. Tensor maps are `nvvm.grid_constant` byval
     parameters. The op is erased; the kernel carries its KERNEL-ABI.md
     description as `fattn.kernel_description`.
   }];
@@ -30,19 +32,6 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "O += P V as one wgmma over the whole head dim (else one per 64 columns)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
-    Option<"setmaxnreg", "setmaxnreg", "bool", /*default=*/"true",
-           "Move registers from the producer to the consumers (setmaxnreg)">,
-    // Temporary: the scheduling passes will record these on the op.
-    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
-           "A producer warpgroup issues the TMA copies (else one consumer "
-           "thread, stages ahead)">,
-    Option<"consumers", "consumers", "int", /*default=*/"2",
-           "Consumer warpgroups of 64 query rows (block_m = 64 * consumers)">,
-    Option<"pingpong", "pingpong", "bool", /*default=*/"false",
-           "Named barriers alternate the consumer warpgroups' GEMMs">,
-    Option<"intraWgOverlap", "intra-wg-overlap", "bool", /*default=*/"true",
-           "Issue Q K^T of tile j+1 before the softmax of tile j; P V "
-           "completes asynchronously">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

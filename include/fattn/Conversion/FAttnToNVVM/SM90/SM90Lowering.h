@@ -98,7 +98,9 @@ std::string emitSM90KernelText(const SM90KernelConfig &config,
 FailureOr<SM90KernelConfig> getSM90KernelConfig(TiledAttentionOp op,
                                                 const SM90Options &options);
 
-/// Replaces `op` with a call-free kernel: the kernel is added to the
+/// Replaces `op` with a call-free kernel whose schedule is the one recorded
+/// in the IR (ScheduleFromIR.h; the schedule fields of `options` are
+/// ignored): the kernel is added to the
 /// gpu.module `options.moduleName` of the enclosing builtin.module (which
 /// gets `gpu.container_module`), and `op` is erased. The kernel description
 /// (KERNEL-ABI.md) is attached to the kernel as `fattn.kernel_description`.

@@ -1,0 +1,133 @@
+//===- ScheduleFromIR.cpp - the sm_90a schedule recorded in the IR --------===//
+
+#include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+/// The value of index `v` in consumer warpgroup `wgValue`, where `wg` is the
+/// warpgroup index; nullopt when `v` is not a constant expression of it.
+static std::optional<int64_t> evaluateIndex(Value v, Value wg,
+                                            int64_t wgValue) {
+  if (v == wg)
+    return wgValue;
+  llvm::APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return constant.getSExtValue();
+  Operation *def = v.getDefiningOp();
+  if (!def || !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return std::nullopt;
+  std::optional<int64_t> a = evaluateIndex(def->getOperand(0), wg, wgValue);
+  std::optional<int64_t> b = evaluateIndex(def->getOperand(1), wg, wgValue);
+  if (!a || !b)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(def))
+    return *a + *b;
+  if (isa<arith::SubIOp>(def))
+    return *a - *b;
+  return *a * *b;
+}
+
+/// Checks the named barriers of `ws` against the protocol the kernel
+/// implements (warpgroup w syncs on base + w, hands over on base + 1 - w,
+/// warpgroup 1 first arrives on base) and returns base.
+static FailureOr<int64_t> readPingpongBase(WarpSpecializeOp ws) {
+  Value wg = ws.getWarpgroupIndex();
+  std::optional<int64_t> base;
+  bool ok = true;
+  auto fail = [&](Operation *op, const Twine &what) {
+    op->emitOpError() << "is not a pingpong barrier the sm_90a lowering "
+                         "implements: "
+                      << what;
+    ok = false;
+  };
+  ws.getConsumer().walk([&](Operation *op) {
+    if (!ok || !isa<NamedBarrierSyncOp, NamedBarrierArriveOp>(op))
+      return;
+    int64_t threads = isa<NamedBarrierSyncOp>(op)
+                          ? cast<NamedBarrierSyncOp>(op).getThreads()
+                          : cast<NamedBarrierArriveOp>(op).getThreads();
+    if (threads != 256)
+      return fail(op, "expected the 256 threads of two consumer warpgroups");
+    std::optional<int64_t> id0 = evaluateIndex(op->getOperand(0), wg, 0);
+    std::optional<int64_t> id1 = evaluateIndex(op->getOperand(0), wg, 1);
+    if (!id0 || !id1)
+      return fail(op, "expected an id computed from the warpgroup index");
+    if (isa<NamedBarrierSyncOp>(op)) {
+      // Own barrier: base + w.
+      if (*id1 != *id0 + 1)
+        return fail(op, "expected to wait on barrier base + warpgroup");
+      if (base && *base != *id0)
+        return fail(op, "expected one barrier base");
+      base = *id0;
+      return;
+    }
+    // Hand-over to the other warpgroup (base + 1 - w), or warpgroup 1's
+    // first arrival on base (a constant).
+    if (*id0 != *id1 && *id1 != *id0 - 1)
+      return fail(op, "expected to arrive on the other warpgroup's barrier");
+  });
+  if (!ok)
+    return failure();
+  if (!base)
+    return ws.emitOpError("has named barriers but no warpgroup waits on one");
+  return *base;
+}
+
+LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
+                                            SM90Options &options) {
+  WarpSpecializeOp ws = getWarpSpecialize(op);
+  if (!ws) {
+    options.warpSpecialize = false;
+    options.consumerWarpgroups = op.getBlockM() / 64;
+    options.producerRegisters = 0;
+    options.consumerRegisters = 0;
+    options.intraWarpgroupOverlap = false;
+    options.pingpong = false;
+    return success();
+  }
+  options.warpSpecialize = true;
+  options.consumerWarpgroups = ws.getConsumers();
+  options.producerRegisters = ws.getProducerRegisters().value_or(0);
+  options.consumerRegisters = ws.getConsumerRegisters().value_or(0);
+
+  // The ring the passes built is the ring of the TMA plan.
+  FailureOr<TMAPlan> plan = getTMAPlan(op);
+  if (failed(plan))
+    return success(); // getSM90KernelConfig names the missing plan.
+  bool ringMatches = true;
+  op.getBody().walk([&](RingCreateOp create) {
+    if (create.getRing().getType().getStages() != plan->stages)
+      ringMatches = false;
+  });
+  if (!ringMatches)
+    return op.emitOpError("expected the K/V ring to have the stages of the "
+                          "TMA plan");
+
+  if (!getConsumerLoop(ws))
+    return ws.emitOpError("expected one KV loop in the consumer region");
+  options.intraWarpgroupOverlap = isConsumerLoopOverlapped(ws);
+
+  bool hasBarriers = false;
+  ws.getConsumer().walk([&](Operation *inner) {
+    hasBarriers |= isa<NamedBarrierSyncOp, NamedBarrierArriveOp>(inner);
+  });
+  options.pingpong = hasBarriers;
+  if (hasBarriers) {
+    if (ws.getConsumers() != 2)
+      return ws.emitOpError("pingpong is implemented for two consumer "
+                            "warpgroups");
+    FailureOr<int64_t> base = readPingpongBase(ws);
+    if (failed(base))
+      return failure();
+    options.pingpongBarrierBase = *base;
+  }
+  return success();
+}
