@@ -241,6 +241,7 @@ private:
   /// hoist every lane offset and copy address out of the loop and hold each
   /// in registers across it, where the accumulator and scores need them.
   void deriveIndices(bool fresh);
+  /// The values deriveIndices sets; the ldmatrix offsets come last.
   SmallVector<Value *> perThreadValues() {
     return {&tid,      &warp,     &lane,    &qTile,     &firstRow,
             &head,     &batch,    &kBase,   &vBase,     &kStrideS,
@@ -504,6 +505,13 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
       *slot = value;
   });
   deriveIndices(/*fresh=*/true);
+  // The ldmatrix lane offsets stay the prologue's: three registers across
+  // the loop keep the special-register reads off the path to each tile's
+  // first ldmatrix. Q's goes through opaque() so that LICM cannot turn it
+  // into 16 hoisted addresses, one per ldmatrix.
+  qLdOffset = opaque(outer[12]);
+  kLdOffset = outer[13];
+  vLdOffset = outer[14];
   // Ring slots count from `lo`, across the loops of one CTA.
   Value it = arith::SubIOp::create(b, tile, lo);
   Value slot = arith::RemUIOp::create(b, it, c32(cfg.stages));
