@@ -241,7 +241,6 @@ private:
   /// hoist every lane offset and copy address out of the loop and hold each
   /// in registers across it, where the accumulator and scores need them.
   void deriveIndices(bool fresh);
-  /// The values deriveIndices sets; the ldmatrix offsets come last.
   SmallVector<Value *> perThreadValues() {
     return {&tid,      &warp,     &lane,    &qTile,     &firstRow,
             &head,     &batch,    &kBase,   &vBase,     &kStrideS,
@@ -505,13 +504,6 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
       *slot = value;
   });
   deriveIndices(/*fresh=*/true);
-  // The ldmatrix lane offsets stay the prologue's: three registers across
-  // the loop keep the special-register reads off the path to each tile's
-  // first ldmatrix. Q's goes through opaque() so that LICM cannot turn it
-  // into 16 hoisted addresses, one per ldmatrix.
-  qLdOffset = opaque(outer[12]);
-  kLdOffset = outer[13];
-  vLdOffset = outer[14];
   // Ring slots count from `lo`, across the loops of one CTA.
   Value it = arith::SubIOp::create(b, tile, lo);
   Value slot = arith::RemUIOp::create(b, it, c32(cfg.stages));
@@ -701,8 +693,12 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
     state = tileLoop(lo, fullLo, /*masked=*/true, state);
   state = tileLoop(fullLo, fullHi, /*masked=*/false, state);
   SmallVector<Value> result(tileLoop(fullHi, hi, /*masked=*/true, state));
-  // No copy may still be in flight when the CTA exits.
+  // No copy may still be in flight when the CTA exits, and the epilogue
+  // reuses the Q tile, whose rows other threads copied: after a KV loop
+  // their copies are complete, but a Q tile without KV tiles (rows that see
+  // no key) reaches here with no barrier since.
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+  NVVM::Barrier0Op::create(b);
 
   // Epilogue: O = acc / l (0 without keys), LSE = scale·m + ln l (-inf).
   // Indices and addresses are derived anew from the special registers and
@@ -716,7 +712,7 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   // O goes through shared memory so that it leaves in 16-byte row chunks
   // instead of 4-byte pieces: each warp writes its rows into its own rows of
   // the Q tile, which only it has read (ldmatrix returned before), so a
-  // warp-level barrier orders the exchange.
+  // warp-level barrier orders the exchange within the warp.
   Value warpSmem = add(c32(cfg.plan.qOffset),
                        mul(warp, c32(cfg.rowsPerWarp * pitch)));
   Value fragPtr = gep(ptrS, smem,

@@ -70,9 +70,12 @@
 // CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: scf.yield
-// Epilogue: indices read anew; O / l into the warp's rows of the Q tile,
-// LSE from the lead lane of each row, then 16-byte chunks to global memory.
+// Epilogue: all copies done and a CTA barrier (other threads copied this
+// warp's Q rows; without KV tiles no barrier followed); indices read anew;
+// O / l into the warp's rows of the Q tile, LSE from the lead lane of each
+// row, then 16-byte chunks to global memory.
 // CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.barrier0
 // CHECK: llvm.inline_asm has_side_effects "mov.u32 $0, %ctaid.y;", "=r"
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
