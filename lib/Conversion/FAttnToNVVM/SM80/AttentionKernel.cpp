@@ -183,7 +183,8 @@ private:
   }
   /// Reads a special register (e.g. "%ctaid.y") anew. The NVVM intrinsics
   /// would be CSE'd with the prologue's reads, so that the value stayed live
-  /// across the KV loop; the epilogue re-reads what it needs instead.
+  /// across the KV loops; the loops and the epilogue re-read what they need
+  /// instead.
   Value readSpecialRegister(StringRef name) {
     return LLVM::InlineAsmOp::create(
                b, i32, ValueRange{}, ("mov.u32 $0, " + name + ";").str(),
@@ -241,6 +242,7 @@ private:
   /// hoist every lane offset and copy address out of the loop and hold each
   /// in registers across it, where the accumulator and scores need them.
   void deriveIndices(bool fresh);
+  /// The values deriveIndices sets; tileLoop restores them after its body.
   SmallVector<Value *> perThreadValues() {
     return {&tid,      &warp,     &lane,    &qTile,     &firstRow,
             &head,     &batch,    &kBase,   &vBase,     &kStrideS,
