@@ -48,6 +48,8 @@ static FailureOr<int64_t> readPingpongBase(WarpSpecializeOp ws) {
                       << what;
     ok = false;
   };
+  // Arrivals are checked once the syncs have fixed the base.
+  SmallVector<std::tuple<Operation *, int64_t, int64_t>> arrivals;
   ws.getConsumer().walk([&](Operation *op) {
     if (!ok || !isa<NamedBarrierSyncOp, NamedBarrierArriveOp>(op))
       return;
@@ -69,15 +71,22 @@ static FailureOr<int64_t> readPingpongBase(WarpSpecializeOp ws) {
       base = *id0;
       return;
     }
-    // Hand-over to the other warpgroup (base + 1 - w), or warpgroup 1's
-    // first arrival on base (a constant).
-    if (*id0 != *id1 && *id1 != *id0 - 1)
-      return fail(op, "expected to arrive on the other warpgroup's barrier");
+    arrivals.emplace_back(op, *id0, *id1);
   });
   if (!ok)
     return failure();
   if (!base)
     return ws.emitOpError("has named barriers but no warpgroup waits on one");
+  // A hand-over goes to the other warpgroup's barrier (base + 1 - w); the
+  // only other arrival is warpgroup 1's first one, on base.
+  for (auto [op, id0, id1] : arrivals) {
+    bool handOver = id0 == *base + 1 && id1 == *base;
+    bool first = id0 == *base && id1 == *base;
+    if (!handOver && !first) {
+      fail(op, "expected to arrive on the other warpgroup's barrier");
+      return failure();
+    }
+  }
   return *base;
 }
 
