@@ -145,7 +145,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     if (headDim <= 64)
       options.blockM = 192;
     applyOverrides(options);
-    options.consumers = options.blockM == 192 ? 3 : 2;
+    // One consumer warpgroup per 64 query rows.
+    options.consumers = static_cast<int>(options.blockM / 64);
     fattn::buildSM90Pipeline(pm, options);
     pm.addPass(createConvertNVVMToLLVMPass());
     pm.addPass(createReconcileUnrealizedCastsPass());
