@@ -59,6 +59,10 @@ SCHEDULES = {
     "nowss3": ("warp-specialize=false", 128, 3),
     "n176": ("intra-wg-overlap=true", 176, 2),
     "n160": ("intra-wg-overlap=true", 160, 2),
+    "n144": ("intra-wg-overlap=true", 144, 2),
+    "n192": ("intra-wg-overlap=true", 192, 2),
+    "s3": ("intra-wg-overlap=true", 128, 3),
+    "ppn176": ("intra-wg-overlap=true pingpong=true", 176, 2),
     # head dim 256: 80-row KV tiles (64 is ov there)
     "n80": ("intra-wg-overlap=true", 80, 2),
     "seqn80": ("intra-wg-overlap=false", 80, 2),
@@ -66,7 +70,8 @@ SCHEDULES = {
     "nowsn80": ("warp-specialize=false", 80, 2),
 }
 BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3pp", "c3nows", "ov"],
-                   128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160"],
+                   128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160", "n144",
+                         "n192", "s3", "ppn176"],
                    256: ["n80", "seqn80", "ppn80", "nowsn80", "ov"]}
 for _d, _variants in BENCH_HEAD_DIMS.items():
     for _v in _variants:
