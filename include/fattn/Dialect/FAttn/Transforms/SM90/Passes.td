@@ -72,7 +72,7 @@ def FAttnWarpSpecialize : Pass<"fattn-warp-specialize"> {
 }
 
 def FAttnIntraWarpgroupOverlap : Pass<"fattn-intra-wg-overlap"> {
-  let summary = "Software-pipeline the consumer loop: Q K^T of tile j before the softmax of tile j - 1";
+  let summary = "Software-pipeline the consumer loop: issue Q K^T of tile j with P V of tile j - 1, then the softmax of tile j";
   let description = [{
     Inside the consumer region of a `fattn.warp_specialize`, rewrites the KV
     loop so that each iteration issues S_j = Q K_j^T and O += P_{j-1} V_{j-1}
