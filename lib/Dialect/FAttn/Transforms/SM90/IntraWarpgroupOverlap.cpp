@@ -142,9 +142,11 @@ static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
       continue;
     }
     for (Value operand : op.getOperands())
-      if (Operation *def = operand.getDefiningOp(); def && inB.contains(def))
+      if (Operation *def = operand.getDefiningOp();
+          (def && inB.contains(def)) || operand == it.acc)
         return ws.emitOpError("expected the softmax half of the consumer "
-                              "loop not to depend on its P V half");
+                              "loop not to depend on its P V half or the "
+                              "accumulator");
     // K's release follows S = Q K^T in the GEMM half.
     bool releasesKey = isa<RingReleaseOp>(op) && it.stageA2.empty();
     (afterScores && !releasesKey ? it.stageA2 : it.stageA1).push_back(&op);
