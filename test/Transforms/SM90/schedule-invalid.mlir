@@ -11,7 +11,11 @@
 // RUN: not fattn-opt %s --fattn-tile="block-m=192 block-n=128" --fattn-sm90-tma --fattn-warp-specialize=consumers=3 2>&1 | FileCheck %s --check-prefix=REGSUM
 // RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-pingpong=barrier-base=15 2>&1 | FileCheck %s --check-prefix=BASE
 // RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-pingpong --fattn-pingpong 2>&1 | FileCheck %s --check-prefix=PINGPONG2
+// A one-stage ring (hand-edited: --fattn-sm90-tma plans at least two):
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize | sed -e 's/<2, tensor/<1, tensor/g' \
+// RUN:   | not fattn-opt --fattn-intra-wg-overlap 2>&1 | FileCheck %s --check-prefix=STAGES
 
+// STAGES: 'fattn.warp_specialize' op intra-warpgroup overlap needs a ring of at least 2 stages
 // NOPLAN: 'fattn.tiled_attention' op has no TMA plan: run --fattn-sm90-tma first
 // BLOCKM: 'fattn.tiled_attention' op with 3 consumer warpgroups of 64 rows, block_m must be 192, found 128
 // COUNT: 'fattn.tiled_attention' op expected 1 to 3 consumer warpgroups, found 4
