@@ -13,31 +13,17 @@ TFLOP/s = 4*B*H*N^2*D / time, halved when causal.
 """
 import argparse
 import math
-import statistics
 import sys
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.nn.attention import SDPBackend
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "bench"))
 import fattn  # noqa: E402
-
-CHECK_TOLERANCE = 1e-2  # rel L2 against SDPA; each alone is ~2e-3 in bf16
-
-
-def time_ms(fn, warmup, rep):
-    for _ in range(warmup):
-        fn()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(rep)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(rep)]
-    for s, e in zip(starts, ends):
-        s.record()
-        fn()
-        e.record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+from bench_fwd import CHECK_TOLERANCE, flops, rel_l2, sdpa, time_ms  # noqa: E402
 
 
 def main():
@@ -64,15 +50,13 @@ def main():
                 gen.manual_seed(n * 1000 + d)
                 q, k, v = (torch.randn(b, n, h, d, device="cuda", generator=gen).to(torch.bfloat16)
                            for _ in range(3))
-                flops = 4.0 * b * h * n * n * d / (2 if causal else 1)
-                qt, kt, vt = (x.transpose(1, 2) for x in (q, k, v))
+                f = flops(b, h, n, d, causal)
 
                 def fa2():
-                    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-                        return F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
+                    return sdpa(q, k, v, causal, SDPBackend.FLASH_ATTENTION)
 
-                ref = fa2().transpose(1, 2).float()
-                tflops = {"FA2": flops / time_ms(fa2, a.warmup, a.rep) / 1e9}
+                ref = fa2()
+                tflops = {"FA2": f / time_ms(fa2, a.warmup, a.rep) / 1e9}
                 for name, path in variants:
                     fattn.set_kernel_dir(path)
 
@@ -80,12 +64,11 @@ def main():
                         return fattn.flash_attn_func(q, k, v, causal=causal, arch="sm_80")
 
                     try:
-                        out = run().float()
-                        err = ((out - ref).norm() / ref.norm()).item()
+                        err = rel_l2(run(), ref)
                         if not math.isfinite(err) or err > CHECK_TOLERANCE:
                             tflops[name] = f"WRONG({err:.1e})"
                             continue
-                        tflops[name] = flops / time_ms(run, a.warmup, a.rep) / 1e9
+                        tflops[name] = f / time_ms(run, a.warmup, a.rep) / 1e9
                     except Exception as e:  # report and go on with the other variants
                         tflops[name] = "ERR"
                         print(f"  {name} d={d} n={n} causal={causal}: {str(e)[:200]}", file=sys.stderr)

@@ -219,26 +219,14 @@ def bench(kern, b, h, s, iters=20):
     lse = torch.empty(b, h, s, device="cuda") if desc["has_lse"] else None
     flops = 4 * b * h * s * s * d / (2 if causal else 1)
 
-    def timeit(fn):
-        for _ in range(3):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(iters):
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record(); fn(); e1.record()
-            torch.cuda.synchronize()
-            times.append(e0.elapsed_time(e1))
-        times.sort()
-        return flops / (times[len(times) // 2] * 1e-3) / 1e12
-
-    ours = timeit(kern.prepare(q, k, v, o, lse))
+    ours = timeit(kern.prepare(q, k, v, o, lse), flops, iters)
     from torch.nn.attention import sdpa_kernel, SDPBackend
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-        fa2 = timeit(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+        fa2 = timeit(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), flops, iters)
     try:
         with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-            cudnn = timeit(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+            cudnn = timeit(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                           flops, iters)
     except RuntimeError:
         cudnn = float("nan")
     print(f"BENCH {desc['entry']} B={b} H={h} S={s} D={d} causal={causal}: fattn {ours:.0f} "
