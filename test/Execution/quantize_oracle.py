@@ -31,8 +31,8 @@ import tempfile
 from types import SimpleNamespace
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attention_oracle import (E4M3_FINITE, NUM_RE, e4m3_code, mlir_float,  # noqa: E402
-                              reference, round_to, run_tool)
+from attention_oracle import (E4M3_FINITE, NUM_RE, e4m3_code, memref_type,  # noqa: E402
+                              mlir_float, reference, round_to, run_tool)
 
 E4M3_MAX = 448.0
 SCALE_FLOOR = 2.0 ** -126
@@ -136,10 +136,6 @@ def parse_args(argv):
     if a.seed is None:
         a.seed = random.randrange(1 << 30)
     return a
-
-
-def memref_type(shape, dtype):
-    return "memref<" + "".join(f"{d}x" for d in shape) + dtype + ">"
 
 
 class Tensor:
