@@ -251,6 +251,7 @@ private:
 
   // Consumer pieces.
   string issueQK(const string &stage);
+  string scoresAlone(const string &stage, const string &phase);
   SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
                               const string &stage, bool fence);
   TileSoftmax emitSoftmax(const string &scores, const string &j,
@@ -761,6 +762,19 @@ void SM90KernelEmitter::emitConsumerSetup() {
     });
 }
 
+/// S = Q K^T of the tile in `stage` as a GEMM turn of its own, waited for at
+/// once; K's half of the stage goes back to the producer.
+string SM90KernelEmitter::scoresAlone(const string &stage, const string &phase) {
+  waitBarrier(barrier(layout.fullKBar(), stage), phase);
+  pingpongSync();
+  string s = issueQK(stage);
+  pingpongArrive();
+  waitGroup(0);
+  s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
+  release(layout.emptyKBar(), stage);
+  return s;
+}
+
 void SM90KernelEmitter::emitSequentialLoop() {
   string oInit = e.def(formatv("llvm.mlir.zero : {0}", oType).str());
   e.op(formatv("llvm.br ^kv_loop({0}, {1}, {1}, {2}, {2}, {3} : i32, f32, f32, "
@@ -776,13 +790,7 @@ void SM90KernelEmitter::emitSequentialLoop() {
   string t = e.sub("%j", lo);
   string stage = stageOf(t);
   string phase = phaseOf(t);
-  waitBarrier(barrier(layout.fullKBar(), stage), phase);
-  pingpongSync();
-  string s = issueQK(stage);
-  pingpongArrive();
-  waitGroup(0);
-  s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
-  release(layout.emptyKBar(), stage);
+  string s = scoresAlone(stage, phase);
   const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
   TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum);
   // O *= alpha.
@@ -813,13 +821,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   e.label("ov_first");
   {
     string stage = e.i32(0), phase = e.i32(0);
-    waitBarrier(barrier(layout.fullKBar(), stage), phase);
-    pingpongSync();
-    string s = issueQK(stage);
-    pingpongArrive();
-    waitGroup(0);
-    s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
-    release(layout.emptyKBar(), stage);
+    string s = scoresAlone(stage, phase);
     const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
     TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum);
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6} : i32, f32, "
