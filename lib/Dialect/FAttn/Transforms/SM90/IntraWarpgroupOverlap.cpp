@@ -267,17 +267,10 @@ struct FAttnIntraWarpgroupOverlapPass
           FAttnIntraWarpgroupOverlapPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
-    WalkResult result = getOperation()->walk([&](TiledAttentionOp op) {
-      WarpSpecializeOp ws = getWarpSpecialize(op);
-      if (!ws) {
-        op.emitOpError("has no consumer warpgroups to pipeline: run "
-                       "--fattn-warp-specialize first");
-        return WalkResult::interrupt();
-      }
-      return failed(overlapConsumerLoop(rewriter, ws)) ? WalkResult::interrupt()
-                                                       : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    auto pipeline = [&](WarpSpecializeOp ws) {
+      return overlapConsumerLoop(rewriter, ws);
+    };
+    if (failed(forEachWarpSpecialize(getOperation(), "pipeline", pipeline)))
       signalPassFailure();
   }
 };

@@ -117,18 +117,10 @@ struct FAttnPingpongPass
 
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
-    WalkResult result = getOperation()->walk([&](TiledAttentionOp op) {
-      WarpSpecializeOp ws = getWarpSpecialize(op);
-      if (!ws) {
-        op.emitOpError("has no consumer warpgroups to order: run "
-                       "--fattn-warp-specialize first");
-        return WalkResult::interrupt();
-      }
-      return failed(insertPingpongBarriers(rewriter, ws, barrierBase))
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    auto order = [&](WarpSpecializeOp ws) {
+      return insertPingpongBarriers(rewriter, ws, barrierBase);
+    };
+    if (failed(forEachWarpSpecialize(getOperation(), "order", order)))
       signalPassFailure();
   }
 };

@@ -238,6 +238,22 @@ WarpSpecializeOp mlir::fattn::getWarpSpecialize(TiledAttentionOp op) {
   return nullptr;
 }
 
+LogicalResult mlir::fattn::forEachWarpSpecialize(
+    Operation *root, StringRef what,
+    function_ref<LogicalResult(WarpSpecializeOp)> schedule) {
+  WalkResult result = root->walk([&](TiledAttentionOp op) {
+    WarpSpecializeOp ws = getWarpSpecialize(op);
+    if (!ws) {
+      op.emitOpError() << "has no consumer warpgroups to " << what
+                       << ": run --fattn-warp-specialize first";
+      return WalkResult::interrupt();
+    }
+    return failed(schedule(ws)) ? WalkResult::interrupt()
+                                : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 namespace {
 struct FAttnWarpSpecializePass
     : public fattn::impl::FAttnWarpSpecializeBase<FAttnWarpSpecializePass> {

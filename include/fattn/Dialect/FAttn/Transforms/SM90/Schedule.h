@@ -32,6 +32,13 @@ FailureOr<WarpSpecializeOp> warpSpecialize(RewriterBase &rewriter,
 /// The fattn.warp_specialize in the body of `op`, or null.
 WarpSpecializeOp getWarpSpecialize(TiledAttentionOp op);
 
+/// Calls `schedule` on the fattn.warp_specialize of every tiled attention op
+/// under `root`; a tiled op without one gets "has no consumer warpgroups to
+/// <what>: run --fattn-warp-specialize first". Stops at the first failure.
+LogicalResult
+forEachWarpSpecialize(Operation *root, StringRef what,
+                      function_ref<LogicalResult(WarpSpecializeOp)> schedule);
+
 /// The KV loop of the consumer region of `ws` (the only scf.for directly in
 /// it), or null.
 scf::ForOp getConsumerLoop(WarpSpecializeOp ws);
