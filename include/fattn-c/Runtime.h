@@ -51,18 +51,27 @@ typedef enum fattnDType {
   FATTN_DTYPE_E5M2 = 4
 } fattnDType;
 
-/* Positions in the tensor array passed to a launch. */
+/* Positions in the tensor array passed to a launch. A kernel with FP8
+   descale factors (its description has "descale") takes all 8; slot 4 then
+   has rank 0 and data 0 when the kernel writes no LSE. Others take 4, or 5
+   with the LSE. */
 typedef enum fattnTensorIndex {
   FATTN_TENSOR_Q = 0,
   FATTN_TENSOR_K = 1,
   FATTN_TENSOR_V = 2,
   FATTN_TENSOR_O = 3,
-  FATTN_TENSOR_LSE = 4
+  FATTN_TENSOR_LSE = 4,
+  FATTN_TENSOR_Q_DESCALE = 5,
+  FATTN_TENSOR_K_DESCALE = 6,
+  FATTN_TENSOR_V_DESCALE = 7
 } fattnTensorIndex;
 
 /* A strided device tensor. q, k, v, o have rank 4 with logical dims
    [batch, heads, seq, head_dim]; lse has rank 3, [batch, heads, seq]. Strides
-   are in elements; the innermost stride must be 1. */
+   are in elements; the innermost stride must be 1. A descale (dtype F32) has
+   rank 0 (one factor), 2 ([batch, heads_kv]) or 3 ([batch, heads, blocks],
+   heads of q for q_descale, of k/v for the others), as the description's
+   "descale" key says (docs/KERNEL-ABI.md). */
 typedef struct fattnTensor {
   uint64_t data; /* device pointer to element [0, 0, 0, 0] */
   int32_t rank;
@@ -115,10 +124,11 @@ FATTN_RUNTIME_API fattnStatus fattnKernelGetLaunchConfig(fattnKernel kernel,
                                                          int32_t num_tensors, uint32_t num_sms,
                                                          fattnLaunchConfig *config);
 
-/* Checks the tensors (q, k, v, o, and lse when the kernel writes it, in that
-   order), encodes tensor maps and launches asynchronously on `stream` (a
-   CUstream; NULL is the legacy default stream of that device's primary
-   context). Returns without launching when batch, heads or seq_q is 0. */
+/* Checks the tensors (q, k, v, o, and lse when the kernel writes it, then the
+   three descales when it reads them, in that order), encodes tensor maps and
+   launches asynchronously on `stream` (a CUstream; NULL is the legacy default
+   stream of that device's primary context). Returns without launching when
+   batch, heads or seq_q is 0. */
 FATTN_RUNTIME_API fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors,
                                                 int32_t num_tensors, void *stream);
 

@@ -43,7 +43,8 @@ uint32_t dtypeBytes(DType dtype) {
 }
 
 const char *tensorName(int tensor) {
-  static const char *names[] = {"q", "k", "v", "o", "lse"};
+  static const char *names[] = {"q", "k", "v", "o", "lse", "q_descale", "k_descale",
+                                "v_descale"};
   return tensor >= 0 && tensor < kNumTensors ? names[tensor] : "?";
 }
 
@@ -253,6 +254,8 @@ bool resolveParamName(ParamSpec &p, const KernelDescription &desc, ObjectReader 
     p.tensor = tensor;
     if (tensor == kLse && !desc.hasLse)
       return r.fail("parameter \"lse\" is present but \"has_lse\" is false");
+    if (isDescaleTensor(tensor) && !desc.hasDescale)
+      return r.fail("parameter \"" + p.name + "\" is present but there is no \"descale\" key");
     return typeIs({ParamType::Ptr});
   }
   if (lookupSize(p.name, size)) {
@@ -260,15 +263,19 @@ bool resolveParamName(ParamSpec &p, const KernelDescription &desc, ObjectReader 
     p.size = size;
     return typeIs({ParamType::U32, ParamType::U64});
   }
-  // <tensor>_stride_<b|h|s>
+  // <tensor>_stride_<b|h|s>; a descale's dims are [batch, heads, block].
   static const char *dims[] = {"b", "h", "s"};
+  static const char *descaleDims[] = {"b", "h", "blk"};
   for (int t = 0; t < kNumTensors; ++t) {
     for (int d = 0; d < 3; ++d) {
       if (t == kLse && d == 2)
         continue; // the seq stride of lse must be 1, so it is no parameter
-      if (p.name == std::string(tensorName(t)) + "_stride_" + dims[d]) {
+      const char *dim = isDescaleTensor(t) ? descaleDims[d] : dims[d];
+      if (p.name == std::string(tensorName(t)) + "_stride_" + dim) {
         if (t == kLse && !desc.hasLse)
           return r.fail("parameter \"" + p.name + "\" is present but \"has_lse\" is false");
+        if (isDescaleTensor(t) && !desc.hasDescale)
+          return r.fail("parameter \"" + p.name + "\" is present but there is no \"descale\" key");
         p.source = ParamSource::Stride;
         p.tensor = t;
         p.dim = d;
@@ -288,8 +295,9 @@ bool resolveParamName(ParamSpec &p, const KernelDescription &desc, ObjectReader 
     }
   }
   return r.fail("unknown parameter name \"" + p.name +
-                "\" (the runtime fills q, k, v, o, lse, batch, heads_q, heads_kv, seq_q, seq_k, "
-                "num_sms, <tensor>_stride_<b|h|s>, scale, scale_log2, softcap, and tensormaps)");
+                "\" (the runtime fills q, k, v, o, lse, q_descale, k_descale, v_descale, batch, "
+                "heads_q, heads_kv, seq_q, seq_k, num_sms, <tensor>_stride_<b|h|s>, "
+                "<q|k|v>_descale_stride_<b|h|blk>, scale, scale_log2, softcap, and tensormaps)");
 }
 
 bool parseTensorMap(ParamSpec &p, const KernelDescription &desc, ObjectReader &r) {
@@ -297,7 +305,7 @@ bool parseTensorMap(ParamSpec &p, const KernelDescription &desc, ObjectReader &r
   std::string tensor;
   if (!r.readString("tensor", tensor))
     return false;
-  if (!lookupTensor(tensor, tm.tensor))
+  if (!lookupTensor(tensor, tm.tensor) || isDescaleTensor(tm.tensor))
     return r.fail("\"tensor\" = \"" + tensor + "\" is not one of q, k, v, o, lse");
   if (tm.tensor == kLse && !desc.hasLse)
     return r.fail("tensormap of \"lse\" but \"has_lse\" is false");
@@ -407,6 +415,55 @@ bool parseGrid(const Value &grid, KernelDescription &desc, ObjectReader &r) {
   return true;
 }
 
+/// "descale": {"q": {"rank": 0|2|3, "block": N}, "k": {...}, "v": {...}};
+/// "block" is given exactly for rank 3.
+bool parseDescale(const Value &descale, KernelDescription &desc, std::string &error) {
+  ObjectReader r(descale, "\"descale\": ", error);
+  if (descale.kind() != Kind::Object)
+    return r.fail("must be an object");
+  if (!r.checkKeys({"q", "k", "v"}))
+    return false;
+  if (desc.dtype != DType::E4M3 && desc.dtype != DType::E5M2)
+    return r.fail(std::string("descale factors need an fp8 \"dtype\" (e4m3, e5m2), found ") +
+                  dtypeName(desc.dtype));
+  static const char *names[] = {"q", "k", "v"};
+  for (int i = 0; i < 3; ++i) {
+    const Value *entry = r.get(names[i], Kind::Object, /*required=*/true);
+    if (!entry)
+      return false;
+    ObjectReader e(*entry, std::string("\"descale\".") + names[i] + ": ", error);
+    int64_t rank = 0, block = 0;
+    if (!e.checkKeys({"rank", "block"}) || !e.readInt("rank", rank, 0, 3) ||
+        !e.readInt("block", block, 1, INT32_MAX, /*required=*/false))
+      return false;
+    if (rank == 1)
+      return e.fail("\"rank\" must be 0 (per tensor), 2 ([batch, heads_kv]) or 3 ([batch, "
+                    "heads, blocks]), found 1");
+    if ((rank == 3) != (block != 0))
+      return e.fail(rank == 3 ? "a rank-3 (per block) descale needs \"block\""
+                              : "\"block\" is only for a rank-3 (per block) descale");
+    desc.descale[i] = DescaleSpec{int(rank), block};
+  }
+  desc.hasDescale = true;
+  return true;
+}
+
+/// A description with "descale" must let the kernel read all three factors:
+/// a kernel that ignored the caller's factors would compute a wrong result.
+bool checkDescalePointers(const KernelDescription &desc, std::string &error) {
+  for (int t = kQDescale; t <= kVDescale; ++t) {
+    bool found = false;
+    for (const ParamSpec &p : desc.params)
+      found |= p.source == ParamSource::Pointer && p.tensor == t;
+    if (!found) {
+      error = std::string("kernel description: \"descale\" is present but \"params\" has no \"") +
+              tensorName(t) + "\" pointer";
+      return false;
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 bool parseKernelDescription(std::string_view text, KernelDescription &desc, std::string &error) {
@@ -424,7 +481,8 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   if (!r.checkKeys({"version", "arch", "entry", "cubin", "ptx", "dtype", "out_dtype",
                     "head_dim_qk", "head_dim_v", "scale", "causal", "window_left",
                     "window_right", "softcap", "has_lse", "block_m", "block_n", "threads",
-                    "dynamic_smem_bytes", "grid", "cluster", "align_bytes", "params", "meta"}))
+                    "dynamic_smem_bytes", "grid", "cluster", "align_bytes", "descale", "params",
+                    "meta"}))
     return false;
 
   int64_t version = 0, headQK = 0, headV = 0, blockM = 0, blockN = 0, threads = 0, smem = 0;
@@ -485,13 +543,17 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   if (meta && meta->kind() != Kind::Object)
     return r.fail("\"meta\" must be an object");
 
+  if (const Value *descale = root.find("descale"))
+    if (!parseDescale(*descale, desc, error))
+      return false;
+
   const Value *params = r.get("params", Kind::Array, true);
   if (!params)
     return false;
   for (size_t i = 0; i < params->asArray().size(); ++i)
     if (!parseParam(params->asArray()[i], i, desc, error))
       return false;
-  return true;
+  return !desc.hasDescale || checkDescalePointers(desc, error);
 }
 
 } // namespace fattn::runtime

@@ -90,6 +90,82 @@ public:
     return true;
   }
 
+  /// Slot 4 of a kernel that takes descales but writes no LSE: rank 0, no data.
+  bool emptySlot(int tensor) {
+    const TensorArg &t = t_[tensor];
+    if (t.rank == 0 && t.data == 0)
+      return true;
+    return fail(tensor, "this kernel writes no LSE; pass rank 0 and a null data pointer in "
+                        "slot 4 (found rank " + std::to_string(t.rank) + ")");
+  }
+
+  /// Rank (the description's), dtype f32, sizes, strides, data and its
+  /// alignment of one FP8 descale tensor; its shape is checked by descaleShape.
+  bool checkDescale(int tensor) {
+    const TensorArg &t = t_[tensor];
+    const DescaleSpec &spec = desc_.descale[tensor - kQDescale];
+    static const char *forms[] = {"per tensor, []", "", "per head, [batch, heads_kv]",
+                                  "per block, [batch, heads, blocks]"};
+    if (t.rank != spec.rank)
+      return fail(tensor, "rank is " + std::to_string(t.rank) + ", the kernel reads rank " +
+                              std::to_string(spec.rank) + " (" + forms[spec.rank] + ")");
+    if (t.dtype < 0 || t.dtype >= kNumDTypes)
+      return fail(tensor, "unknown dtype code " + std::to_string(t.dtype));
+    if (DType(t.dtype) != DType::F32)
+      return fail(tensor, std::string("dtype is ") + dtypeName(DType(t.dtype)) +
+                              ", expected f32");
+    static const char *dims[] = {"batch", "heads", "block"};
+    bool emptyTensor = false;
+    for (int i = 0; i < t.rank; ++i) {
+      if (t.sizes[i] < 0 || t.sizes[i] > kMaxSize)
+        return fail(tensor, std::string(dims[i]) + " size " + std::to_string(t.sizes[i]) +
+                                " is out of range [0, 2^31-1]");
+      if (t.strides[i] < 0)
+        return fail(tensor, std::string(dims[i]) + " stride " + std::to_string(t.strides[i]) +
+                                " is negative");
+      emptyTensor |= t.sizes[i] == 0;
+    }
+    if (emptyTensor)
+      return true;
+    if (t.data == 0)
+      return fail(tensor, "data pointer is null");
+    if (t.data % 4 != 0)
+      return fail(tensor, "data pointer is not 4-byte aligned (f32)");
+    return true;
+  }
+
+  /// The descale's sizes against the problem's: [batch, heads_kv] for rank 2,
+  /// [batch, heads, ceildiv(seq, block)] for rank 3.
+  bool descaleShape(int tensor, const ProblemSizes &sizes) {
+    const TensorArg &t = t_[tensor];
+    const DescaleSpec &spec = desc_.descale[tensor - kQDescale];
+    if (spec.rank == 0)
+      return true;
+    bool isQ = tensor == kQDescale;
+    std::vector<uint64_t> want = {sizes.batch, sizes.headsKV};
+    std::string form = "[batch, heads_kv]";
+    if (spec.rank == 3) {
+      uint64_t seq = isQ ? sizes.seqQ : sizes.seqK;
+      uint64_t block = uint64_t(spec.block);
+      want = {sizes.batch, isQ ? sizes.headsQ : sizes.headsKV, (seq + block - 1) / block};
+      form = std::string("[batch, ") + (isQ ? "heads_q, ceildiv(seq_q, " : "heads_kv, "
+                                                                         "ceildiv(seq_k, ") +
+             std::to_string(block) + ")]";
+    }
+    std::string expected = "[";
+    bool ok = true;
+    for (int i = 0; i < spec.rank; ++i) {
+      expected += (i ? ", " : "") + std::to_string(want[i]);
+      ok &= uint64_t(t.sizes[i]) == want[i];
+    }
+    expected += "]";
+    if (ok)
+      return true;
+    return fail(tensor, "shape " + shapeString(t) + " does not match the kernel's " +
+                            (spec.rank == 3 ? "per-block" : "per-head") + " descale " + form +
+                            " = " + expected);
+  }
+
   bool same(int a, int b, int dim) {
     if (t_[a].sizes[dim] == t_[b].sizes[dim])
       return true;
@@ -173,22 +249,40 @@ bool makeTensorMapRequest(const ParamSpec &p, const TensorArg &t, size_t slot,
   return true;
 }
 
+/// Why a launch got the wrong number of tensors, as far as it can be told.
+std::string tensorCountHint(const KernelDescription &desc, int numTensors) {
+  if (desc.hasDescale)
+    return " (this kernel reads fp8 descale factors in slots 5-7)";
+  if (numTensors == 8)
+    return " (this kernel reads no descale factors)";
+  if (desc.hasLse)
+    return " (this kernel writes the LSE: pass an lse tensor)";
+  return numTensors == 5 ? " (this kernel has no LSE output)" : "";
+}
+
 } // namespace
 
 bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                   ProblemSizes &sizes, std::string &error) {
-  int expected = desc.hasLse ? 5 : 4;
+  int expected = desc.hasDescale ? 8 : desc.hasLse ? 5 : 4;
   if (!tensors || numTensors != expected) {
+    std::string list = desc.hasDescale
+                           ? std::string(desc.hasLse ? ", lse" : ", an empty slot 4") +
+                                 ", q_descale, k_descale, v_descale"
+                           : (desc.hasLse ? ", lse" : "");
     error = "kernel " + desc.entry + " takes " + std::to_string(expected) + " tensors (q, k, v, o" +
-            (desc.hasLse ? ", lse" : "") + "), got " + std::to_string(tensors ? numTensors : 0) +
-            (desc.hasLse ? " (this kernel writes the LSE: pass an lse tensor)"
-                         : (numTensors == 5 ? " (this kernel has no LSE output)" : ""));
+            list + "), got " + std::to_string(tensors ? numTensors : 0) +
+            tensorCountHint(desc, numTensors);
     return false;
   }
   TensorChecker c(desc, tensors, error);
-  for (int t = 0; t < numTensors; ++t)
-    if (!c.checkOne(t))
+  for (int t = 0; t < numTensors; ++t) {
+    bool ok = t == kLse && !desc.hasLse ? c.emptySlot(t)
+              : isDescaleTensor(t)      ? c.checkDescale(t)
+                                        : c.checkOne(t);
+    if (!ok)
       return false;
+  }
   if (!c.headDim(kQ, desc.headDimQK, "head_dim_qk") ||
       !c.headDim(kK, desc.headDimQK, "head_dim_qk") ||
       !c.headDim(kV, desc.headDimV, "head_dim_v") || !c.headDim(kO, desc.headDimV, "head_dim_v"))
@@ -208,6 +302,10 @@ bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int n
   if (sizes.headsKV == 0 ? sizes.headsQ != 0 : sizes.headsQ % sizes.headsKV != 0)
     return c.fail(kK, "heads_q = " + std::to_string(sizes.headsQ) +
                           " is not a multiple of heads_kv = " + std::to_string(sizes.headsKV));
+  if (desc.hasDescale)
+    for (int t = kQDescale; t <= kVDescale; ++t)
+      if (!c.descaleShape(t, sizes))
+        return false;
   bool work = sizes.batch && sizes.headsQ && sizes.seqQ;
   if (work && sizes.seqK == 0)
     return c.fail(kK, "seq_k is 0 while seq_q is " + std::to_string(sizes.seqQ) +
@@ -265,10 +363,14 @@ bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
       if (!putInteger(slot, p.type, sizes.get(p.size), p.name, error))
         return false;
       break;
-    case ParamSource::Stride:
-      if (!putInteger(slot, p.type, uint64_t(tensors[p.tensor].strides[p.dim]), p.name, error))
+    case ParamSource::Stride: {
+      // A descale of rank 0 or 2 has no block (or any) dim there: its stride is 0.
+      const TensorArg &t = tensors[p.tensor];
+      uint64_t stride = p.dim < t.rank ? uint64_t(t.strides[p.dim]) : 0;
+      if (!putInteger(slot, p.type, stride, p.name, error))
         return false;
       break;
+    }
     case ParamSource::Scalar: {
       double v = p.scalar == ScalarName::Scale       ? desc.scale
                  : p.scalar == ScalarName::ScaleLog2 ? desc.scale * M_LOG2E

@@ -21,6 +21,7 @@ static_assert(sizeof(fattnTensor) == sizeof(TensorArg), "fattnTensor mirrors Ten
 static_assert(offsetof(fattnTensor, strides) == offsetof(TensorArg, strides), "same layout");
 static_assert(int(FATTN_DTYPE_E5M2) == int(DType::E5M2), "same dtype codes");
 static_assert(int(FATTN_TENSOR_LSE) == int(kLse), "same tensor order");
+static_assert(int(FATTN_TENSOR_V_DESCALE) == int(kVDescale), "same tensor order");
 
 namespace {
 
@@ -299,6 +300,8 @@ fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors, in
   if (fattnStatus s = deviceOf(tensors[FATTN_TENSOR_Q], "q", ordinal))
     return s;
   for (int t = 1; t < numTensors; ++t) {
+    if (t == FATTN_TENSOR_LSE && !desc.hasLse)
+      continue; // the empty slot 4 of a kernel with descales
     int other = 0;
     if (fattnStatus s = deviceOf(tensors[t], tensorName(t), other))
       return s;

@@ -478,6 +478,216 @@ void testGridLimits() {
   CHECK_CONTAINS(planError(d, p.tensors), "grid dim y = ceildiv(seq_q = 70000, 1) = 70000 is out");
 }
 
+
+//===--------------------------------------------------------------------===//
+// FP8 descale factors
+//===--------------------------------------------------------------------===//
+
+// An fp8 kernel without LSE that reads per-block Q and K descales (blocks of
+// 128 and 64 rows) and a per-head V descale.
+std::string fp8Description() {
+  std::string text = replaceOnce(kDescription, "\"dtype\": \"bf16\"",
+                                 "\"dtype\": \"e4m3\", \"out_dtype\": \"bf16\", \"descale\": "
+                                 "{\"q\": {\"rank\": 3, \"block\": 128}, \"k\": {\"rank\": 3, "
+                                 "\"block\": 64}, \"v\": {\"rank\": 2}}");
+  text = replaceOnce(text, "\"has_lse\": true", "\"has_lse\": false");
+  text = replaceOnce(text, ", {\"name\": \"lse\", \"type\": \"ptr\"}",
+                     ", {\"name\": \"q_descale\", \"type\": \"ptr\"}, "
+                     "{\"name\": \"k_descale\", \"type\": \"ptr\"}, "
+                     "{\"name\": \"v_descale\", \"type\": \"ptr\"}");
+  std::string strides;
+  for (const char *t : {"q", "k", "v"})
+    for (const char *d : {"b", "h", "blk"})
+      strides += std::string(", {\"name\": \"") + t + "_descale_stride_" + d +
+                 "\", \"type\": \"u64\"}";
+  return replaceOnce(text,
+                     "{\"name\": \"lse_stride_b\", \"type\": \"u64\"}, {\"name\": "
+                     "\"lse_stride_h\", \"type\": \"u64\"}",
+                     strides.substr(2));
+}
+
+void testDescaleDescription() {
+  KernelDescription d;
+  std::string error;
+  CHECK(parseKernelDescription(fp8Description(), d, error));
+  if (!error.empty())
+    std::printf("  %s\n", error.c_str());
+  CHECK(d.dtype == DType::E4M3 && d.outDtype == DType::BF16 && !d.hasLse && d.hasDescale);
+  CHECK(d.descale[0].rank == 3 && d.descale[0].block == 128);
+  CHECK(d.descale[1].rank == 3 && d.descale[1].block == 64);
+  CHECK(d.descale[2].rank == 2 && d.descale[2].block == 0);
+  // q k v o q_descale k_descale v_descale, 5 sizes, 12 + 9 strides.
+  CHECK(d.params.size() == 33);
+  CHECK(d.params[4].source == ParamSource::Pointer && d.params[4].tensor == kQDescale);
+  CHECK(d.params[6].source == ParamSource::Pointer && d.params[6].tensor == kVDescale);
+  CHECK(d.params[26].name == "q_descale_stride_blk" && d.params[26].source == ParamSource::Stride &&
+        d.params[26].tensor == kQDescale && d.params[26].dim == 2);
+
+  // Old descriptions have no descale and keep taking 4 or 5 tensors.
+  CHECK(!exampleDescription().hasDescale);
+
+  std::string fp8 = fp8Description();
+  std::string q3 = "\"q\": {\"rank\": 3, \"block\": 128}";
+  CHECK_CONTAINS(descError(replaceOnce(fp8, "\"dtype\": \"e4m3\"", "\"dtype\": \"bf16\"")),
+                 "\"descale\": descale factors need an fp8 \"dtype\" (e4m3, e5m2), found bf16");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, q3, "\"q\": {\"rank\": 1}")),
+                 "\"descale\".q: \"rank\" must be 0 (per tensor), 2 ([batch, heads_kv]) or 3");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, q3, "\"q\": {\"rank\": 4}")),
+                 "\"descale\".q: \"rank\" = 4 is out of range [0, 3]");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, q3, "\"q\": {\"rank\": 3}")),
+                 "\"descale\".q: a rank-3 (per block) descale needs \"block\"");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, "\"v\": {\"rank\": 2}",
+                                       "\"v\": {\"rank\": 2, \"block\": 64}")),
+                 "\"descale\".v: \"block\" is only for a rank-3 (per block) descale");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, q3, "\"q\": {\"rank\": 3, \"block\": 0}")),
+                 "\"descale\".q: \"block\" = 0 is out of range");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, q3, "\"q\": {\"rank\": 3, \"blocks\": 128}")),
+                 "\"descale\".q: unknown key \"blocks\"");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, ", \"v\": {\"rank\": 2}", "")),
+                 "\"descale\": missing required key \"v\"");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, "\"v\": {\"rank\": 2}", "\"o\": {\"rank\": 2}")),
+                 "\"descale\": unknown key \"o\"");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, "\"v\": {\"rank\": 2}", "\"v\": 2")),
+                 "\"descale\": \"v\" must be a object");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, "{\"name\": \"k_descale\", \"type\": \"ptr\"}, ", "")),
+                 "\"descale\" is present but \"params\" has no \"k_descale\" pointer");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, "\"k_descale_stride_blk\"", "\"k_descale_stride_s\"")),
+                 "unknown parameter name \"k_descale_stride_s\"");
+  CHECK_CONTAINS(descError(replaceOnce(fp8, "{\"name\": \"k_descale\", \"type\": \"ptr\"}",
+                                       "{\"name\": \"k_descale\", \"type\": \"u64\"}")),
+                 "parameter \"k_descale\" cannot have type \"u64\"");
+  // Descale parameters without the key that says how to check the tensors.
+  std::string noKey = replaceOnce(fp8, ", \"descale\": {\"q\": {\"rank\": 3, \"block\": 128}, "
+                                       "\"k\": {\"rank\": 3, \"block\": 64}, \"v\": {\"rank\": 2}}",
+                                  "");
+  CHECK_CONTAINS(descError(noKey),
+                 "params[4]: parameter \"q_descale\" is present but there is no \"descale\" key");
+  CHECK_CONTAINS(descError(withParam(R"({"name": "q_map", "type": "tensormap", "tensor": "q_descale",
+                                         "element_type": "f32", "box": [1, 1, 128, 64]})")),
+                 "\"tensor\" = \"q_descale\" is not one of q, k, v, o, lse");
+}
+
+/// The fp8 problem of fp8Description: e4m3 q, k, v, bf16 o, an empty slot 4,
+/// q_descale [b, hq, ceil(sq / 128)], k_descale [b, hkv, ceil(sk / 64)],
+/// v_descale [b, hkv] (a transposed view: strides 1, b).
+struct Fp8Problem {
+  std::vector<TensorArg> tensors;
+  Fp8Problem(int64_t b, int64_t hq, int64_t hkv, int64_t sq, int64_t sk, int64_t d) {
+    Problem p(b, hq, hkv, sq, sk, d, false, DType::E4M3);
+    tensors = p.tensors;
+    tensors[kO].dtype = int32_t(DType::BF16);
+    tensors.push_back(TensorArg{0, 0, int32_t(DType::F32), {}, {}});
+    int64_t nq = (sq + 127) / 128, nk = (sk + 63) / 64;
+    tensors.push_back(TensorArg{0x60000, 3, int32_t(DType::F32), {b, hq, nq, 0},
+                                {hq * nq, nq, 1, 0}});
+    tensors.push_back(TensorArg{0x70004, 3, int32_t(DType::F32), {b, hkv, nk, 0},
+                                {hkv * nk, nk, 1, 0}});
+    tensors.push_back(TensorArg{0x80000, 2, int32_t(DType::F32), {b, hkv, 0, 0}, {1, b, 0, 0}});
+  }
+};
+
+void testDescalePlan() {
+  KernelDescription d = exampleDescription(fp8Description());
+  Fp8Problem p(2, 8, 2, 1000, 2049, 128);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 8, 132, plan, error));
+  if (!error.empty())
+    std::printf("  %s\n", error.c_str());
+  CHECK(plan.grid[0] == 8 && plan.grid[1] == 8 && plan.grid[2] == 2);
+  CHECK(plan.params.size() == 33);
+  CHECK(slotAs<uint64_t>(plan, 3) == 0x40000 && slotAs<uint64_t>(plan, 4) == 0x60000 &&
+        slotAs<uint64_t>(plan, 5) == 0x70004 && slotAs<uint64_t>(plan, 6) == 0x80000);
+  // q_descale [2, 8, 8]: strides 64, 8, 1; k_descale [2, 2, 33]: 66, 33, 1;
+  // v_descale [2, 2] (transposed): 1, 2 and 0 for the block dim it lacks.
+  CHECK(slotAs<uint64_t>(plan, 24) == 64 && slotAs<uint64_t>(plan, 25) == 8 &&
+        slotAs<uint64_t>(plan, 26) == 1);
+  CHECK(slotAs<uint64_t>(plan, 27) == 66 && slotAs<uint64_t>(plan, 28) == 33 &&
+        slotAs<uint64_t>(plan, 29) == 1);
+  CHECK(slotAs<uint64_t>(plan, 30) == 1 && slotAs<uint64_t>(plan, 31) == 2 &&
+        slotAs<uint64_t>(plan, 32) == 0);
+
+  // Per-tensor descales: rank 0, every stride parameter 0.
+  std::string text = fp8Description();
+  text = replaceOnce(text, "{\"q\": {\"rank\": 3, \"block\": 128}, \"k\": {\"rank\": 3, "
+                           "\"block\": 64}, \"v\": {\"rank\": 2}}",
+                     "{\"q\": {\"rank\": 0}, \"k\": {\"rank\": 0}, \"v\": {\"rank\": 0}}");
+  KernelDescription perTensor = exampleDescription(text);
+  for (int t = kQDescale; t <= kVDescale; ++t)
+    p.tensors[t] = TensorArg{uint64_t(0x90000 + 4 * t), 0, int32_t(DType::F32), {7, 7, 7, 7},
+                             {5, 5, 5, 5}};
+  CHECK(buildLaunchPlan(perTensor, p.tensors.data(), 8, 132, plan, error));
+  for (size_t i = 24; i < 33; ++i)
+    CHECK(slotAs<uint64_t>(plan, i) == 0);
+  CHECK(slotAs<uint64_t>(plan, 4) == 0x90000 + 4 * kQDescale);
+
+  // With an LSE, slot 4 is the lse tensor.
+  text = replaceOnce(fp8Description(), "\"has_lse\": false", "\"has_lse\": true");
+  text = replaceOnce(text, "{\"name\": \"q_descale\", \"type\": \"ptr\"}",
+                     "{\"name\": \"lse\", \"type\": \"ptr\"}, "
+                     "{\"name\": \"q_descale\", \"type\": \"ptr\"}");
+  KernelDescription withLse = exampleDescription(text);
+  Fp8Problem q(2, 8, 2, 1000, 2049, 128);
+  q.tensors[kLse] = TensorArg{0x50000, 3, int32_t(DType::F32), {2, 8, 1000, 0},
+                              {8000, 1000, 1, 0}};
+  CHECK(buildLaunchPlan(withLse, q.tensors.data(), 8, 132, plan, error));
+  CHECK(slotAs<uint64_t>(plan, 4) == 0x50000 && slotAs<uint64_t>(plan, 5) == 0x60000);
+  q.tensors[kLse] = TensorArg{0, 0, int32_t(DType::F32), {}, {}};
+  CHECK_CONTAINS(planError(withLse, q.tensors), "tensor 'lse': rank is 0, expected 3");
+}
+
+void testDescalePlanErrors() {
+  KernelDescription d = exampleDescription(fp8Description());
+  auto err = [&](const std::function<void(std::vector<TensorArg> &)> &mutate) {
+    Fp8Problem p(2, 8, 2, 1000, 2049, 128);
+    mutate(p.tensors);
+    return planError(d, p.tensors);
+  };
+  CHECK(err([](auto &) {}) == "(planned)");
+  CHECK_CONTAINS(err([](auto &t) { t.resize(5); }),
+                 "takes 8 tensors (q, k, v, o, an empty slot 4, q_descale, k_descale, "
+                 "v_descale), got 5 (this kernel reads fp8 descale factors in slots 5-7)");
+  CHECK_CONTAINS(err([](auto &t) { t[kLse] = t[kQ]; }),
+                 "tensor 'lse': this kernel writes no LSE; pass rank 0 and a null data pointer");
+  CHECK_CONTAINS(err([](auto &t) { t[kQ].dtype = int32_t(DType::BF16); }),
+                 "tensor 'q': dtype is bf16, expected e4m3");
+  CHECK_CONTAINS(err([](auto &t) { t[kO].dtype = int32_t(DType::E4M3); }),
+                 "tensor 'o': dtype is e4m3, expected bf16");
+  CHECK_CONTAINS(err([](auto &t) { t[kQDescale].rank = 2; }),
+                 "tensor 'q_descale': rank is 2, the kernel reads rank 3 (per block, [batch, "
+                 "heads, blocks])");
+  CHECK_CONTAINS(err([](auto &t) { t[kVDescale].rank = 0; }),
+                 "tensor 'v_descale': rank is 0, the kernel reads rank 2 (per head, [batch, "
+                 "heads_kv])");
+  CHECK_CONTAINS(err([](auto &t) { t[kKDescale].dtype = int32_t(DType::BF16); }),
+                 "tensor 'k_descale': dtype is bf16, expected f32");
+  CHECK_CONTAINS(err([](auto &t) { t[kKDescale].sizes[2] = 32; }),
+                 "tensor 'k_descale': shape [2, 2, 32] does not match the kernel's per-block "
+                 "descale [batch, heads_kv, ceildiv(seq_k, 64)] = [2, 2, 33]");
+  CHECK_CONTAINS(err([](auto &t) { t[kQDescale].sizes[1] = 2; }),
+                 "tensor 'q_descale': shape [2, 2, 8] does not match the kernel's per-block "
+                 "descale [batch, heads_q, ceildiv(seq_q, 128)] = [2, 8, 8]");
+  CHECK_CONTAINS(err([](auto &t) { t[kVDescale].sizes[1] = 8; }),
+                 "tensor 'v_descale': shape [2, 8] does not match the kernel's per-head "
+                 "descale [batch, heads_kv] = [2, 2]");
+  CHECK_CONTAINS(err([](auto &t) { t[kVDescale].data = 0; }),
+                 "tensor 'v_descale': data pointer is null");
+  CHECK_CONTAINS(err([](auto &t) { t[kVDescale].data += 2; }),
+                 "tensor 'v_descale': data pointer is not 4-byte aligned");
+  CHECK_CONTAINS(err([](auto &t) { t[kQDescale].strides[2] = -1; }),
+                 "tensor 'q_descale': block stride -1 is negative");
+  CHECK_CONTAINS(err([](auto &t) { t[kQDescale].sizes[0] = int64_t(1) << 31; }),
+                 "tensor 'q_descale': batch size 2147483648 is out of range");
+  CHECK_CONTAINS(err([](auto &t) { t[kKDescale].dtype = 9; }),
+                 "tensor 'k_descale': unknown dtype code 9");
+
+  // A kernel without descales refuses them.
+  KernelDescription bf16 = exampleDescription();
+  Problem p(2, 8, 2, 113, 1000, 128, true);
+  p.tensors.resize(8, p.tensors[kLse]);
+  CHECK_CONTAINS(planError(bf16, p.tensors),
+                 "takes 5 tensors (q, k, v, o, lse), got 8 (this kernel reads no descale factors)");
+}
 } // namespace
 
 int main() {
@@ -496,6 +706,9 @@ int main() {
       {"LaunchPlanErrors", testLaunchPlanErrors},
       {"TensorMapPlan", testTensorMapPlan},
       {"GridLimits", testGridLimits},
+      {"DescaleDescription", testDescaleDescription},
+      {"DescalePlan", testDescalePlan},
+      {"DescalePlanErrors", testDescalePlanErrors},
   };
   int passed = 0, failed = 0;
   for (const Test &t : tests) {

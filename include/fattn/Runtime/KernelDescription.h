@@ -25,8 +25,21 @@ bool parseDType(std::string_view name, DType &dtype);
 uint32_t dtypeBytes(DType dtype);
 
 /// The caller's tensors, in this order; the values equal fattnTensorIndex.
-enum TensorIndex : int { kQ = 0, kK = 1, kV = 2, kO = 3, kLse = 4, kNumTensors = 5 };
+/// Slots 5-7 are the FP8 descale factors (f32, rank 0, 2 or 3), present only
+/// for kernels whose description has a "descale" key.
+enum TensorIndex : int {
+  kQ = 0,
+  kK = 1,
+  kV = 2,
+  kO = 3,
+  kLse = 4,
+  kQDescale = 5,
+  kKDescale = 6,
+  kVDescale = 7,
+  kNumTensors = 8
+};
 const char *tensorName(int tensor);
+inline bool isDescaleTensor(int tensor) { return tensor >= kQDescale && tensor <= kVDescale; }
 
 /// Runtime sizes a grid dimension or a u32/u64 parameter can name.
 enum class SizeName { Batch, HeadsQ, HeadsKV, SeqQ, SeqK, NumSMs };
@@ -61,10 +74,19 @@ struct ParamSpec {
   ParamType type = ParamType::Ptr;
   ParamSource source = ParamSource::Pointer;
   int tensor = kQ;                 // Pointer, Stride, TensorMap
-  int dim = 0;                     // Stride: logical dim (0 = batch, 1 = heads, 2 = seq)
+  int dim = 0;                     // Stride: logical dim (0 = batch, 1 = heads, 2 = seq or,
+                                   // for a descale, block)
   SizeName size = SizeName::Batch; // Size
   ScalarName scalar = ScalarName::Scale;
   TensorMapSpec tensorMap;         // TensorMap
+};
+
+/// How the kernel reads one FP8 descale tensor ("descale": {"q": {...}}):
+/// rank 0 per tensor, rank 2 [batch, heads_kv], rank 3 [batch, heads,
+/// ceildiv(seq, block)] (heads of Q for q, of K/V for k and v).
+struct DescaleSpec {
+  int rank = 0;
+  int64_t block = 0; // rank 3 only
 };
 
 /// grid[i] = ceildiv(value of size, divisor).
@@ -94,6 +116,8 @@ struct KernelDescription {
   bool hasCluster = false;
   std::array<uint32_t, 3> cluster{1, 1, 1};
   uint32_t alignBytes = 16; // required alignment of data pointers and row strides
+  bool hasDescale = false;  // the "descale" key: launches take 8 tensors
+  std::array<DescaleSpec, 3> descale; // q, k, v (index tensor - kQDescale)
   std::vector<ParamSpec> params;
 };
 
