@@ -2,11 +2,14 @@
 
     python -m fattn.build_library -o DIR --arch sm_80 \\
         --configs "dtype=bf16|f16,head_dim=64|128,causal=0|1" --preset bench
+    python -m fattn.build_library -o DIR --preset fp8    # the FP8 kernels (sm_90a)
 
 A --configs spec is comma-separated key=value pairs; `|` separates choices and the
-spec expands to every combination. Keys: dtype (bf16, f16), head_dim (sets both),
+spec expands to every combination. Keys: dtype (bf16, f16, e4m3), head_dim (sets both),
 head_dim_qk, head_dim_v, causal (0/1), window (LEFT:RIGHT, -1 unbounded),
-softcap, scale (default 1/sqrt(head_dim)), lse (0/1), arch.
+softcap, scale (default 1/sqrt(head_dim)), lse (0/1), arch, descale (e4m3 only:
+q<rank>[b<block>]k..v.., e.g. q0k0v0 per tensor, q2k2v2 per KV head,
+q3b64k3b128v3b128 per block; `none` for no descale operands).
 --config-file takes a JSON list of objects with KernelConfig.make's arguments.
 Copy DIR to the GPU machine and set FATTN_KERNEL_DIR=DIR (or fattn.set_kernel_dir).
 """
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from .compiler import CompileError, compile_kernel, find_compiler
-from .config import KernelConfig
+from .config import KernelConfig, canonical_descale
 from .library import KernelLibrary, LibraryError
 from .presets import PRESETS
 
@@ -45,10 +48,12 @@ def _parse_value(key: str, text: str) -> Dict:
             return {"window_left": int(left), "window_right": int(right)}
         if key in ("softcap", "scale"):
             return {key: float(text)}
+        if key == "descale":
+            return {"descale": None if text == "none" else canonical_descale(text)}
     except (ValueError, KeyError):
         raise ValueError(f"bad value {text!r} for {key!r}") from None
     raise ValueError(f"unknown key {key!r} (dtype, head_dim, head_dim_qk, head_dim_v, causal, "
-                     "window, softcap, scale, lse, arch)")
+                     "window, softcap, scale, lse, arch, descale)")
 
 
 def parse_spec(spec: str) -> List[Dict]:

@@ -3,11 +3,18 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import struct
 from dataclasses import asdict, dataclass
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, Mapping, Optional, Tuple
 
-DTYPES = ("f16", "bf16")
+DTYPES = ("f16", "bf16", "e4m3")
+# FP8 kernels read e4m3 Q, K, V and write a bf16 output.
+OUT_DTYPES = {"f16": "f16", "bf16": "bf16", "e4m3": "bf16"}
+DESCALE_RANKS = (0, 2, 3)
+
+# (rank, block) of the q, k and v descales; block is 0 unless rank is 3.
+DescaleForm = Tuple[Tuple[int, int], Tuple[int, int], Tuple[int, int]]
 
 # Hopper pipeline kernels (sm_90a) are used by default on sm_90 devices
 # (fattn-compile --arch sm_90a); FATTN_ARCH=sm_80 picks the Ampere kernels.
@@ -23,13 +30,73 @@ def f32_bits(x: float) -> str:
     return struct.pack("<f", float(x))[::-1].hex()
 
 
+def descale_code(form: DescaleForm) -> str:
+    """"q3b128k3b128v2": rank per tensor, with the block of a rank-3 one."""
+    return "".join(f"{t}{r}" + (f"b{b}" if r == 3 else "") for t, (r, b) in zip("qkv", form))
+
+
+_DESCALE_CODE = re.compile(r"q(\d+)(?:b(\d+))?k(\d+)(?:b(\d+))?v(\d+)(?:b(\d+))?")
+
+
+def canonical_descale(descale) -> Optional[DescaleForm]:
+    """The canonical form of a descale spec: None (no descale operands), a code
+    ("q0k0v0", "q3b128k3b128v2"), a description's {"q": {"rank": 3, "block": 128},
+    ...} or three (rank, block) pairs. Raises ValueError on anything else."""
+    if descale is None:
+        return None
+    if isinstance(descale, str):
+        m = _DESCALE_CODE.fullmatch(descale)
+        if not m:
+            raise ValueError(f"descale code must look like 'q0k2v3b128', got {descale!r}")
+        g = m.groups()
+        pairs = [(int(g[i]), int(g[i + 1] or 0)) for i in (0, 2, 4)]
+    elif isinstance(descale, Mapping):
+        if set(descale) != {"q", "k", "v"}:
+            raise ValueError(f"descale must have the keys q, k, v, got {sorted(descale)}")
+        pairs = []
+        for t in "qkv":
+            entry = descale[t]
+            if not isinstance(entry, Mapping) or not set(entry) <= {"rank", "block"}:
+                raise ValueError(f"descale[{t!r}] must be {{'rank': R[, 'block': B]}}, "
+                                 f"got {entry!r}")
+            pairs.append((entry.get("rank"), entry.get("block", 0)))
+    else:
+        try:
+            pairs = [tuple(p) for p in descale]
+        except TypeError:
+            raise ValueError(f"descale must be three (rank, block) pairs, got {descale!r}") \
+                from None
+        if len(pairs) != 3 or any(len(p) != 2 for p in pairs):
+            raise ValueError(f"descale must be three (rank, block) pairs, got {descale!r}")
+    out = []
+    for t, (rank, block) in zip("qkv", pairs):
+        if isinstance(rank, bool) or not isinstance(rank, int) or rank not in DESCALE_RANKS:
+            raise ValueError(f"the {t} descale rank must be 0, 2 or 3, got {rank!r}")
+        if isinstance(block, bool) or not isinstance(block, int):
+            raise ValueError(f"the {t} descale block must be an int, got {block!r}")
+        if rank == 3 and block <= 0:
+            raise ValueError(f"a per-block (rank 3) {t} descale needs a positive block, "
+                             f"got {block}")
+        if rank != 3 and block != 0:
+            raise ValueError(f"the {t} descale has rank {rank}: a block ({block}) is only for "
+                             "rank 3")
+        out.append((rank, block))
+    (_, bk), (_, bv) = out[1], out[2]
+    if bk and bv and bk != bv:
+        raise ValueError(f"per-block k and v descales share one block (descale_block_kv), got "
+                         f"{bk} and {bv}")
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class KernelConfig:
     """One fattn.attention configuration, canonical (build with `make`).
 
     window_left/window_right: -1 is unbounded; `causal` implies window_right = 0
     (FlashAttention-2 semantics, aligned bottom-right). softcap 0 is no softcap.
-    scale and softcap are float32 values.
+    scale and softcap are float32 values. dtype "e4m3" is FP8 Q, K, V with a
+    bf16 output; `descale` then says how the kernel reads the q, k, v descale
+    factors: ((rank, block), ...) as canonical_descale, None for none.
     """
 
     arch: str
@@ -42,14 +109,18 @@ class KernelConfig:
     softcap: float
     scale: float
     has_lse: bool
+    descale: Optional[DescaleForm] = None
 
     @staticmethod
     def make(arch: str, dtype: str, head_dim_qk: int, head_dim_v: int | None = None,
              causal: bool = False, window_left: int = -1, window_right: int = -1,
              softcap: float = 0.0, scale: float | None = None,
-             has_lse: bool = False) -> "KernelConfig":
+             has_lse: bool = False, descale=None) -> "KernelConfig":
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
+        descale = canonical_descale(descale)
+        if descale is not None and dtype != "e4m3":
+            raise ValueError(f"descale factors are only for dtype 'e4m3', got {dtype!r}")
         if not (isinstance(arch, str) and arch.startswith("sm_") and len(arch) >= 5):
             raise ValueError(f"arch must look like 'sm_80' or 'sm_90a', got {arch!r}")
         head_dim_v = head_dim_qk if head_dim_v is None else head_dim_v
@@ -69,7 +140,11 @@ class KernelConfig:
         if not (math.isfinite(softcap) and softcap >= 0):
             raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
         return KernelConfig(arch, dtype, int(head_dim_qk), int(head_dim_v), bool(causal), wl, wr,
-                            to_f32(softcap), to_f32(scale), bool(has_lse))
+                            to_f32(softcap), to_f32(scale), bool(has_lse), descale)
+
+    @property
+    def out_dtype(self) -> str:
+        return OUT_DTYPES[self.dtype]
 
     @property
     def key(self) -> str:
@@ -77,24 +152,44 @@ class KernelConfig:
         mask = "causal" if self.causal else "full"
         return (f"{self.arch}-{self.dtype}-d{self.head_dim_qk}x{self.head_dim_v}-{mask}"
                 f"-wl{self.window_left}-wr{self.window_right}-sc{f32_bits(self.softcap)}"
-                f"-s{f32_bits(self.scale)}-{'lse' if self.has_lse else 'nolse'}")
+                f"-s{f32_bits(self.scale)}-{'lse' if self.has_lse else 'nolse'}"
+                + (f"-ds{descale_code(self.descale)}" if self.descale is not None else ""))
+
+    def descale_json(self) -> Optional[Dict[str, Any]]:
+        """The descale form as a description's "descale" key (KERNEL-ABI.md)."""
+        if self.descale is None:
+            return None
+        return {t: ({"rank": r, "block": b} if r == 3 else {"rank": r})
+                for t, (r, b) in zip("qkv", self.descale)}
 
     def to_json(self) -> Dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        # Configurations without descales keep the exact form older indexes hold.
+        if self.descale is None:
+            del d["descale"]
+        else:
+            d["descale"] = self.descale_json()
+        return d
 
     @staticmethod
     def from_json(d: Mapping[str, Any]) -> "KernelConfig":
         return KernelConfig.make(d["arch"], d["dtype"], d["head_dim_qk"], d["head_dim_v"],
                                  d["causal"], d["window_left"], d["window_right"], d["softcap"],
-                                 d["scale"], d["has_lse"])
+                                 d["scale"], d["has_lse"], d.get("descale"))
 
     @staticmethod
     def from_description(desc: Mapping[str, Any]) -> "KernelConfig":
         """The configuration a kernel description (KERNEL-ABI.md) says it computes."""
+        if not isinstance(desc, Mapping):
+            raise TypeError(f"a kernel description is a JSON object, got {type(desc).__name__}")
+        out_dtype = desc.get("out_dtype", desc["dtype"])
+        if desc["dtype"] in OUT_DTYPES and out_dtype != OUT_DTYPES[desc["dtype"]]:
+            raise ValueError(f"out_dtype {out_dtype!r} is not fattn's for dtype "
+                             f"{desc['dtype']!r} ({OUT_DTYPES[desc['dtype']]!r})")
         return KernelConfig.make(desc["arch"], desc["dtype"], desc["head_dim_qk"],
                                  desc["head_dim_v"], desc["causal"], desc["window_left"],
                                  desc["window_right"], desc["softcap"], desc["scale"],
-                                 desc["has_lse"])
+                                 desc["has_lse"], desc.get("descale"))
 
 
 def default_arch(capability: tuple) -> str:

@@ -6,9 +6,11 @@ from typing import Optional, Tuple
 
 from ._runtime import TensorDesc
 from .config import KernelConfig, default_arch
+from .descale import DESCALE_NAMES, resolve_descale_form
 from .kernels import get_kernel
 
 _TORCH_DTYPES = None
+_ONES = {}  # device -> a float32 1.0: the factor of a descale not given
 
 
 def _torch():
@@ -17,6 +19,8 @@ def _torch():
     global _TORCH_DTYPES
     if _TORCH_DTYPES is None:
         _TORCH_DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
+        if hasattr(torch, "float8_e4m3fn"):
+            _TORCH_DTYPES[torch.float8_e4m3fn] = "e4m3"
     return torch
 
 
@@ -27,8 +31,8 @@ def _check_inputs(q, k, v) -> str:
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
         if t.dtype not in _TORCH_DTYPES:
-            raise TypeError(f"{name} has dtype {t.dtype}; fattn supports torch.float16 and "
-                            "torch.bfloat16")
+            raise TypeError(f"{name} has dtype {t.dtype}; fattn supports torch.float16, "
+                            "torch.bfloat16 and torch.float8_e4m3fn")
         if t.dim() != 4:
             raise ValueError(f"{name} must have 4 dims [batch, seqlen, heads, head_dim], got "
                              f"shape {tuple(t.shape)}")
@@ -50,13 +54,52 @@ def _check_inputs(q, k, v) -> str:
     if hk == 0 or hq % hk != 0:
         raise ValueError(f"the number of query heads ({hq}) must be a multiple of the number of "
                          f"key/value heads ({hk})")
-    # Devices last, so that the shape checks above also run (and are tested) on CPU tensors.
+    return _TORCH_DTYPES[q.dtype]
+
+
+def _check_devices(q, k, v, descales):
+    """Devices last, so that the other checks also run (and are tested) on CPU tensors."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not t.is_cuda:
             raise ValueError(f"{name} must be a CUDA tensor, got device {t.device}")
     if not (q.device == k.device == v.device):
         raise ValueError(f"q, k, v must be on one device, got {q.device}, {k.device}, {v.device}")
-    return _TORCH_DTYPES[q.dtype]
+    for name, t in zip(DESCALE_NAMES, descales):
+        if t is not None and t.device != q.device:
+            raise ValueError(f"{name} must be on q's device {q.device}, got {t.device}")
+
+
+def _check_descales(q, k, descales, descale_block_q, descale_block_kv, fp8: bool):
+    """The descale form of the call (None without fp8); raises TypeError/ValueError
+    naming the argument (devices: _check_devices)."""
+    torch = _torch()
+    given = [(n, t) for n, t in zip(DESCALE_NAMES, descales) if t is not None]
+    given += [(n, b) for n, b in (("descale_block_q", descale_block_q),
+                                  ("descale_block_kv", descale_block_kv)) if b is not None]
+    if not fp8:
+        if given:
+            raise ValueError(f"{given[0][0]} is only for float8_e4m3fn inputs; q has dtype "
+                             f"{q.dtype}")
+        return None
+    for name, t in zip(DESCALE_NAMES, descales):
+        if t is None:
+            continue
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dtype != torch.float32:
+            raise TypeError(f"{name} must be float32, got {t.dtype}")
+    return resolve_descale_form(tuple(q.shape), tuple(k.shape),
+                                [None if t is None else tuple(t.shape) for t in descales],
+                                descale_block_q, descale_block_kv)
+
+
+def _descale_desc(t, device) -> TensorDesc:
+    """A descale as the runtime's f32 tensor (any strides); None is a 1.0."""
+    if t is None:
+        t = _ONES.get(device)
+        if t is None:
+            t = _ONES[device] = _torch().ones((), dtype=_torch().float32, device=device)
+    return TensorDesc.make(t.data_ptr(), "f32", tuple(t.shape), t.stride())
 
 
 def _result(t, name, shape, dtype, device):
@@ -94,7 +137,9 @@ def _logical(t, dtype: str) -> TensorDesc:
 def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool = False,
                     window_size: Tuple[int, int] = (-1, -1), softcap: float = 0.0,
                     return_lse: bool = False, arch: Optional[str] = None, out=None,
-                    lse_out=None):
+                    lse_out=None, q_descale=None, k_descale=None, v_descale=None,
+                    descale_block_q: Optional[int] = None,
+                    descale_block_kv: Optional[int] = None):
     """Exact attention softmax(softmax_scale * q k^T + mask) v on BSHD tensors.
 
     q: [batch, seqlen_q, heads_q, head_dim]; k: [batch, seqlen_k, heads_kv, head_dim];
@@ -107,9 +152,21 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
     natural-log LSE [batch, heads_q, seqlen_q] in float32 (-inf for rows that see no key).
     out / lse_out: optional preallocated results of those shapes (any strides, last
     dim contiguous; lse_out's seq dim contiguous). Forward only: no autograd.
+
+    FP8 (sm_90a): q, k, v all torch.float8_e4m3fn, out bfloat16, computing
+    softmax(softmax_scale * (dq q)(dk k)^T + mask)(dv v) with the float32 factors
+    q_descale, k_descale, v_descale (FlashAttention-3's names) as quantize_fp8
+    returns them: shape [] (per tensor), [batch, heads_kv] (per KV head; also
+    q's) or [batch, heads, ceil(seqlen / block)] (per block of rows, with
+    descale_block_q for q and descale_block_kv for k and v). A factor not given
+    is 1. See fattn.descale.
     """
     torch = _torch()
     dtype = _check_inputs(q, k, v)
+    descales = (q_descale, k_descale, v_descale)
+    descale = _check_descales(q, k, descales, descale_block_q, descale_block_kv,
+                              fp8=dtype == "e4m3")
+    _check_devices(q, k, v, descales)
     if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2 and
             all(isinstance(w, int) for w in window_size)):
         raise ValueError(f"window_size must be a pair of ints (left, right), got {window_size!r}")
@@ -119,7 +176,8 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
         raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
     b, sq, hq, d = q.shape
     sk, dv = k.shape[1], v.shape[3]
-    out = _result(out, "out", (b, sq, hq, dv), q.dtype, q.device)
+    out_dtype = torch.bfloat16 if dtype == "e4m3" else q.dtype
+    out = _result(out, "out", (b, sq, hq, dv), out_dtype, q.device)
     lse = _result(lse_out, "lse_out", (b, hq, sq), torch.float32, q.device) if return_lse \
         else None
     if out.numel() == 0 or sk == 0:
@@ -130,13 +188,21 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
 
     if arch is None:
         arch = default_arch(torch.cuda.get_device_capability(q.device))
+    if descale is not None and arch != "sm_90a":
+        raise ValueError(f"float8_e4m3fn inputs need the sm_90a pipeline (an sm_90 GPU), "
+                         f"got arch {arch!r}")
     config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0], window_size[1],
-                               softcap, softmax_scale, return_lse)
+                               softcap, softmax_scale, return_lse, descale)
     kernel = get_kernel(config)
     q, k, v = (t if _aligned(t) else t.contiguous() for t in (q, k, v))
-    tensors = [_logical(q, dtype), _logical(k, dtype), _logical(v, dtype), _logical(out, dtype)]
+    tensors = [_logical(q, dtype), _logical(k, dtype), _logical(v, dtype),
+               _logical(out, config.out_dtype)]
     if lse is not None:
         tensors.append(TensorDesc.make(lse.data_ptr(), "f32", tuple(lse.shape), lse.stride()))
+    if descale is not None:
+        if lse is None:
+            tensors.append(TensorDesc.make(0, "f32", (), ()))  # slot 4: no LSE
+        tensors += [_descale_desc(t, q.device) for t in descales]
     with torch.cuda.device(q.device):
         kernel.launch(tensors, torch.cuda.current_stream(q.device).cuda_stream)
     return (out, lse) if return_lse else out

@@ -5,7 +5,7 @@ import math
 
 from .config import KernelConfig
 
-_MLIR_TYPES = {"f16": "f16", "bf16": "bf16"}
+_MLIR_TYPES = {"f16": "f16", "bf16": "bf16", "e4m3": "f8E4M3FN"}
 
 
 def mlir_float(x: float) -> str:
@@ -23,16 +23,31 @@ def func_name(config: KernelConfig) -> str:
     return "fattn_fwd_" + "".join(c if c.isalnum() else "_" for c in config.key)
 
 
+def descale_memref(rank: int) -> str:
+    """A strided f32 descale of `rank` dims, all dynamic (the runtime passes strides)."""
+    dims = "?x" * rank
+    strides = ", ".join("?" * rank)
+    return f"memref<{dims}f32, strided<[{strides}], offset: ?>>"
+
+
 def attention_mlir(config: KernelConfig) -> str:
     """A func.func whose body is one fattn.attention on strided [b, h, s, d] views
-    (dynamic batch, heads and seq; static head dims)."""
-    et = _MLIR_TYPES[config.dtype]
+    (dynamic batch, heads and seq; static head dims). FP8 (e4m3) configurations
+    write bf16 and read their descale factors as strided f32 memrefs."""
+    et, ot = _MLIR_TYPES[config.dtype], _MLIR_TYPES[config.out_dtype]
     qk = f"memref<?x?x?x{config.head_dim_qk}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
-    vo = f"memref<?x?x?x{config.head_dim_v}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
+    v = f"memref<?x?x?x{config.head_dim_v}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
+    o = f"memref<?x?x?x{config.head_dim_v}x{ot}, strided<[?, ?, ?, 1], offset: ?>>"
     lse = "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
-    args = [f"%q: {qk}", f"%k: {qk}", f"%v: {vo}", f"%o: {vo}"]
+    args = [f"%q: {qk}", f"%k: {qk}", f"%v: {v}", f"%o: {o}"]
     if config.has_lse:
         args.append(f"%lse: {lse}")
+    descale_clause = ""
+    if config.descale is not None:
+        types = [descale_memref(rank) for rank, _ in config.descale]
+        args += [f"%{t}_descale: {ty}" for t, ty in zip("qkv", types)]
+        descale_clause = (f" descale(%q_descale, %k_descale, %v_descale : "
+                          f"{', '.join(types)})")
     attrs = [f"scale = {mlir_float(config.scale)} : f32"]
     if config.causal:
         attrs.append("causal = true")
@@ -42,12 +57,18 @@ def attention_mlir(config: KernelConfig) -> str:
         attrs.append(f"window_right = {config.window_right} : i64")
     if config.softcap > 0:
         attrs.append(f"softcap = {mlir_float(config.softcap)} : f32")
+    if config.descale is not None:
+        (_, block_q), (_, block_k), (_, block_v) = config.descale
+        if block_q:
+            attrs.append(f"descale_block_q = {block_q} : i64")
+        if block_k or block_v:
+            attrs.append(f"descale_block_kv = {block_k or block_v} : i64")
     lse_clause = f" lse(%lse : {lse})" if config.has_lse else ""
     return (
         f"// fattn kernel configuration {config.key}\n"
         f"func.func @{func_name(config)}({', '.join(args)}) {{\n"
-        f"  fattn.attention ins(%q, %k, %v : {qk}, {qk}, {vo})"
-        f" outs(%o : {vo}){lse_clause}\n"
+        f"  fattn.attention ins(%q, %k, %v : {qk}, {qk}, {v})"
+        f" outs(%o : {o}){lse_clause}{descale_clause}\n"
         f"                  {{{', '.join(attrs)}}}\n"
         f"  return\n"
         f"}}\n")

@@ -40,4 +40,20 @@ def bench_specs() -> List[Dict]:
             for d in (64, 128, 256) for c in (False, True)]
 
 
-PRESETS = {"gpu-tests": gpu_test_specs, "bench": bench_specs}
+# FP8 (issue 6): the descale forms quantize_fp8 users take. The sm_90a kernel's
+# KV tile is 128 rows and a per-block K/V factor must cover whole tiles, so K/V
+# blocks are 128; Q blocks of 128 or 64 (one factor per consumer warpgroup's rows).
+FP8_HEAD_DIMS = (128, 256)
+FP8_DESCALES = ("q0k0v0",                                  # per tensor (the baseline)
+                "q2k2v2",                                  # per (batch, KV head), as FA3
+                "q3b128k3b128v3b128", "q3b64k3b128v3b128")  # per block
+
+
+def fp8_specs() -> List[Dict]:
+    """sm_90a e4m3 kernels of the FP8 GPU tests and `bench_fwd.py --dtype fp8`."""
+    return [dict(arch="sm_90a", dtype="e4m3", head_dim_qk=d, head_dim_v=d, causal=c,
+                 descale=ds)
+            for d in FP8_HEAD_DIMS for c in (False, True) for ds in FP8_DESCALES]
+
+
+PRESETS = {"gpu-tests": gpu_test_specs, "bench": bench_specs, "fp8": fp8_specs}

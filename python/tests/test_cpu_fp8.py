@@ -1,0 +1,228 @@
+"""FP8 configurations, descale forms, the generated MLIR and the fp8 preset (no GPU,
+no torch). flash_attn_func's fp8 argument checks on CPU tensors (torch needed):
+test_cpu_fp8_validation.py."""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fattn import build_library
+from fattn.config import KernelConfig, canonical_descale, descale_code
+from fattn.descale import resolve_descale_form
+from fattn.mlir_gen import attention_mlir
+from fattn.presets import fp8_specs
+
+REPO = Path(__file__).resolve().parents[2]
+BLOCKS = ((3, 128), (3, 128), (3, 128))
+
+
+def fp8(**kw):
+    args = dict(arch="sm_90a", dtype="e4m3", head_dim_qk=128, descale=BLOCKS)
+    args.update(kw)
+    return KernelConfig.make(**args)
+
+
+# ---------------------------------------------------------------------------
+# Configurations and keys
+# ---------------------------------------------------------------------------
+
+def test_bf16_keys_and_json_are_unchanged():
+    """Libraries built before fp8 keep finding their kernels."""
+    c = KernelConfig.make("sm_80", "bf16", 128, causal=True, has_lse=True)
+    assert c.key == "sm_80-bf16-d128x128-causal-wl-1-wr0-sc00000000-s3db504f3-lse"
+    assert "descale" not in c.to_json() and c.descale is None and c.out_dtype == "bf16"
+    assert KernelConfig.from_json(c.to_json()) == c
+
+
+@pytest.mark.parametrize("spec,code", [
+    (((0, 0), (0, 0), (0, 0)), "q0k0v0"), ("q2k2v2", "q2k2v2"),
+    ({"q": {"rank": 3, "block": 64}, "k": {"rank": 3, "block": 128}, "v": {"rank": 2}},
+     "q3b64k3b128v2"),
+    ([[3, 128], [0, 0], [3, 128]], "q3b128k0v3b128")])
+def test_descale_spellings_are_one_form(spec, code):
+    form = canonical_descale(spec)
+    assert descale_code(form) == code and canonical_descale(code) == form
+    c = fp8(descale=spec)
+    assert c.key.endswith("-ds" + code) and c == fp8(descale=code)
+    assert KernelConfig.from_json(json.loads(json.dumps(c.to_json()))) == c
+
+
+def test_every_descale_form_is_its_own_kernel():
+    keys = {fp8(descale=d).key for d in ("q0k0v0", "q2k2v2", "q3b128k3b128v3b128",
+                                         "q3b64k3b128v3b128", "q0k2v3b128")}
+    keys.add(fp8(descale=None).key)
+    assert len(keys) == 6
+    assert fp8().out_dtype == "bf16" and fp8().dtype == "e4m3"
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(dtype="bf16"), "descale factors are only for dtype 'e4m3', got 'bf16'"),
+    (dict(descale="q1k0v0"), "the q descale rank must be 0, 2 or 3, got 1"),
+    (dict(descale="q0k0"), "descale code must look like"),
+    (dict(descale="q3k0v0"), "a per-block .rank 3. q descale needs a positive block, got 0"),
+    (dict(descale="q2b64k0v0"), "the q descale has rank 2: a block .64. is only for rank 3"),
+    (dict(descale="q0k3b128v3b64"), "per-block k and v descales share one block"),
+    (dict(descale={"q": {"rank": 0}, "k": {"rank": 0}}), "descale must have the keys q, k, v"),
+    (dict(descale={"q": {"rank": 0}, "k": {"rank": 0}, "v": {"rank": 2, "blk": 1}}),
+     r"descale\['v'\] must be"),
+    (dict(descale=((0, 0), (0, 0))), "descale must be three .rank, block. pairs"),
+    (dict(descale=((0, 0), (0, 0), (2.0, 0))), "the v descale rank must be 0, 2 or 3"),
+    (dict(descale=((3, True), (0, 0), (0, 0))), "the q descale block must be an int"),
+])
+def test_bad_descale_configs(kw, message):
+    with pytest.raises(ValueError, match=message):
+        fp8(**kw)
+
+
+def description(c: KernelConfig, **override):
+    d = {"version": 1, "arch": c.arch, "entry": "e", "cubin": "e.cubin", "dtype": c.dtype,
+         "out_dtype": c.out_dtype, "head_dim_qk": c.head_dim_qk, "head_dim_v": c.head_dim_v,
+         "scale": c.scale, "causal": c.causal, "window_left": c.window_left,
+         "window_right": c.window_right, "softcap": c.softcap, "has_lse": c.has_lse,
+         "descale": c.descale_json()}
+    d.update(override)
+    return d
+
+
+def test_config_from_description():
+    c = fp8(descale="q3b64k3b128v2", causal=True)
+    assert c.descale_json() == {"q": {"rank": 3, "block": 64}, "k": {"rank": 3, "block": 128},
+                                "v": {"rank": 2}}
+    assert KernelConfig.from_description(description(c)) == c
+    # A description without "descale" is a kernel without descale operands.
+    d = description(c)
+    del d["descale"]
+    assert KernelConfig.from_description(d) == fp8(descale=None, causal=True)
+    with pytest.raises(ValueError, match="out_dtype 'e4m3' is not fattn's for dtype 'e4m3'"):
+        KernelConfig.from_description(description(c, out_dtype="e4m3"))
+    with pytest.raises(TypeError, match="a kernel description is a JSON object"):
+        KernelConfig.from_description([1, 2])
+
+
+# ---------------------------------------------------------------------------
+# flash_attn_func's descale forms, on shapes
+# ---------------------------------------------------------------------------
+
+Q, K = (2, 1000, 8, 128), (2, 77, 2, 128)  # GQA 8/2, seqlens 1000 and 77
+
+
+def form(*shapes, bq=None, bkv=None):
+    return resolve_descale_form(Q, K, shapes, bq, bkv)
+
+
+def test_descale_forms_from_shapes():
+    assert form(None, None, None) == ((0, 0),) * 3  # not given: 1, per tensor
+    assert form((), (), ()) == ((0, 0),) * 3
+    # Per KV head, q's too (FlashAttention-3's q_descale).
+    assert form((2, 2), (2, 2), (2, 2)) == ((2, 0),) * 3
+    # Per block: q [b, hq, ceil(1000 / 64)], k/v [b, hkv, ceil(77 / 128)].
+    assert form((2, 8, 16), (2, 2, 1), (2, 2, 1), bq=64, bkv=128) == \
+        ((3, 64), (3, 128), (3, 128))
+    assert form((2, 8, 8), (), (2, 2, 1), bq=128, bkv=128) == ((3, 128), (0, 0), (3, 128))
+
+
+@pytest.mark.parametrize("shapes,kw,exc,message", [
+    (((2, 8), None, None), {}, ValueError,
+     r"q_descale must have shape \[\] \(per tensor\), \[batch, heads_kv\] = \[2, 2\] or "
+     r"\[batch, heads, ceil\(seqlen / descale_block_q\)\], got \[2, 8\]"),
+    ((None, (2,), None), {}, ValueError, r"k_descale must have shape .* got \[2\]"),
+    ((None, None, (2, 2, 1)), {}, ValueError,
+     r"v_descale has shape \[2, 2, 1\], a per-block factor: pass descale_block_kv"),
+    (((2, 8, 8), None, None), dict(bq=64), ValueError,
+     r"q_descale must have shape .* = \[2, 8, 16\], got \[2, 8, 8\]"),
+    ((None, (2, 8, 1), None), dict(bkv=128), ValueError,
+     r"k_descale must have shape .*\[2, 2, 1\], got \[2, 8, 1\]"),
+    ((None, None, None), dict(bq=64), ValueError,
+     "descale_block_q=64 is only for a per-block q_descale"),
+    ((None, (2, 2), ()), dict(bkv=128), ValueError,
+     "descale_block_kv=128 is only for a per-block k_descale or v_descale"),
+    ((None, None, None), dict(bq=0), ValueError, "descale_block_q must be positive, got 0"),
+    ((None, None, None), dict(bkv=12.5), TypeError, "descale_block_kv must be an int"),
+    ((None, None, None), dict(bq=True), TypeError, "descale_block_q must be an int"),
+])
+def test_bad_descale_shapes(shapes, kw, exc, message):
+    with pytest.raises(exc, match=message):
+        form(*shapes, **kw)
+
+
+# ---------------------------------------------------------------------------
+# The generated MLIR
+# ---------------------------------------------------------------------------
+
+def test_mlir_fp8_per_block():
+    text = attention_mlir(fp8(descale="q3b64k3b128v3b128", causal=True))
+    q8 = "memref<?x?x?x128xf8E4M3FN, strided<[?, ?, ?, 1], offset: ?>>"
+    o = "memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>"
+    d3 = "memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>"
+    assert f"%q: {q8}, %k: {q8}, %v: {q8}, %o: {o}, %q_descale: {d3}, %k_descale: {d3}, " \
+           f"%v_descale: {d3}) {{" in text
+    assert f"fattn.attention ins(%q, %k, %v : {q8}, {q8}, {q8}) outs(%o : {o}) " \
+           f"descale(%q_descale, %k_descale, %v_descale : {d3}, {d3}, {d3})" in text
+    assert "causal = true, descale_block_q = 64 : i64, descale_block_kv = 128 : i64}" in text
+
+
+def test_mlir_fp8_mixed_forms_and_lse():
+    text = attention_mlir(fp8(descale="q0k2v3b128", has_lse=True, head_dim_qk=256))
+    d0 = "memref<f32, strided<[], offset: ?>>"
+    d2 = "memref<?x?xf32, strided<[?, ?], offset: ?>>"
+    d3 = "memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>"
+    assert f"lse(%lse : memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>) " \
+           f"descale(%q_descale, %k_descale, %v_descale : {d0}, {d2}, {d3})" in text
+    assert "descale_block_kv = 128 : i64}" in text and "descale_block_q" not in text
+    assert "x256xf8E4M3FN" in text and "x256xbf16" in text
+
+
+def test_mlir_fp8_without_descale():
+    text = attention_mlir(fp8(descale=None))
+    assert "descale" not in text and "f8E4M3FN" in text
+
+
+def _fattn_opt():
+    for candidate in (os.environ.get("FATTN_OPT"), shutil.which("fattn-opt"),
+                      str(REPO / "build" / "bin" / "fattn-opt")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+@pytest.mark.parametrize("descale", ["q0k0v0", "q2k2v2", "q3b64k3b128v3b128", "q0k2v3b128",
+                                     None])
+def test_mlir_fp8_parses_and_verifies(tmp_path, descale):
+    """The op's verifier accepts every form (types, ranks, block attributes)."""
+    opt = _fattn_opt()
+    if opt is None:
+        pytest.skip("needs fattn-opt (FATTN_OPT, PATH or build/bin)")
+    src = tmp_path / "k.mlir"
+    src.write_text(attention_mlir(fp8(descale=descale, causal=True, has_lse=True)))
+    out = subprocess.run([opt, str(src)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "fattn.attention" in out.stdout
+
+
+# ---------------------------------------------------------------------------
+# The fp8 preset and build_library
+# ---------------------------------------------------------------------------
+
+def test_fp8_preset():
+    configs = build_library.make_configs(fp8_specs(), "sm_80")
+    assert len(configs) == 16 and len({c.key for c in configs}) == 16
+    assert {c.head_dim_qk for c in configs} == {128, 256}
+    assert {c.causal for c in configs} == {False, True}
+    for c in configs:
+        assert c.arch == "sm_90a" and c.dtype == "e4m3" and c.descale is not None
+        (rq, bq), (rk, bk), (rv, bv) = c.descale
+        # The kernel's KV tile is 128 rows: per-block K/V factors cover whole tiles.
+        assert bk % 128 == 0 and bv % 128 == 0
+    assert {descale_code(c.descale) for c in configs} == {
+        "q0k0v0", "q2k2v2", "q3b128k3b128v3b128", "q3b64k3b128v3b128"}
+
+
+def test_build_library_descale_spec():
+    dicts = build_library.parse_spec("dtype=e4m3,head_dim=128,descale=q0k0v0|q2k2v2|none")
+    configs = build_library.make_configs(dicts, "sm_90a")
+    assert [c.descale for c in configs] == [((0, 0),) * 3, ((2, 0),) * 3, None]
+    with pytest.raises(ValueError, match="bad value 'q1k0v0' for 'descale'"):
+        build_library.parse_spec("descale=q1k0v0")
