@@ -3,12 +3,19 @@ timed in one run on the same inputs (docs/GPU-TESTING.md).
 
     python3 bench/bench_fwd.py [--quick] [--dims 64,128,256] [--seqs 1024,...,16384]
                                [--causal both|0|1] [--kernel-dir DIR] [--json FILE]
+    python3 bench/bench_fwd.py --dtype fp8      # head dims 128, 256; seqlens 4k, 8k, 16k
 
 Configurations of ../shared/ANCHORS.md: bf16, batch x seqlen = 16384 tokens,
 heads x head_dim = 2048, BSHD inputs. TFLOP/s = 4*B*H*N^2*D / time, halved when causal.
 Time: CUDA events around each call after a warm-up, median of --rep calls.
 fattn's output is checked against SDPA's before it is timed; a kernel that is not
 available (no library entry, no fattn-compile) is reported as missing.
+
+--dtype fp8 (issue 6): fattn's e4m3 kernel (flash_attn_func on float8_e4m3fn inputs,
+quantized by fattn.quantize_fp8 outside the timed region with per-block factors: one
+per 128 rows of Q and of K/V, the preset "fp8" kernels) beside SDPA's cuDNN and
+FlashAttention-2 backends in bf16 on the same values, same run. The check against
+SDPA allows FP8_CHECK_TOLERANCE (the inputs' e4m3 rounding).
 """
 from __future__ import annotations
 
@@ -28,6 +35,10 @@ import fattn  # noqa: E402
 
 PEERS = {"FA2": SDPBackend.FLASH_ATTENTION, "cuDNN": SDPBackend.CUDNN_ATTENTION}
 CHECK_TOLERANCE = 1e-2  # rel L2 between fattn and SDPA; each alone is ~2e-3 in bf16
+# fp8 inputs: e4m3 keeps 3 mantissa bits (rel. rounding <= 2^-4 per element); the CPU
+# oracle measured 4e-2 - 8e-2 against the unquantized inputs (docs/FP8.md).
+FP8_CHECK_TOLERANCE = 0.15
+FP8_BLOCK = 128  # rows per descale factor, Q and K/V
 
 
 def flops(b, h, n, d, causal):
@@ -96,6 +107,67 @@ def bench_one(d, n, causal, dtype, args):
     return row
 
 
+def fp8_inputs(q, k, v):
+    """(q8, k8, v8, flash_attn_func keywords): per-block e4m3 quantization."""
+    q8, dq = fattn.quantize_fp8(q, block=FP8_BLOCK)
+    k8, dk = fattn.quantize_fp8(k, block=FP8_BLOCK)
+    v8, dv = fattn.quantize_fp8(v, block=FP8_BLOCK)
+    return q8, k8, v8, dict(q_descale=dq, k_descale=dk, v_descale=dv,
+                            descale_block_q=FP8_BLOCK, descale_block_kv=FP8_BLOCK)
+
+
+def bench_fp8(d, n, causal, args):
+    """fattn fp8 beside SDPA cuDNN / FA2 in bf16, on the same (bf16) values."""
+    b, h = 16384 // n, 2048 // d
+    row = {"d": d, "n": n, "b": b, "h": h, "causal": causal}
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(n * 1000 + d)
+    q, k, v = (torch.randn(b, n, h, d, device="cuda", generator=gen).to(torch.bfloat16)
+               for _ in range(3))
+    f = flops(b, h, n, d, causal)
+    reference = None
+    for name, backend in (("cuDNN", SDPBackend.CUDNN_ATTENTION),
+                          ("FA2", SDPBackend.FLASH_ATTENTION)):
+        try:
+            out = sdpa(q, k, v, causal, backend)
+            reference = out if reference is None else reference
+            ms = time_ms(lambda: sdpa(q, k, v, causal, backend), args.warmup, args.rep)
+            row[name] = round(f / (ms * 1e-3) / 1e12, 1)
+        except RuntimeError as e:
+            row[name] = "ERR"
+            print(f"  {name} d={d} n={n} causal={causal}: {str(e)[:120]}", file=sys.stderr)
+    try:
+        q8, k8, v8, kw = fp8_inputs(q, k, v)
+        out = fattn.flash_attn_func(q8, k8, v8, causal=causal, **kw)
+        if reference is not None:
+            err = rel_l2(out, reference)
+            row["fattn_vs_sdpa_rel_l2"] = float(f"{err:.2e}")
+            if not math.isfinite(err) or err > FP8_CHECK_TOLERANCE:
+                row["fattn"] = "WRONG"
+                return row
+        ms = time_ms(lambda: fattn.flash_attn_func(q8, k8, v8, causal=causal, **kw),
+                     args.warmup, args.rep)
+        row["fattn"] = round(f / (ms * 1e-3) / 1e12, 1)
+    except fattn.KernelNotFoundError:
+        row["fattn"] = "missing"
+    except (RuntimeError, ValueError) as e:
+        row["fattn"] = "ERR"
+        print(f"  fattn fp8 d={d} n={n} causal={causal}: {str(e)[:300]}", file=sys.stderr)
+    return row
+
+
+def print_fp8_table(rows, args):
+    print(f"\nForward, fattn fp8 (e4m3, per-block descales of {FP8_BLOCK} rows) vs SDPA bf16, "
+          f"TFLOP/s (median of {args.rep}), batch x seqlen = 16384, heads x head_dim = 2048\n")
+    print("| head dim | seqlen | causal | fattn fp8 | cuDNN bf16 | FA2 bf16 | fp8/cuDNN | "
+          "rel L2 vs SDPA |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['d']} | {r['n']} | {'yes' if r['causal'] else 'no'} | {r.get('fattn')} | "
+              f"{r.get('cuDNN')} | {r.get('FA2')} | {ratio(r.get('fattn'), r.get('cuDNN'))} | "
+              f"{r.get('fattn_vs_sdpa_rel_l2', '-')} |")
+
+
 def ratio(a, b):
     return f"{a / b:.2f}" if isinstance(a, float) and isinstance(b, float) and b > 0 else "-"
 
@@ -103,10 +175,10 @@ def ratio(a, b):
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--dims", default="64,128,256")
-    p.add_argument("--seqs", default="1024,2048,4096,8192,16384")
+    p.add_argument("--dims", help="default 64,128,256 (fp8: 128,256)")
+    p.add_argument("--seqs", help="default 1024,2048,4096,8192,16384 (fp8: 4096,8192,16384)")
     p.add_argument("--causal", default="both", choices=["both", "0", "1"])
-    p.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    p.add_argument("--dtype", default="bf16", choices=["bf16", "f16", "fp8"])
     p.add_argument("--quick", action="store_true", help="head dim 128, seqlens 2048 and 8192")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--rep", type=int, default=50)
@@ -116,10 +188,12 @@ def main():
     args = p.parse_args()
     if args.kernel_dir:
         fattn.set_kernel_dir(args.kernel_dir)
+    fp8 = args.dtype == "fp8"
+    args.dims = args.dims or ("128,256" if fp8 else "64,128,256")
+    args.seqs = args.seqs or ("4096,8192,16384" if fp8 else "1024,2048,4096,8192,16384")
     dims = [128] if args.quick else [int(x) for x in args.dims.split(",")]
     seqs = [2048, 8192] if args.quick else [int(x) for x in args.seqs.split(",")]
     causals = {"both": [False, True], "0": [False], "1": [True]}[args.causal]
-    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
 
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"cudnn {torch.backends.cudnn.version()}, fattn kernels: {fattn.kernel_dir()}",
@@ -128,8 +202,17 @@ def main():
     for d in dims:
         for n in seqs:
             for causal in causals:
-                rows.append(bench_one(d, n, causal, dtype, args))
+                if fp8:
+                    rows.append(bench_fp8(d, n, causal, args))
+                else:
+                    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
+                    rows.append(bench_one(d, n, causal, dtype, args))
                 print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    if fp8:
+        print_fp8_table(rows, args)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1))
+        return
 
     print(f"\nForward, {args.dtype}, TFLOP/s (median of {args.rep}), batch x seqlen = 16384, "
           "heads x head_dim = 2048\n")
