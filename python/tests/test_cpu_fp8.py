@@ -226,3 +226,23 @@ def test_build_library_descale_spec():
     assert [c.descale for c in configs] == [((0, 0),) * 3, ((2, 0),) * 3, None]
     with pytest.raises(ValueError, match="bad value 'q1k0v0' for 'descale'"):
         build_library.parse_spec("descale=q1k0v0")
+
+
+def test_library_indexes_fp8_kernels(tmp_path):
+    """A compiled fp8 kernel is found by its descale form, and a description whose form
+    differs from the configuration's is refused."""
+    from fattn.library import KernelLibrary, LibraryError
+    c = fp8(descale="q3b64k3b128v3b128", causal=True)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "e.json").write_text(json.dumps(description(c)))
+    (out / "e.cubin").write_bytes(b"cubin")
+    library = KernelLibrary(tmp_path / "lib")
+    path = library.add(c, out)
+    assert library.find(c) == path and library.find(fp8(descale="q0k0v0", causal=True)) is None
+    index = json.loads((tmp_path / "lib" / "index.json").read_text())
+    assert KernelConfig.from_json(index["kernels"][c.key]["config"]) == c
+    assert library.reindex() == 1 and library.find(c) is not None
+    (out / "e.json").write_text(json.dumps(description(fp8(descale="q0k0v0", causal=True))))
+    with pytest.raises(LibraryError, match="descale: wanted"):
+        library.add(c, out)
