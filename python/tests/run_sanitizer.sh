@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the small GPU cases (test_sanitizer_subset) and the runtime tests under
+# Runs the small GPU cases (test_sanitizer_subset, test_fp8_sanitizer_subset) and
+# the runtime tests under
 # compute-sanitizer. TOOL=memcheck (default), racecheck, synccheck or initcheck.
 # Usage, from the repo root on the GPU machine:  bash python/tests/run_sanitizer.sh
 set -euo pipefail
@@ -11,4 +12,4 @@ TOOL=${TOOL:-memcheck}
 export PYTORCH_NO_CUDA_MEMORY_CACHING=1
 exec "$SANITIZER" --tool "$TOOL" --error-exitcode 99 --target-processes all \
   python3 -m pytest -q -p no:cacheprovider python/tests/test_gpu_attention.py \
-  python/tests/test_gpu_runtime.py -k "sanitizer_subset or test_launch_direct or tensormap" "$@"
+  python/tests/test_gpu_runtime.py python/tests/test_gpu_fp8.py -k "sanitizer_subset or test_launch_direct or tensormap" "$@"

@@ -368,3 +368,18 @@ def test_descale_errors_reach_python(tmp_path):
         kernel.launch_config(tensors)
     with pytest.raises(FAttnRuntimeError, match="takes 8 tensors"):
         kernel.launch_config(tensors[:4])
+
+
+# Small cases at odd sizes: python/tests/run_sanitizer.sh runs these under
+# compute-sanitizer (memcheck; racecheck for the in-kernel V transpose).
+FP8_SANITIZER_CASES = [
+    dict(d=128, sq=77, causal=True, form="block64"),
+    dict(d=256, sq=129, sk=1, form="head"),
+    dict(d=128, hq=8, hk=1, sq=300, sk=257, form="tensor"),
+]
+
+
+@pytest.mark.parametrize("case", FP8_SANITIZER_CASES,
+                         ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_fp8_sanitizer_subset(case):
+    check_case(b=1, **case)
