@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the small GPU cases (test_sanitizer_subset, test_fp8_sanitizer_subset) and
-# the runtime tests under
-# compute-sanitizer. TOOL=memcheck (default), racecheck, synccheck or initcheck.
+# the runtime tests under compute-sanitizer. TOOL=memcheck (default), racecheck,
+# synccheck or initcheck.
 # Usage, from the repo root on the GPU machine:  bash python/tests/run_sanitizer.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
