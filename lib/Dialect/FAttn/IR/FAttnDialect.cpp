@@ -1,6 +1,7 @@
 //===- FAttnDialect.cpp - fattn dialect -----------------------------------===//
 
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
@@ -18,6 +19,10 @@ void FAttnDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST

@@ -1,0 +1,45 @@
+//===- FAttnFP8Ops.h - the sm_90a FP8 operand layout ------------*- C++ -*-===//
+//
+// fattn.permute_keys and fattn.transpose_tile, and the key permutations they
+// name (pure functions, shared by the ops' CPU lowering, the sm_90a lowering
+// and the unit tests).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_DIALECT_FATTN_IR_FATTNFP8OPS_H
+#define FATTN_DIALECT_FATTN_IR_FATTNFP8OPS_H
+
+#include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <optional>
+
+namespace mlir::fattn {
+
+/// The key order of an sm_90a f32 wgmma accumulator read as the A operand of
+/// an e4m3 `wgmma ... k32` from registers (fattn.permute_keys describes it).
+inline constexpr llvm::StringLiteral kWgmmaE4M3K32KeyPermutation =
+    "wgmma_e4m3_k32";
+
+/// The number that the key count of a tile must be a multiple of for the
+/// permutation `name`, or nullopt when `name` is not a known permutation.
+std::optional<int64_t> getKeyPermutationMultiple(StringRef name);
+
+/// pi(slot) of "wgmma_e4m3_k32": the key whose value k slot `slot` holds.
+/// Within every 16 keys, slots 4q .. 4q + 3 hold keys 2q, 2q + 1, 2q + 8,
+/// 2q + 9 (q = lane % 4: the accumulator columns one thread owns).
+int64_t wgmmaE4M3K32KeySource(int64_t slot);
+
+/// pi(slot) of the known permutation `name`.
+int64_t getKeySource(StringRef name, int64_t slot);
+
+} // namespace mlir::fattn
+
+#define GET_OP_CLASSES
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h.inc"
+
+#endif // FATTN_DIALECT_FATTN_IR_FATTNFP8OPS_H

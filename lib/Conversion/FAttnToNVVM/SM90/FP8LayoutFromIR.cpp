@@ -1,0 +1,108 @@
+//===- FP8LayoutFromIR.cpp - the sm_90a FP8 layout recorded in the IR -----===//
+
+#include "fattn/Conversion/FAttnToNVVM/SM90/FP8LayoutFromIR.h"
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+namespace {
+/// Where the rhs tile of a fattn.mma comes from.
+enum class TileSource { Key, Value, TransposedValue, Other };
+} // namespace
+
+/// The tile that `tile` carries: through a fattn.ring_wait to the tile that
+/// the producer commits to the same ring element.
+static Value throughRing(TiledAttentionOp op, Value tile) {
+  auto wait = tile.getDefiningOp<RingWaitOp>();
+  if (!wait)
+    return tile;
+  Value committed;
+  op.getBody().walk([&](RingCommitOp commit) {
+    if (commit.getRing() == wait.getRing() &&
+        commit.getElement() == wait.getElement())
+      committed = commit.getTile();
+  });
+  return committed ? committed : tile;
+}
+
+static TileSource classify(TiledAttentionOp op, Value tile) {
+  tile = throughRing(op, tile);
+  if (tile.getDefiningOp<TransposeTileOp>())
+    return TileSource::TransposedValue;
+  if (auto load = tile.getDefiningOp<LoadTileOp>()) {
+    if (load.getSource() == op.getKey())
+      return TileSource::Key;
+    if (load.getSource() == op.getValue())
+      return TileSource::Value;
+  }
+  return TileSource::Other;
+}
+
+FailureOr<SM90FP8Layout> mlir::fattn::readSM90FP8Layout(TiledAttentionOp op) {
+  SM90FP8Layout layout;
+  Type elem = cast<MemRefType>(op.getQuery().getType()).getElementType();
+  if (!isa<Float8E4M3FNType>(elem))
+    return layout;
+
+  // The transposes of V: one permutation, all in one role.
+  SmallVector<TransposeTileOp> transposes;
+  op.getBody().walk([&](TransposeTileOp t) { transposes.push_back(t); });
+  if (transposes.empty())
+    return op.emitOpError("is fp8 but its P V product reads V as stored; "
+                          "e4m3 wgmma needs V^T: run --fattn-fp8-layout");
+  layout.transposeV = true;
+  layout.keyPermutation = transposes.front().getKeyPermutation().str();
+  auto inProducer = [](Operation *inner) {
+    auto ws = inner->getParentOfType<WarpSpecializeOp>();
+    return ws && ws.getProducer().isAncestor(inner->getParentRegion());
+  };
+  layout.producerTransposes = inProducer(transposes.front());
+  for (TransposeTileOp t : transposes) {
+    auto load = t.getInput().getDefiningOp<LoadTileOp>();
+    if (!load || load.getSource() != op.getValue())
+      return t.emitOpError("is not a transpose of a V tile that the sm_90a "
+                           "lowering implements: expected its input to be "
+                           "a fattn.load_tile of V");
+    if (t.getKeyPermutation() != layout.keyPermutation)
+      return t.emitOpError() << "permutes the keys by \""
+                             << t.getKeyPermutation()
+                             << "\", another transpose of V by \""
+                             << layout.keyPermutation << "\"";
+    if (inProducer(t) != layout.producerTransposes)
+      return t.emitOpError("transposes V in another warpgroup role than the "
+                           "other transposes of V");
+  }
+  if (layout.keyPermutation != kWgmmaE4M3K32KeyPermutation)
+    return transposes.front().emitOpError()
+           << "permutes the keys by \"" << layout.keyPermutation
+           << "\"; the sm_90a lowering implements \""
+           << kWgmmaE4M3K32KeyPermutation << "\"";
+
+  // Every P V product reads V^T and P permuted like V^T's keys.
+  WalkResult result = op.getBody().walk([&](MmaOp mma) {
+    TileSource source = classify(op, mma.getRhs());
+    if (source == TileSource::Value) {
+      mma.emitOpError("reads V as stored; the fp8 layout transposes every V "
+                      "tile (run --fattn-fp8-layout once, after the "
+                      "scheduling passes)");
+      return WalkResult::interrupt();
+    }
+    if (source != TileSource::TransposedValue)
+      return WalkResult::advance();
+    auto permute = mma.getLhs().getDefiningOp<PermuteKeysOp>();
+    if (!mma.getTransposeRhs() || !permute ||
+        permute.getKeyPermutation() != layout.keyPermutation) {
+      mma.emitOpError() << "multiplies V^T by P not permuted like its keys: "
+                           "expected {transpose_rhs} and P from "
+                           "fattn.permute_keys {key_permutation = \""
+                        << layout.keyPermutation << "\"}";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  return layout;
+}

@@ -1,0 +1,102 @@
+//===- FP8Ops.cpp - the sm_90a FP8 operand layout -------------------------===//
+
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+using namespace mlir::fattn;
+
+#define GET_OP_CLASSES
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Key permutations
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> mlir::fattn::getKeyPermutationMultiple(StringRef name) {
+  // One k step of e4m3 wgmma: 32 keys.
+  if (name == kWgmmaE4M3K32KeyPermutation)
+    return 32;
+  return std::nullopt;
+}
+
+int64_t mlir::fattn::wgmmaE4M3K32KeySource(int64_t slot) {
+  // The accumulator gives thread q (lane % 4) columns 2q, 2q + 1 of each
+  // 8-column group; the A operand wants 4 consecutive k slots per register.
+  // Packing the thread's columns of two neighbouring groups into one
+  // register needs no shuffle between threads.
+  int64_t c = slot % 16, quad = c / 4, pos = c % 4;
+  return 16 * (slot / 16) + 2 * quad + pos % 2 + 8 * (pos / 2);
+}
+
+int64_t mlir::fattn::getKeySource(StringRef name, int64_t slot) {
+  if (name == kWgmmaE4M3K32KeyPermutation)
+    return wgmmaE4M3K32KeySource(slot);
+  llvm_unreachable("unknown key permutation");
+}
+
+/// Checks that `name` is a known permutation and that `keys` is a multiple
+/// of what it needs.
+static LogicalResult verifyKeyPermutation(Operation *op, StringRef name,
+                                          int64_t keys) {
+  std::optional<int64_t> multiple = getKeyPermutationMultiple(name);
+  if (!multiple)
+    return op->emitOpError() << "unknown key permutation \"" << name
+                             << "\" (expected \""
+                             << kWgmmaE4M3K32KeyPermutation << "\")";
+  if (keys % *multiple != 0)
+    return op->emitOpError() << "key permutation \"" << name << "\" needs a "
+                             << "multiple of " << *multiple
+                             << " keys, found " << keys;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PermuteKeysOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PermuteKeysOp::verify() {
+  auto type = cast<RankedTensorType>(getInput().getType());
+  if (type.getRank() != 1 && type.getRank() != 2)
+    return emitOpError() << "expected a rank-1 or rank-2 tile, found rank "
+                         << type.getRank();
+  return verifyKeyPermutation(*this, getKeyPermutation(),
+                              type.getShape().back());
+}
+
+OpFoldResult PermuteKeysOp::fold(FoldAdaptor adaptor) {
+  // Reordering equal values changes nothing (e.g. the zero P that the
+  // pipelined loop carries into an empty KV range).
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
+    return splat;
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeTileOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeTileOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (input.getRank() != 2)
+    return emitOpError() << "expected a rank-2 tile, found rank "
+                         << input.getRank();
+  if (result.getRank() != 2 || result.getDimSize(0) != input.getDimSize(1) ||
+      result.getDimSize(1) != input.getDimSize(0) ||
+      result.getElementType() != input.getElementType())
+    return emitOpError() << "expected the result to be the transposed tile "
+                         << "tensor<" << input.getDimSize(1) << "x"
+                         << input.getDimSize(0) << "x"
+                         << input.getElementType() << ">, found " << result;
+  return verifyKeyPermutation(*this, getKeyPermutation(),
+                              input.getDimSize(0));
+}
+
+OpFoldResult TransposeTileOp::fold(FoldAdaptor adaptor) {
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
+    return splat.resizeSplat(cast<ShapedType>(getResult().getType()));
+  return {};
+}
