@@ -28,3 +28,17 @@ func.func @plan_lse_f16(%q: memref<?x?x?x64xf16>, %k: memref<?x?x?x64xf16>, %v: 
   fattn.attention ins(%q, %k, %v : memref<?x?x?x64xf16>, memref<?x?x?x64xf16>, memref<?x?x?x64xf16>) outs(%o : memref<?x?x?x64xf16>) lse(%lse : memref<?x?x?xf32>) {causal = true}
   return
 }
+
+// -----
+
+// FP8: a 128-byte swizzle atom holds 128 e4m3 columns, so the boxes are
+// 128 columns wide (a head dim 128 row is one atom).
+// CHECK-LABEL: func.func @plan_fp8
+// CHECK: fattn.tiled_attention {{.*}}fattn.sm90.tma = {box_cols = 128 : i64, stages = 2 : i64, swizzle = 128 : i64}
+// CHECK: fattn.load_tile %{{.*}} {fattn.sm90.tma_load = {barrier = "q", box_rows = 128 : i64, operand = "q"}} : memref<?x?x?x128xf8E4M3FN>
+// STAGES-LABEL: func.func @plan_fp8
+// STAGES: fattn.sm90.tma = {box_cols = 128 : i64, stages = 3 : i64, swizzle = 128 : i64}
+func.func @plan_fp8(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>)
+  return
+}

@@ -63,8 +63,11 @@ struct ConsumerIteration {
   SmallVector<Operation *> stageB;
   /// A, before and after the S GEMM (in order).
   SmallVector<Operation *> stageA1, stageA2;
-  /// Operands of the B ops that A provides: P and alpha.
+  /// Operands of the B ops that A provides: P and alpha, and any other value
+  /// of A that B reads (an FP8 tile's V descale), carried to the next
+  /// iteration with them.
   Value probs, alpha;
+  SmallVector<Value> carried;
   /// The accumulator iter arg and the B op that produces the next one.
   BlockArgument acc;
   Value nextAcc;
@@ -128,16 +131,20 @@ static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
   for (Operation &op : body->without_terminator()) {
     if (inB.contains(&op)) {
       it.stageB.push_back(&op);
-      // B reads only P, alpha, the accumulator and values from outside.
+      // B reads the accumulator, values from outside and values of A, which
+      // cross to the next iteration (P, alpha, V's descale); not the
+      // induction variable or the running max and sum.
       for (Value operand : op.getOperands()) {
         Operation *def = operand.getDefiningOp();
         bool fromA = def && def->getBlock() == body && !inB.contains(def);
-        if ((fromA && operand != it.probs && operand != it.alpha) ||
-            (isa<BlockArgument>(operand) && operand != it.acc &&
-             cast<BlockArgument>(operand).getOwner() == body))
+        if (fromA && operand != it.probs && operand != it.alpha &&
+            !llvm::is_contained(it.carried, operand))
+          it.carried.push_back(operand);
+        if (isa<BlockArgument>(operand) && operand != it.acc &&
+            cast<BlockArgument>(operand).getOwner() == body)
           return ws.emitOpError("expected the P V half of the consumer loop "
-                                "to depend only on P, alpha and the "
-                                "accumulator");
+                                "to depend only on the accumulator and on "
+                                "values that the softmax half computes");
       }
       continue;
     }
@@ -200,10 +207,12 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
         m.map(iv, lo);
         m.map(loop.getRegionIterArgs(), inits);
         cloneAll(b, stageA, m);
-        b.create<scf::YieldOp>(
-            loc, ValueRange{m.lookup(it.update.getNewMax()),
-                            m.lookup(it.update.getNewSum()),
-                            m.lookup(it.probs), m.lookup(it.alpha)});
+        SmallVector<Value> results = {m.lookup(it.update.getNewMax()),
+                                      m.lookup(it.update.getNewSum()),
+                                      m.lookup(it.probs), m.lookup(it.alpha)};
+        for (Value v : it.carried)
+          results.push_back(m.lookup(v));
+        b.create<scf::YieldOp>(loc, results);
       },
       [&](OpBuilder &b, Location loc) {
         Value p = b.create<arith::ConstantOp>(
@@ -212,7 +221,11 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
         Value a = b.create<arith::ConstantOp>(
             loc, DenseElementsAttr::get(alphaType,
                                         b.getZeroAttr(alphaType.getElementType())));
-        b.create<scf::YieldOp>(loc, ValueRange{inits[0], inits[1], p, a});
+        SmallVector<Value> results = {inits[0], inits[1], p, a};
+        for (Value v : it.carried)
+          results.push_back(b.create<arith::ConstantOp>(
+              loc, cast<TypedAttr>(b.getZeroAttr(v.getType()))));
+        b.create<scf::YieldOp>(loc, results);
       });
 
   // Steady state over (lo, hi): S_j, then P_{j-1} V_{j-1}, then softmax_j.
@@ -220,6 +233,8 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
   SmallVector<Value> loopInits = {prologue.getResult(0), prologue.getResult(1),
                                   inits[2], prologue.getResult(2),
                                   prologue.getResult(3)};
+  for (size_t i = 0; i < it.carried.size(); ++i)
+    loopInits.push_back(prologue.getResult(4 + i));
   auto steady = rewriter.create<scf::ForOp>(
       loc, next, hi, step, loopInits,
       [&](OpBuilder &b, Location loc, Value j, ValueRange iters) {
@@ -232,13 +247,17 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
         bm.map(it.acc, iters[2]);
         bm.map(it.probs, iters[3]);
         bm.map(it.alpha, iters[4]);
+        for (auto [i, v] : llvm::enumerate(it.carried))
+          bm.map(v, iters[5 + i]);
         cloneAll(b, it.stageB, bm);
         cloneAll(b, it.stageA2, a);
-        b.create<scf::YieldOp>(
-            loc, ValueRange{a.lookup(it.update.getNewMax()),
-                            a.lookup(it.update.getNewSum()),
-                            bm.lookup(it.nextAcc), a.lookup(it.probs),
-                            a.lookup(it.alpha)});
+        SmallVector<Value> results = {a.lookup(it.update.getNewMax()),
+                                      a.lookup(it.update.getNewSum()),
+                                      bm.lookup(it.nextAcc), a.lookup(it.probs),
+                                      a.lookup(it.alpha)};
+        for (Value v : it.carried)
+          results.push_back(a.lookup(v));
+        b.create<scf::YieldOp>(loc, results);
       });
 
   // Epilogue: B(hi - 1).
@@ -249,6 +268,8 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
         m.map(it.acc, steady.getResult(2));
         m.map(it.probs, steady.getResult(3));
         m.map(it.alpha, steady.getResult(4));
+        for (auto [i, v] : llvm::enumerate(it.carried))
+          m.map(v, steady.getResult(5 + i));
         cloneAll(b, it.stageB, m);
         b.create<scf::YieldOp>(loc, m.lookup(it.nextAcc));
       },

@@ -24,16 +24,20 @@ LogicalResult mlir::fattn::planSM90TMA(TiledAttentionOp op,
                             << plan.stages;
   auto qType = cast<MemRefType>(op.getQuery().getType());
   Type elem = qType.getElementType();
-  if (elem.getIntOrFloatBitWidth() != 16)
-    return op.emitOpError() << "TMA with 128B swizzle and 64-column boxes "
-                               "needs 16-bit elements, found "
+  unsigned bits = elem.getIntOrFloatBitWidth();
+  if (bits != 16 && bits != 8)
+    return op.emitOpError() << "TMA with 128B swizzle needs 16-bit or 8-bit "
+                               "(FP8) elements, found "
                             << elem;
+  // A box spans one 128-byte swizzle atom of a row: 64 16-bit elements or
+  // 128 FP8 ones (an FP8 row of head dim 128 is a single atom).
+  int64_t boxCols = plan.swizzle * 8 / bits;
   Builder b(op.getContext());
   op->setAttr(kTMAPlanAttrName,
               b.getDictionaryAttr(
                   {b.getNamedAttr("stages", b.getI64IntegerAttr(plan.stages)),
                    b.getNamedAttr("swizzle", b.getI64IntegerAttr(plan.swizzle)),
-                   b.getNamedAttr("box_cols", b.getI64IntegerAttr(plan.boxCols))}));
+                   b.getNamedAttr("box_cols", b.getI64IntegerAttr(boxCols))}));
   op.getBody().walk([&](Operation *inner) {
     if (auto load = dyn_cast<LoadTileOp>(inner)) {
       StringRef operand = load.getSource() == op.getQuery()   ? "q"
@@ -68,9 +72,10 @@ FailureOr<TMAPlan> mlir::fattn::getTMAPlan(TiledAttentionOp op) {
   auto swizzle = dict.getAs<IntegerAttr>("swizzle");
   auto boxCols = dict.getAs<IntegerAttr>("box_cols");
   if (!stages || !swizzle || !boxCols || swizzle.getInt() != 128 ||
-      boxCols.getInt() != 64)
+      (boxCols.getInt() != 64 && boxCols.getInt() != 128))
     return failure();
   plan.stages = stages.getInt();
+  plan.boxCols = boxCols.getInt();
   return plan;
 }
 

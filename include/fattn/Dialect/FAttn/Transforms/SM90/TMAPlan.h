@@ -28,11 +28,12 @@ struct TMAPlan {
   int64_t stages = 2;
   /// Swizzle of the shared-memory tiles in bytes (only 128 is implemented).
   int64_t swizzle = 128;
-  /// Columns of one TMA box: one 128-byte swizzle atom of 16-bit elements.
+  /// Columns of one TMA box: one 128-byte swizzle atom (64 16-bit elements,
+  /// 128 FP8 ones). planSM90TMA derives it from the element type.
   int64_t boxCols = 64;
 };
 
-/// Plans `op`: validates it (16-bit elements, stages >= 2) and attaches the
+/// Plans `op`: validates it (16-bit or FP8 elements, stages >= 2) and attaches the
 /// attributes above. Fails with a diagnostic on `op`.
 LogicalResult planSM90TMA(TiledAttentionOp op, const TMAPlan &plan);
 
