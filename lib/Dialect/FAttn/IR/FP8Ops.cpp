@@ -2,7 +2,10 @@
 
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
@@ -69,8 +72,8 @@ LogicalResult PermuteKeysOp::verify() {
 OpFoldResult PermuteKeysOp::fold(FoldAdaptor adaptor) {
   // Reordering equal values changes nothing (e.g. the zero P that the
   // pipelined loop carries into an empty KV range).
-  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
-    return splat;
+  if (isa_and_nonnull<SplatElementsAttr>(adaptor.getInput()))
+    return getInput();
   return {};
 }
 
@@ -84,19 +87,23 @@ LogicalResult TransposeTileOp::verify() {
   if (input.getRank() != 2)
     return emitOpError() << "expected a rank-2 tile, found rank "
                          << input.getRank();
-  if (result.getRank() != 2 || result.getDimSize(0) != input.getDimSize(1) ||
-      result.getDimSize(1) != input.getDimSize(0) ||
-      result.getElementType() != input.getElementType())
+  auto transposed = RankedTensorType::get(
+      {input.getDimSize(1), input.getDimSize(0)}, input.getElementType());
+  if (result != transposed)
     return emitOpError() << "expected the result to be the transposed tile "
-                         << "tensor<" << input.getDimSize(1) << "x"
-                         << input.getDimSize(0) << "x"
-                         << input.getElementType() << ">, found " << result;
+                         << transposed << ", found " << result;
   return verifyKeyPermutation(*this, getKeyPermutation(),
                               input.getDimSize(0));
 }
 
-OpFoldResult TransposeTileOp::fold(FoldAdaptor adaptor) {
-  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
-    return splat.resizeSplat(cast<ShapedType>(getResult().getType()));
-  return {};
+LogicalResult TransposeTileOp::canonicalize(TransposeTileOp op,
+                                            PatternRewriter &rewriter) {
+  // A splat stays a splat; a new constant of the transposed shape replaces
+  // it (fattn has no constant materializer, so this is not a fold).
+  SplatElementsAttr splat;
+  if (!matchPattern(op.getInput(), m_Constant(&splat)))
+    return failure();
+  rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+      op, splat.resizeSplat(cast<ShapedType>(op.getResult().getType())));
+  return success();
 }

@@ -63,7 +63,7 @@ def FAttn_TransposeTileOp : FAttn_Op<"transpose_tile", [Pure]> {
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
-  let hasFolder = 1;
+  let hasCanonicalizeMethod = 1;
 }
 
 #endif // FATTN_DIALECT_FATTN_IR_FATTNFP8OPS_TD
