@@ -1,6 +1,7 @@
 //===- CPUPipeline.cpp - fattn-cpu-pipeline -------------------------------===//
 
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
 #include "fattn/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -23,6 +24,9 @@ void mlir::fattn::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createFAttnLowerRowwise(
       FAttnLowerRowwiseOptions{/*dynamicHeadDimsOnly=*/true}));
   pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
+  if (options.fp8Layout)
+    pm.addPass(createFAttnFP8Layout());
+  pm.addPass(createFAttnLowerFP8Layout());
   pm.addPass(createFAttnLowerTiledToLinalg());
   pm.addPass(createCanonicalizerPass());
 

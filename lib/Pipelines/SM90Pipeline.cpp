@@ -1,8 +1,9 @@
 //===- SM90Pipeline.cpp - fattn-sm90-pipeline -----------------------------===//
 //
 // fattn.attention -> tiled form -> TMA plan -> schedule (warp
-// specialization, intra-warpgroup overlap, pingpong) -> sm_90a kernel (LLVM +
-// NVVM in a gpu.module). gpu-module-to-binary (or fattn-compile) takes it from there.
+// specialization, intra-warpgroup overlap, pingpong) -> fp8 layout -> sm_90a
+// kernel (LLVM + NVVM in a gpu.module). gpu-module-to-binary (or
+// fattn-compile) takes it from there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,9 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
     if (options.pingpong)
       pm.addPass(createFAttnPingpong());
   }
+  // fp8 only (a no-op otherwise): the e4m3 wgmma layout of P V, after the
+  // schedule, whose passes expect P V as --fattn-tile builds it.
+  pm.addPass(createFAttnFP8Layout());
   ConvertFAttnToNVVMSM90Options convert;
   convert.kernelName = options.kernelName;
   convert.wideValueMma = options.wideValueMma;

@@ -15,6 +15,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<int64_t> blockN{
       *this, "block-n", llvm::cl::desc("Rows of K and V per KV iteration"),
       llvm::cl::init(64)};
+  PassOptions::Option<bool> fp8Layout{
+      *this, "fp8-layout",
+      llvm::cl::desc("Run --fattn-fp8-layout on the tiled form (the sm_90a "
+                     "P and V^T key order), to check it on the CPU"),
+      llvm::cl::init(false)};
 };
 
 /// fattn.attention (among ordinary func/scf/arith/math/memref/linalg code)

@@ -116,4 +116,18 @@ def FAttnLowerQuantize : Pass<"fattn-lower-quantize"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def FAttnLowerFP8Layout : Pass<"fattn-lower-fp8-layout"> {
+  let summary = "Lower fattn.permute_keys and fattn.transpose_tile to tensor gathers";
+  let description = [{
+    The CPU meaning of the ops that `--fattn-fp8-layout` inserts: each
+    becomes a `tensor.generate` that reads input[..., pi(k)] (or
+    input[pi(k), n] for the transpose), pi from a constant table of one
+    chunk of the named key permutation. The CPU pipeline runs it before
+    `--fattn-lower-tiled-to-linalg`, so the permuted form executes and can
+    be compared with the unpermuted one.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_PASSES_TD

@@ -33,6 +33,10 @@ inline constexpr llvm::StringLiteral kCPUKernelAttrName = "fattn.cpu_kernel";
 /// itself is outlined by the pass (a symbol-table change, not a pattern).
 void populateLowerTiledToLinalgPatterns(RewritePatternSet &patterns);
 
+/// Patterns lowering fattn.permute_keys and fattn.transpose_tile (the fp8
+/// layout of --fattn-fp8-layout) to tensor.generate gathers.
+void populateLowerFP8LayoutPatterns(RewritePatternSet &patterns);
+
 /// Pattern lowering fattn.hadamard_rotate to scf loops (fast Walsh-Hadamard).
 void populateLowerHadamardPatterns(RewritePatternSet &patterns);
 

@@ -107,4 +107,32 @@ def FAttnPingpong : Pass<"fattn-pingpong"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def FAttnFP8Layout : Pass<"fattn-fp8-layout"> {
+  let summary = "Lay out the fp8 P V product for e4m3 wgmma: V transposed with its keys permuted, P permuted alike";
+  let description = [{
+    e4m3 wgmma reads both operands K-major, and P comes from the registers
+    of the S = Q K^T accumulator, whose columns a thread holds in another
+    order than the A operand's k slots. For every `fattn.tiled_attention` on
+    f8E4M3FN, rewrites each P V product `fattn.mma %p, %v` into
+    `fattn.mma %pp, %vt {transpose_rhs}` where
+    `%vt = fattn.transpose_tile %v {key_permutation = "wgmma_e4m3_k32"}` and
+    `%pp = fattn.permute_keys %p {key_permutation = "wgmma_e4m3_k32"}`:
+    the same permutation of the keys on both sides, so the product is
+    unchanged, and P needs only byte permutes inside each thread (prmt).
+    V's descale, one factor per KV tile, moves from V's rows to the
+    product's columns.
+
+    After `--fattn-warp-specialize` the producer warpgroup transposes: it
+    loads V into a staging buffer, acquires the ring slot, writes the
+    transposed tile into it and commits it, so the ring's V element becomes
+    V^T and the consumers only swap the bytes of P. Without warp
+    specialization the transpose follows each V load. Run it after the
+    other scheduling passes (--fattn-intra-wg-overlap, --fattn-pingpong),
+    which expect the P V product as --fattn-tile builds it. Other element
+    types are left unchanged.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_SM90_PASSES_TD
