@@ -85,6 +85,12 @@ static LogicalResult findRingProducts(TiledAttentionOp op,
     return op.emitOpError("expected the producer to commit the V tiles to "
                           "the ring (the form --fattn-warp-specialize "
                           "builds)");
+  // The ring's V element changes type, which only its fattn.ring_create in
+  // this op can take.
+  auto create = found.commit.getRing().getDefiningOp<RingCreateOp>();
+  if (!create || !op->isAncestor(create))
+    return op.emitOpError("expected the ring that carries V to be created "
+                          "by a fattn.ring_create inside the op");
   ws.getConsumer().walk([&](RingWaitOp wait) {
     if (wait.getRing() == found.commit.getRing() &&
         wait.getElement() == found.commit.getElement())
@@ -158,8 +164,10 @@ static void transposeInProducer(RewriterBase &rewriter, ValueProducts &found) {
   auto ringType = cast<RingType>(ring.getType());
   SmallVector<Type> elements(ringType.getElementTypes());
   elements[element] = vtType;
-  ring.setType(RingType::get(ring.getContext(), ringType.getStages(),
-                             elements));
+  rewriter.modifyOpInPlace(ring.getDefiningOp(), [&] {
+    ring.setType(
+        RingType::get(ring.getContext(), ringType.getStages(), elements));
+  });
   for (RingWaitOp wait : found.waits)
     rewriter.modifyOpInPlace(wait, [&] { wait.getTile().setType(vtType); });
 
