@@ -16,10 +16,12 @@
 //   O / l through each warp's rows of the Q tile, stored in 16-byte chunks;
 //   LSE = scale·m + ln l (0 / -inf for rows without keys).
 //
-// Register budget: at head dim 128 the accumulator (128) and scores (64)
-// leave little room, so nothing that the loops do not need stays live
-// across them: the epilogue re-reads its indices, and Q's ldmatrix base is
-// kept from being hoisted as 16 separate addresses.
+// Register budget: at head dims 96 and 128 the accumulator (up to 128) and
+// scores (64) leave little room, so nothing that the loops do not need stays
+// live across them: each tile re-derives its indices and addresses, the
+// epilogue re-reads its indices, and Q's ldmatrix base is kept from being
+// hoisted as 16 separate addresses. Head dim 64 has room: its loops keep the
+// prologue's indices, which measured up to 3% faster (docs/PERF.md).
 //
 // The tile loops are unrolled here: every fragment is an SSA value, so the
 // scf.for over KV tiles carries the accumulator, row max and row sum.
@@ -56,6 +58,9 @@ struct SM80KernelConfig {
   double scale, softcap;
   int64_t windowLeft, windowRight;
   sm80::SmemPlan plan;
+  /// Whether each KV tile derives its per-thread indices and addresses anew
+  /// (see KernelEmitter::deriveIndices) instead of keeping the prologue's.
+  bool rederiveIndices;
 };
 
 /// A 16-bit A fragment (4 x i32) and the f32 accumulator of one m16n8 tile.
@@ -237,10 +242,11 @@ private:
 
   /// Derives the per-thread indices and K/V addresses below from the
   /// special registers and parameters. The prologue reads them through the
-  /// NVVM ops; each KV loop derives them anew per tile from fresh reads
-  /// (readSpecialRegister, opaque parameters), because LICM would otherwise
-  /// hoist every lane offset and copy address out of the loop and hold each
-  /// in registers across it, where the accumulator and scores need them.
+  /// NVVM ops; with cfg.rederiveIndices each KV loop derives them anew per
+  /// tile from fresh reads (readSpecialRegister, opaque parameters), because
+  /// LICM would otherwise hoist every lane offset and copy address out of
+  /// the loop and hold each in registers across it, where the accumulator
+  /// and scores need them.
   void deriveIndices(bool fresh);
   /// The values deriveIndices sets; tileLoop restores them after its body.
   SmallVector<Value *> perThreadValues() {
@@ -505,7 +511,8 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
     for (auto [slot, value] : llvm::zip_equal(perThread, outer))
       *slot = value;
   });
-  deriveIndices(/*fresh=*/true);
+  if (cfg.rederiveIndices)
+    deriveIndices(/*fresh=*/true);
   // Ring slots count from `lo`, across the loops of one CTA.
   Value it = arith::SubIOp::create(b, tile, lo);
   Value slot = arith::RemUIOp::create(b, it, c32(cfg.stages));
@@ -820,6 +827,11 @@ FailureOr<SM80KernelConfig> readConfig(TiledAttentionOp op) {
   cfg.windowLeft = op.getWindowLeft();
   cfg.windowRight = op.getWindowRight();
   cfg.plan = sm80::planSmem(cfg.headDim, 2, cfg.blockM, cfg.blockN, cfg.stages);
+  // With the indices and addresses hoisted out of the loops, head dim 128
+  // spills up to 200 bytes (ptxas for sm_90) and head dim 96 spilled too; at
+  // 64 the registers hold them, and the loops are faster without the
+  // per-tile re-derivation.
+  cfg.rederiveIndices = cfg.headDim > 64;
   if (cfg.stages < 2 || cfg.warps * 32 != kThreads ||
       cfg.rowsPerWarp * cfg.warps != cfg.blockM || cfg.rowsPerWarp % 16 ||
       cfg.blockN % 16 || cfg.plan.totalBytes != getInt(smemAttr, "bytes"))

@@ -33,12 +33,12 @@
 // Q in registers (head dim 64), once.
 // CHECK: nvvm.cp.async.wait.group 1
 // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32
-// The loop over the tiles every row sees whole: per-thread indices read
-// anew per tile (nothing hoisted across the loop), wait for tile j,
-// prefetch tile j + 1, and no mask compares.
+// The loop over the tiles every row sees whole: wait for tile j, prefetch
+// tile j + 1, and no mask compares. Head dim 64 keeps the prologue's
+// per-thread indices and addresses across the loop (no fresh reads).
 // CHECK: scf.for
-// CHECK: llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;", "=r"
-// CHECK: llvm.inline_asm has_side_effects "mov.b64 $0, $1;", "=l,l"
+// CHECK-NOT: llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;"
+// CHECK-NOT: llvm.inline_asm has_side_effects "mov.b64 $0, $1;"
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvvm.barrier0
 // CHECK: scf.if
@@ -92,8 +92,14 @@ func.func @causal_lse(%q: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>
 // -----
 
 // Without LSE: 4 pointers, 5 sizes, 12 strides; f16 operands are vector<2xf16>.
+// Head dim 128: each tile derives its per-thread indices and addresses anew
+// from fresh reads (hoisted across the loop, they would spill).
 // CHECK-LABEL: llvm.func @f16_no_lse(
 // CHECK-SAME: {{(%arg[0-9]+: !llvm.ptr<1>, ){4}(%arg[0-9]+: i32, ){5}(%arg[0-9]+: i64, ){11}%arg20: i64\)}}
+// CHECK: scf.for
+// CHECK: llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;", "=r"
+// CHECK: llvm.inline_asm has_side_effects "mov.b64 $0, $1;", "=l,l"
+// CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 func.func @f16_no_lse(%q: memref<?x?x?x128xf16>, %k: memref<?x?x?x128xf16>, %v: memref<?x?x?x128xf16>, %o: memref<?x?x?x128xf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf16>, memref<?x?x?x128xf16>, memref<?x?x?x128xf16>) outs(%o : memref<?x?x?x128xf16>)
