@@ -7,16 +7,23 @@ Launches through the CUDA driver API with ctypes (cuModuleLoadData,
 cuTensorMapEncodeTiled, cuLaunchKernel), following docs/KERNEL-ABI.md and the
 tensormap parameters of each kernel's JSON description.
 
-usage: check_sm90.py KERNEL_DIR [NAME ...] [--bench] [--bench-matrix] [--check-bench]
+usage: check_sm90.py KERNEL_DIR [NAME ...] [--bench] [--bench-matrix] [--check-bench] [--bench-fp8]
   --bench-matrix: the bench_* schedule variants beside SDPA FA2/cuDNN (SEQS, ROUNDS)
   --check-bench: also run the correctness cases on the bench_* kernels
+  --bench-fp8: the FP8 kernels (e4m3) beside SDPA cuDNN in bf16, non-causal, seqlen >= 4k
+
+FP8 kernels (dtype e4m3) are checked against float64 attention of the
+dequantized inputs: Q, K, V quantized here with torch (the descale shapes of
+the kernel's "descale" description: per tensor, per (batch, KV head), per
+block), inputs scaled by random factors per block so that the descales differ.
 """
 import ctypes, json, math, os, sys, time
 import torch
 import torch.nn.functional as F
 
 cuda = ctypes.CDLL("libcuda.so.1")
-DT = {"bf16": (torch.bfloat16, 9), "f16": (torch.float16, 6)}
+DT = {"bf16": (torch.bfloat16, 9), "f16": (torch.float16, 6),
+      "e4m3": (torch.float8_e4m3fn, 0)}  # CU_TENSOR_MAP_DATA_TYPE_UINT8
 
 
 def check(res, what):
@@ -54,10 +61,10 @@ class Kernel:
                                           0, 3, 3, 0), "cuTensorMapEncodeTiled")
         return m, addr
 
-    def __call__(self, q, k, v, o, lse=None):
-        self.prepare(q, k, v, o, lse)()
+    def __call__(self, q, k, v, o, lse=None, descales=None):
+        self.prepare(q, k, v, o, lse, descales)()
 
-    def prepare(self, q, k, v, o, lse=None):
+    def prepare(self, q, k, v, o, lse=None, descales=None):
         """Encodes the parameters (tensor maps included) once and returns a
         function that only launches: timing the returned function leaves the
         Python encoding outside the CUDA events."""
@@ -66,12 +73,20 @@ class Kernel:
         sizes = {"batch": q.shape[0], "heads_q": q.shape[1], "heads_kv": k.shape[1],
                  "seq_q": q.shape[2], "seq_k": k.shape[2]}
         tensors = {"q": q, "k": k, "v": v, "o": o, "lse": lse}
+        for t, x in zip("qkv", descales or ()):
+            tensors[t + "_descale"] = x
         for p in d["params"]:
             n, ty = p["name"], p["type"]
             if ty == "ptr":
                 val = ctypes.c_uint64(tensors[n].data_ptr())
             elif ty == "u32":
                 val = ctypes.c_uint32(sizes[n])
+            elif ty == "u64" and "_descale_stride_" in n:
+                # [b, h, blk] strides in elements; 0 for dims it lacks.
+                t, dim = n.split("_descale_stride_")
+                x = tensors[t + "_descale"]
+                dims = {0: [], 2: ["b", "h"], 3: ["b", "h", "blk"]}[x.dim()]
+                val = ctypes.c_uint64(x.stride(dims.index(dim)) if dim in dims else 0)
             elif ty == "u64":
                 t, _, dim = n.split("_")
                 val = ctypes.c_uint64(tensors[t].stride("bhs".index(dim)))
@@ -148,6 +163,124 @@ def run_case(kern, b, hq, hkv, sq, sk):
         ok = ok and lerr < 2e-3 and inf_ok and not torch.isnan(lse).any().item()
     print(("PASS" if ok else "FAIL") + line + (" NaN in output" if nan else ""))
     return ok
+
+
+def quantize(x, spec, heads_kv):
+    """x: float [B, H, S, D] -> (e4m3 tensor of x's layout, f32 descale of
+    the kernel's shape for `spec` = {"rank": r, "block": n}), like
+    fattn.quantize_fp8: descale = max(amax / 448, 2^-126), RNE, saturated."""
+    b, h, s, _ = x.shape
+    xf = x.float()
+    if spec["rank"] == 0:
+        amax = xf.abs().amax()
+        scale = (amax / 448).clamp_min(2.0 ** -126)
+        full = scale
+    elif spec["rank"] == 2:  # [B, Hkv]: the heads that share a KV head
+        g = h // heads_kv
+        amax = xf.abs().reshape(b, heads_kv, g * s * x.shape[3]).amax(-1)
+        scale = (amax / 448).clamp_min(2.0 ** -126)
+        full = scale.repeat_interleave(g, 1)[:, :, None, None]
+    else:
+        blk = spec["block"]
+        nb = (s + blk - 1) // blk
+        pad = torch.zeros(b, h, nb * blk, x.shape[3], device=x.device)
+        pad[:, :, :s] = xf
+        amax = pad.abs().reshape(b, h, nb, blk * x.shape[3]).amax(-1)
+        scale = (amax / 448).clamp_min(2.0 ** -126)
+        full = scale.repeat_interleave(blk, 2)[:, :, :s, None]
+    x8 = (xf / full).clamp(-448, 448).to(torch.float8_e4m3fn)
+    return x8, scale.contiguous().float()
+
+
+def dequantize(x8, scale, spec, heads_kv):
+    b, h, s, _ = x8.shape
+    if spec["rank"] == 0:
+        full = scale
+    elif spec["rank"] == 2:
+        full = scale.repeat_interleave(h // heads_kv, 1)[:, :, None, None]
+    else:
+        full = scale.repeat_interleave(spec["block"], 2)[:, :, :s, None]
+    return x8.double() * full.double()
+
+
+def fp8_inputs(desc, b, hq, hkv, sq, sk):
+    """Random BSHD Q, K, V with per-128-row factors 2^U(-3, 3), quantized by
+    the kernel's descale spec (per tensor without one); returns the e4m3
+    tensors, the descales (or None) and the dequantized float64 tensors."""
+    d = desc["head_dim_qk"]
+    spec = desc.get("descale") or {"q": {"rank": 0}, "k": {"rank": 0}, "v": {"rank": 0}}
+    out, scales, deq = [], [], []
+    for t, h, s in (("q", hq, sq), ("k", hkv, sk), ("v", hkv, sk)):
+        x = torch.randn(b, s, h, d, device="cuda").transpose(1, 2)
+        nb = (s + 127) // 128
+        f = torch.exp2(torch.empty(b, h, nb, device="cuda").uniform_(-3, 3))
+        x = x * f.repeat_interleave(128, 2)[:, :, :s, None]
+        if desc.get("descale"):
+            x8, sc = quantize(x, spec[t], hkv)
+        else:  # no descales: the values themselves (|x| <= 448)
+            x8, sc = x.clamp(-448, 448).to(torch.float8_e4m3fn), torch.ones((), device="cuda")
+        # BSHD storage for the kernel, as flash_attn_func takes it.
+        x8 = x8.transpose(1, 2).contiguous().transpose(1, 2)
+        out.append(x8); scales.append(sc); deq.append(dequantize(x8, sc, spec[t], hkv))
+    return out, (scales if desc.get("descale") else None), deq
+
+
+def run_fp8_case(kern, b, hq, hkv, sq, sk):
+    desc = kern.desc
+    d = desc["head_dim_qk"]
+    (q, k, v), descales, (dq, dk, dv) = fp8_inputs(desc, b, hq, hkv, sq, sk)
+    o = torch.full((b, sq, hq, d), float("nan"), device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+    lse = torch.full((b, hq, sq), float("nan"), device="cuda") if desc["has_lse"] else None
+    kern(q, k, v, o, lse, descales)
+    torch.cuda.synchronize()
+    ro, rlse = reference(dq, dk, dv, desc)
+    nan = torch.isnan(o).any().item()
+    err = ((o.double() - ro).norm() / ro.norm().clamp_min(1e-30)).item()
+    # P is rounded to e4m3 (3 mantissa bits) in the kernel: about 2e-2.
+    line = f"  B={b} Hq={hq} Hkv={hkv} Sq={sq} Sk={sk}: rel L2 err {err:.2e} (bound 4e-2)"
+    ok = not nan and err < 4e-2
+    if lse is not None:
+        fin = torch.isfinite(rlse)
+        lerr = (lse.double()[fin] - rlse[fin]).abs().max().item() if fin.any() else 0.0
+        inf_ok = bool((lse[~fin] == -math.inf).all().item())
+        line += f", LSE max abs err {lerr:.2e}, -inf rows ok {inf_ok}"
+        ok = ok and lerr < 2e-3 and inf_ok and not torch.isnan(lse).any().item()
+    print(("PASS" if ok else "FAIL") + line + (" NaN in output" if nan else ""), flush=True)
+    return ok
+
+
+def bench_fp8(kernels, rounds):
+    """FP8 kernels beside SDPA cuDNN in bf16 (the same shapes, bf16 inputs),
+    non-causal, H * D = 2048; best of `rounds` rotated rounds."""
+    from torch.nn.attention import sdpa_kernel, SDPBackend
+    fp8 = {n: k for n, k in kernels.items() if k.desc["dtype"] == "e4m3"
+           and not k.desc["causal"] and k.desc["window_left"] < 0}
+    print(f"BENCH-FP8 TFLOP/s (best of {rounds} rounds, FLOPs 4 B H S^2 D), cuDNN bf16 same run")
+    for d in sorted({k.desc["head_dim_qk"] for k in fp8.values()}):
+        group = {n: k for n, k in fp8.items() if k.desc["head_dim_qk"] == d}
+        for s in (4096, 8192, 16384):
+            b, h = max(1, 16384 // s), 2048 // d
+            fns = {}
+            for n, kern in group.items():
+                (q, k, v), descales, _ = fp8_inputs(kern.desc, b, h, h, s, s)
+                o = torch.empty(b, s, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+                fns[n] = kern.prepare(q, k, v, o, None, descales)
+            qb, kb, vb = (bshd(b, s, h, d, torch.bfloat16) for _ in range(3))
+            def cudnn():
+                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                    F.scaled_dot_product_attention(qb, kb, vb)
+            fns["cuDNN-bf16"] = cudnn
+            flops = 4 * b * h * s * s * d
+            best = {n: 0.0 for n in fns}
+            names = list(fns)
+            for r in range(rounds):
+                for n in names[r % len(names):] + names[:r % len(names)]:
+                    try:
+                        best[n] = max(best[n], timeit(fns[n], flops))
+                    except RuntimeError as e:
+                        print("BENCH-FP8 error", n, e)
+            cells = " ".join(f"{n}={best[n]:.0f}" for n in names)
+            print(f"BENCH-FP8 d={d} S={s} B={b} H={h}: {cells}", flush=True)
 
 
 def timeit(fn, flops, iters=20):
@@ -257,11 +390,14 @@ def main():
         kernels[desc["name"]] = kern
         if desc["name"].startswith("bench_") and "--check-bench" not in sys.argv:
             continue
+        runner = run_fp8_case if desc["dtype"] == "e4m3" else run_case
         for case in CASES:
             try:
-                failures += not run_case(kern, *case)
+                failures += not runner(kern, *case)
             except RuntimeError as e:
                 print("FAIL", case, e); failures += 1; break
+    if "--bench-fp8" in sys.argv:
+        bench_fp8(kernels, int(os.environ.get("ROUNDS", "2")))
     if "--bench-matrix" in sys.argv:
         seqs = [int(x) for x in os.environ.get("SEQS", "2048,8192,16384").split(",")]
         bench_matrix(kernels, seqs, int(os.environ.get("ROUNDS", "2")))

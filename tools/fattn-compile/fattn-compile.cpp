@@ -138,12 +138,20 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // (block_m 192).
     bool masked = op.getEffectiveWindowLeft() >= 0 ||
                   op.getEffectiveWindowRight() >= 0;
-    if (headDim > 128)
+    bool fp8 = isa<Float8E4M3FNType>(
+        cast<MemRefType>(op.getQuery().getType()).getElementType());
+    if (fp8)
+      options.blockN = 128; // FP8 (issue 6): 128 x 128 tiles, two stages
+    else if (headDim > 128)
       options.blockN = 80;
     else if (headDim > 64 && headDim <= 128 && !masked)
       options.blockN = 176;
-    if (headDim <= 64)
+    if (headDim <= 64 && !fp8)
       options.blockM = 192;
+    // FP8: ptxas serializes the e4m3 wgmmas of the overlapped loop (C7513),
+    // which measured slower than the plain loop (docs/PERF.md, 2026-11-29).
+    if (fp8)
+      options.intraWgOverlap = false;
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);

@@ -150,15 +150,23 @@ struct TextIntOps {
 /// halves of a stage have separate empty barriers: K is handed back as soon
 /// as S = Q K^T has completed and V only after O += P V, so that the copy of
 /// a later K tile starts while the consumers still work on the current one.
+///
+/// FP8 adds a ring of V^T tiles (head-dim rows of 128-key, 128B-swizzled
+/// atoms) with full and empty barriers of its own: TMA fills the V half of a
+/// stage, the producer warpgroup transposes it into the V^T stage, and the
+/// consumers read only V^T (so V's empty barriers go unused).
 struct SharedLayout {
-  int64_t stages, qBytes, kvStageBytes, kOffset, vOffset, barOffset, total;
+  int64_t stages, qBytes, kvStageBytes, vtStageBytes, kOffset, vOffset,
+      vtOffset, barOffset, total;
   explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
     qBytes = c.headDimChunks() * c.blockM * 128;
     kvStageBytes = c.headDimChunks() * c.blockN * 128;
+    vtStageBytes = c.isFP8() ? c.keyChunks() * c.headDim * 128 : 0;
     kOffset = qBytes;
     vOffset = kOffset + c.stages * kvStageBytes;
-    barOffset = vOffset + c.stages * kvStageBytes;
-    total = barOffset + 8 * (1 + 4 * c.stages);
+    vtOffset = vOffset + c.stages * kvStageBytes;
+    barOffset = vtOffset + c.stages * vtStageBytes;
+    total = barOffset + 8 * (1 + (c.isFP8() ? 6 : 4) * c.stages);
   }
   // Each ring barrier is an array with one 8-byte entry per stage.
   int64_t qBar() const { return barOffset; }
@@ -166,12 +174,25 @@ struct SharedLayout {
   int64_t fullVBar() const { return fullKBar() + 8 * stages; }
   int64_t emptyKBar() const { return fullVBar() + 8 * stages; }
   int64_t emptyVBar() const { return emptyKBar() + 8 * stages; }
+  int64_t fullVtBar() const { return emptyVBar() + 8 * stages; }
+  int64_t emptyVtBar() const { return fullVtBar() + 8 * stages; }
+};
+
+/// The named barrier on which the FP8 producer warpgroup's 128 threads meet
+/// after each transpose, before V's staging slot is refilled (pingpong uses
+/// low ids).
+constexpr int64_t kProducerBarrier = 15;
+
+/// The descale factors of one KV tile (FP8 with descales).
+struct TileDescales {
+  string key, value;
 };
 
 /// The online-softmax state a KV tile leaves behind, per accumulator row.
 struct TileSoftmax {
   string max[2], sum[2], alpha[2];
-  /// P in the A-fragment layout of wgmma k16 (registers 4kk..4kk+3).
+  /// P in the A-fragment layout of wgmma k16, or of e4m3 k32 with the keys
+  /// permuted (wgmma_e4m3_k32): registers 4kk..4kk+3 per k step.
   SmallVector<string> packedP;
 };
 
@@ -200,11 +221,15 @@ public:
     numO = dPad / 2; // O accumulator registers per thread
     sType = structType(numS, "f32");
     oType = structType(numO, "f32");
-    pType = structType(numS / 2, "i32");
+    // P: two 16-bit or four e4m3 probabilities per register.
+    numP = cfg.isFP8() ? numS / 4 : numS / 2;
+    pType = structType(numP, "i32");
     softcap = cfg.softcap > 0;
     softmaxScale = softcap ? 1.0f : cfg.scale;
     scaleLog2 = softmaxScale * kLog2E;
-    wgmmaType = cfg.elementType == "bf16" ? "bf16" : "f16";
+    wgmmaType = cfg.elementType.c_str();
+    kStep = 32 / cfg.elementBytes();
+    carryValueDescale = cfg.vDescale.rank == 3;
   }
 
   string emit();
@@ -214,11 +239,16 @@ private:
   const SM90Options &opts;
   SharedLayout layout;
   TextEmitter e;
-  int64_t bn, dPad, chunks, numS, numO;
+  int64_t bn, dPad, chunks, numS, numO, numP;
   string sType, oType, pType;
   bool softcap;
   float softmaxScale, scaleLog2;
   const char *wgmmaType;
+  /// Keys (K dim) of one wgmma: 16 for 16-bit elements, 32 for e4m3.
+  int64_t kStep;
+  /// FP8 with per-block V descales: O is kept in units of the current tile's
+  /// V descale, which the KV loop carries (see emitValueRescale).
+  bool carryValueDescale;
   int labelCounter = 0;
 
   // Values of the entry block, visible everywhere.
@@ -227,6 +257,9 @@ private:
   // Values of the consumer's first block, visible in the whole consumer.
   string wg, quad, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0, vDesc0;
   string negInf, zero, isIssuer;
+  // FP8 descales: Q's per accumulator row, and K's and V's when they are the
+  // same for every tile (ranks 0 and 2); empty without descales.
+  string qScale[2], keyScale, valueScale;
 
   static string structType(int64_t n, const char *elem) {
     string s = "!llvm.struct<(";
@@ -249,14 +282,37 @@ private:
   void emitTileLoad(const string &j);
   void emitLoadAhead(const string &released);
 
+  // FP8: the producer warpgroup copies and transposes V (FP8Transpose).
+  void emitFP8Producer();
+  void emitTransposeV(const string &stage, const string &lane,
+                      const string &warp, const string sel[2]);
+
+  // FP8 descales.
+  string loadDescale(const char *tensor, const SM90Descale &spec,
+                     const string &headIdx, const string &blockIdx);
+  void emitDescaleSetup();
+  TileDescales tileDescales(const string &j);
+  string emitValueRescale(SmallVector<string> &o, const TileSoftmax &sm,
+                          const string &prevDescale, const string &descale);
+
   // Consumer pieces.
   string issueQK(const string &stage);
   string scoresAlone(const string &stage, const string &phase);
   SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
                               const string &stage, bool fence);
   TileSoftmax emitSoftmax(const string &scores, const string &j,
-                          const string oldMax[2], const string oldSum[2]);
+                          const string oldMax[2], const string oldSum[2],
+                          const TileDescales &descales);
+  SmallVector<string> packProbabilitiesE4M3(ArrayRef<string> p);
+  /// V's ring as the consumers read it: V^T for FP8.
+  int64_t fullValueBar() const {
+    return cfg.isFP8() ? layout.fullVtBar() : layout.fullVBar();
+  }
+  int64_t emptyValueBar() const {
+    return cfg.isFP8() ? layout.emptyVtBar() : layout.emptyVBar();
+  }
   SmallVector<string> fenceValues(ArrayRef<string> values, const char *elem);
+  SmallVector<string> copyValues(ArrayRef<string> values);
   SmallVector<string> unpack(const string &agg, int64_t n, const string &type);
   string pack(ArrayRef<string> values, const string &type);
   void release(int64_t emptyBar, const string &stage) {
@@ -298,6 +354,16 @@ private:
     e.label(done);
   }
 
+  // With per-block V descales the KV loops carry the descale of the tile
+  // whose units O is in, as one more f32 block argument.
+  string carried(const string &value) const {
+    return carryValueDescale ? ", " + value : "";
+  }
+  string carriedTypes() const { return carryValueDescale ? ", f32" : ""; }
+  string carriedArgs(const string &name) const {
+    return carryValueDescale ? ", " + name + ": f32" : "";
+  }
+
   string stageOf(const string &t) {
     return e.bin("urem", t, e.i32(cfg.stages));
   }
@@ -329,9 +395,11 @@ private:
                                 "!llvm.ptr<7>", dst).str());
     e.op(formatv("nvvm.cp.async.bulk.tensor.shared.cluster.global {0}, {1}, "
                  "{2}, box[{3}, {4}, {5}, {6}] : !llvm.ptr<7>, !llvm.ptr",
-                 dst7, map, bar, e.i32(64 * chunk), row, headIdx, batch).str());
+                 dst7, map, bar, e.i32(cfg.atomColumns() * chunk), row,
+                 headIdx, batch).str());
   }
-  string packPair(const string &a, const string &b);
+  /// Two f32 as a pair of 16-bit floats of type `half` in one i32.
+  string packPair(const string &a, const string &b, const string &half);
 };
 
 string SM90KernelEmitter::signature() {
@@ -348,6 +416,13 @@ string SM90KernelEmitter::signature() {
   if (cfg.hasLse) {
     params.push_back("%lse_stride_b: i64");
     params.push_back("%lse_stride_h: i64");
+  }
+  if (cfg.hasDescales()) {
+    for (const char *t : {"q", "k", "v"})
+      params.push_back(formatv("%{0}_descale: !llvm.ptr", t).str());
+    for (const char *t : {"q", "k", "v"})
+      for (const char *d : {"b", "h", "blk"})
+        params.push_back(formatv("%{0}_descale_stride_{1}: i64", t, d).str());
   }
   for (const char *t : {"q", "k", "v"})
     params.push_back(formatv("%{0}_map: !llvm.ptr {{llvm.align = 64 : i64, "
@@ -407,6 +482,11 @@ void SM90KernelEmitter::emitEntry() {
     init(layout.fullVBar() + 8 * s, 1);
     init(layout.emptyKBar() + 8 * s, consumerThreads);
     init(layout.emptyVBar() + 8 * s, consumerThreads);
+    if (cfg.isFP8()) {
+      // Every producer thread writes a part of V^T.
+      init(layout.fullVtBar() + 8 * s, 128);
+      init(layout.emptyVtBar() + 8 * s, consumerThreads);
+    }
   }
   e.op("nvvm.fence.mbarrier.init");
   e.op("nvvm.barrier0");
@@ -435,8 +515,11 @@ void SM90KernelEmitter::emitTileLoad(const string &j) {
   string kvRow = e.mul(j, e.i32(bn));
   string stageOffset = e.mul(stage, e.i32(layout.kvStageBytes));
   for (bool isV : {false, true}) {
-    waitBarrier(barrier(isV ? layout.emptyVBar() : layout.emptyKBar(), stage),
-                waitPhase);
+    // FP8: V's slot is free once the producer's own transpose has read it
+    // (the producer barrier after each transpose), no consumer hands it back.
+    if (!(isV && cfg.isFP8()))
+      waitBarrier(barrier(isV ? layout.emptyVBar() : layout.emptyKBar(), stage),
+                  waitPhase);
     string bar = barrier(isV ? layout.fullVBar() : layout.fullKBar(), stage);
     e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
                  bar, e.i32(layout.kvStageBytes)).str());
@@ -486,8 +569,248 @@ void SM90KernelEmitter::emitLoadAhead(const string &released) {
   e.label(done);
 }
 
-string SM90KernelEmitter::packPair(const string &a, const string &b) {
-  const char *half = cfg.elementType == "bf16" ? "bf16" : "f16";
+/// The FP8 producer warpgroup. One elected thread issues the TMA copies one
+/// tile ahead; all 128 threads then transpose V of the current tile from its
+/// staging slot into the V^T ring, signal "V^T full" (128 arrivals), and meet
+/// on a named barrier before the staging slot can be refilled.
+///
+///   issuer: Q; K(lo), V(lo)
+///   for j in [lo, hi): issuer: K(j+1) (waits K's empty barrier), V(j+1)
+///                      all:    wait V(j) landed, wait V^T slot empty,
+///                              transpose, fence.proxy.async, arrive V^T full,
+///                              producer barrier
+void SM90KernelEmitter::emitFP8Producer() {
+  e.label("producer");
+  if (opts.producerRegisters > 0)
+    e.op(formatv("nvvm.setmaxregister decrease {0}", opts.producerRegisters).str());
+  string warp0 = e.icmp("ult", tid, e.i32(32));
+  string elected = e.def("nvvm.elect.sync -> i1");
+  string issuer = e.bin("and", warp0, elected, "i1");
+  string lane = e.bin("and", tid, e.i32(31));
+  string warp = e.bin("lshr", tid, e.i32(5));
+  // Lane-dependent byte selectors of the transpose (emitTransposeV): with
+  // s = (lane / 2) % 4, sel[0] picks bytes s, s+1 and sel[1] bytes s+2, s+3
+  // (mod 4) of two words, interleaved. Table: 16 bits per s.
+  string rot = e.bin("and", e.bin("lshr", lane, e.i32(1)), e.i32(3));
+  string sel[2];
+  for (int h = 0; h < 2; ++h) {
+    string shift = e.mul(e.bin("and", e.add(rot, e.i32(2 * h)), e.i32(3)),
+                         e.i32(16));
+    string word = e.bin("lshr", e.i64(0x4073736262515140LL), e.zext64(shift),
+                        "i64");
+    sel[h] = e.def(formatv("llvm.trunc {0} : i64 to i32", word).str());
+    sel[h] = e.bin("and", sel[h], e.i32(0xFFFF));
+  }
+  e.op(formatv("llvm.cond_br {0}, ^load_q, ^produce({1} : i32)", issuer, lo).str());
+
+  e.label("load_q");
+  emitQLoad();
+  e.op(formatv("llvm.cond_br {0}, ^load_first, ^produce({1} : i32)",
+               e.icmp("slt", lo, hi), lo).str());
+  e.label("load_first");
+  emitTileLoad(lo);
+  e.op(formatv("llvm.br ^produce({0} : i32)", lo).str());
+
+  e.label("produce", "(%pj: i32)");
+  e.op(formatv("llvm.cond_br {0}, ^produce_tile, ^exit",
+               e.icmp("slt", "%pj", hi)).str());
+
+  e.label("produce_tile");
+  string next = e.add("%pj", e.i32(1));
+  e.op(formatv("llvm.cond_br {0}, ^load_next, ^transpose",
+               e.bin("and", issuer, e.icmp("slt", next, hi), "i1")).str());
+  e.label("load_next");
+  emitTileLoad(next);
+  e.op("llvm.br ^transpose");
+
+  e.label("transpose");
+  string t = e.sub("%pj", lo);
+  string stage = stageOf(t), phase = phaseOf(t);
+  waitBarrier(barrier(layout.fullVBar(), stage), phase);
+  waitBarrier(barrier(layout.emptyVtBar(), stage), e.bin("xor", phase, e.i32(1)));
+  emitTransposeV(stage, lane, warp, sel);
+  // Generic-proxy stores that wgmma (async proxy) reads next.
+  e.op("nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
+       "#nvvm.shared_space<cta>}");
+  e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
+               barrier(layout.fullVtBar(), stage)).str());
+  e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
+               e.i32(kProducerBarrier), e.i32(128)).str());
+  e.op(formatv("llvm.br ^produce({0} : i32)", next).str());
+}
+
+/// V^T[n][kappa] = V[pi(kappa)][n] for the tile in `stage`, pi =
+/// wgmma_e4m3_k32 (slots 4q .. 4q+3 of every 16 keys <- keys 2q, 2q+1, 2q+8,
+/// 2q+9). A warp takes 16 keys x 128 head-dim columns at a time (units u =
+/// warp, warp + 4, ...); lane l holds columns 4l .. 4l+3. Per q it reads the
+/// four keys' 32-bit words (one 128-byte row per instruction: no bank
+/// conflict), transposes the 4 x 4 bytes with prmt, and after the four q
+/// stores 16 bytes per column: the keys 16G .. 16G+15 of V^T row n. The
+/// lanes start at different columns of their four (s = (l / 2) % 4) so that
+/// the eight lanes of a 16-byte store phase hit eight different swizzled
+/// 16-byte units.
+void SM90KernelEmitter::emitTransposeV(const string &stage, const string &lane,
+                                       const string &warp,
+                                       const string sel[2]) {
+  int64_t groups = bn / 16, units = groups * chunks;
+  // The lane's offsets are cheap to recompute but, hoisted out of the tile
+  // loop, would hold some 30 registers for the whole loop: an opaque copy of
+  // the lane id keeps them inside (the producer has 56 registers).
+  string laneCopy = e.def(formatv("llvm.inline_asm has_side_effects asm_dialect "
+                                  "= att \"mov.b32 $0, $1;\", \"=r,r\" {0} "
+                                  ": (i32) -> i32", lane).str());
+  string staging = e.add(e.i32(layout.vOffset),
+                         e.mul(stage, e.i32(layout.kvStageBytes)));
+  string target = e.add(e.i32(layout.vtOffset),
+                        e.mul(stage, e.i32(layout.vtStageBytes)));
+  // Byte offset of the lane's word within a row, before the swizzle.
+  string laneUnit = e.bin("shl", e.bin("lshr", laneCopy, e.i32(2)), e.i32(4));
+  string laneByte = e.mul(e.bin("and", laneCopy, e.i32(3)), e.i32(4));
+  string rot = e.bin("and", e.bin("lshr", laneCopy, e.i32(1)), e.i32(3));
+  string laneOdd = e.bin("shl", e.bin("and", laneCopy, e.i32(1)), e.i32(2));
+  auto prmt = [&](const string &a, const string &b, const string &selector) {
+    return e.def(formatv("llvm.inline_asm asm_dialect = att \"prmt.b32 $0, $1, "
+                         "$2, $3;\", \"=r,r,r,r\" {0}, {1}, {2} : (i32, i32, "
+                         "i32) -> i32", a, b, selector).str());
+  };
+  string lowHalves = e.i32(0x5410), highHalves = e.i32(0x7632);
+  for (int64_t first = 0; first < units; first += 4) {
+    // Unit u = (head-dim chunk c, key group G), u = c * groups + G.
+    string u = e.add(warp, e.i32(first));
+    string c = e.bin("udiv", u, e.i32(groups));
+    string g = e.bin("urem", u, e.i32(groups));
+    string rowBase = e.add(staging, e.add(e.mul(c, e.i32(bn * 128)),
+                                          e.mul(g, e.i32(16 * 128))));
+    string words[4][4]; // [column i][q]
+    for (int64_t q = 0; q < 4; ++q) {
+      string w[4];
+      int64_t keys[4] = {2 * q, 2 * q + 1, 2 * q + 8, 2 * q + 9};
+      for (int k = 0; k < 4; ++k) {
+        string swz = e.bin("xor", laneUnit, e.i32((keys[k] % 8) << 4));
+        string off = e.add(e.add(rowBase, e.i32(keys[k] * 128)),
+                           e.add(swz, laneByte));
+        w[k] = e.def(formatv("llvm.load {0} {{alignment = 4 : i64} : "
+                             "!llvm.ptr<3> -> i32", e.smemPtr(base, off)).str());
+      }
+      string x01 = prmt(w[0], w[1], sel[0]), y01 = prmt(w[0], w[1], sel[1]);
+      string x23 = prmt(w[2], w[3], sel[0]), y23 = prmt(w[2], w[3], sel[1]);
+      words[0][q] = prmt(x01, x23, lowHalves);
+      words[1][q] = prmt(x01, x23, highHalves);
+      words[2][q] = prmt(y01, y23, lowHalves);
+      words[3][q] = prmt(y01, y23, highHalves);
+    }
+    // words[i] is column n = 128 c + 4 l + (i + s) % 4, keys 16G .. 16G+15:
+    // V^T atom G / 8, 16-byte unit G % 8 of row n (swizzled by n % 8).
+    string atom = e.add(target, e.add(e.mul(e.bin("lshr", g, e.i32(3)),
+                                            e.i32(cfg.headDim * 128)),
+                                      e.mul(c, e.i32(128 * 128))));
+    string unitInRow = e.bin("and", g, e.i32(7));
+    for (int64_t i = 0; i < 4; ++i) {
+      string col = e.bin("and", e.add(rot, e.i32(i)), e.i32(3));
+      string n = e.add(e.mul(laneCopy, e.i32(4)), col);
+      string swz = e.bin("shl", e.bin("xor", unitInRow,
+                                      e.bin("or", laneOdd, col)), e.i32(4));
+      string off = e.add(atom, e.add(e.mul(n, e.i32(128)), swz));
+      string vec = e.def("llvm.mlir.poison : vector<4xi32>");
+      for (int64_t q = 0; q < 4; ++q)
+        vec = e.def(formatv("llvm.insertelement {0}, {1}[{2} : i32] : "
+                            "vector<4xi32>", words[i][q], vec, e.i32(q)).str());
+      e.op(formatv("llvm.store {0}, {1} {{alignment = 16 : i64} : "
+                   "vector<4xi32>, !llvm.ptr<3>", vec, e.smemPtr(base, off)).str());
+    }
+  }
+}
+
+/// The descale of `tensor` for this CTA's batch, head `headIdx` (ranks 2
+/// and 3) and block `blockIdx` (rank 3).
+string SM90KernelEmitter::loadDescale(const char *tensor,
+                                      const SM90Descale &spec,
+                                      const string &headIdx,
+                                      const string &blockIdx) {
+  string ptr = e.def(formatv("llvm.addrspacecast %{0}_descale : !llvm.ptr to "
+                             "!llvm.ptr<1>", tensor).str());
+  if (spec.rank >= 2) {
+    string off = e.bin(
+        "add", e.bin("mul", e.zext64(batch), formatv("%{0}_descale_stride_b", tensor).str(), "i64"),
+        e.bin("mul", e.zext64(headIdx), formatv("%{0}_descale_stride_h", tensor).str(), "i64"),
+        "i64");
+    if (spec.rank == 3)
+      off = e.bin("add", off,
+                  e.bin("mul", e.zext64(blockIdx),
+                        formatv("%{0}_descale_stride_blk", tensor).str(), "i64"),
+                  "i64");
+    ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, i64) -> "
+                        "!llvm.ptr<1>, f32", ptr, off).str());
+  }
+  return e.def(formatv("llvm.load {0} {{alignment = 4 : i64} : !llvm.ptr<1> -> "
+                       "f32", ptr).str());
+}
+
+/// Q's descale per accumulator row (rows past seq_q read the last row's
+/// block, as fattn.load_descale), and K's and V's when every tile has the
+/// same one.
+void SM90KernelEmitter::emitDescaleSetup() {
+  const SM90Descale &dq = cfg.qDescale;
+  if (dq.rank == 3) {
+    string last = e.sub("%seq_q", e.i32(1));
+    for (int r = 0; r < 2; ++r)
+      qScale[r] = loadDescale("q", dq, head,
+                              e.bin("udiv", e.smin(row[r], last),
+                                    e.i32(dq.block)));
+  } else {
+    qScale[0] = qScale[1] = loadDescale("q", dq, kvHead, "");
+  }
+  if (cfg.kDescale.rank != 3)
+    keyScale = loadDescale("k", cfg.kDescale, kvHead, "");
+  if (cfg.vDescale.rank != 3)
+    valueScale = loadDescale("v", cfg.vDescale, kvHead, "");
+}
+
+/// K's and V's descale of KV tile `j` (descale_block_kv is a multiple of
+/// block_n: one factor per tile). A per-block V descale is floored at 2^-64
+/// (an all-zero block has 2^-126): O is kept in units of it, and 2^-126
+/// would overflow the accumulator; with the floor, values below about 1e-17
+/// in a block whose factor is floored are read too large.
+TileDescales SM90KernelEmitter::tileDescales(const string &j) {
+  TileDescales d;
+  if (!cfg.hasDescales())
+    return d;
+  string firstRow = e.mul(j, e.i32(bn));
+  d.key = keyScale.empty()
+              ? loadDescale("k", cfg.kDescale, kvHead,
+                            e.bin("udiv", firstRow, e.i32(cfg.kDescale.block)))
+              : keyScale;
+  if (!carryValueDescale) {
+    d.value = valueScale;
+    return d;
+  }
+  string v = loadDescale("v", cfg.vDescale, kvHead,
+                         e.bin("udiv", firstRow, e.i32(cfg.vDescale.block)));
+  d.value = e.fmax(v, e.f32(std::ldexp(1.0f, -64)));
+  return d;
+}
+
+/// O *= alpha before the P V of a tile. With per-block V descales O is
+/// carried in units of the previous tile's descale and moves to this tile's
+/// (alpha * dv_prev / dv), so the P V product adds in the stored units;
+/// returns the descale O is in afterwards (empty without).
+string SM90KernelEmitter::emitValueRescale(SmallVector<string> &o,
+                                           const TileSoftmax &sm,
+                                           const string &prevDescale,
+                                           const string &descale) {
+  string factor[2] = {sm.alpha[0], sm.alpha[1]};
+  if (carryValueDescale) {
+    string ratio = e.bin("fdiv", prevDescale, descale, "f32");
+    for (int r = 0; r < 2; ++r)
+      factor[r] = e.bin("fmul", factor[r], ratio, "f32");
+  }
+  for (int64_t i = 0; i < numO; ++i)
+    o[i] = e.bin("fmul", o[i], factor[(i % 4) / 2], "f32");
+  return carryValueDescale ? descale : string();
+}
+
+string SM90KernelEmitter::packPair(const string &a, const string &b,
+                                   const string &half) {
   string v = e.def("llvm.mlir.poison : vector<2xf32>");
   v = e.def(formatv("llvm.insertelement {0}, {1}[{2} : i32] : vector<2xf32>", a,
                     v, e.i32(0)).str());
@@ -537,20 +860,42 @@ SmallVector<string> SM90KernelEmitter::fenceValues(ArrayRef<string> values,
   return unpack(result, n, type);
 }
 
+/// Copies i32 `values` into fresh registers here (mov in one asm statement,
+/// outputs not tied to the inputs, unlike fenceValues).
+SmallVector<string> SM90KernelEmitter::copyValues(ArrayRef<string> values) {
+  int64_t n = values.size();
+  string asmText, cons, args, types;
+  for (int64_t i = 0; i < n; ++i) {
+    asmText += formatv("mov.b32 ${0}, ${1};", i, n + i).str();
+    cons += (i ? "," : "") + string("=r");
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    cons += ",r";
+    args += (i ? ", " : "") + values[i];
+    types += (i ? ", " : "") + string("i32");
+  }
+  string type = structType(n, "i32");
+  string result = e.def(formatv("llvm.inline_asm has_side_effects asm_dialect = "
+                                "att \"{0}\", \"{1}\" {2} : ({3}) -> {4}",
+                                asmText, cons, args, types, type).str());
+  return unpack(result, n, type);
+}
+
 string SM90KernelEmitter::issueQK(const string &stage) {
   string stageUnits = e.zext64(e.mul(stage, e.i32(layout.kvStageBytes >> 4)));
   string kDesc = e.bin("add", kDesc0, stageUnits, "i64");
   e.op("nvvm.wgmma.fence.aligned");
   string s = e.def(formatv("llvm.mlir.zero : {0}", sType).str());
-  for (int64_t kk = 0; kk < dPad / 16; ++kk) {
-    int64_t c = kk / 4, within = kk % 4; // 64-column atom, 32-byte step
+  // Every k step is 32 bytes of a row: 16 16-bit or 32 e4m3 elements.
+  for (int64_t kk = 0; kk < dPad / kStep; ++kk) {
+    int64_t c = kk / 4, within = kk % 4; // 128-byte atom, 32-byte step
     string da = e.bin("add", qDesc, e.i64(c * cfg.blockM * 8 + within * 2), "i64");
     string db = e.bin("add", kDesc, e.i64(c * bn * 8 + within * 2), "i64");
     s = e.def(formatv("nvvm.wgmma.mma_async {0}, {1}, {2}, #nvvm.shape<m = 64, "
-                      "n = {3}, k = 16>, D[<f32>, {4}], A[<{5}>, <one>, <row>], "
+                      "n = {3}, k = {7}>, D[<f32>, {4}], A[<{5}>, <one>, <row>], "
                       "B[<{5}>, <one>, <col>] : {6} -> {6}",
                       da, db, s, bn, kk == 0 ? "<zero>" : "<one>", wgmmaType,
-                      sType).str());
+                      sType, kStep).str());
   }
   e.op("nvvm.wgmma.commit.group.sync.aligned");
   return s;
@@ -559,10 +904,14 @@ string SM90KernelEmitter::issueQK(const string &stage) {
 SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
                                                ArrayRef<string> pPacked,
                                                const string &stage, bool fence) {
-  string stageUnits = e.zext64(e.mul(stage, e.i32(layout.kvStageBytes >> 4)));
+  int64_t stageBytes = cfg.isFP8() ? layout.vtStageBytes : layout.kvStageBytes;
+  string stageUnits = e.zext64(e.mul(stage, e.i32(stageBytes >> 4)));
   string vDesc = e.bin("add", vDesc0, stageUnits, "i64");
   if (fence)
     e.op("nvvm.wgmma.fence.aligned");
+  // 16-bit: B = V as stored (N-major, "trans-b" 1); e4m3: B = V^T, K-major
+  // (fp8 wgmma has no transpose).
+  const char *immediates = cfg.isFP8() ? "1, 1, 1" : "1, 1, 1, 1";
   auto rsWgmma = [&](int64_t n, ArrayRef<string> acc, ArrayRef<string> a,
                      const string &desc) {
     int64_t numAcc = n / 2;
@@ -574,10 +923,10 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
     cons += ",r,r,r,r,l";
     for (int64_t i = 0; i < numAcc; ++i)
       cons += "," + str(i);
-    string asmText = formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
-                             "{{{2}}, {{${3},${4},${5},${6}}, ${7}, 1, 1, 1, 1;",
+    string asmText = formatv("wgmma.mma_async.sync.aligned.m64n{0}k{9}.f32.{1}.{1} "
+                             "{{{2}}, {{${3},${4},${5},${6}}, ${7}, {8};",
                              n, wgmmaType, outs, numAcc, numAcc + 1, numAcc + 2,
-                             numAcc + 3, numAcc + 4).str();
+                             numAcc + 3, numAcc + 4, immediates, kStep).str();
     for (const string &x : a)
       args += x + ", ";
     args += desc;
@@ -593,6 +942,26 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
     return unpack(result, numAcc, structType(numAcc, "f32"));
   };
   SmallVector<string> o(oIn.begin(), oIn.end());
+  if (cfg.isFP8()) {
+    // V^T: head-dim rows of 128-key atoms; a 32-key step is 32 bytes of a
+    // row, a 64-column part of O starts 64 rows further.
+    for (int64_t kk = 0; kk < bn / kStep; ++kk) {
+      ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
+      int64_t step = (kk / 4) * cfg.headDim * 8 + (kk % 4) * 2;
+      if (opts.wideValueMma) {
+        o = rsWgmma(dPad, o, a, e.bin("add", vDesc, e.i64(step), "i64"));
+        continue;
+      }
+      for (int64_t c = 0; c < dPad / 64; ++c) {
+        string desc = e.bin("add", vDesc, e.i64(step + c * 64 * 8), "i64");
+        SmallVector<string> part(o.begin() + 32 * c, o.begin() + 32 * (c + 1));
+        part = rsWgmma(64, part, a, desc);
+        std::copy(part.begin(), part.end(), o.begin() + 32 * c);
+      }
+    }
+    e.op("nvvm.wgmma.commit.group.sync.aligned");
+    return o;
+  }
   for (int64_t kk = 0; kk < bn / 16; ++kk) {
     ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
     if (opts.wideValueMma) {
@@ -617,14 +986,28 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
 TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
                                            const string &j,
                                            const string oldMax[2],
-                                           const string oldSum[2]) {
+                                           const string oldSum[2],
+                                           const TileDescales &descales) {
   string s = scores;
+  // FP8 descales: the true score of row r is dq(r) * dk(tile) * s. The
+  // factor goes into the multiplications that are there anyway (softcap's,
+  // or the exp2 FMA and the row max), never into a pass over the tile.
+  string rowScale[2];
+  bool scaled = cfg.hasDescales();
+  if (scaled)
+    for (int r = 0; r < 2; ++r)
+      rowScale[r] = e.bin("fmul", qScale[r], descales.key, "f32");
   if (softcap) {
     // s = softcap * tanh(scale * s / softcap); the softmax then uses scale 1.
-    string inner = e.f32(cfg.scale / cfg.softcap), cap = e.f32(cfg.softcap);
+    string inner[2], cap = e.f32(cfg.softcap);
+    inner[0] = inner[1] = e.f32(cfg.scale / cfg.softcap);
+    if (scaled)
+      for (int r = 0; r < 2; ++r)
+        inner[r] = e.bin("fmul", rowScale[r], inner[r], "f32");
+    scaled = false; // the capped scores are true scores
     for (int64_t i = 0; i < numS; ++i) {
       string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", s, i, sType).str());
-      x = e.bin("fmul", x, inner, "f32");
+      x = e.bin("fmul", x, inner[(i % 4) / 2], "f32");
       x = e.def(formatv("llvm.inline_asm asm_dialect = att \"tanh.approx.f32 $0, "
                         "$1;\", \"=f,f\" {0} : (f32) -> f32", x).str());
       x = e.bin("fmul", x, cap, "f32");
@@ -671,7 +1054,9 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
   TileSoftmax out;
   SmallVector<string> p(numS);
   for (int r = 0; r < 2; ++r) {
-    string mx = oldMax[r];
+    // With descales the max is taken over the stored scores and scaled once
+    // (the factor is positive), then merged with the running max.
+    string mx = scaled ? negInf : oldMax[r];
     for (int64_t i = 0; i < numS; ++i)
       if ((i % 4) / 2 == r)
         mx = e.fmax(mx, sv[i]);
@@ -680,6 +1065,11 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
       string other = e.def(formatv("nvvm.shfl.sync bfly {0}, {1}, {2}, {3} : f32 "
                                    "-> f32", allLanes, mx, e.i32(sh), clamp).str());
       mx = e.fmax(mx, other);
+    }
+    string coef = scaleL2;
+    if (scaled) {
+      mx = e.fmax(oldMax[r], e.bin("fmul", mx, rowScale[r], "f32"));
+      coef = e.bin("fmul", rowScale[r], scaleL2, "f32");
     }
     out.max[r] = mx;
     // Rows that have seen no key keep max -inf; take probabilities against 0
@@ -691,15 +1081,47 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     for (int64_t i = 0; i < numS; ++i) {
       if ((i % 4) / 2 != r)
         continue;
-      p[i] = e.ex2(e.fma(sv[i], scaleL2, negScaled));
+      p[i] = e.ex2(e.fma(sv[i], coef, negScaled));
       rowSum = e.bin("fadd", rowSum, p[i], "f32");
     }
     // l stays a per-thread partial sum; the quad reduces it at the end.
     out.sum[r] = e.fma(oldSum[r], out.alpha[r], rowSum);
   }
+  if (cfg.isFP8()) {
+    out.packedP = packProbabilitiesE4M3(p);
+    return out;
+  }
   for (int64_t i = 0; i < numS / 2; ++i)
-    out.packedP.push_back(packPair(p[2 * i], p[2 * i + 1]));
+    out.packedP.push_back(packPair(p[2 * i], p[2 * i + 1], cfg.elementType));
   return out;
+}
+
+/// P (f32, in [0, 1]) as the A operand of `wgmma ... k32 .e4m3` from
+/// registers, with the keys in the order wgmma_e4m3_k32: per 32-key step kk,
+/// accumulator registers 16kk + {0, 1, 4, 5} are row r's columns 2q, 2q+1,
+/// 2q+8, 2q+9, which become A's k slots 4q .. 4q+3 (register a0); +{2, 3, 6,
+/// 7} row r + 8 (a1); +8 the same for the next 16 keys (a2, a3). So each
+/// register is two cvt.rn.satfinite.e4m3x2 and one prmt of this thread's own
+/// values; V^T's keys are permuted to match (emitTransposeV).
+SmallVector<string>
+SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
+  auto cvt = [&](const string &lo, const string &hi) {
+    // cvt.rn.satfinite.e4m3x2.f32: the first source goes to the upper byte.
+    string h = e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.ff.to.e4m3x2.rn\"("
+                             "{0}, {1}) : (f32, f32) -> i16", hi, lo).str());
+    return e.def(formatv("llvm.zext {0} : i16 to i32", h).str());
+  };
+  SmallVector<string> packed;
+  string halves = e.i32(0x5410); // bytes 0-1 of `lo`, then bytes 0-1 of `hi`
+  for (int64_t kk = 0; kk < bn / 32; ++kk)
+    for (int64_t base : {0, 2, 8, 10}) {
+      int64_t i = 16 * kk + base;
+      string lo = cvt(p[i], p[i + 1]), hi = cvt(p[i + 4], p[i + 5]);
+      packed.push_back(e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.prmt\"("
+                                     "{0}, {1}, {2}) : (i32, i32, i32) -> i32",
+                                     lo, hi, halves).str()));
+    }
+  return packed;
 }
 
 void SM90KernelEmitter::emitConsumerSetup() {
@@ -732,9 +1154,16 @@ void SM90KernelEmitter::emitConsumerSetup() {
 
   qDesc = descriptor(e.mul(wg, e.i32(64 * 128)), 16);
   kDesc0 = descriptor(e.i32(layout.kOffset), 16);
-  vDesc0 = descriptor(e.i32(layout.vOffset), opts.wideValueMma ? bn * 128 : 16);
+  // V^T (FP8) is K-major like K; V (16-bit) is N-major, its leading byte
+  // offset steps from one 64-column atom to the next.
+  vDesc0 = cfg.isFP8()
+               ? descriptor(e.i32(layout.vtOffset), 16)
+               : descriptor(e.i32(layout.vOffset),
+                            opts.wideValueMma ? bn * 128 : 16);
   negInf = e.f32(-std::numeric_limits<float>::infinity());
   zero = e.f32(0.0f);
+  if (cfg.hasDescales())
+    emitDescaleSetup();
 
   if (!cfg.warpSpecialize) {
     // No producer: thread 0 copies Q and fills the ring; later tiles are
@@ -777,63 +1206,72 @@ string SM90KernelEmitter::scoresAlone(const string &stage, const string &phase) 
 
 void SM90KernelEmitter::emitSequentialLoop() {
   string oInit = e.def(formatv("llvm.mlir.zero : {0}", oType).str());
-  e.op(formatv("llvm.br ^kv_loop({0}, {1}, {1}, {2}, {2}, {3} : i32, f32, f32, "
-               "f32, f32, {4})", lo, negInf, zero, oInit, oType).str());
+  e.op(formatv("llvm.br ^kv_loop({0}, {1}, {1}, {2}, {2}, {3}{5} : i32, f32, "
+               "f32, f32, f32, {4}{6})", lo, negInf, zero, oInit, oType,
+               carried(e.f32(1.0f)), carriedTypes()).str());
 
   e.label("kv_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
-                             "%acc: {0})", oType).str());
-  e.op(formatv("llvm.cond_br {0}, ^kv_tile, ^epilogue(%m0, %m1, %l0, %l1, %acc "
-               ": f32, f32, f32, f32, {1})",
-               e.icmp("slt", "%j", hi), oType).str());
+                             "%acc: {0}{1})", oType, carriedArgs("%dvp")).str());
+  e.op(formatv("llvm.cond_br {0}, ^kv_tile, ^epilogue(%m0, %m1, %l0, %l1, %acc"
+               "{2} : f32, f32, f32, f32, {1}{3})",
+               e.icmp("slt", "%j", hi), oType, carried("%dvp"),
+               carriedTypes()).str());
 
   e.label("kv_tile");
   string t = e.sub("%j", lo);
   string stage = stageOf(t);
   string phase = phaseOf(t);
+  TileDescales descales = tileDescales("%j");
   string s = scoresAlone(stage, phase);
   const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
-  TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum);
-  // O *= alpha.
+  TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
+  // O *= alpha (and, with per-block V descales, into this tile's units).
   SmallVector<string> o = unpack("%acc", numO, oType);
-  for (int64_t i = 0; i < numO; ++i)
-    o[i] = e.bin("fmul", o[i], sm.alpha[(i % 4) / 2], "f32");
+  string valueDescale = emitValueRescale(o, sm, "%dvp", descales.value);
 
-  waitBarrier(barrier(layout.fullVBar(), stage), phase);
+  waitBarrier(barrier(fullValueBar(), stage), phase);
   pingpongSync();
   o = issuePV(o, sm.packedP, stage, /*fence=*/true);
   pingpongArrive();
   waitGroup(0);
   o = fenceValues(o, "f32");
-  release(layout.emptyVBar(), stage);
+  release(emptyValueBar(), stage);
   emitLoadAhead(t);
-  e.op(formatv("llvm.br ^kv_loop({0}, {1}, {2}, {3}, {4}, {5} : i32, f32, f32, "
-               "f32, f32, {6})", e.add("%j", e.i32(1)), sm.max[0], sm.max[1],
-               sm.sum[0], sm.sum[1], pack(o, oType), oType).str());
+  e.op(formatv("llvm.br ^kv_loop({0}, {1}, {2}, {3}, {4}, {5}{7} : i32, f32, "
+               "f32, f32, f32, {6}{8})", e.add("%j", e.i32(1)), sm.max[0],
+               sm.max[1], sm.sum[0], sm.sum[1], pack(o, oType), oType,
+               carried(valueDescale), carriedTypes()).str());
 }
 
 void SM90KernelEmitter::emitOverlappedLoop() {
   string oInit = e.def(formatv("llvm.mlir.zero : {0}", oType).str());
-  e.op(formatv("llvm.cond_br {0}, ^ov_first, ^epilogue({1}, {1}, {2}, {2}, {3} "
-               ": f32, f32, f32, f32, {4})",
-               e.icmp("slt", lo, hi), negInf, zero, oInit, oType).str());
+  e.op(formatv("llvm.cond_br {0}, ^ov_first, ^epilogue({1}, {1}, {2}, {2}, {3}"
+               "{5} : f32, f32, f32, f32, {4}{6})",
+               e.icmp("slt", lo, hi), negInf, zero, oInit, oType,
+               carried(e.f32(1.0f)), carriedTypes()).str());
 
   // Prologue: S and P of the first tile (O is still zero: no rescale).
   e.label("ov_first");
   {
     string stage = e.i32(0), phase = e.i32(0);
+    TileDescales descales = tileDescales(lo);
     string s = scoresAlone(stage, phase);
     const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
-    TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum);
-    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6} : i32, f32, "
-                 "f32, f32, f32, {7}, {8})",
+    TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
+    if (cfg.isFP8())
+      sm.packedP = copyValues(sm.packedP);
+    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{9} : i32, "
+                 "f32, f32, f32, f32, {7}, {8}{10})",
                  e.add(lo, e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
-                 sm.sum[1], oInit, pack(sm.packedP, pType), oType, pType).str());
+                 sm.sum[1], oInit, pack(sm.packedP, pType), oType, pType,
+                 carried(descales.value), carriedTypes()).str());
   }
 
   // Iteration j: S_j and P_{j-1} V_{j-1} on the tensor cores together, the
   // softmax of tile j while P_{j-1} V_{j-1} completes.
   e.label("ov_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
-                             "%acc: {0}, %pp: {1})", oType, pType).str());
+                             "%acc: {0}, %pp: {1}{2})", oType, pType,
+                             carriedArgs("%dvp")).str());
   e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
                e.icmp("slt", "%j", hi)).str());
 
@@ -841,10 +1279,11 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   {
     string t = e.sub("%j", lo), prev = e.sub(t, e.i32(1));
     string stage = stageOf(t), prevStage = stageOf(prev);
+    TileDescales descales = tileDescales("%j");
     waitBarrier(barrier(layout.fullKBar(), stage), phaseOf(t));
-    waitBarrier(barrier(layout.fullVBar(), prevStage), phaseOf(prev));
+    waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
     SmallVector<string> o = unpack("%acc", numO, oType);
-    SmallVector<string> p = unpack("%pp", numS / 2, pType);
+    SmallVector<string> p = unpack("%pp", numP, pType);
     pingpongSync();
     string s = issueQK(stage);
     o = issuePV(o, p, prevStage, /*fence=*/false);
@@ -853,18 +1292,23 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
     release(layout.emptyKBar(), stage);
     const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
-    TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum);
+    TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
     waitGroup(0);
     o = fenceValues(o, "f32");
-    release(layout.emptyVBar(), prevStage);
+    // P_j's registers become the next P V's A operand; e4m3 P comes out of
+    // asm statements whose outputs LLVM would otherwise place straight into
+    // them while P_{j-1} V_{j-1} still reads them (ptxas then serializes
+    // every wgmma).
+    if (cfg.isFP8())
+      sm.packedP = copyValues(sm.packedP);
+    release(emptyValueBar(), prevStage);
     emitLoadAhead(prev);
-    for (int64_t i = 0; i < numO; ++i)
-      o[i] = e.bin("fmul", o[i], sm.alpha[(i % 4) / 2], "f32");
-    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6} : i32, f32, "
-                 "f32, f32, f32, {7}, {8})",
+    string valueDescale = emitValueRescale(o, sm, "%dvp", descales.value);
+    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{9} : i32, "
+                 "f32, f32, f32, f32, {7}, {8}{10})",
                  e.add("%j", e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
                  sm.sum[1], pack(o, oType), pack(sm.packedP, pType), oType,
-                 pType).str());
+                 pType, carried(valueDescale), carriedTypes()).str());
   }
 
   // Epilogue: the last tile's P V.
@@ -872,24 +1316,26 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   {
     string prev = e.sub(e.sub("%j", lo), e.i32(1));
     string prevStage = stageOf(prev);
-    waitBarrier(barrier(layout.fullVBar(), prevStage), phaseOf(prev));
+    waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
     SmallVector<string> o = unpack("%acc", numO, oType);
-    SmallVector<string> p = unpack("%pp", numS / 2, pType);
+    SmallVector<string> p = unpack("%pp", numP, pType);
     pingpongSync();
     o = issuePV(o, p, prevStage, /*fence=*/true);
     pingpongArrive();
     waitGroup(0);
     o = fenceValues(o, "f32");
-    release(layout.emptyVBar(), prevStage);
-    e.op(formatv("llvm.br ^epilogue(%m0, %m1, %l0, %l1, {0} : f32, f32, f32, "
-                 "f32, {1})", pack(o, oType), oType).str());
+    release(emptyValueBar(), prevStage);
+    e.op(formatv("llvm.br ^epilogue(%m0, %m1, %l0, %l1, {0}{2} : f32, f32, f32, "
+                 "f32, {1}{3})", pack(o, oType), oType, carried("%dvp"),
+                 carriedTypes()).str());
   }
 }
 
 // ---- epilogue: O / l, LSE, stores of the rows inside the sequence ----
 void SM90KernelEmitter::emitEpilogue() {
   e.label("epilogue", formatv("(%fm0: f32, %fm1: f32, %fl0: f32, %fl1: f32, "
-                              "%facc: {0})", oType).str());
+                              "%facc: {0}{1})", oType,
+                              carriedArgs("%fdv")).str());
   // The last warpgroup's final arrive on the first one's barrier is still
   // pending: take it, so that every named barrier ends the kernel complete.
   if (pingpong())
@@ -908,7 +1354,11 @@ void SM90KernelEmitter::emitEpilogue() {
       l = e.bin("fadd", l, other, "f32");
     }
     string hasKeys = e.fcmp("ogt", l, zero);
-    string recip = e.bin("fdiv", e.f32(1.0f), l, "f32");
+    // FP8: O is in units of V's descale (of the last tile, when per block).
+    string unit = carryValueDescale ? string("%fdv")
+                  : !valueScale.empty() ? valueScale
+                                        : e.f32(1.0f);
+    string recip = e.bin("fdiv", unit, l, "f32");
     inv[r] = e.select(hasKeys, recip, zero, "f32");
     if (cfg.hasLse) {
       string lg2 = e.def(formatv("llvm.inline_asm asm_dialect = att \"lg2.approx.f32 "
@@ -943,7 +1393,7 @@ void SM90KernelEmitter::emitEpilogue() {
         break;
       string a = e.bin("fmul", accVals[4 * i + 2 * r], inv[r], "f32");
       string b = e.bin("fmul", accVals[4 * i + 2 * r + 1], inv[r], "f32");
-      string word = packPair(a, b);
+      string word = packPair(a, b, cfg.outputType);
       string off = e.bin("add", rowOff, e.i64(8 * i), "i64");
       string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
                                  "i64) -> !llvm.ptr<1>, i16", oGlobal, off).str());
@@ -970,7 +1420,9 @@ void SM90KernelEmitter::emitEpilogue() {
 string SM90KernelEmitter::emit() {
   string text = signature();
   emitEntry();
-  if (cfg.warpSpecialize)
+  if (cfg.warpSpecialize && cfg.isFP8())
+    emitFP8Producer();
+  else if (cfg.warpSpecialize)
     emitProducer();
   emitConsumerSetup();
   if (opts.intraWarpgroupOverlap)

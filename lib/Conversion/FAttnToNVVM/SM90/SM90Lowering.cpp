@@ -8,8 +8,10 @@
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/SM90/FP8LayoutFromIR.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
 
@@ -60,7 +62,8 @@ LogicalResult checkCanonicalTiledForm(TiledAttentionOp op) {
              !isa<StoreTileOp, KVTileRangeOp, MaskOp, SoftcapOp, SoftmaxInitOp,
                   RescaleOp, WarpSpecializeOp, RingCreateOp, RingAcquireOp,
                   RingCommitOp, RingWaitOp, RingReleaseOp, NamedBarrierSyncOp,
-                  NamedBarrierArriveOp>(inner)) {
+                  NamedBarrierArriveOp, LoadDescaleOp, PermuteKeysOp,
+                  TransposeTileOp>(inner)) {
       inner->emitOpError("is not supported by the sm_90a lowering");
       return WalkResult::interrupt();
     }
@@ -74,9 +77,25 @@ LogicalResult checkCanonicalTiledForm(TiledAttentionOp op) {
   return success();
 }
 
+/// The descale part of an FP8 kernel's name: `_ds` and per tensor its rank,
+/// with `b<block>` for per-block factors, e.g. `_dsq2k3b128v3b128`.
+std::string descaleSuffix(const SM90KernelConfig &c) {
+  if (!c.hasDescales())
+    return "";
+  std::string suffix = "_ds";
+  for (auto [t, d] : {std::pair{"q", c.qDescale}, std::pair{"k", c.kDescale},
+                      std::pair{"v", c.vDescale}}) {
+    suffix += formatv("{0}{1}", t, d.rank).str();
+    if (d.rank == 3)
+      suffix += formatv("b{0}", d.block).str();
+  }
+  return suffix;
+}
+
 std::string defaultKernelName(const SM90KernelConfig &c) {
   std::string name = formatv("fattn_fwd_sm90_d{0}_{1}_m{2}n{3}s{4}", c.headDim,
                              c.elementType, c.blockM, c.blockN, c.stages).str();
+  name += descaleSuffix(c);
   if (c.windowRight == 0 && c.windowLeft < 0)
     name += "_causal";
   else if (c.windowLeft >= 0 || c.windowRight >= 0)
@@ -92,6 +111,70 @@ std::string defaultKernelName(const SM90KernelConfig &c) {
 }
 } // namespace
 
+/// The FP8 part of the configuration: what the e4m3 kernel supports (its
+/// producer warpgroup transposes V, so warp specialization is required), the
+/// layout --fattn-fp8-layout recorded, and the descales.
+static LogicalResult getFP8Config(TiledAttentionOp op,
+                                  const SM90Options &options,
+                                  SM90KernelConfig &c) {
+  if (c.headDim % 128 != 0)
+    return op.emitOpError() << "the sm_90a FP8 kernel needs a head dim that "
+                               "is a multiple of 128 (whole 128-byte rows), "
+                               "found "
+                            << c.headDim;
+  if (c.blockN % 64 != 0)
+    return op.emitOpError() << "the sm_90a FP8 kernel needs block_n a "
+                               "multiple of 64 (the V transpose), found "
+                            << c.blockN;
+  if (!options.warpSpecialize)
+    return op.emitOpError("the sm_90a FP8 kernel needs warp specialization: "
+                          "its producer warpgroup transposes V (run "
+                          "--fattn-warp-specialize)");
+  FailureOr<SM90FP8Layout> layout = readSM90FP8Layout(op);
+  if (failed(layout))
+    return failure();
+  if (!layout->producerTransposes)
+    return op.emitOpError("the sm_90a FP8 kernel transposes V in the "
+                          "producer warpgroup: expected the fattn.transpose_"
+                          "tile of --fattn-fp8-layout in the producer region");
+  if (options.producerRegisters > 0 && options.producerRegisters < 56)
+    return op.emitOpError() << "the sm_90a FP8 kernel's producer warpgroup "
+                               "transposes V and needs at least 56 "
+                               "registers, found producer_registers = "
+                            << options.producerRegisters;
+  if (options.pingpong && options.pingpongBarrierBase + 1 >= 15)
+    return op.emitOpError() << "pingpong barriers "
+                            << options.pingpongBarrierBase << " and "
+                            << options.pingpongBarrierBase + 1
+                            << " collide with the FP8 producer's barrier 15";
+
+  if (!op.getQDescale())
+    return success();
+  auto spec = [&](Value descale, std::optional<uint64_t> block,
+                  SM90Descale &out) {
+    out.rank = cast<MemRefType>(descale.getType()).getRank();
+    out.block = out.rank == 3 ? static_cast<int64_t>(block.value_or(0)) : 0;
+  };
+  spec(op.getQDescale(), op.getDescaleBlockQ(), c.qDescale);
+  spec(op.getKDescale(), op.getDescaleBlockKv(), c.kDescale);
+  spec(op.getVDescale(), op.getDescaleBlockKv(), c.vDescale);
+  for (const SM90Descale *d : {&c.qDescale, &c.kDescale, &c.vDescale})
+    if ((d->rank != 0 && d->rank != 2 && d->rank != 3) ||
+        (d->rank == 3 && d->block <= 0))
+      return op.emitOpError() << "has a descale of rank " << d->rank
+                              << " (block " << d->block
+                              << "): the sm_90a FP8 kernel reads ranks 0, "
+                                 "2 and 3 with a positive block";
+  // One K and one V factor per KV tile: they scale S and O's rescale.
+  if (c.kDescale.block % c.blockN != 0 || c.vDescale.block % c.blockN != 0)
+    return op.emitOpError() << "the sm_90a FP8 kernel needs per-block K and V "
+                               "descales of whole KV tiles: descale_block_kv "
+                               "a multiple of block_n = "
+                            << c.blockN << ", found "
+                            << std::max(c.kDescale.block, c.vDescale.block);
+  return success();
+}
+
 FailureOr<SM90KernelConfig>
 mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                                  const SM90Options &options) {
@@ -103,14 +186,19 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   auto vType = cast<MemRefType>(op.getValue().getType());
   auto oType = cast<MemRefType>(op.getOutput().getType());
   Type elem = qType.getElementType();
-  if (!elem.isBF16() && !elem.isF16())
-    return op.emitOpError() << "the sm_90a lowering needs bf16 or f16 "
-                               "elements, found "
+  bool fp8 = isa<Float8E4M3FNType>(elem);
+  if (!elem.isBF16() && !elem.isF16() && !fp8)
+    return op.emitOpError() << "the sm_90a lowering needs bf16, f16 or "
+                               "f8E4M3FN elements, found "
                             << elem;
-  if (kType.getElementType() != elem || vType.getElementType() != elem ||
-      oType.getElementType() != elem)
+  if (kType.getElementType() != elem || vType.getElementType() != elem)
     return op.emitOpError("the sm_90a lowering needs equal element types for "
-                          "query, key, value and output");
+                          "query, key and value");
+  if (fp8 ? !oType.getElementType().isBF16() : oType.getElementType() != elem)
+    return op.emitOpError() << "the sm_90a lowering needs a "
+                            << (fp8 ? "bf16 output for f8E4M3FN inputs"
+                                    : "output of the inputs' element type")
+                            << ", found " << oType.getElementType();
   int64_t d = qType.getDimSize(3);
   if (ShapedType::isDynamic(d) || vType.getDimSize(3) != d ||
       kType.getDimSize(3) != d)
@@ -138,7 +226,8 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                             << bn;
 
   SM90KernelConfig c;
-  c.elementType = elem.isBF16() ? "bf16" : "f16";
+  c.elementType = fp8 ? "e4m3" : elem.isBF16() ? "bf16" : "f16";
+  c.outputType = fp8 ? "bf16" : c.elementType;
   c.headDim = d;
   c.blockM = op.getBlockM();
   c.blockN = bn;
@@ -150,6 +239,8 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   c.hasLse = op.getLse() != nullptr;
   c.consumerWarpgroups = consumers;
   c.warpSpecialize = options.warpSpecialize;
+  if (fp8 && failed(getFP8Config(op, options, c)))
+    return failure();
   if (c.dynamicSharedBytes() > 227 * 1024)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -180,27 +271,50 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
       params += formatv(R"(, {{"name": "{0}_stride_{1}", "type": "u64"})", t, d).str();
   if (c.hasLse)
     params += R"(, {"name": "lse_stride_b", "type": "u64"}, {"name": "lse_stride_h", "type": "u64"})";
+  // FP8 descales: pointers, then [batch, head, block] strides in elements
+  // (0 for the dims a descale does not have).
+  std::string descales;
+  if (c.hasDescales()) {
+    for (const char *t : {"q", "k", "v"})
+      params += formatv(R"(, {{"name": "{0}_descale", "type": "ptr"})", t).str();
+    for (const char *t : {"q", "k", "v"})
+      for (const char *d : {"b", "h", "blk"})
+        params += formatv(R"(, {{"name": "{0}_descale_stride_{1}", "type": "u64"})",
+                          t, d).str();
+    auto entry = [](const char *t, const SM90Descale &d) {
+      std::string block =
+          d.rank == 3 ? formatv(R"(, "block": {0})", d.block).str() : "";
+      return formatv(R"("{0}": {{"rank": {1}{2}})", t, d.rank, block).str();
+    };
+    descales = formatv(R"(, "descale": {{{0}, {1}, {2}})",
+                       entry("q", c.qDescale), entry("k", c.kDescale),
+                       entry("v", c.vDescale)).str();
+  }
   for (const char *t : {"q", "k", "v"}) {
     int64_t rows = std::string(t) == "q" ? c.blockM : c.blockN;
     params += formatv(R"(, {{"name": "{0}_map", "type": "tensormap", "tensor": "{0}", )"
-                      R"("element_type": "{1}", "box": [1, 1, {2}, 64], )"
+                      R"("element_type": "{1}", "box": [1, 1, {2}, {3}], )"
                       R"("element_strides": [1, 1, 1, 1], "swizzle": "128B", )"
                       R"("l2_promotion": "256B", "oob_fill": "zero"})",
-                      t, c.elementType, rows).str();
+                      t, c.elementType, rows, c.atomColumns()).str();
   }
+  std::string outType =
+      c.outputType != c.elementType
+          ? formatv(R"("out_dtype": "{0}", )", c.outputType).str()
+          : "";
   return formatv(R"({{"version": 1, "arch": "sm_90a", "entry": "{0}", )"
-                 R"("cubin": "{0}.cubin", "dtype": "{1}", "head_dim_qk": {2}, )"
+                 R"("cubin": "{0}.cubin", "dtype": "{1}", {14}"head_dim_qk": {2}, )"
                  R"("head_dim_v": {2}, "scale": {3}, "causal": {4}, )"
                  R"("window_left": {5}, "window_right": {6}, "softcap": {7}, )"
                  R"("has_lse": {8}, "block_m": {9}, "block_n": {10}, )"
                  R"("threads": {11}, "dynamic_smem_bytes": {12}, )"
                  R"("grid": [["seq_q", {9}], ["heads_q", 1], ["batch", 1]], )"
-                 R"("params": [{13}]})",
+                 R"("params": [{13}]{15}})",
                  c.name, c.elementType, c.headDim, exactFloat(c.scale),
                  (c.windowRight == 0 && c.windowLeft < 0) ? "true" : "false",
                  c.windowLeft, c.windowRight, exactFloat(c.softcap),
                  c.hasLse ? "true" : "false", c.blockM, c.blockN, c.threads(),
-                 c.dynamicSharedBytes(), params)
+                 c.dynamicSharedBytes(), params, outType, descales)
       .str();
 }
 

@@ -32,7 +32,7 @@ struct SM90Options {
   bool wideValueMma = true;
   /// Reverse the Q tile order so that the longest causal tiles start first.
   bool reverseQTiles = true;
-  /// Registers per thread the producer warpgroup gives away (setmaxnreg);
+  /// Registers per thread the producer warpgroup keeps (setmaxnreg);
   /// 0 disables register reallocation.
   int producerRegisters = 24;
   int consumerRegisters = 240;
@@ -63,11 +63,21 @@ struct SM90Options {
 /// consumer warpgroups; `setmaxnreg` false disables the reallocation.
 void setDefaultRegisters(SM90Options &options, bool setmaxnreg = true);
 
+/// How an FP8 kernel reads one tensor's descale factors (the `descale(...)`
+/// operands of fattn.attention).
+struct SM90Descale {
+  /// -1: no descale (factor 1); 0: per tensor; 2: [batch, KV heads];
+  /// 3: [batch, heads, blocks] of `block` rows.
+  int64_t rank = -1;
+  int64_t block = 0;
+};
+
 /// The static configuration of one sm_90a kernel (read off the tiled op and
 /// its `fattn.sm90.tma` plan).
 struct SM90KernelConfig {
   std::string name;
-  std::string elementType; // "bf16" or "f16"
+  std::string elementType; // of Q, K and V: "bf16", "f16" or "e4m3"
+  std::string outputType;  // of O: the element type, "bf16" for e4m3
   int64_t headDim = 0;     // of Q, K and V (equal)
   int64_t blockM = 128, blockN = 128, stages = 2;
   float scale = 1.0f, softcap = 0.0f;
@@ -78,9 +88,21 @@ struct SM90KernelConfig {
   int64_t consumerWarpgroups = 2;
   bool warpSpecialize = true;
 
-  /// Head dim rounded up to whole 64-column (128-byte) swizzle atoms.
-  int64_t paddedHeadDim() const { return (headDim + 63) / 64 * 64; }
-  int64_t headDimChunks() const { return paddedHeadDim() / 64; }
+  /// FP8 only: the descales of Q, K and V (all three or none).
+  SM90Descale qDescale, kDescale, vDescale;
+
+  bool isFP8() const { return elementType == "e4m3"; }
+  bool hasDescales() const { return qDescale.rank >= 0; }
+  int64_t elementBytes() const { return isFP8() ? 1 : 2; }
+  /// Columns of one 128-byte swizzle atom of a row.
+  int64_t atomColumns() const { return 128 / elementBytes(); }
+  /// Head dim rounded up to whole swizzle atoms.
+  int64_t paddedHeadDim() const {
+    return (headDim + atomColumns() - 1) / atomColumns() * atomColumns();
+  }
+  int64_t headDimChunks() const { return paddedHeadDim() / atomColumns(); }
+  /// FP8: V^T tiles hold the keys of a head-dim row in 128-byte atoms.
+  int64_t keyChunks() const { return (blockN + 127) / 128; }
   int64_t threads() const {
     return 128 * (consumerWarpgroups + (warpSpecialize ? 1 : 0));
   }
