@@ -1,0 +1,36 @@
+// RUN: fattn-opt %s --fattn-sm90-pipeline="block-n=64 intra-wg-overlap=false kernel-name=fattn_sm90_d256_e4m3_causal_lse" -o %t.mlir
+// RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
+// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: FileCheck %s < %t.ptx
+// RUN: FileCheck %s --check-prefix=DESC < %t.mlir
+
+// A held-out FP8 configuration (head dim 256, per-block descales, causal,
+// LSE, 64-key tiles): S = Q K^T is e4m3 SS wgmma with k = 32; the producer
+// warpgroup (56 registers) reads V's staging slot with 32-bit shared loads,
+// transposes 4 x 4 bytes with prmt and stores V^T rows 16 bytes at a time;
+// P becomes e4m3 with cvt.rn.satfinite.e4m3x2 and prmt and feeds the RS e4m3
+// wgmma (N = head dim) from registers.
+// CHECK: .target sm_90a
+// CHECK-LABEL: .visible .entry fattn_sm90_d256_e4m3_causal_lse(
+// CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 56;
+// CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 224;
+// CHECK-DAG: ld.shared.b32
+// CHECK-DAG: prmt.b32
+// CHECK-DAG: st.shared.v4.b32
+// CHECK-DAG: fence.proxy.async.shared::cta
+// CHECK-DAG: bar.sync {{.*}}, 128;
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {{.*}}}, {%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1;
+// CHECK-NOT: wgmma.mma_async.sync.aligned.{{.*}}.bf16
+// The description: e4m3 inputs, bf16 output, the descales and 128-column
+// e4m3 tensor maps.
+// DESC: \22dtype\22: \22e4m3\22, \22out_dtype\22: \22bf16\22
+// DESC-SAME: {\22name\22: \22k_descale_stride_blk\22, \22type\22: \22u64\22}
+// DESC-SAME: \22element_type\22: \22e4m3\22, \22box\22: [1, 1, 64, 128]
+// DESC-SAME: \22descale\22: {\22q\22: {\22rank\22: 3, \22block\22: 64}, \22k\22: {\22rank\22: 3, \22block\22: 128}, \22v\22: {\22rank\22: 3, \22block\22: 128}}
+func.func @attn(%q: memref<?x?x?x256xf8E4M3FN>, %k: memref<?x?x?x256xf8E4M3FN>, %v: memref<?x?x?x256xf8E4M3FN>, %o: memref<?x?x?x256xbf16>, %lse: memref<?x?x?xf32>, %dq: memref<?x?x?xf32>, %dk: memref<?x?x?xf32>, %dv: memref<?x?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>) outs(%o : memref<?x?x?x256xbf16>) lse(%lse : memref<?x?x?xf32>)
+                  descale(%dq, %dk, %dv : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) {causal = true, descale_block_q = 64 : i64, descale_block_kv = 128 : i64}
+  return
+}
