@@ -17,7 +17,7 @@ def qkv(b=2, sq=1000, sk=77, hq=8, hk=2, d=128, dtype=F8):
 
 
 def f32(*shape):
-    return torch.ones(*shape, dtype=torch.float32)
+    return torch.ones(shape, dtype=torch.float32)
 
 
 def call(q, k, v, **kw):

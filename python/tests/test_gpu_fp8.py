@@ -43,8 +43,14 @@ pytestmark = pytest.mark.gpu
 # a weighted sum of P's errors, so its relative L2 error is about that at most, plus
 # the bf16 output's 2^-9.
 REF_BOUND = 2.0 ** -4 / math.sqrt(3) + 2.0 ** -9  # 0.038
-EMU_FACTOR = 0.25
-EMU_FLOOR = 3e-3  # bf16 output rounding (~1e-3) and fp32 accumulation order
+# Kernel vs emulation, measured on an H200 (2026-11-29, 66 cases): 1.3e-3 - 1.8e-3 with one
+# key (P = 1: the bf16 output's rounding alone), 2.3e-3 - 4.7e-3 otherwise, i.e. 0.25 -
+# 0.66 x the emulation's own error, more at head dim 256: presumably the e4m3 wgmma's
+# accumulation of S = Q K^T, less precise than fp32, moves some of P's roundings to the
+# next e4m3 value. Independent roundings would give ~1.4 x; a misread factor or key order
+# far more.
+EMU_FACTOR = 0.5
+EMU_FLOOR = 3e-3  # bf16 output rounding (~1.5e-3 measured) and accumulation order
 # The FlashAttention-3 paper's FP8 figure (block quantization + incoherent processing)
 # and the factor issue 6 asks over the per-tensor baseline measured in the same run.
 FA3_RMSE = 9.1e-3
