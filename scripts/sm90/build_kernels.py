@@ -86,25 +86,34 @@ for _d, _variants in BENCH_HEAD_DIMS.items():
 # "e4m3" (none), "e4m3:Q,K,V" with ranks 0/2/3 and, for rank 3, the blocks
 # "e4m3:3b64,3b128,3b128" (descale_block_q = 64, descale_block_kv = 128).
 FP8_CONFIGS = [
-    ("fp8_d128_ds0", "e4m3:0,0,0", 128, {}, False, 128, 2, ""),
-    ("fp8_d128", "e4m3", 128, {}, False, 128, 2, ""),
-    ("fp8_d128_ds2_causal_lse", "e4m3:2,2,2", 128, {"causal": True}, True, 128, 2, ""),
-    ("fp8_d128_ds3", "e4m3:3b64,3b128,3b128", 128, {}, False, 128, 2, ""),
-    ("fp8_d128_ds3_window_lse", "e4m3:3b128,3b256,3b256", 128, {"window_left": 100, "window_right": 20}, True, 128, 2, ""),
-    ("fp8_d128_ds3_softcap", "e4m3:3b64,3b128,3b128", 128, {"softcap": 30.0}, False, 128, 2, ""),
-    ("seq_fp8_d128_ds3_causal", "e4m3:3b64,3b128,3b128", 128, {"causal": True}, False, 128, 2, "intra-wg-overlap=false"),
-    ("pp_fp8_d128_ds0_causal_lse", "e4m3:0,0,0", 128, {"causal": True}, True, 128, 2, "pingpong=true"),
-    ("fp8_d128_ds3_n64", "e4m3:3b128,3b128,3b128", 128, {}, False, 64, 2, ""),
-    ("fp8_d256_ds0", "e4m3:0,0,0", 256, {}, False, 64, 2, ""),
-    ("fp8_d256_ds3_causal_lse", "e4m3:3b128,3b128,3b128", 256, {"causal": True}, True, 64, 2, ""),
-    ("seq_fp8_d256_ds3", "e4m3:3b128,3b128,3b128", 256, {}, False, 64, 2, "intra-wg-overlap=false"),
-    # Speed variants (non-causal), timed by check_sm90.py --bench-fp8.
-    ("seq_fp8_d128_ds0", "e4m3:0,0,0", 128, {}, False, 128, 2, "intra-wg-overlap=false"),
-    ("pp_fp8_d128_ds0", "e4m3:0,0,0", 128, {}, False, 128, 2, "pingpong=true"),
-    ("fp8_d128_ds0_n64", "e4m3:0,0,0", 128, {}, False, 64, 2, ""),
-    ("fp8_d128_ds0_s3_n64", "e4m3:0,0,0", 128, {}, False, 64, 3, ""),
-    ("seq_fp8_d256_ds0", "e4m3:0,0,0", 256, {}, False, 64, 2, "intra-wg-overlap=false"),
-    ("seqpp_fp8_d128_ds0", "e4m3:0,0,0", 128, {}, False, 128, 2, "intra-wg-overlap=false pingpong=true"),
+    # Correctness: fattn-compile's schedule (plain loop, "seq") with every
+    # descale form and feature, and the overlapped loop on hard cases.
+    ("fp8_d128", "e4m3", 128, {}, False, 128, 2, "intra-wg-overlap=false"),
+    ("fp8_d128_ds0", "e4m3:0,0,0", 128, {}, False, 128, 2, "intra-wg-overlap=false"),
+    ("fp8_d128_ds2_causal_lse", "e4m3:2,2,2", 128, {"causal": True}, True, 128, 2, "intra-wg-overlap=false"),
+    ("fp8_d128_ds3", "e4m3:3b64,3b128,3b128", 128, {}, False, 128, 2, "intra-wg-overlap=false"),
+    ("fp8_d128_ds3_window_lse", "e4m3:3b128,3b256,3b256", 128, {"window_left": 100, "window_right": 20}, True, 128, 2, "intra-wg-overlap=false"),
+    ("fp8_d128_ds3_softcap", "e4m3:3b64,3b128,3b128", 128, {"softcap": 30.0}, False, 128, 2, "intra-wg-overlap=false"),
+    ("fp8_d128_ds3_n192_causal", "e4m3:3b64,3b192,3b192", 128, {"causal": True}, False, 192, 2, "intra-wg-overlap=false"),
+    ("fp8_d256_ds3_causal_lse", "e4m3:3b128,3b128,3b128", 256, {"causal": True}, True, 128, 2, "intra-wg-overlap=false"),
+    ("fp8_d256_ds2", "e4m3:2,2,2", 256, {}, False, 128, 2, "intra-wg-overlap=false"),
+    ("ov_fp8_d128_ds3_causal_lse", "e4m3:3b64,3b128,3b128", 128, {"causal": True}, True, 128, 2, ""),
+    ("ovpp_fp8_d128_ds0_window", "e4m3:0,0,0", 128, {"window_left": 100, "window_right": 20}, False, 128, 2, "pingpong=true"),
+    ("ov_fp8_d256_ds3", "e4m3:3b128,3b128,3b128", 256, {}, False, 64, 2, ""),
+    ("c3_fp8_d128_ds3_causal", "e4m3:3b64,3b128,3b128", 128, {"causal": True}, False, 64, 2, "consumers=3 block-m=192 intra-wg-overlap=false"),
+    # Speed variants (non-causal, per-tensor descales), check_sm90.py --bench-fp8.
+    ("seq_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 2, "intra-wg-overlap=false"),
+    ("seq_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "intra-wg-overlap=false"),
+    ("seq_fp8_d128_n128s3", "e4m3:0,0,0", 128, {}, False, 128, 3, "intra-wg-overlap=false"),
+    ("seqpp_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "intra-wg-overlap=false pingpong=true"),
+    ("ov_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 2, ""),
+    ("ov_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, ""),
+    ("c3seq_fp8_d128_n64", "e4m3:0,0,0", 128, {}, False, 64, 2, "consumers=3 block-m=192 intra-wg-overlap=false"),
+    ("seq_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 2, "intra-wg-overlap=false"),
+    ("seq_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "intra-wg-overlap=false"),
+    ("seq_fp8_d256_n64s3", "e4m3:0,0,0", 256, {}, False, 64, 3, "intra-wg-overlap=false"),
+    ("seqpp_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "intra-wg-overlap=false pingpong=true"),
+    ("ov_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 2, ""),
 ]
 CONFIGS += FP8_CONFIGS
 

@@ -104,6 +104,19 @@ fattn::AttentionOp attentionBody(func::FuncOp func) {
   return ops == 1 ? found : fattn::AttentionOp();
 }
 
+/// FP8 KV tile rows (docs/PERF.md, 2026-11-29): 192 at head dim 128 without
+/// a mask (3% over 128), else 128; per-block K/V descales need whole tiles
+/// per block, so a block that 192 does not divide keeps 128.
+int64_t fp8BlockN(fattn::AttentionOp op, int64_t headDim, bool masked) {
+  bool blockDescales =
+      op.getKDescale() &&
+      cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
+  int64_t kvBlock = op.getDescaleBlockKv().value_or(0);
+  if (headDim == 128 && !masked && (!blockDescales || kvBlock % 192 == 0))
+    return 192;
+  return 128;
+}
+
 /// Runs the pipeline on a module holding just `func` and extracts the PTX.
 FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
   MLIRContext *ctx = func.getContext();
@@ -141,7 +154,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     bool fp8 = isa<Float8E4M3FNType>(
         cast<MemRefType>(op.getQuery().getType()).getElementType());
     if (fp8)
-      options.blockN = 128; // FP8 (issue 6): 128 x 128 tiles, two stages
+      options.blockN = fp8BlockN(op, headDim, masked);
     else if (headDim > 128)
       options.blockN = 80;
     else if (headDim > 64 && headDim <= 128 && !masked)

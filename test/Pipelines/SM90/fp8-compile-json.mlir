@@ -1,0 +1,38 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && fattn-compile %s --arch sm_90a --emit json -o %t
+// RUN: FileCheck %s < %t/fattn_fwd_d128_e4m3.json
+// RUN: FileCheck %s --check-prefix=BLOCK < %t/fattn_fwd_d128_e4m3_ds3.json
+// RUN: FileCheck %s --check-prefix=D256 < %t/fattn_fwd_d256_e4m3_causal.json
+// RUN: test -s %t/fattn_fwd_d256_e4m3_causal.cubin
+
+// fattn-compile's FP8 tiles (docs/PERF.md): head dim 128 takes 192-key tiles,
+// unless per-block K/V descales of 128 rows need 128-key ones; head dim 256
+// 128-key tiles; the plain loop everywhere (no overlapped-loop
+// serialization). The description carries the FP8 ABI.
+// CHECK: "block_n": 192,
+// CHECK: "descale": {
+// CHECK-NEXT: "k": {
+// CHECK-NEXT: "rank": 0
+// CHECK: "dtype": "e4m3",
+// CHECK: "out_dtype": "bf16",
+// CHECK: "name": "q_descale",
+// CHECK-NEXT: "type": "ptr"
+// CHECK: "name": "v_descale_stride_blk",
+// CHECK: "element_type": "e4m3",
+// BLOCK: "block_n": 128,
+// BLOCK: "block": 128,
+// BLOCK-NEXT: "rank": 3
+// D256: "block_n": 128,
+// D256: "causal": true,
+func.func @fattn_fwd_d128_e4m3(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<f32>, %dk: memref<f32>, %dv: memref<f32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<f32>, memref<f32>, memref<f32>)
+  return
+}
+func.func @fattn_fwd_d128_e4m3_ds3(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<?x?x?xf32>, %dk: memref<?x?x?xf32>, %dv: memref<?x?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) {descale_block_q = 128 : i64, descale_block_kv = 128 : i64}
+  return
+}
+func.func @fattn_fwd_d256_e4m3_causal(%q: memref<?x?x?x256xf8E4M3FN>, %k: memref<?x?x?x256xf8E4M3FN>, %v: memref<?x?x?x256xf8E4M3FN>, %o: memref<?x?x?x256xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>) outs(%o : memref<?x?x?x256xbf16>) {causal = true}
+  return
+}
