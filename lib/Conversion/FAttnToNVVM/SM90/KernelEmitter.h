@@ -1,0 +1,392 @@
+//===- KernelEmitter.h - the sm_90a kernel emitter (private) ----*- C++ -*-===//
+//
+// The emitter of the sm_90a kernel text, shared by KernelText.cpp (the
+// kernel) and FP8KernelText.cpp (what only e4m3 kernels emit: the producer's
+// V transpose, the descales, P as e4m3). Private to this folder.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_LIB_CONVERSION_FATTNTONVVM_SM90_KERNELEMITTER_H
+#define FATTN_LIB_CONVERSION_FATTNTONVVM_SM90_KERNELEMITTER_H
+
+#include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
+#include "fattn/Dialect/FAttn/Utils/KVTileRange.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace mlir::fattn::sm90 {
+using llvm::formatv;
+using std::string;
+
+constexpr float kLog2E = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+inline string str(int64_t v) { return std::to_string(v); }
+
+/// Writes LLVM-dialect text with fresh SSA names.
+class TextEmitter {
+public:
+  string text;
+
+  /// `%name = rhs`, returning %name.
+  string def(const string &rhs, const char *hint = "v") {
+    string name = formatv("%{0}{1}", hint, counter++).str();
+    text += "    " + name + " = " + rhs + "\n";
+    return name;
+  }
+  void op(const string &s) { text += "    " + s + "\n"; }
+  void label(const string &name, const string &args = "") {
+    text += "  ^" + name + args + ":\n";
+  }
+
+  string i32(int64_t v) {
+    return def(formatv("llvm.mlir.constant({0} : i32) : i32", v).str(), "c");
+  }
+  string i64(int64_t v) {
+    return def(formatv("llvm.mlir.constant({0} : i64) : i64", v).str(), "c");
+  }
+  string f32(float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    return def(formatv("llvm.mlir.constant({0:x8} : f32) : f32", bits).str(),
+               "c");
+  }
+  string bin(const char *opName, const string &a, const string &b,
+             const char *ty = "i32") {
+    return def(formatv("llvm.{0} {1}, {2} : {3}", opName, a, b, ty).str());
+  }
+  string add(const string &a, const string &b) { return bin("add", a, b); }
+  string sub(const string &a, const string &b) { return bin("sub", a, b); }
+  string mul(const string &a, const string &b) { return bin("mul", a, b); }
+  string icmp(const char *pred, const string &a, const string &b,
+              const char *ty = "i32") {
+    return def(formatv("llvm.icmp \"{0}\" {1}, {2} : {3}", pred, a, b, ty).str());
+  }
+  string fcmp(const char *pred, const string &a, const string &b) {
+    return def(formatv("llvm.fcmp \"{0}\" {1}, {2} : f32", pred, a, b).str());
+  }
+  string select(const string &c, const string &a, const string &b,
+                const char *ty = "i32") {
+    return def(formatv("llvm.select {0}, {1}, {2} : i1, {3}", c, a, b, ty).str());
+  }
+  string smin(const string &a, const string &b) {
+    return select(icmp("slt", a, b), a, b);
+  }
+  string smax(const string &a, const string &b) {
+    return select(icmp("sgt", a, b), a, b);
+  }
+  string fmax(const string &a, const string &b) {
+    return def(formatv("llvm.intr.maxnum({0}, {1}) : (f32, f32) -> f32", a, b).str());
+  }
+  string fma(const string &a, const string &b, const string &c) {
+    return def(formatv("llvm.intr.fma({0}, {1}, {2}) : (f32, f32, f32) -> f32",
+                       a, b, c).str());
+  }
+  string ex2(const string &x) {
+    return def(formatv("llvm.call_intrinsic \"llvm.nvvm.ex2.approx.ftz.f32\"({0}) "
+                       ": (f32) -> f32", x).str());
+  }
+  string zext64(const string &x) {
+    return def(formatv("llvm.zext {0} : i32 to i64", x).str());
+  }
+  string sreg(const char *name) {
+    return def(formatv("nvvm.read.ptx.sreg.{0} : i32", name).str());
+  }
+  /// A shared-memory pointer `base + offset` (offset: i32 value).
+  string smemPtr(const string &base, const string &offset) {
+    return def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<3>, i32) -> "
+                       "!llvm.ptr<3>, i8", base, offset).str());
+  }
+
+private:
+  int counter = 0;
+};
+
+/// The `Ops` of computeKVTileRange (KVTileRange.h) on i32 SSA values, so the
+/// kernel visits exactly the tiles that the CPU lowering visits.
+struct TextIntOps {
+  using Int = string;
+  using Bool = string;
+  TextEmitter &e;
+  Int cst(int64_t v) { return e.i32(v); }
+  Int add(Int a, Int b) { return e.add(a, b); }
+  Int sub(Int a, Int b) { return e.sub(a, b); }
+  Int mul(Int a, Int b) { return e.mul(a, b); }
+  Int min(Int a, Int b) { return e.smin(a, b); }
+  Int max(Int a, Int b) { return e.smax(a, b); }
+  Int floorDiv(Int a, int64_t d) {
+    Int q = e.bin("sdiv", a, e.i32(d));
+    Int r = e.bin("srem", a, e.i32(d));
+    return e.select(e.icmp("slt", r, e.i32(0)), e.sub(q, e.i32(1)), q);
+  }
+  Int ceilDiv(Int a, int64_t d) {
+    return e.sub(e.i32(0), floorDiv(e.sub(e.i32(0), a), d));
+  }
+  Bool lt(Int a, Int b) { return e.icmp("slt", a, b); }
+  Int select(Bool c, Int a, Int b) { return e.select(c, a, b); }
+};
+
+/// Shared-memory layout, in bytes from the 1024-aligned base. The K and V
+/// halves of a stage have separate empty barriers: K is handed back as soon
+/// as S = Q K^T has completed and V only after O += P V, so that the copy of
+/// a later K tile starts while the consumers still work on the current one.
+///
+/// FP8 adds a ring of V^T tiles (head-dim rows of 128-key, 128B-swizzled
+/// atoms) with full and empty barriers of its own: TMA fills the V half of a
+/// stage, the producer warpgroup transposes it into the V^T stage, and the
+/// consumers read only V^T (so V's empty barriers go unused).
+struct SharedLayout {
+  int64_t stages, qBytes, kvStageBytes, vtStageBytes, kOffset, vOffset,
+      vtOffset, barOffset, total;
+  explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
+    qBytes = c.headDimChunks() * c.blockM * 128;
+    kvStageBytes = c.headDimChunks() * c.blockN * 128;
+    vtStageBytes = c.isFP8() ? c.keyChunks() * c.headDim * 128 : 0;
+    kOffset = qBytes;
+    vOffset = kOffset + c.stages * kvStageBytes;
+    vtOffset = vOffset + c.stages * kvStageBytes;
+    barOffset = vtOffset + c.stages * vtStageBytes;
+    total = barOffset + 8 * (1 + (c.isFP8() ? 6 : 4) * c.stages);
+  }
+  // Each ring barrier is an array with one 8-byte entry per stage.
+  int64_t qBar() const { return barOffset; }
+  int64_t fullKBar() const { return barOffset + 8; }
+  int64_t fullVBar() const { return fullKBar() + 8 * stages; }
+  int64_t emptyKBar() const { return fullVBar() + 8 * stages; }
+  int64_t emptyVBar() const { return emptyKBar() + 8 * stages; }
+  int64_t fullVtBar() const { return emptyVBar() + 8 * stages; }
+  int64_t emptyVtBar() const { return fullVtBar() + 8 * stages; }
+};
+
+/// The named barrier on which the FP8 producer warpgroup's 128 threads meet
+/// after each transpose, before V's staging slot is refilled (pingpong uses
+/// low ids).
+constexpr int64_t kProducerBarrier = 15;
+
+/// The descale factors of one KV tile (FP8 with descales).
+struct TileDescales {
+  string key, value;
+};
+
+/// The online-softmax state a KV tile leaves behind, per accumulator row.
+struct TileSoftmax {
+  string max[2], sum[2], alpha[2];
+  /// P in the A-fragment layout of wgmma k16, or of e4m3 k32 with the keys
+  /// permuted (wgmma_e4m3_k32): registers 4kk..4kk+3 per k step.
+  SmallVector<string> packedP;
+};
+
+/// Emits the whole kernel.
+///
+/// The consumer loop has two schedules. Without intra-warpgroup overlap,
+/// every tile runs S = Q K^T, waits, the softmax, then O += P V and waits.
+/// With it (FA3's intra-warpgroup pipelining), iteration j issues
+/// S_j = Q K_j^T and then O += P_{j-1} V_{j-1}, waits only for S_j
+/// (wgmma.wait_group 1), runs the softmax of tile j while the P V wgmma is
+/// still on the tensor cores, and waits for it only to rescale O; a prologue
+/// computes P of the first tile, an epilogue adds the last P V.
+///
+/// Pingpong orders the consumer warpgroups' GEMM issue slots through a ring
+/// of named barriers (ids 1..consumers, 256 threads each: the warpgroup
+/// waiting and the one before it arriving), so that one warpgroup's softmax
+/// runs while the next one's GEMMs occupy the tensor cores.
+class SM90KernelEmitter {
+public:
+  SM90KernelEmitter(const SM90KernelConfig &c, const SM90Options &o)
+      : cfg(c), opts(o), layout(c) {
+    bn = cfg.blockN;
+    dPad = cfg.paddedHeadDim();
+    chunks = cfg.headDimChunks();
+    numS = bn / 2;   // S accumulator registers per thread
+    numO = dPad / 2; // O accumulator registers per thread
+    sType = structType(numS, "f32");
+    oType = structType(numO, "f32");
+    // P: two 16-bit or four e4m3 probabilities per register.
+    numP = cfg.isFP8() ? numS / 4 : numS / 2;
+    pType = structType(numP, "i32");
+    softcap = cfg.softcap > 0;
+    softmaxScale = softcap ? 1.0f : cfg.scale;
+    scaleLog2 = softmaxScale * kLog2E;
+    wgmmaType = cfg.elementType.c_str();
+    kStep = 32 / cfg.elementBytes();
+    carryValueDescale = cfg.vDescale.rank == 3;
+  }
+
+  string emit();
+
+private:
+  const SM90KernelConfig &cfg;
+  const SM90Options &opts;
+  SharedLayout layout;
+  TextEmitter e;
+  int64_t bn, dPad, chunks, numS, numO, numP;
+  string sType, oType, pType;
+  bool softcap;
+  float softmaxScale, scaleLog2;
+  const char *wgmmaType;
+  /// Keys (K dim) of one wgmma: 16 for 16-bit elements, 32 for e4m3.
+  int64_t kStep;
+  /// FP8 with per-block V descales: O is kept in units of the current tile's
+  /// V descale, which the KV loop carries (see emitValueRescale).
+  bool carryValueDescale;
+  int labelCounter = 0;
+
+  // Values of the entry block, visible everywhere.
+  string tid, base, baseAddr, qTileRow, head, batch, kvHead;
+  string lo, fullLo, fullHi, hi;
+  // Values of the consumer's first block, visible in the whole consumer.
+  string wg, quad, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0, vDesc0;
+  string negInf, zero, isIssuer;
+  // FP8 descales: Q's per accumulator row, and K's and V's when they are the
+  // same for every tile (ranks 0 and 2); empty without descales.
+  string qScale[2], keyScale, valueScale;
+
+  static string structType(int64_t n, const char *elem) {
+    string s = "!llvm.struct<(";
+    for (int64_t i = 0; i < n; ++i)
+      s += (i ? ", " : "") + string(elem);
+    return s + ")>";
+  }
+  string fresh(const char *prefix) { return prefix + str(labelCounter++); }
+
+  string signature();
+  void emitEntry();
+  void emitProducer();
+  void emitConsumerSetup();
+  void emitSequentialLoop();
+  void emitOverlappedLoop();
+  void emitEpilogue();
+
+  // TMA copies (by the producer, or by one consumer thread without it).
+  void emitQLoad();
+  void emitTileLoad(const string &j);
+  void emitLoadAhead(const string &released);
+
+  // FP8: the producer warpgroup copies and transposes V (FP8Transpose).
+  void emitFP8Producer();
+  void emitTransposeV(const string &stage, const string &lane,
+                      const string &warp, const string sel[2]);
+
+  // FP8 descales.
+  string loadDescale(const char *tensor, const SM90Descale &spec,
+                     const string &headIdx, const string &blockIdx);
+  void emitDescaleSetup();
+  TileDescales tileDescales(const string &j);
+  string emitValueRescale(SmallVector<string> &o, const TileSoftmax &sm,
+                          const string &prevDescale, const string &descale);
+
+  // Consumer pieces.
+  string issueQK(const string &stage);
+  string scoresAlone(const string &stage, const string &phase);
+  SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
+                              const string &stage, bool fence);
+  TileSoftmax emitSoftmax(const string &scores, const string &j,
+                          const string oldMax[2], const string oldSum[2],
+                          const TileDescales &descales);
+  SmallVector<string> packProbabilitiesE4M3(ArrayRef<string> p);
+  /// V's ring as the consumers read it: V^T for FP8.
+  int64_t fullValueBar() const {
+    return cfg.isFP8() ? layout.fullVtBar() : layout.fullVBar();
+  }
+  int64_t emptyValueBar() const {
+    return cfg.isFP8() ? layout.emptyVtBar() : layout.emptyVBar();
+  }
+  SmallVector<string> fenceValues(ArrayRef<string> values, const char *elem);
+  SmallVector<string> copyValues(ArrayRef<string> values);
+  SmallVector<string> unpack(const string &agg, int64_t n, const string &type);
+  string pack(ArrayRef<string> values, const string &type);
+  void release(int64_t emptyBar, const string &stage) {
+    e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
+                 barrier(emptyBar, stage)).str());
+  }
+  void waitGroup(int n) {
+    e.op(formatv("nvvm.wgmma.wait.group.sync.aligned {0}", n).str());
+  }
+
+  // Pingpong: warpgroup wg waits on barrier base + wg before its GEMMs and
+  // arrives on the next warpgroup's barrier after issuing them.
+  bool pingpong() const { return opts.pingpong; }
+  string pingpongBarrier(const string &wgIndex) {
+    return e.add(e.i32(opts.pingpongBarrierBase), wgIndex);
+  }
+  void pingpongSync() {
+    if (pingpong())
+      e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
+                   pingpongBarrier(wg), e.i32(256)).str());
+  }
+  void pingpongArrive() {
+    if (!pingpong())
+      return;
+    string next = e.bin("urem", e.add(wg, e.i32(1)),
+                        e.i32(cfg.consumerWarpgroups));
+    e.op(formatv("nvvm.barrier.arrive id = {0} number_of_threads = {1}",
+                 pingpongBarrier(next), e.i32(256)).str());
+  }
+  /// Runs `body` only in warpgroup `index` (a warpgroup-uniform branch).
+  template <typename Fn>
+  void inWarpgroup(int64_t index, Fn body) {
+    string yes = fresh("wg_only"), done = fresh("wg_done");
+    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}",
+                 e.icmp("eq", wg, e.i32(index)), yes, done).str());
+    e.label(yes);
+    body();
+    e.op(formatv("llvm.br ^{0}", done).str());
+    e.label(done);
+  }
+
+  // With per-block V descales the KV loops carry the descale of the tile
+  // whose units O is in, as one more f32 block argument.
+  string carried(const string &value) const {
+    return carryValueDescale ? ", " + value : "";
+  }
+  string carriedTypes() const { return carryValueDescale ? ", f32" : ""; }
+  string carriedArgs(const string &name) const {
+    return carryValueDescale ? ", " + name + ": f32" : "";
+  }
+
+  string stageOf(const string &t) {
+    return e.bin("urem", t, e.i32(cfg.stages));
+  }
+  string phaseOf(const string &t) {
+    return e.bin("and", e.bin("udiv", t, e.i32(cfg.stages)), e.i32(1));
+  }
+  /// Address of barrier `first + 8 * stage`.
+  string barrier(int64_t first, const string &stage) {
+    return e.smemPtr(base, e.add(e.i32(first), e.mul(stage, e.i32(8))));
+  }
+  string barrier(int64_t offset) { return e.smemPtr(base, e.i32(offset)); }
+  void waitBarrier(const string &bar, const string &phase) {
+    e.op(formatv("nvvm.mbarrier.try_wait.parity {0}, {1}, {2} : !llvm.ptr<3>, "
+                 "i32, i32", bar, phase, e.i32(10000000)).str());
+  }
+  /// A wgmma shared-memory matrix descriptor of the 128B-swizzled tile at
+  /// byte offset `offset` (i32) from the aligned base.
+  string descriptor(const string &offset, int64_t leadingBytes) {
+    string addr = e.add(baseAddr, offset);
+    string field = e.bin("and", e.bin("lshr", addr, e.i32(4)), e.i32(0x3FFF));
+    uint64_t bits = (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) |
+                    (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16);
+    return e.bin("or", e.zext64(field), e.i64(int64_t(bits)), "i64");
+  }
+  void tmaLoad(const string &map, int64_t chunk, const string &dstOffset,
+               const string &bar, const string &row, const string &headIdx) {
+    string dst = e.smemPtr(base, dstOffset);
+    string dst7 = e.def(formatv("llvm.addrspacecast {0} : !llvm.ptr<3> to "
+                                "!llvm.ptr<7>", dst).str());
+    e.op(formatv("nvvm.cp.async.bulk.tensor.shared.cluster.global {0}, {1}, "
+                 "{2}, box[{3}, {4}, {5}, {6}] : !llvm.ptr<7>, !llvm.ptr",
+                 dst7, map, bar, e.i32(cfg.atomColumns() * chunk), row,
+                 headIdx, batch).str());
+  }
+  /// Two f32 as a pair of 16-bit floats of type `half` in one i32.
+  string packPair(const string &a, const string &b, const string &half);
+};
+
+} // namespace mlir::fattn::sm90
+
+#endif // FATTN_LIB_CONVERSION_FATTNTONVVM_SM90_KERNELEMITTER_H
