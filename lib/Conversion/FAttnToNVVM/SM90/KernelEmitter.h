@@ -25,6 +25,10 @@ using std::string;
 
 constexpr float kLog2E = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
+/// log2 of the factor by which the FP8 kernel scales P before rounding it to
+/// e4m3: P * 256 <= 256 stays below e4m3's largest value (448) and puts
+/// probabilities down to 2^-14 on e4m3's normal (relative) grid.
+constexpr int kFP8ProbabilityLog2 = 8;
 
 inline string str(int64_t v) { return std::to_string(v); }
 

@@ -443,11 +443,20 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     string safe = e.select(e.fcmp("oeq", mx, negInf), zero, mx, "f32");
     string negScaled = e.bin("fmul", safe, e.f32(-scaleLog2), "f32");
     out.alpha[r] = e.ex2(e.fma(oldMax[r], scaleL2, negScaled));
+    // FP8: P is taken 2^kFP8ProbabilityLog2 times larger, so that its small
+    // values are e4m3 normals rather than subnormals (P <= 1 would put every
+    // value below 2^-6 on the subnormal grid of step 2^-9). l grows with it,
+    // so O / l is unchanged; the LSE takes the factor back out.
+    string bias = cfg.isFP8()
+                      ? e.bin("fadd", negScaled,
+                              e.f32(static_cast<float>(kFP8ProbabilityLog2)),
+                              "f32")
+                      : negScaled;
     string rowSum = zero;
     for (int64_t i = 0; i < numS; ++i) {
       if ((i % 4) / 2 != r)
         continue;
-      p[i] = e.ex2(e.fma(sv[i], coef, negScaled));
+      p[i] = e.ex2(e.fma(sv[i], coef, bias));
       rowSum = e.bin("fadd", rowSum, p[i], "f32");
     }
     // l stays a per-thread partial sum; the quad reduces it at the end.
@@ -701,6 +710,9 @@ void SM90KernelEmitter::emitEpilogue() {
     if (cfg.hasLse) {
       string lg2 = e.def(formatv("llvm.inline_asm asm_dialect = att \"lg2.approx.f32 "
                                  "$0, $1;\", \"=f,f\" {0} : (f32) -> f32", l).str());
+      if (cfg.isFP8()) // l is 2^kFP8ProbabilityLog2 times the true sum
+        lg2 = e.bin("fsub", lg2,
+                    e.f32(static_cast<float>(kFP8ProbabilityLog2)), "f32");
       string value = e.fma(finalMax[r], e.f32(softmaxScale),
                            e.bin("fmul", lg2, e.f32(kLn2), "f32"));
       lse[r] = e.select(hasKeys, value, negInf, "f32");
