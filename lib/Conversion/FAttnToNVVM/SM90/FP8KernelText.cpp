@@ -274,7 +274,7 @@ SmallVector<string> SM90KernelEmitter::copyValues(ArrayRef<string> values) {
   return unpack(result, n, type);
 }
 
-/// P (f32, in [0, 1]) as the A operand of `wgmma ... k32 .e4m3` from
+/// P (f32, in [0, 256]: see kFP8ProbabilityLog2) as the A operand of `wgmma ... k32 .e4m3` from
 /// registers, with the keys in the order wgmma_e4m3_k32: per 32-key step kk,
 /// accumulator registers 16kk + {0, 1, 4, 5} are row r's columns 2q, 2q+1,
 /// 2q+8, 2q+9, which become A's k slots 4q .. 4q+3 (register a0); +{2, 3, 6,
