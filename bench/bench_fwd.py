@@ -70,7 +70,10 @@ def rel_l2(a, b):
     return ((a - b).norm() / b.norm()).item()
 
 
-def bench_one(d, n, causal, dtype, args):
+def run_case(d, n, causal, dtype, args, prepare, tolerance, label):
+    """One row: the SDPA peers and fattn on the same random inputs (in `dtype`).
+    prepare(q, k, v) returns the fattn call to check against the first peer's output
+    (rel L2 <= tolerance) and time."""
     b, h = 16384 // n, 2048 // d
     row = {"d": d, "n": n, "b": b, "h": h, "causal": causal}
     gen = torch.Generator(device="cuda")
@@ -89,22 +92,29 @@ def bench_one(d, n, causal, dtype, args):
             row[name] = "ERR"
             print(f"  {name} d={d} n={n} causal={causal}: {str(e)[:120]}", file=sys.stderr)
     try:
-        out = fattn.flash_attn_func(q, k, v, causal=causal, arch=args.arch)
+        call = prepare(q, k, v)
+        out = call()
         if reference is not None:
             err = rel_l2(out, reference)
             row["fattn_vs_sdpa_rel_l2"] = float(f"{err:.2e}")
-            if not math.isfinite(err) or err > CHECK_TOLERANCE:
+            if not math.isfinite(err) or err > tolerance:
                 row["fattn"] = "WRONG"
                 return row
-        ms = time_ms(lambda: fattn.flash_attn_func(q, k, v, causal=causal, arch=args.arch),
-                     args.warmup, args.rep)
+        ms = time_ms(call, args.warmup, args.rep)
         row["fattn"] = round(f / (ms * 1e-3) / 1e12, 1)
     except fattn.KernelNotFoundError:
         row["fattn"] = "missing"
     except (RuntimeError, ValueError) as e:
         row["fattn"] = "ERR"
-        print(f"  fattn d={d} n={n} causal={causal}: {str(e)[:300]}", file=sys.stderr)
+        print(f"  {label} d={d} n={n} causal={causal}: {str(e)[:300]}", file=sys.stderr)
     return row
+
+
+def bench_one(d, n, causal, dtype, args):
+    return run_case(d, n, causal, dtype, args,
+                    lambda q, k, v: lambda: fattn.flash_attn_func(q, k, v, causal=causal,
+                                                                  arch=args.arch),
+                    CHECK_TOLERANCE, "fattn")
 
 
 def fp8_inputs(q, k, v):
@@ -118,42 +128,11 @@ def fp8_inputs(q, k, v):
 
 def bench_fp8(d, n, causal, args):
     """fattn fp8 beside SDPA cuDNN / FA2 in bf16, on the same (bf16) values."""
-    b, h = 16384 // n, 2048 // d
-    row = {"d": d, "n": n, "b": b, "h": h, "causal": causal}
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(n * 1000 + d)
-    q, k, v = (torch.randn(b, n, h, d, device="cuda", generator=gen).to(torch.bfloat16)
-               for _ in range(3))
-    f = flops(b, h, n, d, causal)
-    reference = None
-    for name, backend in (("cuDNN", SDPBackend.CUDNN_ATTENTION),
-                          ("FA2", SDPBackend.FLASH_ATTENTION)):
-        try:
-            out = sdpa(q, k, v, causal, backend)
-            reference = out if reference is None else reference
-            ms = time_ms(lambda: sdpa(q, k, v, causal, backend), args.warmup, args.rep)
-            row[name] = round(f / (ms * 1e-3) / 1e12, 1)
-        except RuntimeError as e:
-            row[name] = "ERR"
-            print(f"  {name} d={d} n={n} causal={causal}: {str(e)[:120]}", file=sys.stderr)
-    try:
+    def prepare(q, k, v):
         q8, k8, v8, kw = fp8_inputs(q, k, v)
-        out = fattn.flash_attn_func(q8, k8, v8, causal=causal, **kw)
-        if reference is not None:
-            err = rel_l2(out, reference)
-            row["fattn_vs_sdpa_rel_l2"] = float(f"{err:.2e}")
-            if not math.isfinite(err) or err > FP8_CHECK_TOLERANCE:
-                row["fattn"] = "WRONG"
-                return row
-        ms = time_ms(lambda: fattn.flash_attn_func(q8, k8, v8, causal=causal, **kw),
-                     args.warmup, args.rep)
-        row["fattn"] = round(f / (ms * 1e-3) / 1e12, 1)
-    except fattn.KernelNotFoundError:
-        row["fattn"] = "missing"
-    except (RuntimeError, ValueError) as e:
-        row["fattn"] = "ERR"
-        print(f"  fattn fp8 d={d} n={n} causal={causal}: {str(e)[:300]}", file=sys.stderr)
-    return row
+        return lambda: fattn.flash_attn_func(q8, k8, v8, causal=causal, **kw)
+    return run_case(d, n, causal, torch.bfloat16, args, prepare, FP8_CHECK_TOLERANCE,
+                    "fattn fp8")
 
 
 def print_fp8_table(rows, args):

@@ -24,12 +24,7 @@ using namespace mlir::fattn::sm90;
 ///                              transpose, fence.proxy.async, arrive V^T full,
 ///                              producer barrier
 void SM90KernelEmitter::emitFP8Producer() {
-  e.label("producer");
-  if (opts.producerRegisters > 0)
-    e.op(formatv("nvvm.setmaxregister decrease {0}", opts.producerRegisters).str());
-  string warp0 = e.icmp("ult", tid, e.i32(32));
-  string elected = e.def("nvvm.elect.sync -> i1");
-  string issuer = e.bin("and", warp0, elected, "i1");
+  string issuer = beginProducer();
   string lane = e.bin("and", tid, e.i32(31));
   string warp = e.bin("lshr", tid, e.i32(5));
   // Lane-dependent byte selectors of the transpose (emitTransposeV): with

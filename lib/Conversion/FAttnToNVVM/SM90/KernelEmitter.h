@@ -260,6 +260,9 @@ private:
 
   string signature();
   void emitEntry();
+  /// Opens the producer warpgroup's code: gives its registers away and
+  /// returns the i1 of the one elected thread of warp 0 that issues TMA.
+  string beginProducer();
   void emitProducer();
   void emitConsumerSetup();
   void emitSequentialLoop();

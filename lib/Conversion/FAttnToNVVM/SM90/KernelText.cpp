@@ -158,13 +158,17 @@ void SM90KernelEmitter::emitTileLoad(const string &j) {
   }
 }
 
-void SM90KernelEmitter::emitProducer() {
+string SM90KernelEmitter::beginProducer() {
   e.label("producer");
   if (opts.producerRegisters > 0)
     e.op(formatv("nvvm.setmaxregister decrease {0}", opts.producerRegisters).str());
   string warp0 = e.icmp("ult", tid, e.i32(32));
   string elected = e.def("nvvm.elect.sync -> i1");
-  string issuer = e.bin("and", warp0, elected, "i1");
+  return e.bin("and", warp0, elected, "i1");
+}
+
+void SM90KernelEmitter::emitProducer() {
+  string issuer = beginProducer();
   e.op(formatv("llvm.cond_br {0}, ^load_q, ^exit", issuer).str());
 
   e.label("load_q");
