@@ -21,6 +21,9 @@
 // CHECK-DAG: bar.sync {{.*}}, 128;
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// P is rounded as 256 P: +8 on the exp2 argument, and -8 on the LSE's log2.
+// CHECK-DAG: add.rn.f32 {{.*}}, 0f41000000;
+// CHECK-DAG: add.rn.f32 {{.*}}, 0fC1000000;
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {{.*}}}, {%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1;
 // CHECK-NOT: wgmma.mma_async.sync.aligned.{{.*}}.bf16
 // The description: e4m3 inputs, bf16 output, the descales and 128-column
