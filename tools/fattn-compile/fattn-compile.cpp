@@ -104,19 +104,6 @@ fattn::AttentionOp attentionBody(func::FuncOp func) {
   return ops == 1 ? found : fattn::AttentionOp();
 }
 
-/// FP8 KV tile rows (docs/PERF.md, 2026-11-29): 192 at head dim 128 without
-/// a mask (3% over 128), else 128; per-block K/V descales need whole tiles
-/// per block, so a block that 192 does not divide keeps 128.
-int64_t fp8BlockN(fattn::AttentionOp op, int64_t headDim, bool masked) {
-  bool blockDescales =
-      op.getKDescale() &&
-      cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
-  int64_t kvBlock = op.getDescaleBlockKv().value_or(0);
-  if (headDim == 128 && !masked && (!blockDescales || kvBlock % 192 == 0))
-    return 192;
-  return 128;
-}
-
 /// Runs the pipeline on a module holding just `func` and extracts the PTX.
 FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
   MLIRContext *ctx = func.getContext();
@@ -154,16 +141,16 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     bool fp8 = isa<Float8E4M3FNType>(
         cast<MemRefType>(op.getQuery().getType()).getElementType());
     if (fp8)
-      options.blockN = fp8BlockN(op, headDim, masked);
+      options.blockN = 128; // and whole tiles per block of K/V descales
     else if (headDim > 128)
       options.blockN = 80;
     else if (headDim > 64 && headDim <= 128 && !masked)
       options.blockN = 176;
     if (headDim <= 64 && !fp8)
       options.blockM = 192;
-    // FP8: ptxas serializes the e4m3 wgmmas of the overlapped loop (C7513),
-    // which measured slower than the plain loop (docs/PERF.md, 2026-11-29).
-    if (fp8)
+    // FP8 head dim 256: the overlapped loop measured slower than the plain
+    // one, which keeps 128-key tiles without spilling (docs/PERF.md).
+    if (fp8 && headDim > 128)
       options.intraWgOverlap = false;
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.

@@ -5,11 +5,10 @@
 // RUN: FileCheck %s --check-prefix=D256 < %t/fattn_fwd_d256_e4m3_causal.json
 // RUN: test -s %t/fattn_fwd_d256_e4m3_causal.cubin
 
-// fattn-compile's FP8 tiles (docs/PERF.md): head dim 128 takes 192-key tiles,
-// unless per-block K/V descales of 128 rows need 128-key ones; head dim 256
-// 128-key tiles; the plain loop everywhere (no overlapped-loop
-// serialization). The description carries the FP8 ABI.
-// CHECK: "block_n": 192,
+// fattn-compile's FP8 tiles (docs/PERF.md): 128-key tiles (whole tiles per
+// block of per-block K/V descales of 128 rows), the overlapped loop at head
+// dim 128 and the plain one at 256. The description carries the FP8 ABI.
+// CHECK: "block_n": 128,
 // CHECK: "descale": {
 // CHECK-NEXT: "k": {
 // CHECK-NEXT: "rank": 0

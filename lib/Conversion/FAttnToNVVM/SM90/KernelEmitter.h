@@ -181,8 +181,12 @@ struct TileDescales {
 struct TileSoftmax {
   string max[2], sum[2], alpha[2];
   /// P in the A-fragment layout of wgmma k16, or of e4m3 k32 with the keys
-  /// permuted (wgmma_e4m3_k32): registers 4kk..4kk+3 per k step.
+  /// permuted (wgmma_e4m3_k32): registers 4kk..4kk+3 per k step. Empty for
+  /// FP8 until packFP8Probabilities.
   SmallVector<string> packedP;
+  /// FP8: P as f32 on the accumulator layout, packed where the schedule
+  /// allows (see emitOverlappedLoop).
+  SmallVector<string> probabilities;
 };
 
 /// Emits the whole kernel.

@@ -467,7 +467,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     out.sum[r] = e.fma(oldSum[r], out.alpha[r], rowSum);
   }
   if (cfg.isFP8()) {
-    out.packedP = packProbabilitiesE4M3(p);
+    out.probabilities = std::move(p);
     return out;
   }
   for (int64_t i = 0; i < numS / 2; ++i)
@@ -576,6 +576,8 @@ void SM90KernelEmitter::emitSequentialLoop() {
   string s = scoresAlone(stage, phase);
   const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
   TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
+  if (cfg.isFP8())
+    sm.packedP = packProbabilitiesE4M3(sm.probabilities);
   // O *= alpha (and, with per-block V descales, into this tile's units).
   SmallVector<string> o = unpack("%acc", numO, oType);
   string valueDescale = emitValueRescale(o, sm, "%dvp", descales.value);
@@ -610,7 +612,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
     TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
     if (cfg.isFP8())
-      sm.packedP = copyValues(sm.packedP);
+      sm.packedP = copyValues(packProbabilitiesE4M3(sm.probabilities));
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{9} : i32, "
                  "f32, f32, f32, f32, {7}, {8}{10})",
                  e.add(lo, e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
@@ -646,12 +648,13 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
     waitGroup(0);
     o = fenceValues(o, "f32");
-    // P_j's registers become the next P V's A operand; e4m3 P comes out of
-    // asm statements whose outputs LLVM would otherwise place straight into
-    // them while P_{j-1} V_{j-1} still reads them (ptxas then serializes
-    // every wgmma).
+    // e4m3 P is packed only now that P_{j-1} V_{j-1} is complete: packed
+    // during it (cvt + prmt), ptxas places P_j in registers that the
+    // in-flight wgmma still reads and serializes every wgmma (C7513). The
+    // exp2s, the bulk of the softmax, still overlap the GEMM. P_j's
+    // registers become the next P V's A operand.
     if (cfg.isFP8())
-      sm.packedP = copyValues(sm.packedP);
+      sm.packedP = copyValues(packProbabilitiesE4M3(sm.probabilities));
     release(emptyValueBar(), prevStage);
     emitLoadAhead(prev);
     string valueDescale = emitValueRescale(o, sm, "%dvp", descales.value);
