@@ -61,8 +61,9 @@ def round_to(value, dtype):
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
-def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__)
+def add_problem_args(p):
+    """The tools and the problem size, shared with quantize_oracle.py; see
+    finish_problem_args for the defaults that depend on other arguments."""
     p.add_argument("--opt", required=True, help="path to fattn-opt")
     p.add_argument("--runner", required=True, help="path to mlir-runner")
     p.add_argument("--shared-libs", required=True)
@@ -72,6 +73,20 @@ def parse_args(argv):
     p.add_argument("--seq-q", type=int, default=37)
     p.add_argument("--seq-k", type=int, default=None)
     p.add_argument("--head-dim", type=int, default=16)
+
+
+def finish_problem_args(a):
+    """heads_kv defaults to heads_q, seq_k to seq_q, the seed to a random one."""
+    a.heads_kv = a.heads_kv or a.heads_q
+    a.seq_k = a.seq_k if a.seq_k is not None else a.seq_q
+    if a.seed is None:
+        a.seed = random.randrange(1 << 30)
+    return a
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__)
+    add_problem_args(p)
     p.add_argument("--head-dim-v", type=int, default=None)
     p.add_argument("--dtype", choices=sorted(TOLERANCE), default="f32")
     p.add_argument("--scale", type=float, default=None)
@@ -97,12 +112,8 @@ def parse_args(argv):
                         "must not change")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--keep", help="write the generated program here")
-    a = p.parse_args(argv)
-    a.heads_kv = a.heads_kv or a.heads_q
-    a.seq_k = a.seq_k if a.seq_k is not None else a.seq_q
+    a = finish_problem_args(p.parse_args(argv))
     a.head_dim_v = a.head_dim_v or a.head_dim
-    if a.seed is None:
-        a.seed = random.randrange(1 << 30)
     return a
 
 

@@ -31,7 +31,8 @@ import tempfile
 from types import SimpleNamespace
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attention_oracle import (E4M3_FINITE, NUM_RE, e4m3_code, memref_type,  # noqa: E402
+from attention_oracle import (E4M3_FINITE, NUM_RE, add_problem_args,  # noqa: E402
+                              e4m3_code, finish_problem_args, memref_type,
                               mlir_float, reference, round_to, run_tool)
 
 E4M3_MAX = 448.0
@@ -101,15 +102,7 @@ def quantize_reference(rows, per, groups=None, block=None, signs=None):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--opt", required=True, help="path to fattn-opt")
-    p.add_argument("--runner", required=True, help="path to mlir-runner")
-    p.add_argument("--shared-libs", required=True)
-    p.add_argument("--batch", type=int, default=1)
-    p.add_argument("--heads-q", type=int, default=2)
-    p.add_argument("--heads-kv", type=int, default=None)
-    p.add_argument("--seq-q", type=int, default=37)
-    p.add_argument("--seq-k", type=int, default=None)
-    p.add_argument("--head-dim", type=int, default=16)
+    add_problem_args(p)
     p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="bf16")
     p.add_argument("--layout", choices=["bhsd", "bshd"], default="bhsd")
     p.add_argument("--causal", action="store_true")
@@ -130,12 +123,7 @@ def parse_args(argv):
     p.add_argument("--keep", help="write the generated program here")
     p.add_argument("--dump", help="write the inputs (BHSD rows), the signs and "
                    "what the op produced (bytes, descale bits) here, as JSON")
-    a = p.parse_args(argv)
-    a.heads_kv = a.heads_kv or a.heads_q
-    a.seq_k = a.seq_k if a.seq_k is not None else a.seq_q
-    if a.seed is None:
-        a.seed = random.randrange(1 << 30)
-    return a
+    return finish_problem_args(p.parse_args(argv))
 
 
 class Tensor:
