@@ -15,16 +15,13 @@ void FAttnDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnOps.cpp.inc"
-      >();
-  addOperations<
+      ,
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.cpp.inc"
-      >();
-  addOperations<
+      ,
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.cpp.inc"
-      >();
-  addOperations<
+      ,
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.cpp.inc"
       >();
