@@ -43,6 +43,29 @@ public:
     return false;
   }
 
+  /// The dtype (`want`) and the sizes (in [0, 2^31-1]) and strides
+  /// (non-negative) of the `t.rank` dims of `tensor`, named by `dims`;
+  /// `empty` tells whether a size is 0.
+  bool checkElements(int tensor, DType want, const char *const *dims, bool &empty) {
+    const TensorArg &t = t_[tensor];
+    if (t.dtype < 0 || t.dtype >= kNumDTypes)
+      return fail(tensor, "unknown dtype code " + std::to_string(t.dtype));
+    if (DType(t.dtype) != want)
+      return fail(tensor, std::string("dtype is ") + dtypeName(DType(t.dtype)) + ", expected " +
+                              dtypeName(want));
+    empty = false;
+    for (int i = 0; i < t.rank; ++i) {
+      if (t.sizes[i] < 0 || t.sizes[i] > kMaxSize)
+        return fail(tensor, std::string(dims[i]) + " size " + std::to_string(t.sizes[i]) +
+                                " is out of range [0, 2^31-1]");
+      if (t.strides[i] < 0)
+        return fail(tensor, std::string(dims[i]) + " stride " + std::to_string(t.strides[i]) +
+                                " is negative");
+      empty |= t.sizes[i] == 0;
+    }
+    return true;
+  }
+
   /// Rank, dtype, non-negative sizes and strides, unit inner stride,
   /// null pointers and alignment of one tensor.
   bool checkOne(int tensor) {
@@ -54,21 +77,9 @@ public:
                               (rank == 4 ? " ([batch, heads, seq, head_dim])"
                                          : " ([batch, heads, seq])"));
     DType want = tensor == kLse ? DType::F32 : tensor == kO ? desc_.outDtype : desc_.dtype;
-    if (t.dtype < 0 || t.dtype >= kNumDTypes)
-      return fail(tensor, "unknown dtype code " + std::to_string(t.dtype));
-    if (DType(t.dtype) != want)
-      return fail(tensor, std::string("dtype is ") + dtypeName(DType(t.dtype)) + ", expected " +
-                              dtypeName(want));
-    bool emptyTensor = false;
-    for (int i = 0; i < rank; ++i) {
-      if (t.sizes[i] < 0 || t.sizes[i] > kMaxSize)
-        return fail(tensor, std::string(kDimNames[i]) + " size " + std::to_string(t.sizes[i]) +
-                                " is out of range [0, 2^31-1]");
-      if (t.strides[i] < 0)
-        return fail(tensor, std::string(kDimNames[i]) + " stride " +
-                                std::to_string(t.strides[i]) + " is negative");
-      emptyTensor |= t.sizes[i] == 0;
-    }
+    bool emptyTensor;
+    if (!checkElements(tensor, want, kDimNames, emptyTensor))
+      return false;
     if (t.sizes[rank - 1] > 1 && t.strides[rank - 1] != 1)
       return fail(tensor, std::string("the ") + kDimNames[rank - 1] + " stride is " +
                               std::to_string(t.strides[rank - 1]) +
@@ -109,22 +120,10 @@ public:
     if (t.rank != spec.rank)
       return fail(tensor, "rank is " + std::to_string(t.rank) + ", the kernel reads rank " +
                               std::to_string(spec.rank) + " (" + forms[spec.rank] + ")");
-    if (t.dtype < 0 || t.dtype >= kNumDTypes)
-      return fail(tensor, "unknown dtype code " + std::to_string(t.dtype));
-    if (DType(t.dtype) != DType::F32)
-      return fail(tensor, std::string("dtype is ") + dtypeName(DType(t.dtype)) +
-                              ", expected f32");
-    static const char *dims[] = {"batch", "heads", "block"};
-    bool emptyTensor = false;
-    for (int i = 0; i < t.rank; ++i) {
-      if (t.sizes[i] < 0 || t.sizes[i] > kMaxSize)
-        return fail(tensor, std::string(dims[i]) + " size " + std::to_string(t.sizes[i]) +
-                                " is out of range [0, 2^31-1]");
-      if (t.strides[i] < 0)
-        return fail(tensor, std::string(dims[i]) + " stride " + std::to_string(t.strides[i]) +
-                                " is negative");
-      emptyTensor |= t.sizes[i] == 0;
-    }
+    static const char *const dims[] = {"batch", "heads", "block"};
+    bool emptyTensor;
+    if (!checkElements(tensor, DType::F32, dims, emptyTensor))
+      return false;
     if (emptyTensor)
       return true;
     if (t.data == 0)
