@@ -248,30 +248,9 @@ string SM90KernelEmitter::emitValueRescale(SmallVector<string> &o,
   return carryValueDescale ? descale : string();
 }
 
-/// Copies i32 `values` into fresh registers here (mov in one asm statement,
-/// outputs not tied to the inputs, unlike fenceValues).
-SmallVector<string> SM90KernelEmitter::copyValues(ArrayRef<string> values) {
-  int64_t n = values.size();
-  string asmText, cons, args, types;
-  for (int64_t i = 0; i < n; ++i) {
-    asmText += formatv("mov.b32 ${0}, ${1};", i, n + i).str();
-    cons += (i ? "," : "") + string("=r");
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    cons += ",r";
-    args += (i ? ", " : "") + values[i];
-    types += (i ? ", " : "") + string("i32");
-  }
-  string type = structType(n, "i32");
-  string result = e.def(formatv("llvm.inline_asm has_side_effects asm_dialect = "
-                                "att \"{0}\", \"{1}\" {2} : ({3}) -> {4}",
-                                asmText, cons, args, types, type).str());
-  return unpack(result, n, type);
-}
-
-/// P (f32, in [0, 256]: see kFP8ProbabilityLog2) as the A operand of `wgmma ... k32 .e4m3` from
-/// registers, with the keys in the order wgmma_e4m3_k32: per 32-key step kk,
-/// accumulator registers 16kk + {0, 1, 4, 5} are row r's columns 2q, 2q+1,
+/// P (f32, in [0, 256]: see kFP8ProbabilityLog2) as the A operand of
+/// `wgmma ... k32 .e4m3` from registers, with the keys in the order
+/// wgmma_e4m3_k32: per 32-key step kk, accumulator registers 16kk + {0, 1, 4, 5} are row r's columns 2q, 2q+1,
 /// 2q+8, 2q+9, which become A's k slots 4q .. 4q+3 (register a0); +{2, 3, 6,
 /// 7} row r + 8 (a1); +8 the same for the next 16 keys (a2, a3). So each
 /// register is two cvt.rn.satfinite.e4m3x2 and one prmt of this thread's own

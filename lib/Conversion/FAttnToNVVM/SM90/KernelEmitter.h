@@ -308,7 +308,6 @@ private:
     return cfg.isFP8() ? layout.emptyVtBar() : layout.emptyVBar();
   }
   SmallVector<string> fenceValues(ArrayRef<string> values, const char *elem);
-  SmallVector<string> copyValues(ArrayRef<string> values);
   SmallVector<string> unpack(const string &agg, int64_t n, const string &type);
   string pack(ArrayRef<string> values, const string &type);
   void release(int64_t emptyBar, const string &stage) {

@@ -612,7 +612,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
     TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
     if (cfg.isFP8())
-      sm.packedP = copyValues(packProbabilitiesE4M3(sm.probabilities));
+      sm.packedP = packProbabilitiesE4M3(sm.probabilities);
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{9} : i32, "
                  "f32, f32, f32, f32, {7}, {8}{10})",
                  e.add(lo, e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
@@ -654,7 +654,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     // exp2s, the bulk of the softmax, still overlap the GEMM. P_j's
     // registers become the next P V's A operand.
     if (cfg.isFP8())
-      sm.packedP = copyValues(packProbabilitiesE4M3(sm.probabilities));
+      sm.packedP = packProbabilitiesE4M3(sm.probabilities);
     release(emptyValueBar(), prevStage);
     emitLoadAhead(prev);
     string valueDescale = emitValueRescale(o, sm, "%dvp", descales.value);
