@@ -1,9 +1,9 @@
 //===- SM90Pipeline.cpp - fattn-sm90-pipeline -----------------------------===//
 //
 // fattn.attention -> tiled form -> TMA plan -> schedule (warp
-// specialization, intra-warpgroup overlap, pingpong) -> fp8 layout -> sm_90a
-// kernel (LLVM + NVVM in a gpu.module). gpu-module-to-binary (or
-// fattn-compile) takes it from there.
+// specialization, intra-warpgroup overlap, pingpong, persistent tiles) -> fp8
+// layout -> sm_90a kernel (LLVM + NVVM in a gpu.module). gpu-module-to-binary
+// (or fattn-compile) takes it from there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +23,8 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
                                     const SM90PipelineOptions &options) {
   pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
   pm.addPass(createFAttnSM90TMA(FAttnSM90TMAOptions{options.stages}));
-  // The schedule, decided in the IR; the overlap and pingpong passes work on
-  // the consumer region that warp specialization creates.
+  // The schedule, decided in the IR; the overlap, pingpong and persistent
+  // passes work on the warpgroups that warp specialization creates.
   if (options.warpSpecialize) {
     SM90Options registers;
     registers.consumerWarpgroups = options.consumers;
@@ -38,6 +38,8 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
       pm.addPass(createFAttnIntraWarpgroupOverlap());
     if (options.pingpong)
       pm.addPass(createFAttnPingpong());
+    if (options.persistent)
+      pm.addPass(createFAttnPersistentTiles());
   }
   // fp8 only (a no-op otherwise): the e4m3 wgmma layout of P V, after the
   // schedule, whose passes expect P V as --fattn-tile builds it.

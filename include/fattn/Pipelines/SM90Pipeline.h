@@ -34,8 +34,9 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       *this, "setmaxnreg",
       llvm::cl::desc("Move registers from the producer to the consumers"),
       llvm::cl::init(true)};
-  // The schedule: which of --fattn-warp-specialize, --fattn-intra-wg-overlap
-  // and --fattn-pingpong run (the last two need the first).
+  // The schedule: which of --fattn-warp-specialize, --fattn-intra-wg-overlap,
+  // --fattn-pingpong and --fattn-persistent-tiles run (the last three need
+  // the first).
   PassOptions::Option<bool> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("A producer warpgroup issues the TMA copies"),
@@ -54,6 +55,12 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       llvm::cl::desc("Overlap the softmax of tile j with Q K^T of j+1 and "
                      "P V of j-1"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> persistent{
+      *this, "persistent",
+      llvm::cl::desc("One CTA per SM loops over the (Q tile, head, batch) "
+                     "work items (--fattn-persistent-tiles; needs "
+                     "warp-specialize)"),
+      llvm::cl::init(false)};
 };
 
 /// fattn.attention through --fattn-tile, --fattn-sm90-tma, the scheduling

@@ -90,8 +90,23 @@ static FailureOr<int64_t> readPingpongBase(WarpSpecializeOp ws) {
   return *base;
 }
 
+/// Whether --fattn-persistent-tiles marked `op`; fails on a value other than
+/// the unit attribute it sets, which would otherwise be silently ignored.
+static FailureOr<bool> readPersistentTiles(TiledAttentionOp op) {
+  Attribute mark = op->getAttr(kPersistentTilesAttrName);
+  if (!mark)
+    return false;
+  if (!isa<UnitAttr>(mark))
+    return op.emitOpError() << "expected " << kPersistentTilesAttrName
+                            << " to be a unit attribute, found " << mark;
+  return true;
+}
+
 LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
                                             SM90Options &options) {
+  FailureOr<bool> persistent = readPersistentTiles(op);
+  if (failed(persistent))
+    return failure();
   WarpSpecializeOp ws = getWarpSpecialize(op);
   if (!ws) {
     options.warpSpecialize = false;
@@ -100,9 +115,18 @@ LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
     options.consumerRegisters = 0;
     options.intraWarpgroupOverlap = false;
     options.pingpong = false;
+    options.persistent = false;
+    // The persistent loop relies on the producer warpgroup to prefetch the
+    // next work item; the kernel without one does not implement it.
+    if (*persistent)
+      return op.emitOpError()
+             << "is marked " << kPersistentTilesAttrName
+             << " but has no producer warpgroup (fattn.warp_specialize): run "
+                "--fattn-warp-specialize before --fattn-persistent-tiles";
     return success();
   }
   options.warpSpecialize = true;
+  options.persistent = *persistent;
   options.consumerWarpgroups = ws.getConsumers();
   options.producerRegisters = ws.getProducerRegisters().value_or(0);
   options.consumerRegisters = ws.getConsumerRegisters().value_or(0);

@@ -107,6 +107,36 @@ def FAttnPingpong : Pass<"fattn-pingpong"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def FAttnPersistentTiles : Pass<"fattn-persistent-tiles"> {
+  let summary = "Make the sm_90a kernel persistent: one CTA per SM looping over (Q tile, head, batch) work items";
+  let description = [{
+    Marks each warp-specialized `fattn.tiled_attention` with the unit
+    attribute `fattn.sm90.persistent_tiles`, which the sm_90a lowering
+    implements as a persistent tile scheduler: the grid becomes the number
+    of SMs, and each CTA loops over (Q tile, head, batch) work items, taking
+    every grid-size-th one. The Q tile varies fastest, so that the CTAs
+    running at the same time work on the same head and share its K and V
+    in L2; with the lowering's `reverse-q-tiles` on, the longest causal
+    tiles come first, so that the short ones fill the tail. The producer
+    warpgroup prefetches the next work item's Q and K/V tiles while the
+    consumers finish the current one (its epilogue and O store), which a
+    kernel of one CTA per tile cannot overlap.
+
+    The body of the op is unchanged; the attribute only selects the
+    kernel's outer loop. An op without a `fattn.warp_specialize` (run
+    `--fattn-warp-specialize` first) is an error: the prefetch across work
+    items is the producer warpgroup's job.
+
+    ```mlir
+    fattn.tiled_attention ins(...) outs(...) attributes {block_m = 128 : i64,
+        ..., fattn.sm90.persistent_tiles, fattn.sm90.tma = {...}, ...} {
+      ...
+      fattn.warp_specialize attributes {...} producer { ... } consumer { ... }
+    }
+    ```
+  }];
+}
+
 def FAttnFP8Layout : Pass<"fattn-fp8-layout"> {
   let summary = "Lay out the fp8 P V product for e4m3 wgmma: V transposed with its keys permuted, P permuted alike";
   let description = [{

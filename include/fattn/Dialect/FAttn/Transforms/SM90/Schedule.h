@@ -1,9 +1,10 @@
 //===- Schedule.h - sm_90a scheduling transforms ----------------*- C++ -*-===//
 //
-// The rewrites behind --fattn-warp-specialize, --fattn-intra-wg-overlap and
-// --fattn-pingpong, usable without the passes (e.g. by a compiler that
-// embeds fattn and schedules its own way). Each fails with a diagnostic on
-// the op when the IR is not in the form it expects, leaving it unchanged.
+// The rewrites behind --fattn-warp-specialize, --fattn-intra-wg-overlap,
+// --fattn-pingpong and --fattn-persistent-tiles, usable without the passes
+// (e.g. by a compiler that embeds fattn and schedules its own way). Each
+// fails with a diagnostic on the op when the IR is not in the form it
+// expects, leaving it unchanged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,11 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::fattn {
+
+/// Unit attribute on a fattn.tiled_attention: the sm_90a kernel is
+/// persistent (grid = number of SMs, each CTA loops over work items).
+inline constexpr llvm::StringLiteral kPersistentTilesAttrName =
+    "fattn.sm90.persistent_tiles";
 
 struct WarpSpecializeOptions {
   int64_t consumers = 2;
@@ -55,6 +61,14 @@ bool isConsumerLoopOverlapped(WarpSpecializeOp ws);
 /// named-barrier handshake between its two consumer warpgroups.
 LogicalResult insertPingpongBarriers(RewriterBase &rewriter,
                                      WarpSpecializeOp ws, int64_t barrierBase);
+
+/// Marks `op` with kPersistentTilesAttrName. Fails with a diagnostic on
+/// `op` when it has no fattn.warp_specialize: the producer warpgroup is what
+/// prefetches the next work item while the consumers finish the current one.
+LogicalResult markPersistentTiles(TiledAttentionOp op);
+
+/// True when `op` carries kPersistentTilesAttrName.
+bool hasPersistentTiles(TiledAttentionOp op);
 
 } // namespace mlir::fattn
 
