@@ -38,6 +38,14 @@ CONFIGS = [
     ("nowsseq_f16_d256", "f16", 256, {}, False, 64, 2, "warp-specialize=false intra-wg-overlap=false"),
     ("c3_bf16_d64_causal_lse", "bf16", 64, {"causal": True}, True, 128, 2, "consumers=3 block-m=192"),
     ("c3pp_f16_d64_window", "f16", 64, {"window_left": 100, "window_right": 20}, False, 128, 2, "consumers=3 block-m=192 pingpong=true"),
+    # Persistent CTAs (--fattn-persistent-tiles): work items of every length
+    # (empty ones included) through one CTA.
+    ("pt_bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 128, 2, "persistent=true"),
+    ("pt_bf16_d128_n176", "bf16", 128, {}, False, 176, 2, "persistent=true"),
+    ("pt_bf16_d128_window_lse", "bf16", 128, {"window_left": 100, "window_right": 20}, True, 128, 2, "persistent=true"),
+    ("ptseq_f16_d256_causal", "f16", 256, {"causal": True}, False, 80, 2, "persistent=true intra-wg-overlap=false"),
+    ("ptc3_f16_d64_causal_lse", "f16", 64, {"causal": True}, True, 128, 2, "persistent=true consumers=3 block-m=192"),
+    ("ptnorev_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "persistent=true reverse-q-tiles=false"),
 ]
 
 # Speed set: variant -> (extra options, block_n by head dim, stages). Each is
@@ -68,11 +76,16 @@ SCHEDULES = {
     "seqn80": ("intra-wg-overlap=false", 80, 2),
     "ppn80": ("intra-wg-overlap=true pingpong=true", 80, 2),
     "nowsn80": ("warp-specialize=false", 80, 2),
+    # persistent CTAs with each head dim's default tiles
+    "c3pt": (C3 + "intra-wg-overlap=true persistent=true", 128, 2),
+    "ovpt": ("intra-wg-overlap=true persistent=true", 128, 2),
+    "n176pt": ("intra-wg-overlap=true persistent=true", 176, 2),
+    "n80pt": ("intra-wg-overlap=true persistent=true", 80, 2),
 }
-BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3pp", "c3nows", "ov"],
+BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3pp", "c3nows", "ov", "c3pt"],
                    128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160", "n144",
-                         "n192", "s3", "ppn176"],
-                   256: ["n80", "seqn80", "ppn80", "nowsn80", "ov"]}
+                         "n192", "s3", "ppn176", "ovpt", "n176pt"],
+                   256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt"]}
 for _d, _variants in BENCH_HEAD_DIMS.items():
     for _v in _variants:
         _extra, _bn, _stages = SCHEDULES[_v]
@@ -114,6 +127,11 @@ FP8_CONFIGS = [
     ("seq_fp8_d256_n64s3", "e4m3:0,0,0", 256, {}, False, 64, 3, "intra-wg-overlap=false"),
     ("seqpp_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "intra-wg-overlap=false pingpong=true"),
     ("ov_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 2, ""),
+    # Persistent CTAs: correctness on hard cases, and speed.
+    ("pt_fp8_d128_ds3_causal_lse", "e4m3:3b64,3b128,3b128", 128, {"causal": True}, True, 128, 2, "persistent=true"),
+    ("ptseq_fp8_d256_ds3_causal_lse", "e4m3:3b128,3b128,3b128", 256, {"causal": True}, True, 128, 2, "persistent=true intra-wg-overlap=false"),
+    ("ptov_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 2, "persistent=true"),
+    ("ptseq_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "persistent=true intra-wg-overlap=false"),
 ]
 CONFIGS += FP8_CONFIGS
 

@@ -71,7 +71,8 @@ class Kernel:
         d = self.desc
         keep, ptrs = [], []
         sizes = {"batch": q.shape[0], "heads_q": q.shape[1], "heads_kv": k.shape[1],
-                 "seq_q": q.shape[2], "seq_k": k.shape[2]}
+                 "seq_q": q.shape[2], "seq_k": k.shape[2],
+                 "num_sms": torch.cuda.get_device_properties(q.device).multi_processor_count}
         tensors = {"q": q, "k": k, "v": v, "o": o, "lse": lse}
         for t, x in zip("qkv", descales or ()):
             tensors[t + "_descale"] = x
@@ -99,6 +100,7 @@ class Kernel:
             ptrs.append(ctypes.cast(ctypes.pointer(val), ctypes.c_void_p))
         args = (ctypes.c_void_p * len(ptrs))(*ptrs)
         grid = [math.ceil(sizes[name] / div) for name, div in d["grid"]]
+        grid += [1] * (3 - len(grid))
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         func, threads, smem = self.func, d["threads"], d["dynamic_smem_bytes"]
 

@@ -40,9 +40,14 @@ void SM90KernelEmitter::emitFP8Producer() {
     sel[h] = e.def(formatv("llvm.trunc {0} : i64 to i32", word).str());
     sel[h] = e.bin("and", sel[h], e.i32(0xFFFF));
   }
+  // Persistent kernels: the whole warpgroup walks the work items (every
+  // thread transposes), the issuer also copies.
+  if (cfg.persistent)
+    beginWorkLoop("produce_work");
   e.op(formatv("llvm.cond_br {0}, ^load_q, ^produce({1} : i32)", issuer, lo).str());
 
   e.label("load_q");
+  waitQEmpty();
   emitQLoad();
   e.op(formatv("llvm.cond_br {0}, ^load_first, ^produce({1} : i32)",
                e.icmp("slt", lo, hi), lo).str());
@@ -50,9 +55,10 @@ void SM90KernelEmitter::emitFP8Producer() {
   emitTileLoad(lo);
   e.op(formatv("llvm.br ^produce({0} : i32)", lo).str());
 
+  const char *itemDone = cfg.persistent ? "produce_next" : "exit";
   e.label("produce", "(%pj: i32)");
-  e.op(formatv("llvm.cond_br {0}, ^produce_tile, ^exit",
-               e.icmp("slt", "%pj", hi)).str());
+  e.op(formatv("llvm.cond_br {0}, ^produce_tile, ^{1}",
+               e.icmp("slt", "%pj", hi), itemDone).str());
 
   e.label("produce_tile");
   string next = e.add("%pj", e.i32(1));
@@ -63,7 +69,7 @@ void SM90KernelEmitter::emitFP8Producer() {
   e.op("llvm.br ^transpose");
 
   e.label("transpose");
-  string t = e.sub("%pj", lo);
+  string t = tileOrdinal("%pj");
   string stage = stageOf(t), phase = phaseOf(t);
   waitBarrier(barrier(layout.fullVBar(), stage), phase);
   waitBarrier(barrier(layout.emptyVtBar(), stage), e.bin("xor", phase, e.i32(1)));
@@ -76,6 +82,11 @@ void SM90KernelEmitter::emitFP8Producer() {
   e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
                e.i32(kProducerBarrier), e.i32(128)).str());
   e.op(formatv("llvm.br ^produce({0} : i32)", next).str());
+
+  if (cfg.persistent) {
+    e.label(itemDone);
+    endWorkLoop("produce_work");
+  }
 }
 
 /// V^T[n][kappa] = V[pi(kappa)][n] for the tile in `stage`, pi =

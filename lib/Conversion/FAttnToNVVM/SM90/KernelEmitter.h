@@ -146,7 +146,7 @@ struct TextIntOps {
 /// consumers read only V^T (so V's empty barriers go unused).
 struct SharedLayout {
   int64_t stages, qBytes, kvStageBytes, vtStageBytes, kOffset, vOffset,
-      vtOffset, barOffset, total;
+      vtOffset, barOffset, ringBarriers, total;
   explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
     qBytes = c.headDimChunks() * c.blockM * 128;
     kvStageBytes = c.headDimChunks() * c.blockN * 128;
@@ -155,7 +155,8 @@ struct SharedLayout {
     vOffset = kOffset + c.stages * kvStageBytes;
     vtOffset = vOffset + c.stages * kvStageBytes;
     barOffset = vtOffset + c.stages * vtStageBytes;
-    total = barOffset + 8 * (1 + (c.isFP8() ? 6 : 4) * c.stages);
+    ringBarriers = (c.isFP8() ? 6 : 4) * c.stages;
+    total = barOffset + 8 * (2 + ringBarriers);
   }
   // Each ring barrier is an array with one 8-byte entry per stage.
   int64_t qBar() const { return barOffset; }
@@ -165,6 +166,9 @@ struct SharedLayout {
   int64_t emptyVBar() const { return emptyKBar() + 8 * stages; }
   int64_t fullVtBar() const { return emptyVBar() + 8 * stages; }
   int64_t emptyVtBar() const { return fullVtBar() + 8 * stages; }
+  /// Persistent kernels: the consumers hand Q's buffer back once their last
+  /// S = Q K^T of a work item has completed.
+  int64_t qEmptyBar() const { return barOffset + 8 * (1 + ringBarriers); }
 };
 
 /// The named barrier on which the FP8 producer warpgroup's 128 threads meet
@@ -245,10 +249,21 @@ private:
   int labelCounter = 0;
 
   // Values of the entry block, visible everywhere.
-  string tid, base, baseAddr, qTileRow, head, batch, kvHead;
+  string tid, base, baseAddr;
+  // The work item (Q tile, head, batch) and its KV tile range [lo, hi):
+  // entry-block values, or, in a persistent kernel, values of the work
+  // loop's body in each role.
+  string qTileRow, head, batch, kvHead;
   string lo, fullLo, fullHi, hi;
-  // Values of the consumer's first block, visible in the whole consumer.
-  string wg, quad, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0, vDesc0;
+  // Persistent kernels: Q tiles per (batch, head), the number of work items,
+  // and, in a work loop, the item's index, the K/V tiles the ring has
+  // carried before it (the ring's stages and phases run on across items),
+  // and the items this CTA did before it (the phase of Q's barriers).
+  string numQTiles, totalWork, tileBase, workOrdinal;
+  // Values of the consumer's first block, visible in the whole consumer
+  // (rows and limits: of the work item).
+  string wg, quad, rowInTile, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0,
+      vDesc0;
   string negInf, zero, isIssuer;
   // FP8 descales: Q's per accumulator row, and K's and V's when they are the
   // same for every tile (ranks 0 and 2); empty without descales.
@@ -264,6 +279,40 @@ private:
 
   string signature();
   void emitEntry();
+  /// Sets the work item's values (qTileRow, head, batch, kvHead, the KV tile
+  /// range) for Q tile `qTile`.
+  void setWorkItem(const string &qTile, const string &headIdx,
+                   const string &batchIdx);
+  /// Persistent kernels: branches into the loop `name` over this CTA's work
+  /// items (ctaid.x, ctaid.x + nctaid.x, ...; Q tile fastest, so that
+  /// neighbouring CTAs read the same K and V) and opens its body with the
+  /// item decoded; endWorkLoop branches back with the next item.
+  void beginWorkLoop(const string &name);
+  void endWorkLoop(const string &name);
+  /// The ordinal of KV tile `j` in the ring: its stage and phase.
+  string tileOrdinal(const string &j) {
+    string t = e.sub(j, lo);
+    return cfg.persistent ? e.add(tileBase, t) : t;
+  }
+  /// Parity of Q's full barrier for this work item.
+  string qPhase() {
+    return cfg.persistent ? e.bin("and", workOrdinal, e.i32(1)) : e.i32(0);
+  }
+  /// Persistent kernels: every consumer thread hands Q's buffer back.
+  void releaseQ() {
+    if (cfg.persistent)
+      e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
+                   barrier(layout.qEmptyBar())).str());
+  }
+  /// Persistent kernels: the issuing thread waits until the consumers have
+  /// handed the previous work item's Q back.
+  void waitQEmpty() {
+    if (cfg.persistent)
+      waitBarrier(barrier(layout.qEmptyBar()),
+                  e.bin("xor", qPhase(), e.i32(1)));
+  }
+  /// The consumer's rows of the work item and their visible key columns.
+  void emitConsumerRows();
   /// Opens the producer warpgroup's code: gives its registers away and
   /// returns the i1 of the one elected thread of warp 0 that issues TMA.
   string beginProducer();

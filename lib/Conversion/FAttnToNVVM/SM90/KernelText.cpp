@@ -64,21 +64,80 @@ string SM90KernelEmitter::signature() {
   return s;
 }
 
-void SM90KernelEmitter::emitEntry() {
-  tid = e.sreg("tid.x");
-  string ctaX = e.sreg("ctaid.x");
-  if (opts.reverseQTiles) {
-    string n = e.sreg("nctaid.x");
-    qTileRow = e.sub(e.sub(n, e.i32(1)), ctaX);
-  } else {
-    qTileRow = ctaX;
-  }
-  string qTile = qTileRow;
+void SM90KernelEmitter::setWorkItem(const string &qTile,
+                                     const string &headIdx,
+                                     const string &batchIdx) {
   qTileRow = e.mul(qTile, e.i32(cfg.blockM));
-  head = e.sreg("ctaid.y");
-  batch = e.sreg("ctaid.z");
+  head = headIdx;
+  batch = batchIdx;
   // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
   kvHead = e.bin("udiv", head, e.bin("udiv", "%heads_q", "%heads_kv"));
+}
+
+/// The KV tile range of Q tile `qTile` (computeKVTileRange, as the CPU
+/// lowering visits it).
+static KVTileRange<string> kvRange(TextEmitter &e, const SM90KernelConfig &cfg,
+                                   const string &qTile) {
+  TextIntOps ops{e};
+  KVTileRangeParams params{cfg.blockM, cfg.blockN, cfg.windowLeft,
+                           cfg.windowRight};
+  return computeKVTileRange(ops, qTile, string("%seq_q"), string("%seq_k"),
+                            params);
+}
+
+void SM90KernelEmitter::beginWorkLoop(const string &name) {
+  string w = "%" + name + "_w", tb = "%" + name + "_tb",
+         wi = "%" + name + "_wi";
+  e.op(formatv("llvm.br ^{0}({1}, {2}, {2} : i32, i32, i32)", name,
+               e.sreg("ctaid.x"), e.i32(0)).str());
+  e.label(name, formatv("({0}: i32, {1}: i32, {2}: i32)", w, tb, wi).str());
+  e.op(formatv("llvm.cond_br {0}, ^{1}_body, ^exit",
+               e.icmp("ult", w, totalWork), name).str());
+  e.label(name + "_body");
+  tileBase = tb;
+  workOrdinal = wi;
+  // Q tile fastest: the CTAs working at the same time share (batch, head)
+  // and so K and V in L2. With reverse-q-tiles the longest causal tiles of
+  // each head come first.
+  string qIndex = e.bin("urem", w, numQTiles);
+  string rest = e.bin("udiv", w, numQTiles);
+  string qTile = opts.reverseQTiles
+                     ? e.sub(e.sub(numQTiles, e.i32(1)), qIndex)
+                     : qIndex;
+  string headIdx = e.bin("urem", rest, "%heads_q");
+  setWorkItem(qTile, headIdx, e.bin("udiv", rest, "%heads_q"));
+  KVTileRange<string> range = kvRange(e, cfg, qTile);
+  lo = range.lo;
+  fullLo = range.fullLo;
+  fullHi = range.fullHi;
+  hi = range.hi;
+}
+
+void SM90KernelEmitter::endWorkLoop(const string &name) {
+  string tiles = e.smax(e.sub(hi, lo), e.i32(0));
+  e.op(formatv("llvm.br ^{0}({1}, {2}, {3} : i32, i32, i32)", name,
+               e.add("%" + name + "_w", e.sreg("nctaid.x")),
+               e.add(tileBase, tiles), e.add(workOrdinal, e.i32(1))).str());
+}
+
+void SM90KernelEmitter::emitEntry() {
+  tid = e.sreg("tid.x");
+  string qTile;
+  if (cfg.persistent) {
+    numQTiles = e.bin("udiv", e.add("%seq_q", e.i32(cfg.blockM - 1)),
+                      e.i32(cfg.blockM));
+    totalWork = e.mul(e.mul(numQTiles, "%heads_q"), "%batch");
+  } else {
+    string ctaX = e.sreg("ctaid.x");
+    if (opts.reverseQTiles) {
+      string n = e.sreg("nctaid.x");
+      qTile = e.sub(e.sub(n, e.i32(1)), ctaX);
+    } else {
+      qTile = ctaX;
+    }
+    string headIdx = e.sreg("ctaid.y");
+    setWorkItem(qTile, headIdx, e.sreg("ctaid.z"));
+  }
 
   // Align the dynamic shared memory to 1024 bytes (the 128B swizzle atom).
   string raw = e.def("llvm.mlir.addressof @fattn_smem : !llvm.ptr<3>");
@@ -86,15 +145,13 @@ void SM90KernelEmitter::emitEntry() {
   baseAddr = e.bin("and", e.add(rawAddr, e.i32(1023)), e.i32(-1024));
   base = e.smemPtr(raw, e.sub(baseAddr, rawAddr));
 
-  TextIntOps ops{e};
-  KVTileRangeParams params{cfg.blockM, cfg.blockN, cfg.windowLeft,
-                           cfg.windowRight};
-  KVTileRange<string> range =
-      computeKVTileRange(ops, qTile, string("%seq_q"), string("%seq_k"), params);
-  lo = range.lo;
-  fullLo = range.fullLo;
-  fullHi = range.fullHi;
-  hi = range.hi;
+  if (!cfg.persistent) {
+    KVTileRange<string> range = kvRange(e, cfg, qTile);
+    lo = range.lo;
+    fullLo = range.fullLo;
+    fullHi = range.fullHi;
+    hi = range.hi;
+  }
 
   string isThread0 = e.icmp("eq", tid, e.i32(0));
   auto init = [&](int64_t offset, int64_t count) {
@@ -104,6 +161,8 @@ void SM90KernelEmitter::emitEntry() {
   // Every consumer thread hands a stage back.
   int64_t consumerThreads = 128 * cfg.consumerWarpgroups;
   init(layout.qBar(), 1);
+  if (cfg.persistent)
+    init(layout.qEmptyBar(), consumerThreads);
   for (int64_t s = 0; s < cfg.stages; ++s) {
     init(layout.fullKBar() + 8 * s, 1);
     init(layout.fullVBar() + 8 * s, 1);
@@ -134,7 +193,7 @@ void SM90KernelEmitter::emitQLoad() {
 }
 
 void SM90KernelEmitter::emitTileLoad(const string &j) {
-  string t = e.sub(j, lo);
+  string t = tileOrdinal(j);
   string stage = stageOf(t);
   // The first round passes at once: a fresh barrier's "previous" phase (1)
   // counts as complete.
@@ -172,16 +231,25 @@ void SM90KernelEmitter::emitProducer() {
   e.op(formatv("llvm.cond_br {0}, ^load_q, ^exit", issuer).str());
 
   e.label("load_q");
+  if (cfg.persistent)
+    beginWorkLoop("produce_work");
+  waitQEmpty();
   emitQLoad();
   e.op(formatv("llvm.br ^produce({0} : i32)", lo).str());
 
+  const char *itemDone = cfg.persistent ? "produce_next" : "exit";
   e.label("produce", "(%pj: i32)");
   string more = e.icmp("slt", "%pj", hi);
-  e.op(formatv("llvm.cond_br {0}, ^produce_tile, ^exit", more).str());
+  e.op(formatv("llvm.cond_br {0}, ^produce_tile, ^{1}", more, itemDone).str());
 
   e.label("produce_tile");
   emitTileLoad("%pj");
   e.op(formatv("llvm.br ^produce({0} : i32)", e.add("%pj", e.i32(1))).str());
+
+  if (cfg.persistent) {
+    e.label(itemDone);
+    endWorkLoop("produce_work");
+  }
 }
 
 /// Without a producer warpgroup: once this warpgroup has handed back tile
@@ -486,22 +554,10 @@ void SM90KernelEmitter::emitConsumerSetup() {
   quad = e.bin("and", lane, e.i32(3));
   // Accumulator layout of wgmma m64nN: thread holds rows r and r + 8, columns
   // 8i + 2*quad + {0, 1}; register 4i + {0,1} is row r, 4i + {2,3} row r + 8.
-  string rowInTile = e.add(e.add(e.mul(wg, e.i32(64)), e.mul(warpInWg, e.i32(16))),
-                           e.bin("udiv", lane, e.i32(4)));
-  row[0] = e.add(qTileRow, rowInTile);
-  row[1] = e.add(row[0], e.i32(8));
-
-  // Visible key columns of each row, for the masked tiles:
-  // loLimit <= col <= hiLimit.
-  string offset = e.sub("%seq_k", "%seq_q");
-  for (int r = 0; r < 2; ++r) {
-    string diag = e.add(row[r], offset);
-    hiLimit[r] = e.sub("%seq_k", e.i32(1));
-    if (cfg.windowRight >= 0)
-      hiLimit[r] = e.smin(hiLimit[r], e.add(diag, e.i32(cfg.windowRight)));
-    loLimit[r] = cfg.windowLeft >= 0 ? e.sub(diag, e.i32(cfg.windowLeft))
-                                     : e.i32(-(int64_t(1) << 30));
-  }
+  rowInTile = e.add(e.add(e.mul(wg, e.i32(64)), e.mul(warpInWg, e.i32(16))),
+                    e.bin("udiv", lane, e.i32(4)));
+  if (!cfg.persistent)
+    emitConsumerRows();
 
   qDesc = descriptor(e.mul(wg, e.i32(64 * 128)), 16);
   kDesc0 = descriptor(e.i32(layout.kOffset), 16);
@@ -513,6 +569,10 @@ void SM90KernelEmitter::emitConsumerSetup() {
                             opts.wideValueMma ? bn * 128 : 16);
   negInf = e.f32(-std::numeric_limits<float>::infinity());
   zero = e.f32(0.0f);
+  if (cfg.persistent) {
+    beginWorkLoop("consume_work");
+    emitConsumerRows();
+  }
   if (cfg.hasDescales())
     emitDescaleSetup();
 
@@ -533,13 +593,30 @@ void SM90KernelEmitter::emitConsumerSetup() {
     e.op(formatv("llvm.br ^prefill({0} : i32)", e.add("%fj", e.i32(1))).str());
     e.label("prefill_done");
   }
-  waitBarrier(barrier(layout.qBar()), e.i32(0));
+  waitBarrier(barrier(layout.qBar()), qPhase());
   // The last consumer warpgroup lets the first one issue first.
   if (pingpong())
     inWarpgroup(cfg.consumerWarpgroups - 1, [&] {
       e.op(formatv("nvvm.barrier.arrive id = {0} number_of_threads = {1}",
                    e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
     });
+}
+
+void SM90KernelEmitter::emitConsumerRows() {
+  row[0] = e.add(qTileRow, rowInTile);
+  row[1] = e.add(row[0], e.i32(8));
+
+  // Visible key columns of each row, for the masked tiles:
+  // loLimit <= col <= hiLimit.
+  string offset = e.sub("%seq_k", "%seq_q");
+  for (int r = 0; r < 2; ++r) {
+    string diag = e.add(row[r], offset);
+    hiLimit[r] = e.sub("%seq_k", e.i32(1));
+    if (cfg.windowRight >= 0)
+      hiLimit[r] = e.smin(hiLimit[r], e.add(diag, e.i32(cfg.windowRight)));
+    loLimit[r] = cfg.windowLeft >= 0 ? e.sub(diag, e.i32(cfg.windowLeft))
+                                     : e.i32(-(int64_t(1) << 30));
+  }
 }
 
 /// S = Q K^T of the tile in `stage` as a GEMM turn of its own, waited for at
@@ -569,7 +646,7 @@ void SM90KernelEmitter::emitSequentialLoop() {
                carriedTypes()).str());
 
   e.label("kv_tile");
-  string t = e.sub("%j", lo);
+  string t = tileOrdinal("%j");
   string stage = stageOf(t);
   string phase = phaseOf(t);
   TileDescales descales = tileDescales("%j");
@@ -598,15 +675,27 @@ void SM90KernelEmitter::emitSequentialLoop() {
 
 void SM90KernelEmitter::emitOverlappedLoop() {
   string oInit = e.def(formatv("llvm.mlir.zero : {0}", oType).str());
-  e.op(formatv("llvm.cond_br {0}, ^ov_first, ^epilogue({1}, {1}, {2}, {2}, {3}"
-               "{5} : f32, f32, f32, f32, {4}{6})",
-               e.icmp("slt", lo, hi), negInf, zero, oInit, oType,
-               carried(e.f32(1.0f)), carriedTypes()).str());
+  string empty = formatv("{0}, {0}, {1}, {1}, {2}{4} : f32, f32, f32, f32, "
+                         "{3}{5}", negInf, zero, oInit, oType,
+                         carried(e.f32(1.0f)), carriedTypes()).str();
+  if (cfg.persistent) {
+    e.op(formatv("llvm.cond_br {0}, ^ov_first, ^ov_empty",
+                 e.icmp("slt", lo, hi)).str());
+    // No KV tile: Q goes back at once.
+    e.label("ov_empty");
+    releaseQ();
+    e.op(formatv("llvm.br ^epilogue({0})", empty).str());
+  } else {
+    e.op(formatv("llvm.cond_br {0}, ^ov_first, ^epilogue({1})",
+                 e.icmp("slt", lo, hi), empty).str());
+  }
 
   // Prologue: S and P of the first tile (O is still zero: no rescale).
   e.label("ov_first");
   {
-    string stage = e.i32(0), phase = e.i32(0);
+    string first = tileOrdinal(lo);
+    string stage = cfg.persistent ? stageOf(first) : e.i32(0);
+    string phase = cfg.persistent ? phaseOf(first) : e.i32(0);
     TileDescales descales = tileDescales(lo);
     string s = scoresAlone(stage, phase);
     const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
@@ -630,7 +719,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
 
   e.label("ov_tile");
   {
-    string t = e.sub("%j", lo), prev = e.sub(t, e.i32(1));
+    string t = tileOrdinal("%j"), prev = e.sub(t, e.i32(1));
     string stage = stageOf(t), prevStage = stageOf(prev);
     TileDescales descales = tileDescales("%j");
     waitBarrier(barrier(layout.fullKBar(), stage), phaseOf(t));
@@ -668,7 +757,9 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   // Epilogue: the last tile's P V.
   e.label("ov_last");
   {
-    string prev = e.sub(e.sub("%j", lo), e.i32(1));
+    // Every S = Q K^T of the work item has completed.
+    releaseQ();
+    string prev = e.sub(tileOrdinal("%j"), e.i32(1));
     string prevStage = stageOf(prev);
     waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
     SmallVector<string> o = unpack("%acc", numO, oType);
@@ -697,6 +788,9 @@ void SM90KernelEmitter::emitEpilogue() {
       e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}", e.i32(1),
                    e.i32(256)).str());
     });
+  // The plain loop hands Q back here (the overlapped one after its last S).
+  if (!opts.intraWarpgroupOverlap)
+    releaseQ();
   const char *finalMax[2] = {"%fm0", "%fm1"}, *finalSum[2] = {"%fl0", "%fl1"};
   string allLanes = e.i32(-1), clamp = e.i32(31);
   string inv[2], lse[2];
@@ -771,7 +865,10 @@ void SM90KernelEmitter::emitEpilogue() {
     e.op(formatv("llvm.br ^{0}", next).str());
     e.label(next);
   }
-  e.op("llvm.br ^exit");
+  if (cfg.persistent)
+    endWorkLoop("consume_work");
+  else
+    e.op("llvm.br ^exit");
 }
 
 string SM90KernelEmitter::emit() {

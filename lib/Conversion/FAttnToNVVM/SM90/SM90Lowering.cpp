@@ -104,6 +104,8 @@ std::string defaultKernelName(const SM90KernelConfig &c) {
     name += "_softcap";
   if (c.hasLse)
     name += "_lse";
+  if (c.persistent)
+    name += "_persistent";
   for (char &ch : name)
     if (ch == '-')
       ch = 'm';
@@ -239,6 +241,10 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   c.hasLse = op.getLse() != nullptr;
   c.consumerWarpgroups = consumers;
   c.warpSpecialize = options.warpSpecialize;
+  c.persistent = options.persistent;
+  if (c.persistent && !c.warpSpecialize)
+    return op.emitOpError("persistent tiles need the producer warpgroup of "
+                          "--fattn-warp-specialize");
   if (fp8 && failed(getFP8Config(op, options, c)))
     return failure();
   if (c.dynamicSharedBytes() > 227 * 1024)
@@ -298,6 +304,13 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
                       R"("l2_promotion": "256B", "oob_fill": "zero"})",
                       t, c.elementType, rows, c.atomColumns()).str();
   }
+  // One CTA per (Q tile, head, batch), or per SM for persistent kernels,
+  // which loop over those work items.
+  std::string grid =
+      c.persistent
+          ? std::string(R"([["num_sms", 1]])")
+          : formatv(R"([["seq_q", {0}], ["heads_q", 1], ["batch", 1]])",
+                    c.blockM).str();
   std::string outType =
       c.outputType != c.elementType
           ? formatv(R"("out_dtype": "{0}", )", c.outputType).str()
@@ -308,13 +321,12 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
                  R"("window_left": {5}, "window_right": {6}, "softcap": {7}, )"
                  R"("has_lse": {8}, "block_m": {9}, "block_n": {10}, )"
                  R"("threads": {11}, "dynamic_smem_bytes": {12}, )"
-                 R"("grid": [["seq_q", {9}], ["heads_q", 1], ["batch", 1]], )"
-                 R"("params": [{13}]{15}})",
+                 R"("grid": {16}, "params": [{13}]{15}})",
                  c.name, c.elementType, c.headDim, exactFloat(c.scale),
                  (c.windowRight == 0 && c.windowLeft < 0) ? "true" : "false",
                  c.windowLeft, c.windowRight, exactFloat(c.softcap),
                  c.hasLse ? "true" : "false", c.blockM, c.blockN, c.threads(),
-                 c.dynamicSharedBytes(), params, outType, descales)
+                 c.dynamicSharedBytes(), params, outType, descales, grid)
       .str();
 }
 

@@ -87,6 +87,9 @@ struct SM90KernelConfig {
   /// and whether a producer warpgroup issues the copies.
   int64_t consumerWarpgroups = 2;
   bool warpSpecialize = true;
+  /// Persistent CTAs (SM90Options::persistent): the grid is the number of
+  /// SMs and each CTA loops over work items.
+  bool persistent = false;
 
   /// FP8 only: the descales of Q, K and V (all three or none).
   SM90Descale qDescale, kDescale, vDescale;
