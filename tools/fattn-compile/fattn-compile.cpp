@@ -152,6 +152,11 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // one, which keeps 128-key tiles without spilling (docs/PERF.md).
     if (fp8 && headDim > 128)
       options.intraWgOverlap = false;
+    // Persistent CTAs (--fattn-persistent-tiles) measured faster without a
+    // mask for FP8 and for 16-bit head dims up to 128, and slower with a
+    // causal mask (a static assignment of tiles of unequal length) and at
+    // 16-bit head dim 256 (docs/PERF.md).
+    options.persistent = !masked && (fp8 || headDim <= 128);
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);

@@ -1,7 +1,8 @@
 //===- ScheduleFromIR.h - the sm_90a schedule recorded in the IR -*- C++ -*-===//
 //
 // The scheduling passes (--fattn-warp-specialize, --fattn-intra-wg-overlap,
-// --fattn-pingpong) decide the kernel's schedule as IR; the sm_90a lowering
+// --fattn-pingpong, --fattn-persistent-tiles) decide the kernel's schedule as
+// IR; the sm_90a lowering
 // reads it back here and implements it.
 //
 //===----------------------------------------------------------------------===//
@@ -15,7 +16,7 @@ namespace mlir::fattn {
 
 /// Sets the schedule fields of `options` (warpSpecialize,
 /// consumerWarpgroups, producer/consumerRegisters, intraWarpgroupOverlap,
-/// pingpong, pingpongBarrierBase) from the IR of `op`: without a
+/// pingpong, pingpongBarrierBase, persistent) from the IR of `op`: without a
 /// fattn.warp_specialize every warpgroup computes and issues its own
 /// copies; with one, its attributes, the shape of its consumer loop and its
 /// named barriers decide. Fails with a diagnostic when the IR asks for a

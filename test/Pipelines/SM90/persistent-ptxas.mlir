@@ -1,0 +1,47 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && fattn-compile %s --arch sm_90a --emit json -o %t
+// RUN: FileCheck %s --check-prefix=GRID-PT < %t/bf16_d128.json
+// RUN: FileCheck %s --check-prefix=GRID-PT < %t/fp8_d128.json
+// RUN: FileCheck %s --check-prefix=GRID-PT < %t/fp8_d256.json
+// RUN: FileCheck %s --check-prefix=GRID-CTA < %t/bf16_d128_causal.json
+// RUN: FileCheck %s --check-prefix=GRID-CTA < %t/bf16_d256.json
+// RUN: %ptxas -arch=sm_90a -v %t/bf16_d128.ptx -o %t/a.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
+// RUN: %ptxas -arch=sm_90a -v %t/fp8_d128.ptx -o %t/b.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
+// RUN: %ptxas -arch=sm_90a -v %t/fp8_d256.ptx -o %t/c.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
+
+// fattn-compile runs --fattn-persistent-tiles where it measured faster
+// (docs/PERF.md): without a mask for FP8 and for 16-bit head dims up to
+// 128. Not with a causal mask (a static split of tiles of unequal length
+// loses to the hardware's dynamic CTA dispatch) nor at 16-bit head dim 256.
+// GRID-PT: "grid": [
+// GRID-PT-NEXT: [
+// GRID-PT-NEXT: "num_sms",
+// GRID-PT-NEXT: 1
+// GRID-PT-NEXT: ]
+// GRID-PT-NEXT: ]
+// GRID-CTA: "grid": [
+// GRID-CTA-NEXT: [
+// GRID-CTA-NEXT: "seq_q",
+// The persistent kernels assemble without spills: the work loop's item,
+// ring ordinal and item count fit beside the consumers' accumulators.
+// CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+func.func @bf16_d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>)
+  return
+}
+func.func @bf16_d128_causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {causal = true}
+  return
+}
+func.func @bf16_d256(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>, %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>) outs(%o : memref<?x?x?x256xbf16>)
+  return
+}
+func.func @fp8_d128(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<f32>, %dk: memref<f32>, %dv: memref<f32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<f32>, memref<f32>, memref<f32>)
+  return
+}
+func.func @fp8_d256(%q: memref<?x?x?x256xf8E4M3FN>, %k: memref<?x?x?x256xf8E4M3FN>, %v: memref<?x?x?x256xf8E4M3FN>, %o: memref<?x?x?x256xbf16>, %dq: memref<?x?x?xf32>, %dk: memref<?x?x?xf32>, %dv: memref<?x?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>) outs(%o : memref<?x?x?x256xbf16>) descale(%dq, %dk, %dv : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) {descale_block_q = 128 : i64, descale_block_kv = 128 : i64}
+  return
+}
