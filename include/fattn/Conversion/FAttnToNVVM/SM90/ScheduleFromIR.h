@@ -2,8 +2,7 @@
 //
 // The scheduling passes (--fattn-warp-specialize, --fattn-intra-wg-overlap,
 // --fattn-pingpong, --fattn-persistent-tiles) decide the kernel's schedule as
-// IR; the sm_90a lowering
-// reads it back here and implements it.
+// IR; the sm_90a lowering reads it back here and implements it.
 //
 //===----------------------------------------------------------------------===//
 
