@@ -81,10 +81,12 @@ SCHEDULES = {
     "ovpt": ("intra-wg-overlap=true persistent=true", 128, 2),
     "n176pt": ("intra-wg-overlap=true persistent=true", 176, 2),
     "n80pt": ("intra-wg-overlap=true persistent=true", 80, 2),
+    "ppn176pt": ("intra-wg-overlap=true pingpong=true persistent=true", 176, 2),
+    "s3pt": ("intra-wg-overlap=true persistent=true", 128, 3),
 }
 BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3pp", "c3nows", "ov", "c3pt"],
                    128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160", "n144",
-                         "n192", "s3", "ppn176", "ovpt", "n176pt"],
+                         "n192", "s3", "ppn176", "ovpt", "n176pt", "ppn176pt", "s3pt"],
                    256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt"]}
 for _d, _variants in BENCH_HEAD_DIMS.items():
     for _v in _variants:
@@ -132,6 +134,11 @@ FP8_CONFIGS = [
     ("ptseq_fp8_d256_ds3_causal_lse", "e4m3:3b128,3b128,3b128", 256, {"causal": True}, True, 128, 2, "persistent=true intra-wg-overlap=false"),
     ("ptov_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 2, "persistent=true"),
     ("ptseq_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "persistent=true intra-wg-overlap=false"),
+    ("ptseqpp_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "persistent=true intra-wg-overlap=false pingpong=true"),
+    ("ptov_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "persistent=true"),
+    ("ptovpp_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 2, "persistent=true pingpong=true"),
+    ("ptseqpp_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "persistent=true intra-wg-overlap=false pingpong=true"),
+    ("ptovs3_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 3, "persistent=true"),
 ]
 CONFIGS += FP8_CONFIGS
 

@@ -140,8 +140,13 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
                   op.getEffectiveWindowRight() >= 0;
     bool fp8 = isa<Float8E4M3FNType>(
         cast<MemRefType>(op.getQuery().getType()).getElementType());
+    // FP8 head dim 128 without a mask: 192-key tiles, unless per-block K/V
+    // descales need whole tiles per block (of 128 rows by default).
+    bool perBlockKV =
+        op.getKDescale() &&
+        cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
     if (fp8)
-      options.blockN = 128; // and whole tiles per block of K/V descales
+      options.blockN = headDim <= 128 && !masked && !perBlockKV ? 192 : 128;
     else if (headDim > 128)
       options.blockN = 80;
     else if (headDim > 64 && headDim <= 128 && !masked)

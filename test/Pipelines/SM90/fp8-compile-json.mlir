@@ -5,10 +5,11 @@
 // RUN: FileCheck %s --check-prefix=D256 < %t/fattn_fwd_d256_e4m3_causal.json
 // RUN: test -s %t/fattn_fwd_d256_e4m3_causal.cubin
 
-// fattn-compile's FP8 tiles (docs/PERF.md): 128-key tiles (whole tiles per
-// block of per-block K/V descales of 128 rows), the overlapped loop at head
-// dim 128 and the plain one at 256. The description carries the FP8 ABI.
-// CHECK: "block_n": 128,
+// fattn-compile's FP8 tiles (docs/PERF.md): at head dim 128 without a mask
+// 192-key tiles, or 128 with per-block K/V descales (whole tiles per block
+// of 128 rows); the overlapped loop at head dim 128 and the plain one at
+// 256. The description carries the FP8 ABI.
+// CHECK: "block_n": 192,
 // CHECK: "descale": {
 // CHECK-NEXT: "k": {
 // CHECK-NEXT: "rank": 0

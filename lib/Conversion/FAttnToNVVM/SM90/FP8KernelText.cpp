@@ -240,23 +240,28 @@ TileDescales SM90KernelEmitter::tileDescales(const string &j) {
   return d;
 }
 
-/// O *= alpha before the P V of a tile. With per-block V descales O is
-/// carried in units of the previous tile's descale and moves to this tile's
-/// (alpha * dv_prev / dv), so the P V product adds in the stored units;
-/// returns the descale O is in afterwards (empty without).
-string SM90KernelEmitter::emitValueRescale(SmallVector<string> &o,
-                                           const TileSoftmax &sm,
-                                           const string &prevDescale,
-                                           const string &descale) {
-  string factor[2] = {sm.alpha[0], sm.alpha[1]};
+/// The factors (per accumulator row) by which O is rescaled before the P V
+/// of a tile: alpha, and with per-block V descales the move from the
+/// previous tile's descale units to this tile's (dv_prev / dv), so that the
+/// P V product adds in the stored units. `unit` becomes the descale O is in
+/// afterwards (empty without).
+std::array<string, 2> SM90KernelEmitter::rescaleFactors(
+    const TileSoftmax &sm, const string &prevDescale, const string &descale,
+    string &unit) {
+  std::array<string, 2> factor = {sm.alpha[0], sm.alpha[1]};
+  unit = carryValueDescale ? descale : string();
   if (carryValueDescale) {
     string ratio = e.bin("fdiv", prevDescale, descale, "f32");
     for (int r = 0; r < 2; ++r)
       factor[r] = e.bin("fmul", factor[r], ratio, "f32");
   }
+  return factor;
+}
+
+void SM90KernelEmitter::rescaleO(SmallVector<string> &o,
+                                 const std::array<string, 2> &factor) {
   for (int64_t i = 0; i < numO; ++i)
     o[i] = e.bin("fmul", o[i], factor[(i % 4) / 2], "f32");
-  return carryValueDescale ? descale : string();
 }
 
 /// P (f32, in [0, 256]: see kFP8ProbabilityLog2) as the A operand of

@@ -15,6 +15,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -244,7 +245,7 @@ private:
   /// Keys (K dim) of one wgmma: 16 for 16-bit elements, 32 for e4m3.
   int64_t kStep;
   /// FP8 with per-block V descales: O is kept in units of the current tile's
-  /// V descale, which the KV loop carries (see emitValueRescale).
+  /// V descale, which the KV loop carries (see rescaleFactors).
   bool carryValueDescale;
   int labelCounter = 0;
 
@@ -337,8 +338,11 @@ private:
                      const string &headIdx, const string &blockIdx);
   void emitDescaleSetup();
   TileDescales tileDescales(const string &j);
-  string emitValueRescale(SmallVector<string> &o, const TileSoftmax &sm,
-                          const string &prevDescale, const string &descale);
+  std::array<string, 2> rescaleFactors(const TileSoftmax &sm,
+                                       const string &prevDescale,
+                                       const string &descale, string &unit);
+  /// O *= factor (per accumulator row).
+  void rescaleO(SmallVector<string> &o, const std::array<string, 2> &factor);
 
   // Consumer pieces.
   string issueQK(const string &stage);

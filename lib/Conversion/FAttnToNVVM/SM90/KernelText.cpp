@@ -657,7 +657,8 @@ void SM90KernelEmitter::emitSequentialLoop() {
     sm.packedP = packProbabilitiesE4M3(sm.probabilities);
   // O *= alpha (and, with per-block V descales, into this tile's units).
   SmallVector<string> o = unpack("%acc", numO, oType);
-  string valueDescale = emitValueRescale(o, sm, "%dvp", descales.value);
+  string valueDescale;
+  rescaleO(o, rescaleFactors(sm, "%dvp", descales.value, valueDescale));
 
   waitBarrier(barrier(fullValueBar(), stage), phase);
   pingpongSync();
@@ -702,20 +703,28 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
     if (cfg.isFP8())
       sm.packedP = packProbabilitiesE4M3(sm.probabilities);
-    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{9} : i32, "
-                 "f32, f32, f32, f32, {7}, {8}{10})",
+    string one = e.f32(1.0f);
+    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {7}"
+                 "{10} : i32, f32, f32, f32, f32, {8}, {9}, f32, f32{11})",
                  e.add(lo, e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
-                 sm.sum[1], oInit, pack(sm.packedP, pType), oType, pType,
+                 sm.sum[1], oInit, pack(sm.packedP, pType), one, oType, pType,
                  carried(descales.value), carriedTypes()).str());
   }
 
   // Iteration j: S_j and P_{j-1} V_{j-1} on the tensor cores together, the
-  // softmax of tile j while P_{j-1} V_{j-1} completes.
+  // softmax of tile j while P_{j-1} V_{j-1} completes. O is rescaled for
+  // tile j - 1 either at the end of iteration j - 1, or (FP8, measured
+  // faster there; slower for 16-bit types) deferred: the factors ride along
+  // (%rs0, %rs1) and O is rescaled after S_j is issued, while that GEMM
+  // runs, so that only the wait separates one iteration's P V from the next
+  // one's GEMMs.
+  const bool deferRescale = cfg.isFP8();
   e.label("ov_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
-                             "%acc: {0}, %pp: {1}{2})", oType, pType,
-                             carriedArgs("%dvp")).str());
+                             "%acc: {0}, %pp: {1}, %rs0: f32, %rs1: f32{2})",
+                             oType, pType, carriedArgs("%dvp")).str());
   e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
                e.icmp("slt", "%j", hi)).str());
+  const std::array<string, 2> pending = {"%rs0", "%rs1"};
 
   e.label("ov_tile");
   {
@@ -728,13 +737,19 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     SmallVector<string> p = unpack("%pp", numP, pType);
     pingpongSync();
     string s = issueQK(stage);
-    o = issuePV(o, p, prevStage, /*fence=*/false);
+    // A deferred rescale writes the accumulator registers: fence again.
+    if (deferRescale)
+      rescaleO(o, pending);
+    o = issuePV(o, p, prevStage, /*fence=*/deferRescale);
     pingpongArrive();
     waitGroup(1); // S_j is done; P_{j-1} V_{j-1} may still run
     s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
     release(layout.emptyKBar(), stage);
     const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
     TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
+    string valueDescale;
+    std::array<string, 2> factor =
+        rescaleFactors(sm, "%dvp", descales.value, valueDescale);
     waitGroup(0);
     o = fenceValues(o, "f32");
     // e4m3 P is packed only now that P_{j-1} V_{j-1} is complete: packed
@@ -746,15 +761,19 @@ void SM90KernelEmitter::emitOverlappedLoop() {
       sm.packedP = packProbabilitiesE4M3(sm.probabilities);
     release(emptyValueBar(), prevStage);
     emitLoadAhead(prev);
-    string valueDescale = emitValueRescale(o, sm, "%dvp", descales.value);
-    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{9} : i32, "
-                 "f32, f32, f32, f32, {7}, {8}{10})",
+    if (!deferRescale) {
+      rescaleO(o, factor);
+      factor = {e.f32(1.0f), e.f32(1.0f)};
+    }
+    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}"
+                 "{11} : i32, f32, f32, f32, f32, {9}, {10}, f32, f32{12})",
                  e.add("%j", e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
-                 sm.sum[1], pack(o, oType), pack(sm.packedP, pType), oType,
-                 pType, carried(valueDescale), carriedTypes()).str());
+                 sm.sum[1], pack(o, oType), pack(sm.packedP, pType), factor[0],
+                 factor[1], oType, pType, carried(valueDescale),
+                 carriedTypes()).str());
   }
 
-  // Epilogue: the last tile's P V.
+  // Epilogue: the last tile's rescale and P V.
   e.label("ov_last");
   {
     // Every S = Q K^T of the work item has completed.
@@ -764,6 +783,8 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
     SmallVector<string> o = unpack("%acc", numO, oType);
     SmallVector<string> p = unpack("%pp", numP, pType);
+    if (deferRescale)
+      rescaleO(o, pending);
     pingpongSync();
     o = issuePV(o, p, prevStage, /*fence=*/true);
     pingpongArrive();
