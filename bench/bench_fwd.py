@@ -117,26 +117,32 @@ def bench_one(d, n, causal, dtype, args):
                     CHECK_TOLERANCE, "fattn")
 
 
-def fp8_inputs(q, k, v):
-    """(q8, k8, v8, flash_attn_func keywords): per-block e4m3 quantization."""
-    q8, dq = fattn.quantize_fp8(q, block=FP8_BLOCK)
-    k8, dk = fattn.quantize_fp8(k, block=FP8_BLOCK)
-    v8, dv = fattn.quantize_fp8(v, block=FP8_BLOCK)
-    return q8, k8, v8, dict(q_descale=dq, k_descale=dk, v_descale=dv,
-                            descale_block_q=FP8_BLOCK, descale_block_kv=FP8_BLOCK)
+def fp8_inputs(q, k, v, per="block"):
+    """(q8, k8, v8, flash_attn_func keywords): e4m3 quantization with one
+    descale per block of FP8_BLOCK rows, per (batch, head) or per tensor."""
+    block = FP8_BLOCK if per == "block" else None
+    q8, dq = fattn.quantize_fp8(q, block=block, per=per)
+    k8, dk = fattn.quantize_fp8(k, block=block, per=per)
+    v8, dv = fattn.quantize_fp8(v, block=block, per=per)
+    kw = dict(q_descale=dq, k_descale=dk, v_descale=dv)
+    if per == "block":
+        kw.update(descale_block_q=FP8_BLOCK, descale_block_kv=FP8_BLOCK)
+    return q8, k8, v8, kw
 
 
 def bench_fp8(d, n, causal, args):
     """fattn fp8 beside SDPA cuDNN / FA2 in bf16, on the same (bf16) values."""
     def prepare(q, k, v):
-        q8, k8, v8, kw = fp8_inputs(q, k, v)
+        q8, k8, v8, kw = fp8_inputs(q, k, v, args.fp8_descale)
         return lambda: fattn.flash_attn_func(q8, k8, v8, causal=causal, **kw)
     return run_case(d, n, causal, torch.bfloat16, args, prepare, FP8_CHECK_TOLERANCE,
                     "fattn fp8")
 
 
 def print_fp8_table(rows, args):
-    print(f"\nForward, fattn fp8 (e4m3, per-block descales of {FP8_BLOCK} rows) vs SDPA bf16, "
+    form = (f"per-block descales of {FP8_BLOCK} rows" if args.fp8_descale == "block"
+            else f"per-{args.fp8_descale} descales")
+    print(f"\nForward, fattn fp8 (e4m3, {form}) vs SDPA bf16, "
           f"TFLOP/s (median of {args.rep}), batch x seqlen = 16384, heads x head_dim = 2048\n")
     print("| head dim | seqlen | causal | fattn fp8 | cuDNN bf16 | FA2 bf16 | fp8/cuDNN | "
           "rel L2 vs SDPA |")
@@ -159,6 +165,9 @@ def main():
     p.add_argument("--causal", default="both", choices=["both", "0", "1"])
     p.add_argument("--dtype", default="bf16", choices=["bf16", "f16", "fp8"])
     p.add_argument("--quick", action="store_true", help="head dim 128, seqlens 2048 and 8192")
+    p.add_argument("--fp8-descale", default="block", choices=["block", "head", "tensor"],
+                   help="fp8: one descale per block of rows (default), per (batch, head) "
+                        "as FlashAttention-3, or per tensor")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--rep", type=int, default=50)
     p.add_argument("--kernel-dir", help="kernel library (default: FATTN_KERNEL_DIR)")
