@@ -157,11 +157,14 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // one, which keeps 128-key tiles without spilling (docs/PERF.md).
     if (fp8 && headDim > 128)
       options.intraWgOverlap = false;
-    // Persistent CTAs (--fattn-persistent-tiles) measured faster without a
-    // mask for FP8 and for 16-bit head dims up to 128, and slower with a
-    // causal mask (a static assignment of tiles of unequal length) and at
-    // 16-bit head dim 256 (docs/PERF.md).
-    options.persistent = !masked && (fp8 || headDim <= 128);
+    // Persistent CTAs (--fattn-persistent-tiles) measured faster for FP8
+    // without a mask and for 16-bit head dims up to 128 without a mask or
+    // causal; at 16-bit head dim 256 they lost (docs/PERF.md). Sliding
+    // windows and masked FP8 were not measured: one CTA per tile.
+    bool causal = op.getEffectiveWindowRight() == 0 &&
+                  op.getEffectiveWindowLeft() < 0;
+    options.persistent =
+        fp8 ? !masked : headDim <= 128 && (!masked || causal);
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);

@@ -257,9 +257,9 @@ private:
   string qTileRow, head, batch, kvHead;
   string lo, fullLo, fullHi, hi;
   // Persistent kernels: Q tiles per (batch, head), the number of work items,
-  // and, in a work loop, the item's index, the K/V tiles the ring has
-  // carried before it (the ring's stages and phases run on across items),
-  // and the items this CTA did before it (the phase of Q's barriers).
+  // and, in a work loop, the K/V tiles the ring has carried before the item
+  // (the ring's stages and phases run on across items), and the items this
+  // CTA did before it (its round, and the phase of Q's barriers).
   string numQTiles, totalWork, tileBase, workOrdinal;
   // Values of the consumer's first block, visible in the whole consumer
   // (rows and limits: of the work item).
@@ -285,9 +285,9 @@ private:
   void setWorkItem(const string &qTile, const string &headIdx,
                    const string &batchIdx);
   /// Persistent kernels: branches into the loop `name` over this CTA's work
-  /// items (ctaid.x, ctaid.x + nctaid.x, ...; Q tile fastest, so that
+  /// items (one per round of the grid, snake order; Q tile fastest, so that
   /// neighbouring CTAs read the same K and V) and opens its body with the
-  /// item decoded; endWorkLoop branches back with the next item.
+  /// item decoded; endWorkLoop branches back with the next round.
   void beginWorkLoop(const string &name);
   void endWorkLoop(const string &name);
   /// The ordinal of KV tile `j` in the ring: its stage and phase.
