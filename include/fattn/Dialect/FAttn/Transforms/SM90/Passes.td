@@ -113,14 +113,17 @@ def FAttnPersistentTiles : Pass<"fattn-persistent-tiles"> {
     Marks each warp-specialized `fattn.tiled_attention` with the unit
     attribute `fattn.sm90.persistent_tiles`, which the sm_90a lowering
     implements as a persistent tile scheduler: the grid becomes the number
-    of SMs, and each CTA loops over (Q tile, head, batch) work items, taking
-    every grid-size-th one. The Q tile varies fastest, so that the CTAs
-    running at the same time work on the same head and share its K and V
-    in L2; with the lowering's `reverse-q-tiles` on, the longest causal
-    tiles come first, so that the short ones fill the tail. The producer
-    warpgroup prefetches the next work item's Q and K/V tiles while the
-    consumers finish the current one (its epilogue and O store), which a
-    kernel of one CTA per tile cannot overlap.
+    of SMs, and each CTA loops over (Q tile, head, batch) work items, one
+    per round of the grid, in snake order (CTA c takes item c of even
+    rounds and G - 1 - c of odd ones). The Q tile varies fastest, so that
+    the CTAs running at the same time work on the same head and share its
+    K and V in L2; masked kernels with few (batch, head) pairs (at most half
+    the grid) take the Q tile slowest, so that each round's causal items
+    have about one length. With the lowering's `reverse-q-tiles` on, the
+    longest causal tiles come first. The producer warpgroup prefetches the
+    next work item's Q and K/V tiles while the consumers finish the current
+    one (its epilogue and O store), which a kernel of one CTA per tile
+    cannot overlap.
 
     The body of the op is unchanged; the attribute only selects the
     kernel's outer loop. An op without a `fattn.warp_specialize` (run
