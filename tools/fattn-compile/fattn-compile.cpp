@@ -158,13 +158,13 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     if (fp8 && headDim > 128)
       options.intraWgOverlap = false;
     // Persistent CTAs (--fattn-persistent-tiles) measured faster for FP8
-    // without a mask and for 16-bit head dims up to 128 without a mask or
-    // causal; at 16-bit head dim 256 they lost (docs/PERF.md). Sliding
-    // windows and masked FP8 were not measured: one CTA per tile.
+    // without a mask, for 16-bit causal kernels and for 16-bit head dims up
+    // to 128 without a mask; at 16-bit head dim 256 without a mask they lost
+    // (docs/PERF.md). Sliding windows and masked FP8 were not measured: one
+    // CTA per tile.
     bool causal = op.getEffectiveWindowRight() == 0 &&
                   op.getEffectiveWindowLeft() < 0;
-    options.persistent =
-        fp8 ? !masked : headDim <= 128 && (!masked || causal);
+    options.persistent = fp8 ? !masked : masked ? causal : headDim <= 128;
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);

@@ -6,16 +6,19 @@
 // RUN: FileCheck %s --check-prefix=GRID-PT < %t/bf16_d128_causal.json
 // RUN: FileCheck %s --check-prefix=GRID-CTA < %t/bf16_d128_window.json
 // RUN: FileCheck %s --check-prefix=GRID-CTA < %t/bf16_d256.json
+// RUN: FileCheck %s --check-prefix=GRID-PT < %t/bf16_d256_causal.json
 // RUN: FileCheck %s --check-prefix=GRID-CTA < %t/fp8_d128_causal.json
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d128.ptx -o %t/a.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d128_causal.ptx -o %t/d.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
+// RUN: %ptxas -arch=sm_90a -v %t/bf16_d256_causal.ptx -o %t/e.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128.ptx -o %t/b.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d256.ptx -o %t/c.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 
 // fattn-compile runs --fattn-persistent-tiles where it measured faster
-// (docs/PERF.md): for FP8 without a mask, and for 16-bit head dims up to
-// 128 without a mask or causal. Not at 16-bit head dim 256, not with a
-// sliding window, not for masked FP8 (not measured).
+// (docs/PERF.md): for FP8 without a mask, for 16-bit causal kernels and for
+// 16-bit head dims up to 128 without a mask. Not at 16-bit head dim 256
+// without a mask, not with a sliding window, not for masked FP8 (not
+// measured).
 // GRID-PT: "grid": [
 // GRID-PT-NEXT: [
 // GRID-PT-NEXT: "num_sms",
@@ -46,6 +49,10 @@ func.func @fp8_d128_causal(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128x
 }
 func.func @bf16_d256(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>, %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>) outs(%o : memref<?x?x?x256xbf16>)
+  return
+}
+func.func @bf16_d256_causal(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>, %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>) outs(%o : memref<?x?x?x256xbf16>) {causal = true}
   return
 }
 func.func @fp8_d128(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<f32>, %dk: memref<f32>, %dv: memref<f32>) {

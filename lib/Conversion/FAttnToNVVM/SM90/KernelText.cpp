@@ -25,6 +25,8 @@
 
 #include "KernelEmitter.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::fattn;
 using namespace mlir::fattn::sm90;
@@ -110,16 +112,19 @@ void SM90KernelEmitter::beginWorkLoop(const string &name) {
   if (cfg.windowLeft >= 0 || cfg.windowRight >= 0) {
     // Masked items differ in length, and a static assignment balances them
     // only if each round of the grid takes items of about one length. With
-    // few (batch, head) pairs (at most half the grid: long sequences) the
-    // Q tile is slowest, longest first with reverse-q-tiles: a round is one
-    // or a few Q tile ranks, and at least two CTAs per pair walk the same K
-    // and V at the same time, so L2 still serves them. With many pairs
-    // (short sequences, few Q tiles) the Q tile stays fastest and the snake
+    // few (batch, head) pairs (long sequences) the Q tile is slowest,
+    // longest first with reverse-q-tiles: a round is one or a few Q tile
+    // ranks, and several CTAs per pair walk the same K and V at the same
+    // time, so L2 serves them: one CTA per 256 bytes of a key's K and V row
+    // (two at head dim 128 in 16 bits, four at 256). With many pairs (short
+    // sequences, few Q tiles) the Q tile stays fastest and the snake
     // balances the rounds. (A simulation of the causal rounds puts the
     // makespan within 3% of the ideal for head dims 64 to 256 and 2k to 16k
     // tokens, against up to 1.8x with the Q tile fastest everywhere.)
+    int64_t ctasPerPair =
+        std::max<int64_t>(1, 2 * cfg.paddedHeadDim() * cfg.elementBytes() / 256);
     string pairs = e.mul("%heads_q", "%batch");
-    string few = e.icmp("ule", e.mul(pairs, e.i32(2)), grid);
+    string few = e.icmp("ule", e.mul(pairs, e.i32(ctasPerPair)), grid);
     qIndex = e.select(few, e.bin("udiv", w, pairs), qIndex);
     rest = e.select(few, e.bin("urem", w, pairs), rest);
   }

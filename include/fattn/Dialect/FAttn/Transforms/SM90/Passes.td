@@ -117,8 +117,8 @@ def FAttnPersistentTiles : Pass<"fattn-persistent-tiles"> {
     per round of the grid, in snake order (CTA c takes item c of even
     rounds and G - 1 - c of odd ones). The Q tile varies fastest, so that
     the CTAs running at the same time work on the same head and share its
-    K and V in L2; masked kernels with few (batch, head) pairs (at most half
-    the grid) take the Q tile slowest, so that each round's causal items
+    K and V in L2; masked kernels with few (batch, head) pairs (for several
+    CTAs per pair) take the Q tile slowest, so that each round's causal items
     have about one length. With the lowering's `reverse-q-tiles` on, the
     longest causal tiles come first. The producer warpgroup prefetches the
     next work item's Q and K/V tiles while the consumers finish the current
