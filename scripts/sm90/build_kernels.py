@@ -142,6 +142,11 @@ FP8_CONFIGS = [
     ("ptov_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "persistent=true"),
     ("ptov_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 2, "persistent=true"),
     ("ptovs3_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 3, "persistent=true"),
+    # Causal, one CTA per tile and persistent (fattn-compile's tiles).
+    ("ov_fp8_d128_n128_causal", "e4m3:0,0,0", 128, {"causal": True}, False, 128, 2, ""),
+    ("ptov_fp8_d128_n128_causal", "e4m3:0,0,0", 128, {"causal": True}, False, 128, 2, "persistent=true"),
+    ("seq_fp8_d256_n128_causal", "e4m3:0,0,0", 256, {"causal": True}, False, 128, 2, "intra-wg-overlap=false"),
+    ("ptseq_fp8_d256_n128_causal", "e4m3:0,0,0", 256, {"causal": True}, False, 128, 2, "persistent=true intra-wg-overlap=false"),
 ]
 CONFIGS += FP8_CONFIGS
 

@@ -157,14 +157,12 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // one, which keeps 128-key tiles without spilling (docs/PERF.md).
     if (fp8 && headDim > 128)
       options.intraWgOverlap = false;
-    // Persistent CTAs (--fattn-persistent-tiles) measured faster for FP8
-    // without a mask, for 16-bit causal kernels and for 16-bit head dims up
-    // to 128 without a mask; at 16-bit head dim 256 without a mask they lost
-    // (docs/PERF.md). Sliding windows and masked FP8 were not measured: one
-    // CTA per tile.
+    // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
+    // without a mask, except at 16-bit head dim 256 without a mask
+    // (docs/PERF.md). Sliding windows were not measured: one CTA per tile.
     bool causal = op.getEffectiveWindowRight() == 0 &&
                   op.getEffectiveWindowLeft() < 0;
-    options.persistent = fp8 ? !masked : masked ? causal : headDim <= 128;
+    options.persistent = masked ? causal : fp8 || headDim <= 128;
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);

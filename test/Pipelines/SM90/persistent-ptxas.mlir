@@ -7,7 +7,7 @@
 // RUN: FileCheck %s --check-prefix=GRID-CTA < %t/bf16_d128_window.json
 // RUN: FileCheck %s --check-prefix=GRID-CTA < %t/bf16_d256.json
 // RUN: FileCheck %s --check-prefix=GRID-PT < %t/bf16_d256_causal.json
-// RUN: FileCheck %s --check-prefix=GRID-CTA < %t/fp8_d128_causal.json
+// RUN: FileCheck %s --check-prefix=GRID-PT < %t/fp8_d128_causal.json
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d128.ptx -o %t/a.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d128_causal.ptx -o %t/d.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d256_causal.ptx -o %t/e.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
@@ -15,10 +15,8 @@
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d256.ptx -o %t/c.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 
 // fattn-compile runs --fattn-persistent-tiles where it measured faster
-// (docs/PERF.md): for FP8 without a mask, for 16-bit causal kernels and for
-// 16-bit head dims up to 128 without a mask. Not at 16-bit head dim 256
-// without a mask, not with a sliding window, not for masked FP8 (not
-// measured).
+// (docs/PERF.md): causal, and without a mask except at 16-bit head dim 256.
+// Not with a sliding window (not measured).
 // GRID-PT: "grid": [
 // GRID-PT-NEXT: [
 // GRID-PT-NEXT: "num_sms",
