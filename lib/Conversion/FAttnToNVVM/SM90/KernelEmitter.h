@@ -11,6 +11,7 @@
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/Utils/KVTileRange.h"
+#include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -112,8 +113,9 @@ private:
   int counter = 0;
 };
 
-/// The `Ops` of computeKVTileRange (KVTileRange.h) on i32 SSA values, so the
-/// kernel visits exactly the tiles that the CPU lowering visits.
+/// The `Ops` of computeKVTileRange (KVTileRange.h) and of the work order
+/// (WorkOrder.h) on i32 SSA values, so the kernel visits exactly the tiles
+/// that the CPU lowering visits and the work items the unit tests check.
 struct TextIntOps {
   using Int = string;
   using Bool = string;
@@ -134,6 +136,11 @@ struct TextIntOps {
   }
   Bool lt(Int a, Int b) { return e.icmp("slt", a, b); }
   Int select(Bool c, Int a, Int b) { return e.select(c, a, b); }
+  // WorkOrder.h's, on non-negative values.
+  Int div(Int a, Int b) { return e.bin("udiv", a, b); }
+  Int rem(Int a, Int b) { return e.bin("urem", a, b); }
+  Bool le(Int a, Int b) { return e.icmp("ule", a, b); }
+  Bool isOdd(Int a) { return e.icmp("ne", e.bin("and", a, e.i32(1)), e.i32(0)); }
 };
 
 /// Shared-memory layout, in bytes from the 1024-aligned base. The K and V

@@ -91,49 +91,30 @@ void SM90KernelEmitter::beginWorkLoop(const string &name) {
   string tb = "%" + name + "_tb", wi = "%" + name + "_wi";
   e.op(formatv("llvm.br ^{0}({1}, {1} : i32, i32)", name, e.i32(0)).str());
   e.label(name, formatv("({0}: i32, {1}: i32)", tb, wi).str());
-  // Round wi of the CTAs takes work items [wi * G, (wi + 1) * G), G = the
-  // grid, in a snake: CTA c takes item c of even rounds and G - 1 - c of odd
-  // ones. Causal items differ in length, and with a straight assignment
-  // CTA c would take the same Q tile in every round whenever G is a
-  // multiple of the Q tile count; the snake pairs long with short.
-  string grid = e.sreg("nctaid.x"), cta = e.sreg("ctaid.x");
-  string odd = e.icmp("ne", e.bin("and", wi, e.i32(1)), e.i32(0));
-  string slot = e.select(odd, e.sub(e.sub(grid, e.i32(1)), cta), cta);
-  string w = e.add(e.mul(wi, grid), slot);
+  // Round wi's item (WorkOrder.h: snake-ordered rounds of the grid).
+  TextIntOps ops{e};
+  string grid = e.sreg("nctaid.x");
+  string w = workIndex(ops, wi, grid, e.sreg("ctaid.x"));
   e.op(formatv("llvm.cond_br {0}, ^{1}_body, ^exit",
                e.icmp("ult", w, totalWork), name).str());
   e.label(name + "_body");
   tileBase = tb;
   workOrdinal = wi;
-  // Q tile fastest: the CTAs working at the same time share (batch, head)
-  // and so K and V in L2.
-  string qIndex = e.bin("urem", w, numQTiles);
-  string rest = e.bin("udiv", w, numQTiles);
-  if (cfg.windowLeft >= 0 || cfg.windowRight >= 0) {
-    // Masked items differ in length, and a static assignment balances them
-    // only if each round of the grid takes items of about one length. With
-    // few (batch, head) pairs (long sequences) the Q tile is slowest,
-    // longest first with reverse-q-tiles: a round is one or a few Q tile
-    // ranks, and several CTAs per pair walk the same K and V at the same
-    // time, so L2 serves them: one CTA per 256 bytes of a key's K and V row
-    // (two at head dim 128 in 16 bits, four at 256). With many pairs (short
-    // sequences, few Q tiles) the Q tile stays fastest and the snake
-    // balances the rounds. (A simulation of the causal rounds puts the
-    // makespan within 3% of the ideal for head dims 64 to 256 and 2k to 16k
-    // tokens, against up to 1.8x with the Q tile fastest everywhere.)
-    int64_t ctasPerPair =
-        std::max<int64_t>(1, 2 * cfg.paddedHeadDim() * cfg.elementBytes() / 256);
-    string pairs = e.mul("%heads_q", "%batch");
-    string few = e.icmp("ule", e.mul(pairs, e.i32(ctasPerPair)), grid);
-    qIndex = e.select(few, e.bin("udiv", w, pairs), qIndex);
-    rest = e.select(few, e.bin("urem", w, pairs), rest);
-  }
-  string qTile = opts.reverseQTiles
-                     ? e.sub(e.sub(numQTiles, e.i32(1)), qIndex)
-                     : qIndex;
-  string headIdx = e.bin("urem", rest, "%heads_q");
-  setWorkItem(qTile, headIdx, e.bin("udiv", rest, "%heads_q"));
-  KVTileRange<string> range = kvRange(e, cfg, qTile);
+  // The Q tile fastest, for L2; with a mask and few (batch, head) pairs the
+  // Q tile slowest, so that rounds of causal items stay balanced: one CTA
+  // per pair for every 256 bytes of a key's K and V row keeps L2 serving
+  // them (two at head dim 128 in 16 bits, four at 256).
+  WorkOrderParams params;
+  params.masked = cfg.windowLeft >= 0 || cfg.windowRight >= 0;
+  params.reverseQTiles = opts.reverseQTiles;
+  params.ctasPerPair =
+      std::max<int64_t>(1, 2 * cfg.paddedHeadDim() * cfg.elementBytes() / 256);
+  string pairs = e.mul("%heads_q", "%batch");
+  WorkItem<string> item =
+      decodeWorkItem(ops, w, numQTiles, pairs, grid, params);
+  string headIdx = e.bin("urem", item.pair, "%heads_q");
+  setWorkItem(item.qTile, headIdx, e.bin("udiv", item.pair, "%heads_q"));
+  KVTileRange<string> range = kvRange(e, cfg, item.qTile);
   lo = range.lo;
   fullLo = range.fullLo;
   fullHi = range.fullHi;

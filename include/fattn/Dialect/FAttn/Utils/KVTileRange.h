@@ -96,6 +96,11 @@ struct Int64Ops {
   Int ceilDiv(Int a, int64_t d) { return -floorDiv(-a, d); }
   Bool lt(Int a, Int b) { return a < b; }
   Int select(Bool c, Int a, Int b) { return c ? a : b; }
+  // WorkOrder.h's (non-negative values).
+  Int div(Int a, Int b) { return a / b; }
+  Int rem(Int a, Int b) { return a % b; }
+  Bool le(Int a, Int b) { return a <= b; }
+  Bool isOdd(Int a) { return (a & 1) != 0; }
 };
 
 } // namespace mlir::fattn
