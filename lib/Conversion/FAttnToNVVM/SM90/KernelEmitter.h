@@ -1,8 +1,9 @@
 //===- KernelEmitter.h - the sm_90a kernel emitter (private) ----*- C++ -*-===//
 //
-// The emitter of the sm_90a kernel text, shared by KernelText.cpp (the
-// kernel) and FP8KernelText.cpp (what only e4m3 kernels emit: the producer's
-// V transpose, the descales, P as e4m3). Private to this folder.
+// The emitter of the sm_90a kernel text, shared by EntryText.cpp (entry,
+// work items, copies, producer), KernelText.cpp (the consumers) and
+// FP8KernelText.cpp (what only e4m3 kernels emit: the producer's V
+// transpose, the descales, P as e4m3). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,227 @@
+//===- EntryText.cpp - sm_90a kernel: entry, work items, copies -----------===//
+//
+// The parts of the sm_90a kernel around the math: the entry block (shared
+// memory, barriers, the split into producer and consumer warpgroups), the
+// work item a CTA computes (one per CTA, or the persistent loop over work
+// items of WorkOrder.h), the TMA copies of Q and of the K/V ring, and the
+// producer warpgroup that issues them (FP8's producer, which also transposes
+// V, is in FP8KernelText.cpp). The consumers are in KernelText.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::fattn;
+using namespace mlir::fattn::sm90;
+
+void SM90KernelEmitter::setWorkItem(const string &qTile,
+                                     const string &headIdx,
+                                     const string &batchIdx) {
+  qTileRow = e.mul(qTile, e.i32(cfg.blockM));
+  head = headIdx;
+  batch = batchIdx;
+  // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
+  kvHead = e.bin("udiv", head, e.bin("udiv", "%heads_q", "%heads_kv"));
+}
+
+/// The KV tile range of Q tile `qTile` (computeKVTileRange, as the CPU
+/// lowering visits it).
+static KVTileRange<string> kvRange(TextEmitter &e, const SM90KernelConfig &cfg,
+                                   const string &qTile) {
+  TextIntOps ops{e};
+  KVTileRangeParams params{cfg.blockM, cfg.blockN, cfg.windowLeft,
+                           cfg.windowRight};
+  return computeKVTileRange(ops, qTile, string("%seq_q"), string("%seq_k"),
+                            params);
+}
+
+void SM90KernelEmitter::beginWorkLoop(const string &name) {
+  string tb = "%" + name + "_tb", wi = "%" + name + "_wi";
+  e.op(formatv("llvm.br ^{0}({1}, {1} : i32, i32)", name, e.i32(0)).str());
+  e.label(name, formatv("({0}: i32, {1}: i32)", tb, wi).str());
+  // Round wi's item (WorkOrder.h: snake-ordered rounds of the grid).
+  TextIntOps ops{e};
+  string grid = e.sreg("nctaid.x");
+  string w = workIndex(ops, wi, grid, e.sreg("ctaid.x"));
+  e.op(formatv("llvm.cond_br {0}, ^{1}_body, ^exit",
+               e.icmp("ult", w, totalWork), name).str());
+  e.label(name + "_body");
+  tileBase = tb;
+  workOrdinal = wi;
+  // The Q tile fastest, for L2; with a mask and few (batch, head) pairs the
+  // Q tile slowest, so that rounds of causal items stay balanced: one CTA
+  // per pair for every 256 bytes of a key's K and V row keeps L2 serving
+  // them (two at head dim 128 in 16 bits, four at 256).
+  WorkOrderParams params;
+  params.masked = cfg.windowLeft >= 0 || cfg.windowRight >= 0;
+  params.reverseQTiles = opts.reverseQTiles;
+  params.ctasPerPair =
+      std::max<int64_t>(1, 2 * cfg.paddedHeadDim() * cfg.elementBytes() / 256);
+  string pairs = e.mul("%heads_q", "%batch");
+  WorkItem<string> item =
+      decodeWorkItem(ops, w, numQTiles, pairs, grid, params);
+  string headIdx = e.bin("urem", item.pair, "%heads_q");
+  setWorkItem(item.qTile, headIdx, e.bin("udiv", item.pair, "%heads_q"));
+  KVTileRange<string> range = kvRange(e, cfg, item.qTile);
+  lo = range.lo;
+  fullLo = range.fullLo;
+  fullHi = range.fullHi;
+  hi = range.hi;
+}
+
+void SM90KernelEmitter::endWorkLoop(const string &name) {
+  string tiles = e.smax(e.sub(hi, lo), e.i32(0));
+  e.op(formatv("llvm.br ^{0}({1}, {2} : i32, i32)", name,
+               e.add(tileBase, tiles), e.add(workOrdinal, e.i32(1))).str());
+}
+
+void SM90KernelEmitter::emitEntry() {
+  tid = e.sreg("tid.x");
+  string qTile;
+  if (cfg.persistent) {
+    numQTiles = e.bin("udiv", e.add("%seq_q", e.i32(cfg.blockM - 1)),
+                      e.i32(cfg.blockM));
+    totalWork = e.mul(e.mul(numQTiles, "%heads_q"), "%batch");
+  } else {
+    string ctaX = e.sreg("ctaid.x");
+    if (opts.reverseQTiles) {
+      string n = e.sreg("nctaid.x");
+      qTile = e.sub(e.sub(n, e.i32(1)), ctaX);
+    } else {
+      qTile = ctaX;
+    }
+    string headIdx = e.sreg("ctaid.y");
+    setWorkItem(qTile, headIdx, e.sreg("ctaid.z"));
+  }
+
+  // Align the dynamic shared memory to 1024 bytes (the 128B swizzle atom).
+  string raw = e.def("llvm.mlir.addressof @fattn_smem : !llvm.ptr<3>");
+  string rawAddr = e.def(formatv("llvm.ptrtoint {0} : !llvm.ptr<3> to i32", raw).str());
+  baseAddr = e.bin("and", e.add(rawAddr, e.i32(1023)), e.i32(-1024));
+  base = e.smemPtr(raw, e.sub(baseAddr, rawAddr));
+
+  if (!cfg.persistent) {
+    KVTileRange<string> range = kvRange(e, cfg, qTile);
+    lo = range.lo;
+    fullLo = range.fullLo;
+    fullHi = range.fullHi;
+    hi = range.hi;
+  }
+
+  string isThread0 = e.icmp("eq", tid, e.i32(0));
+  auto init = [&](int64_t offset, int64_t count) {
+    e.op(formatv("nvvm.mbarrier.init {0}, {1}, predicate = {2} : !llvm.ptr<3>, "
+                 "i32, i1", barrier(offset), e.i32(count), isThread0).str());
+  };
+  // Every consumer thread hands a stage back.
+  int64_t consumerThreads = 128 * cfg.consumerWarpgroups;
+  init(layout.qBar(), 1);
+  if (cfg.persistent)
+    init(layout.qEmptyBar(), consumerThreads);
+  for (int64_t s = 0; s < cfg.stages; ++s) {
+    init(layout.fullKBar() + 8 * s, 1);
+    init(layout.fullVBar() + 8 * s, 1);
+    init(layout.emptyKBar() + 8 * s, consumerThreads);
+    init(layout.emptyVBar() + 8 * s, consumerThreads);
+    if (cfg.isFP8()) {
+      // Every producer thread writes a part of V^T.
+      init(layout.fullVtBar() + 8 * s, 128);
+      init(layout.emptyVtBar() + 8 * s, consumerThreads);
+    }
+  }
+  e.op("nvvm.fence.mbarrier.init");
+  e.op("nvvm.barrier0");
+  if (!cfg.warpSpecialize) {
+    e.op("llvm.br ^consumer");
+    return;
+  }
+  string isProducer = e.icmp("ult", tid, e.i32(128));
+  e.op(formatv("llvm.cond_br {0}, ^producer, ^consumer", isProducer).str());
+}
+
+void SM90KernelEmitter::emitQLoad() {
+  string qBar = barrier(layout.qBar());
+  e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
+               qBar, e.i32(layout.qBytes)).str());
+  for (int64_t c = 0; c < chunks; ++c)
+    tmaLoad("%q_map", c, e.i32(c * cfg.blockM * 128), qBar, qTileRow, head);
+}
+
+void SM90KernelEmitter::emitTileLoad(const string &j) {
+  string t = tileOrdinal(j);
+  string stage = stageOf(t);
+  // The first round passes at once: a fresh barrier's "previous" phase (1)
+  // counts as complete.
+  string waitPhase = e.bin("xor", phaseOf(t), e.i32(1));
+  string kvRow = e.mul(j, e.i32(bn));
+  string stageOffset = e.mul(stage, e.i32(layout.kvStageBytes));
+  for (bool isV : {false, true}) {
+    // FP8: V's slot is free once the producer's own transpose has read it
+    // (the producer barrier after each transpose), no consumer hands it back.
+    if (!(isV && cfg.isFP8()))
+      waitBarrier(barrier(isV ? layout.emptyVBar() : layout.emptyKBar(), stage),
+                  waitPhase);
+    string bar = barrier(isV ? layout.fullVBar() : layout.fullKBar(), stage);
+    e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
+                 bar, e.i32(layout.kvStageBytes)).str());
+    int64_t region = isV ? layout.vOffset : layout.kOffset;
+    for (int64_t c = 0; c < chunks; ++c)
+      tmaLoad(isV ? "%v_map" : "%k_map", c,
+              e.add(stageOffset, e.i32(region + c * bn * 128)), bar, kvRow,
+              kvHead);
+  }
+}
+
+string SM90KernelEmitter::beginProducer() {
+  e.label("producer");
+  if (opts.producerRegisters > 0)
+    e.op(formatv("nvvm.setmaxregister decrease {0}", opts.producerRegisters).str());
+  string warp0 = e.icmp("ult", tid, e.i32(32));
+  string elected = e.def("nvvm.elect.sync -> i1");
+  return e.bin("and", warp0, elected, "i1");
+}
+
+void SM90KernelEmitter::emitProducer() {
+  string issuer = beginProducer();
+  e.op(formatv("llvm.cond_br {0}, ^load_q, ^exit", issuer).str());
+
+  e.label("load_q");
+  if (cfg.persistent)
+    beginWorkLoop("produce_work");
+  waitQEmpty();
+  emitQLoad();
+  e.op(formatv("llvm.br ^produce({0} : i32)", lo).str());
+
+  const char *itemDone = cfg.persistent ? "produce_next" : "exit";
+  e.label("produce", "(%pj: i32)");
+  string more = e.icmp("slt", "%pj", hi);
+  e.op(formatv("llvm.cond_br {0}, ^produce_tile, ^{1}", more, itemDone).str());
+
+  e.label("produce_tile");
+  emitTileLoad("%pj");
+  e.op(formatv("llvm.br ^produce({0} : i32)", e.add("%pj", e.i32(1))).str());
+
+  if (cfg.persistent) {
+    e.label(itemDone);
+    endWorkLoop("produce_work");
+  }
+}
+
+/// Without a producer warpgroup: once this warpgroup has handed back tile
+/// lo + released, the issuing thread copies tile lo + released + stages into
+/// that stage (waiting on its empty barriers for the other warpgroups).
+void SM90KernelEmitter::emitLoadAhead(const string &released) {
+  if (cfg.warpSpecialize)
+    return;
+  string next = e.add(e.add(lo, released), e.i32(cfg.stages));
+  string cond = e.bin("and", isIssuer, e.icmp("slt", next, hi), "i1");
+  string load = fresh("load_ahead"), done = fresh("loaded");
+  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", cond, load, done).str());
+  e.label(load);
+  emitTileLoad(next);
+  e.op(formatv("llvm.br ^{0}", done).str());
+  e.label(done);
+}
