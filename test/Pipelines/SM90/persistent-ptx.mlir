@@ -18,7 +18,7 @@
 // CHECK: mbarrier.init.shared.b64 [{{.*}}], 256;
 // CHECK-COUNT-8: mbarrier.init.shared.b64
 // CHECK-NOT: mbarrier.init
-// The producer's loop over work items strides by the grid; before the
+// The producer walks the rounds of the grid (ctaid, nctaid); before the
 // first copy of an item (Q) it waits until the consumers handed the
 // previous item's Q back.
 // CHECK: mov.u32 {{.*}}, %ctaid.x;
