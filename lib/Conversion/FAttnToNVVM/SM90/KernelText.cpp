@@ -489,6 +489,17 @@ void SM90KernelEmitter::emitOverlappedLoop() {
                  e.icmp("slt", lo, hi), empty).str());
   }
 
+  // O is rescaled for tile j - 1 either at the end of iteration j - 1, or
+  // (FP8, measured faster there; slower for 16-bit types) deferred: the
+  // factors ride along the loop (%rs0, %rs1) and O is rescaled after S_j is
+  // issued, while that GEMM runs, so that only the wait separates one
+  // iteration's P V from the next one's GEMMs.
+  const bool deferRescale = cfg.isFP8();
+  auto pending = [&](const std::array<string, 2> &factor) {
+    return deferRescale ? ", " + factor[0] + ", " + factor[1] : string();
+  };
+  const char *pendingTypes = deferRescale ? ", f32, f32" : "";
+
   // Prologue: S and P of the first tile (O is still zero: no rescale).
   e.label("ov_first");
   {
@@ -501,28 +512,24 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
     if (cfg.isFP8())
       sm.packedP = packProbabilitiesE4M3(sm.probabilities);
-    string one = e.f32(1.0f);
-    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {7}"
-                 "{10} : i32, f32, f32, f32, f32, {8}, {9}, f32, f32{11})",
+    string one = deferRescale ? e.f32(1.0f) : string();
+    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
+                 "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
                  e.add(lo, e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
-                 sm.sum[1], oInit, pack(sm.packedP, pType), one, oType, pType,
-                 carried(descales.value), carriedTypes()).str());
+                 sm.sum[1], oInit, pack(sm.packedP, pType), pending({one, one}),
+                 carried(descales.value), oType, pType, pendingTypes,
+                 carriedTypes()).str());
   }
 
   // Iteration j: S_j and P_{j-1} V_{j-1} on the tensor cores together, the
-  // softmax of tile j while P_{j-1} V_{j-1} completes. O is rescaled for
-  // tile j - 1 either at the end of iteration j - 1, or (FP8, measured
-  // faster there; slower for 16-bit types) deferred: the factors ride along
-  // (%rs0, %rs1) and O is rescaled after S_j is issued, while that GEMM
-  // runs, so that only the wait separates one iteration's P V from the next
-  // one's GEMMs.
-  const bool deferRescale = cfg.isFP8();
+  // softmax of tile j while P_{j-1} V_{j-1} completes.
   e.label("ov_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
-                             "%acc: {0}, %pp: {1}, %rs0: f32, %rs1: f32{2})",
-                             oType, pType, carriedArgs("%dvp")).str());
+                             "%acc: {0}, %pp: {1}{2}{3})", oType, pType,
+                             deferRescale ? ", %rs0: f32, %rs1: f32" : "",
+                             carriedArgs("%dvp")).str());
   e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
                e.icmp("slt", "%j", hi)).str());
-  const std::array<string, 2> pending = {"%rs0", "%rs1"};
+  const std::array<string, 2> carriedFactors = {"%rs0", "%rs1"};
 
   e.label("ov_tile");
   {
@@ -537,7 +544,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     string s = issueQK(stage);
     // A deferred rescale writes the accumulator registers: fence again.
     if (deferRescale)
-      rescaleO(o, pending);
+      rescaleO(o, carriedFactors);
     o = issuePV(o, p, prevStage, /*fence=*/deferRescale);
     pingpongArrive();
     waitGroup(1); // S_j is done; P_{j-1} V_{j-1} may still run
@@ -559,16 +566,14 @@ void SM90KernelEmitter::emitOverlappedLoop() {
       sm.packedP = packProbabilitiesE4M3(sm.probabilities);
     release(emptyValueBar(), prevStage);
     emitLoadAhead(prev);
-    if (!deferRescale) {
+    if (!deferRescale)
       rescaleO(o, factor);
-      factor = {e.f32(1.0f), e.f32(1.0f)};
-    }
-    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}"
-                 "{11} : i32, f32, f32, f32, f32, {9}, {10}, f32, f32{12})",
+    e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
+                 "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
                  e.add("%j", e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
-                 sm.sum[1], pack(o, oType), pack(sm.packedP, pType), factor[0],
-                 factor[1], oType, pType, carried(valueDescale),
-                 carriedTypes()).str());
+                 sm.sum[1], pack(o, oType), pack(sm.packedP, pType),
+                 pending(factor), carried(valueDescale), oType, pType,
+                 pendingTypes, carriedTypes()).str());
   }
 
   // Epilogue: the last tile's rescale and P V.
@@ -582,7 +587,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     SmallVector<string> o = unpack("%acc", numO, oType);
     SmallVector<string> p = unpack("%pp", numP, pType);
     if (deferRescale)
-      rescaleO(o, pending);
+      rescaleO(o, carriedFactors);
     pingpongSync();
     o = issuePV(o, p, prevStage, /*fence=*/true);
     pingpongArrive();
