@@ -63,11 +63,9 @@ struct ConsumerIteration {
   SmallVector<Operation *> stageB;
   /// A, before and after the S GEMM (in order).
   SmallVector<Operation *> stageA1, stageA2;
-  /// Operands of the B ops that A provides: P and alpha, and any other value
-  /// of A that B reads (an FP8 tile's V descale), carried to the next
-  /// iteration with them.
-  Value probs, alpha;
-  SmallVector<Value> carried;
+  /// The values of A that B reads, which cross to the next iteration: P
+  /// and alpha first, then any other (an FP8 tile's V descale).
+  SmallVector<Value> crossing;
   /// The accumulator iter arg and the B op that produces the next one.
   BlockArgument acc;
   Value nextAcc;
@@ -99,8 +97,7 @@ static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
   if (!it.scores || !valueMma || !it.update || !rescale)
     return ws.emitOpError("expected the consumer loop of --fattn-warp-"
                           "specialize (Q K^T, softmax_update, rescale, P V)");
-  it.probs = it.update.getProbs();
-  it.alpha = it.update.getAlpha();
+  it.crossing = {it.update.getProbs(), it.update.getAlpha()};
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   // The iter args are (max, sum, acc) in this order (--fattn-tile).
   if (it.loop.getNumRegionIterArgs() != 3)
@@ -137,9 +134,8 @@ static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
       for (Value operand : op.getOperands()) {
         Operation *def = operand.getDefiningOp();
         bool fromA = def && def->getBlock() == body && !inB.contains(def);
-        if (fromA && operand != it.probs && operand != it.alpha &&
-            !llvm::is_contained(it.carried, operand))
-          it.carried.push_back(operand);
+        if (fromA && !llvm::is_contained(it.crossing, operand))
+          it.crossing.push_back(operand);
         if (isa<BlockArgument>(operand) && operand != it.acc &&
             cast<BlockArgument>(operand).getOwner() == body)
           return ws.emitOpError("expected the P V half of the consumer loop "
@@ -184,8 +180,6 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
         step = loop.getStep();
   ValueRange inits = loop.getInitArgs();
   Value iv = loop.getInductionVar();
-  auto probsType = cast<RankedTensorType>(it.probs.getType());
-  auto alphaType = cast<RankedTensorType>(it.alpha.getType());
 
   auto cloneAll = [](OpBuilder &b, ArrayRef<Operation *> ops, IRMapping &m) {
     for (Operation *op : ops)
@@ -196,7 +190,7 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
 
   // Prologue: A(lo) when there is a tile at all. Without one the loop and
   // the epilogue do not run and the running state keeps its initial value;
-  // P and alpha get placeholders that nothing reads.
+  // the values crossing to B get zero placeholders that nothing reads.
   rewriter.setInsertionPoint(loop);
   Value nonEmpty =
       rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lo, hi);
@@ -208,21 +202,14 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
         m.map(loop.getRegionIterArgs(), inits);
         cloneAll(b, stageA, m);
         SmallVector<Value> results = {m.lookup(it.update.getNewMax()),
-                                      m.lookup(it.update.getNewSum()),
-                                      m.lookup(it.probs), m.lookup(it.alpha)};
-        for (Value v : it.carried)
+                                      m.lookup(it.update.getNewSum())};
+        for (Value v : it.crossing)
           results.push_back(m.lookup(v));
         b.create<scf::YieldOp>(loc, results);
       },
       [&](OpBuilder &b, Location loc) {
-        Value p = b.create<arith::ConstantOp>(
-            loc, DenseElementsAttr::get(probsType,
-                                        b.getZeroAttr(probsType.getElementType())));
-        Value a = b.create<arith::ConstantOp>(
-            loc, DenseElementsAttr::get(alphaType,
-                                        b.getZeroAttr(alphaType.getElementType())));
-        SmallVector<Value> results = {inits[0], inits[1], p, a};
-        for (Value v : it.carried)
+        SmallVector<Value> results = {inits[0], inits[1]};
+        for (Value v : it.crossing)
           results.push_back(b.create<arith::ConstantOp>(
               loc, cast<TypedAttr>(b.getZeroAttr(v.getType()))));
         b.create<scf::YieldOp>(loc, results);
@@ -231,10 +218,8 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
   // Steady state over (lo, hi): S_j, then P_{j-1} V_{j-1}, then softmax_j.
   Value next = rewriter.create<arith::AddIOp>(loc, lo, step);
   SmallVector<Value> loopInits = {prologue.getResult(0), prologue.getResult(1),
-                                  inits[2], prologue.getResult(2),
-                                  prologue.getResult(3)};
-  for (size_t i = 0; i < it.carried.size(); ++i)
-    loopInits.push_back(prologue.getResult(4 + i));
+                                  inits[2]};
+  llvm::append_range(loopInits, prologue.getResults().drop_front(2));
   auto steady = rewriter.create<scf::ForOp>(
       loc, next, hi, step, loopInits,
       [&](OpBuilder &b, Location loc, Value j, ValueRange iters) {
@@ -245,17 +230,13 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
         cloneAll(b, it.stageA1, a);
         IRMapping bm;
         bm.map(it.acc, iters[2]);
-        bm.map(it.probs, iters[3]);
-        bm.map(it.alpha, iters[4]);
-        for (auto [i, v] : llvm::enumerate(it.carried))
-          bm.map(v, iters[5 + i]);
+        bm.map(it.crossing, iters.drop_front(3));
         cloneAll(b, it.stageB, bm);
         cloneAll(b, it.stageA2, a);
         SmallVector<Value> results = {a.lookup(it.update.getNewMax()),
                                       a.lookup(it.update.getNewSum()),
-                                      bm.lookup(it.nextAcc), a.lookup(it.probs),
-                                      a.lookup(it.alpha)};
-        for (Value v : it.carried)
+                                      bm.lookup(it.nextAcc)};
+        for (Value v : it.crossing)
           results.push_back(a.lookup(v));
         b.create<scf::YieldOp>(loc, results);
       });
@@ -266,10 +247,7 @@ LogicalResult mlir::fattn::overlapConsumerLoop(RewriterBase &rewriter,
       [&](OpBuilder &b, Location loc) {
         IRMapping m;
         m.map(it.acc, steady.getResult(2));
-        m.map(it.probs, steady.getResult(3));
-        m.map(it.alpha, steady.getResult(4));
-        for (auto [i, v] : llvm::enumerate(it.carried))
-          m.map(v, steady.getResult(5 + i));
+        m.map(it.crossing, steady.getResults().drop_front(3));
         cloneAll(b, it.stageB, m);
         b.create<scf::YieldOp>(loc, m.lookup(it.nextAcc));
       },
