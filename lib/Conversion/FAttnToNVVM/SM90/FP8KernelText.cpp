@@ -80,7 +80,7 @@ void SM90KernelEmitter::emitFP8Producer() {
   e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
                barrier(layout.fullVtBar(), stage)).str());
   e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
-               e.i32(kProducerBarrier), e.i32(128)).str());
+               e.i32(kFP8ProducerBarrier), e.i32(128)).str());
   e.op(formatv("llvm.br ^produce({0} : i32)", next).str());
 
   if (cfg.persistent) {

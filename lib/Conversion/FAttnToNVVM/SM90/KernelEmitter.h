@@ -180,11 +180,6 @@ struct SharedLayout {
   int64_t qEmptyBar() const { return barOffset + 8 * (1 + ringBarriers); }
 };
 
-/// The named barrier on which the FP8 producer warpgroup's 128 threads meet
-/// after each transpose, before V's staging slot is refilled (pingpong uses
-/// low ids).
-constexpr int64_t kProducerBarrier = 15;
-
 /// The descale factors of one KV tile (FP8 with descales).
 struct TileDescales {
   string key, value;

@@ -13,6 +13,7 @@
 #include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -139,16 +140,20 @@ static LogicalResult getFP8Config(TiledAttentionOp op,
     return op.emitOpError("the sm_90a FP8 kernel transposes V in the "
                           "producer warpgroup: expected the fattn.transpose_"
                           "tile of --fattn-fp8-layout in the producer region");
-  if (options.producerRegisters > 0 && options.producerRegisters < 56)
+  if (options.producerRegisters > 0 &&
+      options.producerRegisters < kFP8ProducerRegisters)
     return op.emitOpError() << "the sm_90a FP8 kernel's producer warpgroup "
-                               "transposes V and needs at least 56 "
-                               "registers, found producer_registers = "
+                               "transposes V and needs at least "
+                            << kFP8ProducerRegisters
+                            << " registers, found producer_registers = "
                             << options.producerRegisters;
-  if (options.pingpong && options.pingpongBarrierBase + 1 >= 15)
+  if (options.pingpong &&
+      options.pingpongBarrierBase + 1 >= kFP8ProducerBarrier)
     return op.emitOpError() << "pingpong barriers "
                             << options.pingpongBarrierBase << " and "
                             << options.pingpongBarrierBase + 1
-                            << " collide with the FP8 producer's barrier 15";
+                            << " collide with the FP8 producer's barrier "
+                            << kFP8ProducerBarrier;
 
   if (!op.getQDescale())
     return success();

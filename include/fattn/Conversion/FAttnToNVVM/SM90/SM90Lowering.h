@@ -21,6 +21,10 @@
 
 namespace mlir::fattn {
 
+/// The named barrier on which the FP8 producer warpgroup's 128 threads meet
+/// after each V transpose (pingpong's barriers must stay below it).
+inline constexpr int64_t kFP8ProducerBarrier = 15;
+
 /// Choices of the sm_90a lowering that are not semantics.
 struct SM90Options {
   /// Name of the gpu.module the kernels go into (created when missing).

@@ -27,9 +27,6 @@ namespace mlir::fattn {
 using namespace mlir;
 using namespace mlir::fattn;
 
-/// Registers per thread of an FP8 producer warpgroup, which transposes V.
-static constexpr int64_t kFP8ProducerRegisters = 56;
-
 namespace {
 /// The parts of the tiled form (as --fattn-tile builds it) that the rewrite
 /// reads.
