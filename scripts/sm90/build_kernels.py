@@ -37,7 +37,7 @@ CONFIGS = [
     ("nows_bf16_d96_window_lse", "bf16", 96, {"window_left": 100, "window_right": 20}, True, 128, 3, "warp-specialize=false pingpong=true"),
     ("nowsseq_f16_d256", "f16", 256, {}, False, 64, 2, "warp-specialize=false intra-wg-overlap=false"),
     ("c3_bf16_d64_causal_lse", "bf16", 64, {"causal": True}, True, 128, 2, "consumers=3 block-m=192"),
-    ("c3pp_f16_d64_window", "f16", 64, {"window_left": 100, "window_right": 20}, False, 128, 2, "consumers=3 block-m=192 pingpong=true"),
+    ("c3_f16_d64_window", "f16", 64, {"window_left": 100, "window_right": 20}, False, 128, 2, "consumers=3 block-m=192"),
     # Persistent CTAs (--fattn-persistent-tiles): work items of every length
     # (empty ones included) through one CTA.
     ("pt_bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 128, 2, "persistent=true"),
@@ -57,7 +57,6 @@ SCHEDULES = {
     # head dim 64: three consumer warpgroups
     "c3": (C3 + "intra-wg-overlap=true", 128, 2),
     "c3seq": (C3 + "intra-wg-overlap=false", 128, 2),
-    "c3pp": (C3 + "intra-wg-overlap=true pingpong=true", 128, 2),
     "c3nows": (C3 + "warp-specialize=false", 128, 2),
     # two consumer warpgroups, 128-row KV tiles
     "ov": ("intra-wg-overlap=true", 128, 2),
@@ -84,7 +83,7 @@ SCHEDULES = {
     "ppn176pt": ("intra-wg-overlap=true pingpong=true persistent=true", 176, 2),
     "s3pt": ("intra-wg-overlap=true persistent=true", 128, 3),
 }
-BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3pp", "c3nows", "ov", "c3pt"],
+BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt"],
                    128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160", "n144",
                          "n192", "s3", "ppn176", "ovpt", "n176pt", "ppn176pt", "s3pt"],
                    256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt"]}

@@ -8,7 +8,7 @@ cuTensorMapEncodeTiled, cuLaunchKernel), following docs/KERNEL-ABI.md and the
 tensormap parameters of each kernel's JSON description.
 
 usage: check_sm90.py KERNEL_DIR [NAME ...] [--bench] [--bench-matrix] [--check-bench] [--bench-fp8]
-  --bench-matrix: the bench_* schedule variants beside SDPA FA2/cuDNN (SEQS, ROUNDS)
+  --bench-matrix: the bench_* schedule variants beside SDPA FA2/cuDNN (SEQS, ROUNDS; INTERLEAVE=n times interleaved single launches instead)
   --check-bench: also run the correctness cases on the bench_* kernels
   --bench-fp8: the FP8 kernels (e4m3) beside SDPA cuDNN in bf16, non-causal, seqlen >= 4k
 
@@ -265,7 +265,7 @@ def bench_fp8(kernels, rounds):
     from torch.nn.attention import sdpa_kernel, SDPBackend
     fp8 = {n: k for n, k in kernels.items() if k.desc["dtype"] == "e4m3"
            and (k.desc["causal"] or k.desc["window_left"] < 0 and k.desc["window_right"] < 0)}
-    print(f"BENCH-FP8 TFLOP/s (best of {rounds} rounds, FLOPs 4 B H S^2 D, halved when "
+    print(f"BENCH-FP8 TFLOP/s ({timing_method(rounds)}, FLOPs 4 B H S^2 D, halved when "
           f"causal), cuDNN bf16 same run")
     for d, causal in sorted({(k.desc["head_dim_qk"], k.desc["causal"]) for k in fp8.values()}):
         group = {n: k for n, k in fp8.items()
@@ -276,21 +276,16 @@ def bench_fp8(kernels, rounds):
             for n, kern in group.items():
                 (q, k, v), descales, _ = fp8_inputs(kern.desc, b, h, h, s, s)
                 o = torch.empty(b, s, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
-                fns[n] = kern.prepare(q, k, v, o, None, descales)
+                lse = torch.empty(b, h, s, device="cuda") if kern.desc["has_lse"] else None
+                fns[n] = kern.prepare(q, k, v, o, lse, descales)
             qb, kb, vb = (bshd(b, s, h, d, torch.bfloat16) for _ in range(3))
             def cudnn():
                 with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
                     F.scaled_dot_product_attention(qb, kb, vb, is_causal=causal)
             fns["cuDNN-bf16"] = cudnn
             flops = 4 * b * h * s * s * d / (2 if causal else 1)
-            best = {n: 0.0 for n in fns}
             names = list(fns)
-            for r in range(rounds):
-                for n in names[r % len(names):] + names[:r % len(names)]:
-                    try:
-                        best[n] = max(best[n], timeit(fns[n], flops))
-                    except RuntimeError as e:
-                        print("BENCH-FP8 error", n, e)
+            best = time_functions(fns, flops, rounds)
             cells = " ".join(f"{n}={best[n]:.0f}" for n in names)
             print(f"BENCH-FP8 d={d} S={s} causal={causal} B={b} H={h}: {cells}", flush=True)
 
@@ -310,6 +305,50 @@ def timeit(fn, flops, iters=20):
     return flops / (times[len(times) // 2] * 1e-3) / 1e12
 
 
+def time_interleaved(fns, flops, iters):
+    """Median TFLOP/s of each function, timed one launch at a time in
+    rotated order, `iters` times over: neighbouring launches run at about the
+    same clock, so that the clock's drift over a run (the H200's reads move
+    by up to 10% from one second to the next) spreads evenly over the
+    functions instead of favouring whichever ran in the faster second."""
+    names = list(fns)
+    for n in names:  # warm-up
+        fns[n]()
+    torch.cuda.synchronize()
+    times = {n: [] for n in names}
+    for i in range(iters):
+        order = names[i % len(names):] + names[:i % len(names)]
+        events = []
+        for n in order:
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record(); fns[n](); e1.record()
+            events.append((n, e0, e1))
+        torch.cuda.synchronize()
+        for n, e0, e1 in events:
+            times[n].append(e0.elapsed_time(e1))
+    return {n: flops / (sorted(t)[len(t) // 2] * 1e-3) / 1e12 for n, t in times.items()}
+
+
+def time_functions(fns, flops, rounds):
+    """TFLOP/s per function: interleaved single launches (INTERLEAVE=n
+    launches each), or else the best of `rounds` rotated rounds of timeit."""
+    iters = int(os.environ.get("INTERLEAVE", "0"))
+    if iters:
+        return time_interleaved(fns, flops, iters)
+    names = list(fns)
+    best = {n: 0.0 for n in names}
+    for r in range(rounds):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            best[n] = max(best[n], timeit(fns[n], flops))
+    return best
+
+
+def timing_method(rounds):
+    iters = int(os.environ.get("INTERLEAVE", "0"))
+    return (f"median of {iters} interleaved launches" if iters
+            else f"best of {rounds} rounds")
+
+
 def bench_matrix(kernels, seqs, rounds):
     """The schedule variants (kernels named bench_<variant>_d<D>[_causal])
     beside SDPA FA2 and cuDNN, bf16, B*N = 16384, H*D = 2048. Each round
@@ -322,7 +361,7 @@ def bench_matrix(kernels, seqs, rounds):
         if name.startswith("bench_"):
             _, variant, rest = name.split("_", 2)
             groups.setdefault(rest, {})[variant] = kern
-    print("BENCH variant TFLOP/s (best of %d rounds), fattn/cuDNN in brackets" % rounds)
+    print(f"BENCH variant TFLOP/s ({timing_method(rounds)}), fattn/cuDNN in brackets")
     for rest in sorted(groups, key=lambda r: (int(r.split("_")[0][1:]), r)):
         variants = groups[rest]
         any_kern = next(iter(variants.values()))
@@ -342,12 +381,8 @@ def bench_matrix(kernels, seqs, rounds):
                 with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
                     F.scaled_dot_product_attention(q, k, v, is_causal=causal)
             fns["FA2"], fns["cuDNN"] = fa2, cudnn
-            best = {n: 0.0 for n in fns}
             names = list(fns)
-            for r in range(rounds):
-                order = names[r % len(names):] + names[:r % len(names)]
-                for n in order:
-                    best[n] = max(best[n], timeit(fns[n], flops))
+            best = time_functions(fns, flops, rounds)
             cu = best["cuDNN"]
             cells = " ".join(f"{n}={best[n]:.0f}" + ("" if n in ("FA2", "cuDNN") else f"[{best[n] / cu:.2f}]")
                              for n in names)
