@@ -7,7 +7,9 @@ timed in one run on the same inputs (docs/GPU-TESTING.md).
 
 Configurations of ../shared/ANCHORS.md: bf16, batch x seqlen = 16384 tokens,
 heads x head_dim = 2048, BSHD inputs. TFLOP/s = 4*B*H*N^2*D / time, halved when causal.
-Time: CUDA events around each call after a warm-up, median of --rep calls.
+Time: CUDA events around each call after a warm-up, median of --rep calls (with
+--interleave, the --rep calls of fattn and the peers alternate one by one, so that the
+GPU's clock drift during the run does not favour one column).
 fattn's output is checked against SDPA's before it is timed; a kernel that is not
 available (no library entry, no fattn-compile) is reported as missing.
 
@@ -58,6 +60,31 @@ def time_ms(fn, warmup, rep):
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
+def time_ms_interleaved(fns, warmup, rep):
+    """Median ms of each function, launched one call at a time in rotated
+    order, `rep` times over (--interleave): neighbouring calls run at about
+    the same clock, so the GPU's clock drift during the run reaches every
+    column alike instead of favouring the one timed in a faster second."""
+    names = list(fns)
+    for _ in range(warmup):
+        for n in names:
+            fns[n]()
+    times = {n: [] for n in names}
+    for i in range(rep):
+        order = names[i % len(names):] + names[:i % len(names)]
+        events = []
+        for n in order:
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fns[n]()
+            e.record()
+            events.append((n, s, e))
+        torch.cuda.synchronize()
+        for n, s, e in events:
+            times[n].append(s.elapsed_time(e))
+    return {n: statistics.median(t) for n, t in times.items()}
+
+
 def sdpa(q, k, v, causal, backend):
     # SDPA takes [b, h, s, d]; the BSHD storage is passed as a transposed view.
     with sdpa_kernel([backend]):
@@ -82,11 +109,16 @@ def run_case(d, n, causal, dtype, args, prepare, tolerance, label):
                for _ in range(3))
     f = flops(b, h, n, d, causal)
     reference = None
+    timed = {}  # --interleave: the calls that work, timed together at the end
     for name, backend in PEERS.items():
         try:
             out = sdpa(q, k, v, causal, backend)
             reference = out if reference is None else reference
-            ms = time_ms(lambda: sdpa(q, k, v, causal, backend), args.warmup, args.rep)
+            peer = lambda backend=backend: sdpa(q, k, v, causal, backend)
+            if args.interleave:
+                timed[name] = peer
+                continue
+            ms = time_ms(peer, args.warmup, args.rep)
             row[name] = round(f / (ms * 1e-3) / 1e12, 1)
         except RuntimeError as e:
             row[name] = "ERR"
@@ -99,14 +131,20 @@ def run_case(d, n, causal, dtype, args, prepare, tolerance, label):
             row["fattn_vs_sdpa_rel_l2"] = float(f"{err:.2e}")
             if not math.isfinite(err) or err > tolerance:
                 row["fattn"] = "WRONG"
-                return row
-        ms = time_ms(call, args.warmup, args.rep)
-        row["fattn"] = round(f / (ms * 1e-3) / 1e12, 1)
+                call = None
+        if call is not None and args.interleave:
+            timed["fattn"] = call
+        elif call is not None:
+            ms = time_ms(call, args.warmup, args.rep)
+            row["fattn"] = round(f / (ms * 1e-3) / 1e12, 1)
     except fattn.KernelNotFoundError:
         row["fattn"] = "missing"
     except (RuntimeError, ValueError) as e:
         row["fattn"] = "ERR"
         print(f"  {label} d={d} n={n} causal={causal}: {str(e)[:300]}", file=sys.stderr)
+    if timed:
+        for name, ms in time_ms_interleaved(timed, args.warmup, args.rep).items():
+            row[name] = round(f / (ms * 1e-3) / 1e12, 1)
     return row
 
 
@@ -139,11 +177,15 @@ def bench_fp8(d, n, causal, args):
                     "fattn fp8")
 
 
+def timing(args):
+    return f"median of {args.rep}" + (" interleaved calls" if args.interleave else "")
+
+
 def print_fp8_table(rows, args):
     form = (f"per-block descales of {FP8_BLOCK} rows" if args.fp8_descale == "block"
             else f"per-{args.fp8_descale} descales")
     print(f"\nForward, fattn fp8 (e4m3, {form}) vs SDPA bf16, "
-          f"TFLOP/s (median of {args.rep}), batch x seqlen = 16384, heads x head_dim = 2048\n")
+          f"TFLOP/s ({timing(args)}), batch x seqlen = 16384, heads x head_dim = 2048\n")
     print("| head dim | seqlen | causal | fattn fp8 | cuDNN bf16 | FA2 bf16 | fp8/cuDNN | "
           "rel L2 vs SDPA |")
     print("|---|---|---|---|---|---|---|---|")
@@ -170,6 +212,9 @@ def main():
                         "as FlashAttention-3, or per tensor")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--rep", type=int, default=50)
+    p.add_argument("--interleave", action="store_true",
+                   help="time fattn and the peers by --rep interleaved single calls "
+                        "(rotated order, median) instead of --rep calls of each in turn")
     p.add_argument("--kernel-dir", help="kernel library (default: FATTN_KERNEL_DIR)")
     p.add_argument("--arch", help="fattn pipeline (default: by device)")
     p.add_argument("--json", help="also write the rows to this file")
@@ -202,7 +247,7 @@ def main():
             Path(args.json).write_text(json.dumps(rows, indent=1))
         return
 
-    print(f"\nForward, {args.dtype}, TFLOP/s (median of {args.rep}), batch x seqlen = 16384, "
+    print(f"\nForward, {args.dtype}, TFLOP/s ({timing(args)}), batch x seqlen = 16384, "
           "heads x head_dim = 2048\n")
     print("| head dim | seqlen | causal | fattn | FA2 | cuDNN | fattn/FA2 | fattn/cuDNN |")
     print("|---|---|---|---|---|---|---|---|")

@@ -20,10 +20,11 @@ import itertools
 import json
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Dict, List
 
-from .compiler import CompileError, compile_kernel, find_compiler
+from .compiler import CompileError, CompileWarning, compile_kernel, find_compiler
 from .config import KernelConfig, canonical_descale
 from .library import KernelLibrary, LibraryError
 from .presets import PRESETS
@@ -121,20 +122,26 @@ def main(argv=None) -> int:
         p.error("fattn-compile not found (--compiler, FATTN_COMPILE, PATH or build/bin)")
 
     library = KernelLibrary(args.output)
-    failed = 0
+    failed = warned = 0
     for i, config in enumerate(configs, 1):
         if not args.force and library.find(config) is not None:
             print(f"[{i}/{len(configs)}] {config.key}: present")
             continue
         try:
-            with tempfile.TemporaryDirectory(prefix="fattn-build-") as tmp:
+            with tempfile.TemporaryDirectory(prefix="fattn-build-") as tmp, \
+                    warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", CompileWarning)
                 compile_kernel(config, Path(tmp) / "out", compiler)
                 library.add(config, Path(tmp) / "out")
             print(f"[{i}/{len(configs)}] {config.key}: built", flush=True)
+            for w in caught:
+                warned += 1
+                print(f"  warning: {w.message}", file=sys.stderr, flush=True)
         except (CompileError, LibraryError) as e:
             failed += 1
             print(f"[{i}/{len(configs)}] {config.key}: FAILED\n{e}", file=sys.stderr, flush=True)
-    print(f"{len(configs) - failed} of {len(configs)} kernels in {args.output}")
+    print(f"{len(configs) - failed} of {len(configs)} kernels in {args.output}"
+          + (f", {warned} warning(s) above" if warned else ""))
     return 1 if failed else 0
 
 

@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Optional
 
@@ -16,6 +17,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 class CompileError(RuntimeError):
     pass
+
+
+class CompileWarning(UserWarning):
+    """A warning of fattn-compile's on a kernel it built (e.g. ptxas spills)."""
 
 
 def find_compiler() -> Optional[str]:
@@ -55,4 +60,7 @@ def compile_kernel(config: KernelConfig, out_dir: Path, compiler: Optional[str] 
                                f"{proc.stderr.strip() or proc.stdout.strip()}\n"
                                f"--- input ---\n{mlir.read_text()}")
         shutil.copy(mlir, out_dir / "kernel.mlir.src")
+    for line in proc.stderr.splitlines():
+        if "warning:" in line:
+            warnings.warn(f"{config.key}: {line.strip()}", CompileWarning, stacklevel=2)
     return out_dir

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fattn import build_library, kernels
-from fattn.compiler import CompileError, compile_kernel, find_compiler
+from fattn.compiler import CompileError, CompileWarning, compile_kernel, find_compiler
 from fattn.config import KernelConfig
 from fattn.library import KernelLibrary, LibraryError
 
@@ -59,16 +59,20 @@ FAKE_COMPILER = textwrap.dedent("""\
     desc.update(cfg)
     open(out + "/" + entry + ".json", "w").write(json.dumps(desc))
     open(out + "/" + entry + ".cubin", "wb").write(b"cubin")
+    if "{warn}" == "1":
+        sys.stderr.write("fattn-compile: warning: " + out + "/" + entry + ".ptx: ptxas spills "
+                         "64 bytes of registers\\n")
 """)
 
 
-def fake_compiler(tmp_path: Path, configs, fail=False) -> str:
+def fake_compiler(tmp_path: Path, configs, fail=False, warn=False) -> str:
     cfgfile = tmp_path / "fake-configs.json"
     cfgfile.write_text(json.dumps({c.key: {k: v for k, v in c.to_json().items() if k != "arch"}
                                    for c in configs}))
     tool = tmp_path / "fattn-compile"
     tool.write_text(FAKE_COMPILER.format(python=sys.executable, cfgfile=str(cfgfile),
-                                         fail="1" if fail else "0"))
+                                         fail="1" if fail else "0",
+                                         warn="1" if warn else "0"))
     tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
     return str(tool)
 
@@ -151,6 +155,26 @@ def test_compile_failure_reports_stderr_and_input(tmp_path):
     with pytest.raises(CompileError, match=r"(?s)exit code 3:\nerror: fattn.attention: "
                                            r"unsupported.*--- input ---.*func.func"):
         compile_kernel(c, tmp_path / "out", tool)
+
+
+def test_compile_warnings_reach_the_caller(tmp_path):
+    c = config()
+    tool = fake_compiler(tmp_path, [c], warn=True)
+    with pytest.warns(CompileWarning, match=c.key + r": fattn-compile: warning: .*ptxas spills 64"):
+        compile_kernel(c, tmp_path / "out", tool)
+    # build_library builds the kernel, prints the warning and counts it.
+    rc = build_library.main(["--configs", "dtype=bf16,head_dim=64,causal=1,lse=1", "--arch",
+                             "sm_80", "-o", str(tmp_path / "lib"), "--compiler", tool])
+    assert rc == 0 and KernelLibrary(tmp_path / "lib").find(c) is not None
+
+
+def test_build_library_prints_compile_warnings(tmp_path, capsys):
+    c = config()
+    tool = fake_compiler(tmp_path, [c], warn=True)
+    build_library.main(["--configs", "dtype=bf16,head_dim=64,causal=1,lse=1", "--arch", "sm_80",
+                        "-o", str(tmp_path / "lib"), "--compiler", tool])
+    out, err = capsys.readouterr()
+    assert "ptxas spills 64 bytes" in err and "1 warning(s) above" in out
 
 
 def test_compile_on_first_use_fills_the_library(clean_env, tmp_path, monkeypatch):

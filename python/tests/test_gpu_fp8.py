@@ -206,7 +206,11 @@ def test_fp8_gqa(hq, hk, form):
 @pytest.mark.parametrize("sq,sk", [(77, 1000), (1000, 77), (1, 2049), (300, 129)])
 @pytest.mark.parametrize("d", [128, 256])
 def test_fp8_cross_lengths(d, sq, sk):
-    check_case(d=d, sq=sq, sk=sk, form="block64")
+    # One query row per head: 16 rows of the default batch and heads left the
+    # kernel-vs-emulation statistic to one or two rows whose largest P sits next
+    # to an e4m3 rounding boundary (failed 2 of 14 runs); 128 rows average it.
+    rows = {"b": 4, "hq": 32, "hk": 8} if sq == 1 else {}
+    check_case(d=d, sq=sq, sk=sk, form="block64", **rows)
 
 
 def test_fp8_strided_descales_and_output():

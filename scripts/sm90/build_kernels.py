@@ -82,11 +82,19 @@ SCHEDULES = {
     "n80pt": ("intra-wg-overlap=true persistent=true", 80, 2),
     "ppn176pt": ("intra-wg-overlap=true pingpong=true persistent=true", 176, 2),
     "s3pt": ("intra-wg-overlap=true persistent=true", 128, 3),
+    # the 2026-11-30 tile sweep (docs/PERF.md)
+    "n192pt": ("intra-wg-overlap=true persistent=true", 192, 2),
+    "n160pt": ("intra-wg-overlap=true persistent=true", 160, 2),
+    "n144pt": ("intra-wg-overlap=true persistent=true", 144, 2),
+    "ppovpt": ("intra-wg-overlap=true pingpong=true persistent=true", 128, 2),
+    "n64pt": ("intra-wg-overlap=true persistent=true", 64, 2),
+    "c3n96pt": (C3 + "intra-wg-overlap=true persistent=true", 96, 2),
 }
-BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt"],
+BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt"],
                    128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160", "n144",
-                         "n192", "s3", "ppn176", "ovpt", "n176pt", "ppn176pt", "s3pt"],
-                   256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt"]}
+                         "n192", "s3", "ppn176", "ovpt", "n176pt", "ppn176pt", "s3pt",
+                         "n192pt", "n160pt", "n144pt", "ppovpt"],
+                   256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt", "n64pt"]}
 for _d, _variants in BENCH_HEAD_DIMS.items():
     for _v in _variants:
         _extra, _bn, _stages = SCHEDULES[_v]

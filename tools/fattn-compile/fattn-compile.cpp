@@ -43,8 +43,10 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -70,7 +72,7 @@ static cl::opt<int64_t> blockN("block-n", cl::desc("Override block_n"),
                                cl::init(0));
 static cl::opt<int64_t> stages("stages", cl::desc("Override the K/V stages"),
                                cl::init(0));
-static cl::opt<bool> verbose("v", cl::desc("Pass -v to ptxas and print it"),
+static cl::opt<bool> verbose("v", cl::desc("Print ptxas's -v report"),
                              cl::init(false));
 
 namespace {
@@ -133,11 +135,19 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     options.kernelName = entry;
     // Tile shapes measured fastest (docs/PERF.md, issue 5): head dim 256
     // takes two stages of 80-row K and V tiles (the most that fit); head
-    // dim 128 without a mask 176-row tiles (with one, the diagonal tiles
-    // waste too much of them: 128); head dim 64 three consumer warpgroups
-    // (block_m 192).
+    // dim 128 192-row tiles without a mask and causal (sliding windows,
+    // whose edge tiles waste more of them, 128); head dim 64 three consumer
+    // warpgroups (block_m 192), with 96-row tiles when causal.
     bool masked = op.getEffectiveWindowLeft() >= 0 ||
                   op.getEffectiveWindowRight() >= 0;
+    bool causal = op.getEffectiveWindowRight() == 0 &&
+                  op.getEffectiveWindowLeft() < 0;
+    // Softcap's tanh holds more registers: its causal (persistent) kernels
+    // spill with the larger tiles (ptxas: 100 bytes at head dim 128 with
+    // 192-key tiles and an LSE, 64 bytes at head dim 256 with 80-key ones).
+    FloatAttr softcap = op.getSoftcapAttr();
+    bool causalSoftcap =
+        causal && softcap && softcap.getValue().convertToFloat() > 0.0f;
     bool fp8 = isa<Float8E4M3FNType>(
         cast<MemRefType>(op.getQuery().getType()).getElementType());
     // FP8 head dim 128 without a mask: 192-key tiles, unless per-block K/V
@@ -148,9 +158,11 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     if (fp8)
       options.blockN = headDim <= 128 && !masked && !perBlockKV ? 192 : 128;
     else if (headDim > 128)
-      options.blockN = 80;
-    else if (headDim > 64 && headDim <= 128 && !masked)
-      options.blockN = 176;
+      options.blockN = causalSoftcap ? 64 : 80;
+    else if (headDim > 64 && (!masked || causal) && !causalSoftcap)
+      options.blockN = 192;
+    else if (headDim <= 64 && causal)
+      options.blockN = 96;
     if (headDim <= 64 && !fp8)
       options.blockM = 192;
     // FP8 head dim 256: the overlapped loop measured slower than the plain
@@ -160,8 +172,6 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
     // without a mask, except at 16-bit head dim 256 without a mask
     // (docs/PERF.md). Sliding windows were not measured: one CTA per tile.
-    bool causal = op.getEffectiveWindowRight() == 0 &&
-                  op.getEffectiveWindowLeft() < 0;
     options.persistent = masked ? causal : fp8 || headDim <= 128;
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
@@ -234,7 +244,23 @@ LogicalResult writeFile(StringRef path, StringRef data) {
   return success();
 }
 
-/// ptx -> cubin with ptxas.
+/// The bytes of spill stores in ptxas -v's report (0 when none).
+int64_t spillStoreBytes(StringRef report) {
+  int64_t total = 0;
+  for (StringRef line : llvm::split(report, '\n')) {
+    size_t at = line.find(" bytes spill stores");
+    if (at == StringRef::npos)
+      continue;
+    StringRef number = line.take_front(at).rsplit(' ').second;
+    int64_t bytes = 0;
+    if (!number.getAsInteger(10, bytes))
+      total += bytes;
+  }
+  return total;
+}
+
+/// ptx -> cubin with ptxas. ptxas always runs with -v: a kernel that spills
+/// registers gets a warning (it runs, slower), and --v prints the report.
 LogicalResult assemble(StringRef ptxFile, StringRef cubinFile) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
@@ -242,18 +268,33 @@ LogicalResult assemble(StringRef ptxFile, StringRef cubinFile) {
                     "$CUDA_HOME or /usr/local/cuda/bin)\n";
     return failure();
   }
-  SmallVector<StringRef> args = {ptxas, "-arch", arch, "-O3"};
-  if (verbose)
-    args.push_back("-v");
-  args.append({ptxFile, "-o", cubinFile});
+  SmallString<128> reportFile;
+  if (llvm::sys::fs::createTemporaryFile("fattn-ptxas", "txt", reportFile)) {
+    llvm::errs() << "fattn-compile: error: cannot create a temporary file\n";
+    return failure();
+  }
+  llvm::FileRemover removeReport(reportFile);
+  SmallVector<StringRef> args = {ptxas, "-arch", arch, "-O3", "-v",
+                                 ptxFile, "-o", cubinFile};
+  // ptxas writes its report (and any error) to stderr.
+  std::optional<StringRef> redirects[] = {std::nullopt, std::nullopt,
+                                          StringRef(reportFile)};
   std::string error;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
-                                     &error);
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0,
+                                     0, &error);
+  auto report = llvm::MemoryBuffer::getFile(reportFile);
+  StringRef text = report ? (*report)->getBuffer() : StringRef();
+  if (verbose || rc != 0)
+    llvm::errs() << text;
   if (rc != 0) {
     llvm::errs() << "fattn-compile: error: ptxas failed on " << ptxFile
                  << " (exit " << rc << ") " << error << "\n";
     return failure();
   }
+  if (int64_t spilled = spillStoreBytes(text))
+    llvm::errs() << "fattn-compile: warning: " << ptxFile << ": ptxas spills "
+                 << spilled << " bytes of registers (the kernel runs slower; "
+                    "smaller tiles avoid it)\n";
   return success();
 }
 

@@ -6,6 +6,7 @@
 // RUN: FileCheck %s --check-prefix=D64 < %t/fattn_fwd_d64_causal.json
 // RUN: FileCheck %s --check-prefix=D256 < %t/fattn_fwd_d256.json
 // RUN: FileCheck %s --check-prefix=D128C < %t/fattn_fwd_d128_causal.json
+// RUN: FileCheck %s --check-prefix=D128W < %t/fattn_fwd_d128_window.json
 // RUN: not fattn-compile %s --arch sm_70 --emit json -o %t 2>&1 | FileCheck %s --check-prefix=ARCH
 
 // The sm_90a description: the KERNEL-ABI parameters followed by the three
@@ -21,15 +22,17 @@
 // CHECK-DAG: "type": "tensormap"
 // CHECK-DAG: "swizzle": "128B"
 
-// The measured tile shapes by head dim: 176-row KV tiles at head dim 128
-// without a mask, 128 with one; three consumer warpgroups (block_m 192, 512
-// threads) at head dim 64; 80-row KV tiles at head dim 256.
+// The measured tile shapes by head dim: 192-row KV tiles at head dim 128
+// without a mask and causal, 128 with a sliding window; three consumer
+// warpgroups (block_m 192, 512 threads) at head dim 64, with 96-row KV tiles
+// when causal; 80-row KV tiles at head dim 256.
 // CHECK-DAG: "block_m": 128
-// CHECK-DAG: "block_n": 176
-// D128C-DAG: "block_n": 128
+// CHECK-DAG: "block_n": 192
+// D128C-DAG: "block_n": 192
 // D128C-DAG: "threads": 384
+// D128W-DAG: "block_n": 128
 // D64-DAG: "block_m": 192
-// D64-DAG: "block_n": 128
+// D64-DAG: "block_n": 96
 // D64-DAG: "threads": 512
 // D256-DAG: "block_m": 128
 // D256-DAG: "block_n": 80
@@ -48,6 +51,11 @@ func.func @fattn_fwd_d128_bf16_gqa(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 
 
 func.func @fattn_fwd_d128_causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {causal = true}
+  return
+}
+
+func.func @fattn_fwd_d128_window(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {window_left = 256 : i64, window_right = 0 : i64}
   return
 }
 

@@ -13,6 +13,10 @@
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d256_causal.ptx -o %t/e.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128.ptx -o %t/b.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d256.ptx -o %t/c.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
+// RUN: %ptxas -arch=sm_90a -v %t/bf16_d128_causal_softcap_lse.ptx -o %t/f.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
+// RUN: %ptxas -arch=sm_90a -v %t/bf16_d256_causal_softcap_lse.ptx -o %t/g.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
+// RUN: FileCheck %s --check-prefix=SOFTCAP128 < %t/bf16_d128_causal_softcap_lse.json
+// RUN: FileCheck %s --check-prefix=SOFTCAP256 < %t/bf16_d256_causal_softcap_lse.json
 
 // fattn-compile runs --fattn-persistent-tiles where it measured faster
 // (docs/PERF.md): causal, and without a mask except at 16-bit head dim 256.
@@ -27,7 +31,10 @@
 // GRID-CTA-NEXT: [
 // GRID-CTA-NEXT: "seq_q",
 // The persistent kernels assemble without spills: the work loop's item,
-// ring ordinal and item count fit beside the consumers' accumulators.
+// ring ordinal and item count fit beside the consumers' accumulators. With
+// softcap's tanh, the causal kernels take smaller KV tiles for that.
+// SOFTCAP128: "block_n": 128
+// SOFTCAP256: "block_n": 64
 // CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 func.func @bf16_d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>)
@@ -59,5 +66,13 @@ func.func @fp8_d128(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3F
 }
 func.func @fp8_d256(%q: memref<?x?x?x256xf8E4M3FN>, %k: memref<?x?x?x256xf8E4M3FN>, %v: memref<?x?x?x256xf8E4M3FN>, %o: memref<?x?x?x256xbf16>, %dq: memref<?x?x?xf32>, %dk: memref<?x?x?xf32>, %dv: memref<?x?x?xf32>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>) outs(%o : memref<?x?x?x256xbf16>) descale(%dq, %dk, %dv : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) {descale_block_q = 128 : i64, descale_block_kv = 128 : i64}
+  return
+}
+func.func @bf16_d128_causal_softcap_lse(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>, %lse: memref<?x?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) lse(%lse : memref<?x?x?xf32>) {causal = true, softcap = 30.0 : f32}
+  return
+}
+func.func @bf16_d256_causal_softcap_lse(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>, %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>, %lse: memref<?x?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>) outs(%o : memref<?x?x?x256xbf16>) lse(%lse : memref<?x?x?xf32>) {causal = true, softcap = 30.0 : f32}
   return
 }
