@@ -352,6 +352,13 @@ private:
   string scoresAlone(const string &stage, const string &phase);
   SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
                               const string &stage, bool fence);
+  /// O / l of this warpgroup's rows to global memory: straight from the
+  /// accumulator layout, or staged through shared memory (stagesOutput()).
+  void storeODirect(ArrayRef<string> acc, const string inv[2]);
+  void storeOStaged(ArrayRef<string> acc, const string inv[2]);
+  /// Non-persistent 16-bit kernels stage O in Q's buffer, which nothing
+  /// reloads once the warpgroup's last S = Q K^T has completed.
+  bool stagesOutput() const { return !cfg.persistent && !cfg.isFP8(); }
   TileSoftmax emitSoftmax(const string &scores, const string &j,
                           const string oldMax[2], const string oldSum[2],
                           const TileDescales &descales);

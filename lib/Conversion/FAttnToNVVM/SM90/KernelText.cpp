@@ -600,6 +600,106 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   }
 }
 
+/// Each thread stores its own 4-byte pairs of columns: a warp's store
+/// instruction writes 16 bytes into each of 8 rows.
+void SM90KernelEmitter::storeODirect(ArrayRef<string> acc, const string inv[2]) {
+  string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
+  string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
+                           e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
+  string quadCol = e.zext64(e.mul(quad, e.i32(2)));
+  for (int r = 0; r < 2; ++r) {
+    string next = "store_done" + str(r);
+    string body = "store_row" + str(r);
+    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", e.icmp("slt", row[r], "%seq_q"),
+                 body, next).str());
+    e.label(body);
+    string rowOff = e.bin("add", oHeadBase,
+                          e.bin("mul", e.zext64(row[r]), "%o_stride_s", "i64"), "i64");
+    rowOff = e.bin("add", rowOff, quadCol, "i64");
+    for (int64_t i = 0; i < numO / 4; ++i) {
+      if (8 * i >= cfg.headDim)
+        break;
+      string a = e.bin("fmul", acc[4 * i + 2 * r], inv[r], "f32");
+      string b = e.bin("fmul", acc[4 * i + 2 * r + 1], inv[r], "f32");
+      string word = packPair(a, b, cfg.outputType);
+      string off = e.bin("add", rowOff, e.i64(8 * i), "i64");
+      string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
+                                 "i64) -> !llvm.ptr<1>, i16", oGlobal, off).str());
+      e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : i32, !llvm.ptr<1>",
+                   word, ptr).str());
+    }
+    e.op(formatv("llvm.br ^{0}", next).str());
+    e.label(next);
+  }
+}
+
+/// The warpgroup writes its 64 rows of O / l into its own rows of Q's
+/// buffer, in Q's layout (atoms of 64 columns, 128-byte rows, 16-byte units
+/// swizzled by row % 8: each store instruction hits 8 distinct units, no
+/// bank conflict), meets on its named barrier, then copies whole 16-byte
+/// units out, consecutive threads along a row: a warp's store writes 512
+/// contiguous bytes (d 256) or two rows of 256, instead of 16 bytes into
+/// each of 8 rows. The kernel ABI's 16-byte alignment of o and of its
+/// strides (align_bytes) makes the 16-byte stores legal.
+void SM90KernelEmitter::storeOStaged(ArrayRef<string> acc, const string inv[2]) {
+  int64_t atomBytes = cfg.blockM * 128;
+  // Rows r and r + 8 of the thread share row % 8, hence the swizzle.
+  string swizzle = e.bin("shl", e.bin("and", rowInTile, e.i32(7)), e.i32(4));
+  string quadByte = e.mul(quad, e.i32(4));
+  for (int r = 0; r < 2; ++r) {
+    string rowByte = e.add(e.mul(e.add(rowInTile, e.i32(8 * r)), e.i32(128)),
+                           quadByte);
+    for (int64_t i = 0; i < numO / 4; ++i) {
+      string a = e.bin("fmul", acc[4 * i + 2 * r], inv[r], "f32");
+      string b = e.bin("fmul", acc[4 * i + 2 * r + 1], inv[r], "f32");
+      string word = packPair(a, b, cfg.outputType);
+      string unit = e.bin("xor", swizzle, e.i32((i % 8) * 16));
+      string off = e.add(e.add(rowByte, unit), e.i32((i / 8) * atomBytes));
+      e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : i32, "
+                   "!llvm.ptr<3>", word, e.smemPtr(base, off)).str());
+    }
+  }
+  e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
+               e.add(e.i32(kEpilogueBarrier), wg), e.i32(128)).str());
+
+  string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
+  string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
+                           e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
+  string thread = e.bin("and", tid, e.i32(127));
+  int64_t unitsPerRow = dPad / 8;
+  for (int64_t k = 0; k < 64 * unitsPerRow / 128; ++k) {
+    string index = e.add(e.i32(k * 128), thread);
+    string rowInWg = e.bin("udiv", index, e.i32(unitsPerRow));
+    string unitInRow = e.bin("urem", index, e.i32(unitsPerRow));
+    string tileRow = e.add(e.mul(wg, e.i32(64)), rowInWg);
+    string unit = e.bin("xor", e.bin("and", unitInRow, e.i32(7)),
+                        e.bin("and", tileRow, e.i32(7)));
+    string off = e.add(e.add(e.mul(e.bin("lshr", unitInRow, e.i32(3)),
+                                   e.i32(atomBytes)),
+                             e.mul(tileRow, e.i32(128))),
+                       e.bin("shl", unit, e.i32(4)));
+    string vec = e.def(formatv("llvm.load {0} {{alignment = 16 : i64} : "
+                               "!llvm.ptr<3> -> vector<4xi32>",
+                               e.smemPtr(base, off)).str());
+    string seqRow = e.add(qTileRow, tileRow), col = e.mul(unitInRow, e.i32(8));
+    string inside = e.icmp("slt", seqRow, "%seq_q");
+    if (cfg.headDim < dPad)
+      inside = e.bin("and", inside, e.icmp("slt", col, e.i32(cfg.headDim)), "i1");
+    string body = fresh("store_unit"), next = fresh("unit_done");
+    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", inside, body, next).str());
+    e.label(body);
+    string elem = e.bin("add", oHeadBase,
+                        e.bin("add", e.bin("mul", e.zext64(seqRow), "%o_stride_s", "i64"),
+                              e.zext64(col), "i64"), "i64");
+    string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
+                               "i64) -> !llvm.ptr<1>, i16", oGlobal, elem).str());
+    e.op(formatv("llvm.store {0}, {1} {{alignment = 16 : i64} : vector<4xi32>, "
+                 "!llvm.ptr<1>", vec, ptr).str());
+    e.op(formatv("llvm.br ^{0}", next).str());
+    e.label(next);
+  }
+}
+
 // ---- epilogue: O / l, LSE, stores of the rows inside the sequence ----
 void SM90KernelEmitter::emitEpilogue() {
   e.label("epilogue", formatv("(%fm0: f32, %fm1: f32, %fl0: f32, %fl1: f32, "
@@ -644,50 +744,30 @@ void SM90KernelEmitter::emitEpilogue() {
     }
   }
   SmallVector<string> accVals = unpack("%facc", numO, oType);
-  string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
-  string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
-                           e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
-  string quadCol = e.zext64(e.mul(quad, e.i32(2)));
-  string lseGlobal, lseHeadBase;
+  if (stagesOutput())
+    storeOStaged(accVals, inv);
+  else
+    storeODirect(accVals, inv);
   if (cfg.hasLse) {
-    lseGlobal = e.def("llvm.addrspacecast %lse : !llvm.ptr to !llvm.ptr<1>");
-    lseHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%lse_stride_b", "i64"),
-                        e.bin("mul", e.zext64(head), "%lse_stride_h", "i64"), "i64");
-  }
-  for (int r = 0; r < 2; ++r) {
-    string next = "store_done" + str(r);
-    string body = "store_row" + str(r);
-    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", e.icmp("slt", row[r], "%seq_q"),
-                 body, next).str());
-    e.label(body);
-    string rowOff = e.bin("add", oHeadBase,
-                          e.bin("mul", e.zext64(row[r]), "%o_stride_s", "i64"), "i64");
-    rowOff = e.bin("add", rowOff, quadCol, "i64");
-    for (int64_t i = 0; i < numO / 4; ++i) {
-      if (8 * i >= cfg.headDim)
-        break;
-      string a = e.bin("fmul", accVals[4 * i + 2 * r], inv[r], "f32");
-      string b = e.bin("fmul", accVals[4 * i + 2 * r + 1], inv[r], "f32");
-      string word = packPair(a, b, cfg.outputType);
-      string off = e.bin("add", rowOff, e.i64(8 * i), "i64");
-      string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
-                                 "i64) -> !llvm.ptr<1>, i16", oGlobal, off).str());
-      e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : i32, !llvm.ptr<1>",
-                   word, ptr).str());
-    }
-    if (cfg.hasLse) {
-      string lseBody = "store_lse" + str(r);
-      e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", e.icmp("eq", quad, e.i32(0)),
-                   lseBody, next).str());
-      e.label(lseBody);
+    string lseGlobal = e.def("llvm.addrspacecast %lse : !llvm.ptr to !llvm.ptr<1>");
+    string lseHeadBase =
+        e.bin("add", e.bin("mul", e.zext64(batch), "%lse_stride_b", "i64"),
+              e.bin("mul", e.zext64(head), "%lse_stride_h", "i64"), "i64");
+    for (int r = 0; r < 2; ++r) {
+      // The quad's first thread stores the row's LSE.
+      string next = "lse_done" + str(r), body = "store_lse" + str(r);
+      string store = e.bin("and", e.icmp("slt", row[r], "%seq_q"),
+                           e.icmp("eq", quad, e.i32(0)), "i1");
+      e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", store, body, next).str());
+      e.label(body);
       string off = e.bin("add", lseHeadBase, e.zext64(row[r]), "i64");
       string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
                                  "i64) -> !llvm.ptr<1>, f32", lseGlobal, off).str());
       e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : f32, !llvm.ptr<1>",
                    lse[r], ptr).str());
+      e.op(formatv("llvm.br ^{0}", next).str());
+      e.label(next);
     }
-    e.op(formatv("llvm.br ^{0}", next).str());
-    e.label(next);
   }
   if (cfg.persistent)
     endWorkLoop("consume_work");

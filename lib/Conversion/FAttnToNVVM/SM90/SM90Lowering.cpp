@@ -250,6 +250,15 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (c.persistent && !c.warpSpecialize)
     return op.emitOpError("persistent tiles need the producer warpgroup of "
                           "--fattn-warp-specialize");
+  // Non-persistent 16-bit kernels write O through shared memory, each
+  // consumer warpgroup meeting on named barrier kEpilogueBarrier + w.
+  if (!fp8 && !c.persistent && options.pingpong &&
+      options.pingpongBarrierBase + consumers > kEpilogueBarrier)
+    return op.emitOpError() << "pingpong barriers "
+                            << options.pingpongBarrierBase << " to "
+                            << options.pingpongBarrierBase + consumers - 1
+                            << " collide with the epilogue's barriers from "
+                            << kEpilogueBarrier;
   if (fp8 && failed(getFP8Config(op, options, c)))
     return failure();
   if (c.dynamicSharedBytes() > 227 * 1024)

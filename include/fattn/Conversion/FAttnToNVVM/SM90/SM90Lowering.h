@@ -25,6 +25,11 @@ namespace mlir::fattn {
 /// after each V transpose (pingpong's barriers must stay below it).
 inline constexpr int64_t kFP8ProducerBarrier = 15;
 
+/// The named barriers kEpilogueBarrier + w on which consumer warpgroup w's
+/// 128 threads meet when they write O through shared memory (16-bit kernels
+/// with one CTA per Q tile; pingpong's barriers must stay below them).
+inline constexpr int64_t kEpilogueBarrier = 12;
+
 /// Choices of the sm_90a lowering that are not semantics.
 struct SM90Options {
   /// Name of the gpu.module the kernels go into (created when missing).
