@@ -34,6 +34,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 import fattn  # noqa: E402
+from interleaved import median_ms_interleaved  # noqa: E402  (bench/, the script's folder)
 
 PEERS = {"FA2": SDPBackend.FLASH_ATTENTION, "cuDNN": SDPBackend.CUDNN_ATTENTION}
 CHECK_TOLERANCE = 1e-2  # rel L2 between fattn and SDPA; each alone is ~2e-3 in bf16
@@ -58,31 +59,6 @@ def time_ms(fn, warmup, rep):
         e.record()
     torch.cuda.synchronize()
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
-
-
-def time_ms_interleaved(fns, warmup, rep):
-    """Median ms of each function, launched one call at a time in rotated
-    order, `rep` times over (--interleave): neighbouring calls run at about
-    the same clock, so the GPU's clock drift during the run reaches every
-    column alike instead of favouring the one timed in a faster second."""
-    names = list(fns)
-    for _ in range(warmup):
-        for n in names:
-            fns[n]()
-    times = {n: [] for n in names}
-    for i in range(rep):
-        order = names[i % len(names):] + names[:i % len(names)]
-        events = []
-        for n in order:
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fns[n]()
-            e.record()
-            events.append((n, s, e))
-        torch.cuda.synchronize()
-        for n, s, e in events:
-            times[n].append(s.elapsed_time(e))
-    return {n: statistics.median(t) for n, t in times.items()}
 
 
 def sdpa(q, k, v, causal, backend):
@@ -143,7 +119,7 @@ def run_case(d, n, causal, dtype, args, prepare, tolerance, label):
         row["fattn"] = "ERR"
         print(f"  {label} d={d} n={n} causal={causal}: {str(e)[:300]}", file=sys.stderr)
     if timed:
-        for name, ms in time_ms_interleaved(timed, args.warmup, args.rep).items():
+        for name, ms in median_ms_interleaved(timed, args.warmup, args.rep).items():
             row[name] = round(f / (ms * 1e-3) / 1e12, 1)
     return row
 

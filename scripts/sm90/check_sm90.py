@@ -21,6 +21,9 @@ import ctypes, json, math, os, sys, time
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from interleaved import median_ms_interleaved  # noqa: E402
+
 cuda = ctypes.CDLL("libcuda.so.1")
 DT = {"bf16": (torch.bfloat16, 9), "f16": (torch.float16, 6),
       "e4m3": (torch.float8_e4m3fn, 0)}  # CU_TENSOR_MAP_DATA_TYPE_UINT8
@@ -305,36 +308,13 @@ def timeit(fn, flops, iters=20):
     return flops / (times[len(times) // 2] * 1e-3) / 1e12
 
 
-def time_interleaved(fns, flops, iters):
-    """Median TFLOP/s of each function, timed one launch at a time in
-    rotated order, `iters` times over: neighbouring launches run at about the
-    same clock, so that the clock's drift over a run (the H200's reads move
-    by up to 10% from one second to the next) spreads evenly over the
-    functions instead of favouring whichever ran in the faster second."""
-    names = list(fns)
-    for n in names:  # warm-up
-        fns[n]()
-    torch.cuda.synchronize()
-    times = {n: [] for n in names}
-    for i in range(iters):
-        order = names[i % len(names):] + names[:i % len(names)]
-        events = []
-        for n in order:
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record(); fns[n](); e1.record()
-            events.append((n, e0, e1))
-        torch.cuda.synchronize()
-        for n, e0, e1 in events:
-            times[n].append(e0.elapsed_time(e1))
-    return {n: flops / (sorted(t)[len(t) // 2] * 1e-3) / 1e12 for n, t in times.items()}
-
-
 def time_functions(fns, flops, rounds):
     """TFLOP/s per function: interleaved single launches (INTERLEAVE=n
     launches each), or else the best of `rounds` rotated rounds of timeit."""
     iters = int(os.environ.get("INTERLEAVE", "0"))
     if iters:
-        return time_interleaved(fns, flops, iters)
+        ms = median_ms_interleaved(fns, 1, iters)
+        return {n: flops / (t * 1e-3) / 1e12 for n, t in ms.items()}
     names = list(fns)
     best = {n: 0.0 for n in names}
     for r in range(rounds):
