@@ -603,6 +603,10 @@ void SM90KernelEmitter::emitOverlappedLoop() {
 /// Each thread stores its own 4-byte pairs of columns: a warp's store
 /// instruction writes 16 bytes into each of 8 rows.
 void SM90KernelEmitter::storeODirect(ArrayRef<string> acc, const string inv[2]) {
+  if (transposesOutputInQuads()) {
+    storeOQuadTransposed(acc, inv);
+    return;
+  }
   string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
   string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
                            e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
@@ -627,6 +631,86 @@ void SM90KernelEmitter::storeODirect(ArrayRef<string> acc, const string inv[2]) 
                                  "i64) -> !llvm.ptr<1>, i16", oGlobal, off).str());
       e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : i32, !llvm.ptr<1>",
                    word, ptr).str());
+    }
+    e.op(formatv("llvm.br ^{0}", next).str());
+    e.label(next);
+  }
+}
+
+/// The quad's four threads hold a row's 8-column groups 4 bytes each: a
+/// 4 x 4 transpose of 32-bit words across the quad (two butterfly stages of
+/// shuffles) gives thread q the whole of group 4m + q, which it stores as
+/// one 16-byte unit: a quad writes 64 contiguous bytes of a row per store.
+void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<string> acc,
+                                             const string inv[2]) {
+  string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
+  string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
+                           e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
+  string quadCol = e.mul(quad, e.i32(8));
+  string allLanes = e.i32(-1), clamp = e.i32(31);
+  string upper[3];
+  for (int mask : {1, 2})
+    upper[mask] = e.icmp("ne", e.bin("and", quad, e.i32(mask)), e.i32(0));
+  int64_t groups = std::min(numO / 16, (cfg.headDim + 31) / 32);
+  for (int r = 0; r < 2; ++r) {
+    // The shuffles need the whole warp: every row transposes, only rows
+    // inside the sequence store.
+    SmallVector<string> vecs;
+    for (int64_t m = 0; m < groups; ++m) {
+      string w[4];
+      for (int j = 0; j < 4; ++j) {
+        int64_t i = 4 * m + j;
+        w[j] = packPair(e.bin("fmul", acc[4 * i + 2 * r], inv[r], "f32"),
+                        e.bin("fmul", acc[4 * i + 2 * r + 1], inv[r], "f32"),
+                        cfg.outputType);
+      }
+      // Stage `mask`: word x of thread q stays where bit `mask` of x and q
+      // agree, else it comes from word x ^ mask of thread q ^ mask.
+      for (int mask : {2, 1})
+        for (int x = 0; x < 4; ++x) {
+          if (x & mask)
+            continue;
+          string send = e.select(upper[mask], w[x], w[x | mask]);
+          string recv = e.def(formatv("nvvm.shfl.sync bfly {0}, {1}, {2}, {3} : "
+                                      "i32 -> i32", allLanes, send, e.i32(mask),
+                                      clamp).str());
+          w[x] = e.select(upper[mask], recv, w[x]);
+          w[x | mask] = e.select(upper[mask], w[x | mask], recv);
+        }
+      string vec = e.def("llvm.mlir.poison : vector<4xi32>");
+      for (int j = 0; j < 4; ++j)
+        vec = e.def(formatv("llvm.insertelement {0}, {1}[{2} : i32] : "
+                            "vector<4xi32>", w[j], vec, e.i32(j)).str());
+      vecs.push_back(vec);
+    }
+    string next = "store_done" + str(r);
+    string body = "store_row" + str(r);
+    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", e.icmp("slt", row[r], "%seq_q"),
+                 body, next).str());
+    e.label(body);
+    string rowOff = e.bin("mul", e.zext64(row[r]), "%o_stride_s", "i64");
+    rowOff = e.bin("add", e.bin("add", oHeadBase, rowOff, "i64"),
+                   e.zext64(quadCol), "i64");
+    for (int64_t m = 0; m < groups; ++m) {
+      string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
+                                 "i64) -> !llvm.ptr<1>, i16", oGlobal,
+                                 e.bin("add", rowOff, e.i64(32 * m), "i64")).str());
+      string store = formatv("llvm.store {0}, {1} {{alignment = 16 : i64} : "
+                             "vector<4xi32>, !llvm.ptr<1>", vecs[m], ptr).str();
+      if (32 * (m + 1) <= cfg.headDim) {
+        e.op(store);
+        continue;
+      }
+      // The last group straddles the head dim: thread q stores group 4m + q
+      // only if it lies inside.
+      string in = fresh("unit_in"), done = fresh("unit_out");
+      e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}",
+                   e.icmp("slt", e.add(quadCol, e.i32(32 * m)),
+                          e.i32(cfg.headDim)), in, done).str());
+      e.label(in);
+      e.op(store);
+      e.op(formatv("llvm.br ^{0}", done).str());
+      e.label(done);
     }
     e.op(formatv("llvm.br ^{0}", next).str());
     e.label(next);
