@@ -352,8 +352,9 @@ private:
   string scoresAlone(const string &stage, const string &phase);
   SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
                               const string &stage, bool fence);
-  /// O / l of this warpgroup's rows to global memory: straight from the
-  /// accumulator layout, or staged through shared memory (stagesOutput()).
+  /// O / l of this warpgroup's rows to global memory: staged through shared
+  /// memory (stagesOutput()), transposed across each quad
+  /// (transposesOutputInQuads()), or straight from the accumulator layout.
   void storeODirect(ArrayRef<string> acc, const string inv[2]);
   void storeOStaged(ArrayRef<string> acc, const string inv[2]);
   void storeOQuadTransposed(ArrayRef<string> acc, const string inv[2]);

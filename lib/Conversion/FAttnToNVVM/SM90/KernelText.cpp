@@ -603,10 +603,6 @@ void SM90KernelEmitter::emitOverlappedLoop() {
 /// Each thread stores its own 4-byte pairs of columns: a warp's store
 /// instruction writes 16 bytes into each of 8 rows.
 void SM90KernelEmitter::storeODirect(ArrayRef<string> acc, const string inv[2]) {
-  if (transposesOutputInQuads()) {
-    storeOQuadTransposed(acc, inv);
-    return;
-  }
   string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
   string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
                            e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
@@ -830,6 +826,8 @@ void SM90KernelEmitter::emitEpilogue() {
   SmallVector<string> accVals = unpack("%facc", numO, oType);
   if (stagesOutput())
     storeOStaged(accVals, inv);
+  else if (transposesOutputInQuads())
+    storeOQuadTransposed(accVals, inv);
   else
     storeODirect(accVals, inv);
   if (cfg.hasLse) {
