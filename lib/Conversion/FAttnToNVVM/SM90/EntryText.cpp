@@ -17,16 +17,6 @@ using namespace mlir;
 using namespace mlir::fattn;
 using namespace mlir::fattn::sm90;
 
-void SM90KernelEmitter::setWorkItem(const string &qTile,
-                                     const string &headIdx,
-                                     const string &batchIdx) {
-  qTileRow = e.mul(qTile, e.i32(cfg.blockM));
-  head = headIdx;
-  batch = batchIdx;
-  // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
-  kvHead = e.bin("udiv", head, e.bin("udiv", "%heads_q", "%heads_kv"));
-}
-
 /// The KV tile range of Q tile `qTile` (computeKVTileRange, as the CPU
 /// lowering visits it).
 static KVTileRange<string> kvRange(TextEmitter &e, const SM90KernelConfig &cfg,
@@ -36,6 +26,21 @@ static KVTileRange<string> kvRange(TextEmitter &e, const SM90KernelConfig &cfg,
                            cfg.windowRight};
   return computeKVTileRange(ops, qTile, string("%seq_q"), string("%seq_k"),
                             params);
+}
+
+void SM90KernelEmitter::setWorkItem(const string &qTile,
+                                     const string &headIdx,
+                                     const string &batchIdx) {
+  qTileRow = e.mul(qTile, e.i32(cfg.blockM));
+  head = headIdx;
+  batch = batchIdx;
+  // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
+  kvHead = e.bin("udiv", head, e.bin("udiv", "%heads_q", "%heads_kv"));
+  KVTileRange<string> range = kvRange(e, cfg, qTile);
+  lo = range.lo;
+  fullLo = range.fullLo;
+  fullHi = range.fullHi;
+  hi = range.hi;
 }
 
 void SM90KernelEmitter::beginWorkLoop(const string &name) {
@@ -65,11 +70,6 @@ void SM90KernelEmitter::beginWorkLoop(const string &name) {
       decodeWorkItem(ops, w, numQTiles, pairs, grid, params);
   string headIdx = e.bin("urem", item.pair, "%heads_q");
   setWorkItem(item.qTile, headIdx, e.bin("udiv", item.pair, "%heads_q"));
-  KVTileRange<string> range = kvRange(e, cfg, item.qTile);
-  lo = range.lo;
-  fullLo = range.fullLo;
-  fullHi = range.fullHi;
-  hi = range.hi;
 }
 
 void SM90KernelEmitter::endWorkLoop(const string &name) {
@@ -80,18 +80,16 @@ void SM90KernelEmitter::endWorkLoop(const string &name) {
 
 void SM90KernelEmitter::emitEntry() {
   tid = e.sreg("tid.x");
-  string qTile;
   if (cfg.persistent) {
     numQTiles = e.bin("udiv", e.add("%seq_q", e.i32(cfg.blockM - 1)),
                       e.i32(cfg.blockM));
     totalWork = e.mul(e.mul(numQTiles, "%heads_q"), "%batch");
   } else {
     string ctaX = e.sreg("ctaid.x");
+    string qTile = ctaX;
     if (opts.reverseQTiles) {
       string n = e.sreg("nctaid.x");
       qTile = e.sub(e.sub(n, e.i32(1)), ctaX);
-    } else {
-      qTile = ctaX;
     }
     string headIdx = e.sreg("ctaid.y");
     setWorkItem(qTile, headIdx, e.sreg("ctaid.z"));
@@ -102,14 +100,6 @@ void SM90KernelEmitter::emitEntry() {
   string rawAddr = e.def(formatv("llvm.ptrtoint {0} : !llvm.ptr<3> to i32", raw).str());
   baseAddr = e.bin("and", e.add(rawAddr, e.i32(1023)), e.i32(-1024));
   base = e.smemPtr(raw, e.sub(baseAddr, rawAddr));
-
-  if (!cfg.persistent) {
-    KVTileRange<string> range = kvRange(e, cfg, qTile);
-    lo = range.lo;
-    fullLo = range.fullLo;
-    fullHi = range.fullHi;
-    hi = range.hi;
-  }
 
   string isThread0 = e.icmp("eq", tid, e.i32(0));
   auto init = [&](int64_t offset, int64_t count) {

@@ -356,6 +356,11 @@ private:
   /// memory (stagesOutput()), transposed across each quad
   /// (transposesOutputInQuads()), or straight from the accumulator layout.
   void storeODirect(ArrayRef<string> acc, const string inv[2]);
+  /// %o as a global pointer, and the element offset of the work item's
+  /// (batch, head) in it.
+  std::pair<string, string> outputBase();
+  /// The address of O's element `offset` (i64, in elements).
+  string outputElement(const string &oGlobal, const string &offset);
   void storeOStaged(ArrayRef<string> acc, const string inv[2]);
   void storeOQuadTransposed(ArrayRef<string> acc, const string inv[2]);
   /// Non-persistent 16-bit kernels stage O in Q's buffer, which nothing

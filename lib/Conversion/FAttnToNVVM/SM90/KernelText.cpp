@@ -600,12 +600,23 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   }
 }
 
+std::pair<string, string> SM90KernelEmitter::outputBase() {
+  string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
+  string headBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
+                          e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
+  return {oGlobal, headBase};
+}
+
+string SM90KernelEmitter::outputElement(const string &oGlobal,
+                                        const string &offset) {
+  return e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, i64) -> "
+                       "!llvm.ptr<1>, i16", oGlobal, offset).str());
+}
+
 /// Each thread stores its own 4-byte pairs of columns: a warp's store
 /// instruction writes 16 bytes into each of 8 rows.
 void SM90KernelEmitter::storeODirect(ArrayRef<string> acc, const string inv[2]) {
-  string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
-  string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
-                           e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
+  auto [oGlobal, oHeadBase] = outputBase();
   string quadCol = e.zext64(e.mul(quad, e.i32(2)));
   for (int r = 0; r < 2; ++r) {
     string next = "store_done" + str(r);
@@ -623,8 +634,7 @@ void SM90KernelEmitter::storeODirect(ArrayRef<string> acc, const string inv[2]) 
       string b = e.bin("fmul", acc[4 * i + 2 * r + 1], inv[r], "f32");
       string word = packPair(a, b, cfg.outputType);
       string off = e.bin("add", rowOff, e.i64(8 * i), "i64");
-      string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
-                                 "i64) -> !llvm.ptr<1>, i16", oGlobal, off).str());
+      string ptr = outputElement(oGlobal, off);
       e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : i32, !llvm.ptr<1>",
                    word, ptr).str());
     }
@@ -639,9 +649,7 @@ void SM90KernelEmitter::storeODirect(ArrayRef<string> acc, const string inv[2]) 
 /// one 16-byte unit: a quad writes 64 contiguous bytes of a row per store.
 void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<string> acc,
                                              const string inv[2]) {
-  string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
-  string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
-                           e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
+  auto [oGlobal, oHeadBase] = outputBase();
   string quadCol = e.mul(quad, e.i32(8));
   string allLanes = e.i32(-1), clamp = e.i32(31);
   string upper[3];
@@ -688,9 +696,8 @@ void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<string> acc,
     rowOff = e.bin("add", e.bin("add", oHeadBase, rowOff, "i64"),
                    e.zext64(quadCol), "i64");
     for (int64_t m = 0; m < groups; ++m) {
-      string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
-                                 "i64) -> !llvm.ptr<1>, i16", oGlobal,
-                                 e.bin("add", rowOff, e.i64(32 * m), "i64")).str());
+      string ptr =
+          outputElement(oGlobal, e.bin("add", rowOff, e.i64(32 * m), "i64"));
       string store = formatv("llvm.store {0}, {1} {{alignment = 16 : i64} : "
                              "vector<4xi32>, !llvm.ptr<1>", vecs[m], ptr).str();
       if (32 * (m + 1) <= cfg.headDim) {
@@ -742,9 +749,7 @@ void SM90KernelEmitter::storeOStaged(ArrayRef<string> acc, const string inv[2]) 
   e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
                e.add(e.i32(kEpilogueBarrier), wg), e.i32(128)).str());
 
-  string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
-  string oHeadBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
-                           e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
+  auto [oGlobal, oHeadBase] = outputBase();
   string thread = e.bin("and", tid, e.i32(127));
   int64_t unitsPerRow = dPad / 8;
   for (int64_t k = 0; k < 64 * unitsPerRow / 128; ++k) {
@@ -771,8 +776,7 @@ void SM90KernelEmitter::storeOStaged(ArrayRef<string> acc, const string inv[2]) 
     string elem = e.bin("add", oHeadBase,
                         e.bin("add", e.bin("mul", e.zext64(seqRow), "%o_stride_s", "i64"),
                               e.zext64(col), "i64"), "i64");
-    string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
-                               "i64) -> !llvm.ptr<1>, i16", oGlobal, elem).str());
+    string ptr = outputElement(oGlobal, elem);
     e.op(formatv("llvm.store {0}, {1} {{alignment = 16 : i64} : vector<4xi32>, "
                  "!llvm.ptr<1>", vec, ptr).str());
     e.op(formatv("llvm.br ^{0}", next).str());
