@@ -396,6 +396,8 @@ def bench(kern, b, h, s, iters=20):
 CASES = [  # (B, Hq, Hkv, Sq, Sk)
     (2, 4, 4, 512, 512), (1, 8, 2, 1000, 1000), (2, 4, 1, 77, 300), (1, 4, 4, 300, 77),
     (1, 2, 2, 1, 129), (1, 4, 2, 1537, 2049),
+    # More work items than SMs: persistent CTAs take several, some empty.
+    (4, 16, 8, 1000, 1000), (2, 32, 32, 600, 300),
 ]
 
 
