@@ -39,8 +39,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
     if (options.pingpong)
       pm.addPass(createFAttnPingpong());
     if (options.persistent)
-      pm.addPass(createFAttnPersistentTiles(
-          FAttnPersistentTilesOptions{options.overlapWorkItems}));
+      pm.addPass(createFAttnPersistentTiles());
   }
   // fp8 only (a no-op otherwise): the e4m3 wgmma layout of P V, after the
   // schedule, whose passes expect P V as --fattn-tile builds it.

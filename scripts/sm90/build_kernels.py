@@ -46,8 +46,6 @@ CONFIGS = [
     ("ptseq_f16_d256_causal", "f16", 256, {"causal": True}, False, 80, 2, "persistent=true intra-wg-overlap=false"),
     ("ptc3_f16_d64_causal_lse", "f16", 64, {"causal": True}, True, 128, 2, "persistent=true consumers=3 block-m=192"),
     ("ptnorev_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "persistent=true reverse-q-tiles=false"),
-    ("pt_bf16_d256_causal_lse", "bf16", 256, {"causal": True}, True, 80, 2, "persistent=true"),
-    ("pt0_bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 192, 2, "persistent=true overlap-work-items=false"),
 ]
 
 # Speed set: variant -> (extra options, block_n by head dim, stages). Each is
@@ -91,18 +89,12 @@ SCHEDULES = {
     "ppovpt": ("intra-wg-overlap=true pingpong=true persistent=true", 128, 2),
     "n64pt": ("intra-wg-overlap=true persistent=true", 64, 2),
     "c3n96pt": (C3 + "intra-wg-overlap=true persistent=true", 96, 2),
-    # persistent without overlapping work items (the pass option's A/B)
-    "n192pt0": ("intra-wg-overlap=true persistent=true overlap-work-items=false", 192, 2),
-    "c3pt0": (C3 + "intra-wg-overlap=true persistent=true overlap-work-items=false", 128, 2),
-    "c3n96pt0": (C3 + "intra-wg-overlap=true persistent=true overlap-work-items=false", 96, 2),
-    "n80pt0": ("intra-wg-overlap=true persistent=true overlap-work-items=false", 80, 2),
 }
-BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt", "c3pt0",
-                        "c3n96pt0"],
+BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt"],
                    128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160", "n144",
                          "n192", "s3", "ppn176", "ovpt", "n176pt", "ppn176pt", "s3pt",
-                         "n192pt", "n160pt", "n144pt", "ppovpt", "n192pt0"],
-                   256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt", "n64pt", "n80pt0"]}
+                         "n192pt", "n160pt", "n144pt", "ppovpt"],
+                   256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt", "n64pt"]}
 for _d, _variants in BENCH_HEAD_DIMS.items():
     for _v in _variants:
         _extra, _bn, _stages = SCHEDULES[_v]
@@ -151,7 +143,6 @@ FP8_CONFIGS = [
     ("ptseq_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "persistent=true intra-wg-overlap=false"),
     ("ptseqpp_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "persistent=true intra-wg-overlap=false pingpong=true"),
     ("ptov_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "persistent=true"),
-    ("ptov0_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "persistent=true overlap-work-items=false"),
     ("ptovpp_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 2, "persistent=true pingpong=true"),
     ("ptseqpp_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "persistent=true intra-wg-overlap=false pingpong=true"),
     ("ptovs3_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 3, "persistent=true"),

@@ -61,12 +61,6 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
                      "work items (--fattn-persistent-tiles; needs "
                      "warp-specialize)"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> overlapWorkItems{
-      *this, "overlap-work-items",
-      llvm::cl::desc("Persistent kernels: hand Q back after a work item's "
-                     "last S and write its output during the next item's "
-                     "first S (--fattn-persistent-tiles' overlap-work-items)"),
-      llvm::cl::init(true)};
 };
 
 /// fattn.attention through --fattn-tile, --fattn-sm90-tma, the scheduling

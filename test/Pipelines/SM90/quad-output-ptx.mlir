@@ -1,19 +1,13 @@
 // REQUIRES: ptxas
-// RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k block-n=80 persistent=true overlap-work-items=false" -o %t.mlir
+// RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k block-n=80 persistent=true" -o %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
 // RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: FileCheck %s < %t.ptx
-// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C7517 --implicit-check-not=C7518
-// With overlapped work items (the default):
-// RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k block-n=80 persistent=true" -o %t.ov.mlir
-// RUN: mlir-opt %t.ov.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.ov.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.ov.isa.mlir %t.ov.ptx
-// RUN: FileCheck %s --check-prefix=OVERLAP < %t.ov.ptx
-// RUN: %ptxas -arch=sm_90a -v %t.ov.ptx -o %t.ov.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=C7517 --implicit-check-not=C7518
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
-// Head dim 256, causal, persistent, work items one after the other (Q's
-// buffer is reloaded during the epilogue, so O is not staged there): the
-// quad's four threads transpose their 4-byte words (two butterfly stages: shuffles by 2, then by 1) and
+// Head dim 256, causal, persistent (Q's buffer is reloaded during the
+// epilogue, so O is not staged there): the quad's four threads transpose
+// their 4-byte words (two butterfly stages: shuffles by 2, then by 1) and
 // each stores whole 16-byte units: 8 per row of the thread (256 columns / 8
 // per unit / 4 threads), for rows r and r + 8.
 // CHECK: .entry k(
@@ -26,19 +20,6 @@
 // CHECK-COUNT-8: st.global.v4.b32
 // CHECK-NOT: st.global
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-
-// Overlapped work items: the previous item's O goes out while the next
-// item's first S = Q K^T runs, the same transposition and 16-byte stores,
-// predicated instead of branched around (ptxas reports no serialized or
-// waited-for wgmma above), before that S's wait.
-// OVERLAP: .entry k(
-// OVERLAP: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
-// OVERLAP: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
-// OVERLAP-COUNT-8: @p st.global.v4.b32
-// OVERLAP-NOT: wgmma
-// OVERLAP-COUNT-8: @p st.global.v4.b32
-// OVERLAP-NOT: {{bra|wgmma}}
-// OVERLAP: wgmma.wait_group.sync.aligned 0;
 func.func @attn(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>, %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>) outs(%o : memref<?x?x?x256xbf16>) {causal = true}
   return

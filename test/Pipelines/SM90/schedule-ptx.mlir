@@ -2,6 +2,11 @@
 // RUN: mlir-opt %t.ovpp.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.ovpp.isa.mlir
 // RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.ovpp.isa.mlir %t.ovpp.ptx
 // RUN: FileCheck %s --check-prefix=OVPP < %t.ovpp.ptx
+// Pingpong on barriers 5 and 6 instead of 1 and 2:
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong="barrier-base=5" --convert-fattn-to-nvvm-sm90 -o %t.base5.mlir
+// RUN: mlir-opt %t.base5.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.base5.isa.mlir
+// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.base5.isa.mlir %t.base5.ptx
+// RUN: FileCheck %s --check-prefix=BASE5 --implicit-check-not="bar.sync 1," < %t.base5.ptx
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k intra-wg-overlap=false" -o %t.seq.mlir
 // RUN: mlir-opt %t.seq.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.seq.isa.mlir
 // RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.seq.isa.mlir %t.seq.ptx
@@ -50,6 +55,12 @@
 // OVPP: bar.arrive {{%r[0-9]+}}, 256;
 // OVPP: wgmma.wait_group.sync.aligned 0;
 // OVPP: bar.sync 1, 256;
+//
+// With barrier-base=5 the second consumer warpgroup's first arrival, and
+// the first one's final wait for the second one's last arrival, use
+// barrier 5 (a constant id; the others are 5 + warpgroup).
+// BASE5: bar.arrive 5, 256;
+// BASE5: bar.sync 5, 256;
 //
 // Sequential schedule: every wgmma group is waited for at once, no named
 // barriers.

@@ -2,7 +2,7 @@
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
 // RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: FileCheck %s < %t.ptx
-// RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k persistent=true overlap-work-items=false" -o %t.pt.mlir
+// RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k persistent=true" -o %t.pt.mlir
 // RUN: mlir-opt %t.pt.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.pt.isa.mlir
 // RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.pt.isa.mlir %t.pt.ptx
 // RUN: FileCheck %s --check-prefix=DIRECT < %t.pt.ptx

@@ -1,16 +1,12 @@
 // RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles | FileCheck %s
 // RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=192 block-n=128" --fattn-sm90-tma=stages=3 --fattn-warp-specialize="consumers=3 producer-registers=32 consumer-registers=160" --fattn-persistent-tiles | FileCheck %s --check-prefix=THREE
 
-// The pass only adds the attributes: with them removed, the output is the
+// The pass only adds the attribute: with it removed, the output is the
 // schedule without the pass, op for op.
 // RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap -o %t.before.mlir
 // RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles -o %t.after.mlir
 // RUN: not diff -q %t.before.mlir %t.after.mlir
-// RUN: sed -e 's/fattn.sm90.overlap_work_items, fattn.sm90.persistent_tiles, //' %t.after.mlir | diff %t.before.mlir -
-// overlap-work-items=false leaves the second attribute out; a second run
-// with it takes the attribute away again.
-// RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles=overlap-work-items=false | FileCheck %s --check-prefix=NOOVERLAP
-// RUN: fattn-opt %t.after.mlir -split-input-file --fattn-persistent-tiles=overlap-work-items=false | FileCheck %s --check-prefix=NOOVERLAP
+// RUN: sed -e 's/fattn.sm90.persistent_tiles, //' %t.after.mlir | diff %t.before.mlir -
 // The FP8 layout pass, which the pipeline runs after the mark, keeps it.
 // RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout | FileCheck %s --check-prefix=FP8
 // Marking twice changes nothing.
@@ -18,14 +14,11 @@
 
 // Every tiled op is marked, and keeps its TMA plan and its warpgroups.
 // CHECK-LABEL: func.func @causal
-// CHECK: fattn.tiled_attention ins({{.*}}) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.overlap_work_items, fattn.sm90.persistent_tiles, fattn.sm90.tma = {box_cols = 64 : i64, stages = 2 : i64, swizzle = 128 : i64}, {{.*}}window_right = 0 : i64} {
+// CHECK: fattn.tiled_attention ins({{.*}}) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.persistent_tiles, fattn.sm90.tma = {box_cols = 64 : i64, stages = 2 : i64, swizzle = 128 : i64}, {{.*}}window_right = 0 : i64} {
 // CHECK: fattn.ring_create : <2, tensor<128x128xbf16>, tensor<128x128xbf16>>
 // CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
 // CHECK: } consumer {
 // CHECK: fattn.store_tile
-// NOOVERLAP-LABEL: func.func @causal
-// NOOVERLAP-NOT: overlap_work_items
-// NOOVERLAP: fattn.tiled_attention {{.*}}attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.persistent_tiles, fattn.sm90.tma
 // THREE-LABEL: func.func @causal
 // THREE: fattn.tiled_attention {{.*}}attributes {block_m = 192 : i64, {{.*}}fattn.sm90.persistent_tiles, fattn.sm90.tma = {{{.*}}stages = 3 : i64
 // THREE: fattn.warp_specialize attributes {consumer_registers = 160 : i64, consumers = 3 : i64, producer_registers = 32 : i64}

@@ -21,18 +21,10 @@
 // RUN:   | not fattn-opt --convert-fattn-to-nvvm-sm90 2>&1 | FileCheck %s --check-prefix=PERSISTENT
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize | sed -e 's/fattn.sm90.tma = /fattn.sm90.persistent_tiles = true, fattn.sm90.tma = /' \
 // RUN:   | not fattn-opt --convert-fattn-to-nvvm-sm90 2>&1 | FileCheck %s --check-prefix=PERSISTENTUNIT
-// Overlapped work items only exist in a persistent kernel, and the mark too
-// is a unit attribute:
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize | sed -e 's/fattn.sm90.tma = /fattn.sm90.overlap_work_items, fattn.sm90.tma = /' \
-// RUN:   | not fattn-opt --convert-fattn-to-nvvm-sm90 2>&1 | FileCheck %s --check-prefix=OVERLAPITEMS
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize | sed -e 's/fattn.sm90.tma = /fattn.sm90.overlap_work_items = 1, fattn.sm90.persistent_tiles, fattn.sm90.tma = /' \
-// RUN:   | not fattn-opt --convert-fattn-to-nvvm-sm90 2>&1 | FileCheck %s --check-prefix=OVERLAPUNIT
 
 // STAGES: 'fattn.warp_specialize' op intra-warpgroup overlap needs a ring of at least 2 stages
 // PERSISTENT: 'fattn.tiled_attention' op is marked fattn.sm90.persistent_tiles but has no producer warpgroup (fattn.warp_specialize): run --fattn-warp-specialize before --fattn-persistent-tiles
 // PERSISTENTUNIT: 'fattn.tiled_attention' op expected fattn.sm90.persistent_tiles to be a unit attribute, found true
-// OVERLAPITEMS: 'fattn.tiled_attention' op is marked fattn.sm90.overlap_work_items but not fattn.sm90.persistent_tiles: only a persistent kernel has work items to overlap
-// OVERLAPUNIT: 'fattn.tiled_attention' op expected fattn.sm90.overlap_work_items to be a unit attribute, found 1 : i64
 // NOPLAN: 'fattn.tiled_attention' op has no TMA plan: run --fattn-sm90-tma first
 // BLOCKM: 'fattn.tiled_attention' op with 3 consumer warpgroups of 64 rows, block_m must be 192, found 128
 // COUNT: 'fattn.tiled_attention' op expected 1 to 3 consumer warpgroups, found 4

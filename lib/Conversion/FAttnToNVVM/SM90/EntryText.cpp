@@ -43,26 +43,16 @@ void SM90KernelEmitter::setWorkItem(const string &qTile,
   hi = range.hi;
 }
 
-void SM90KernelEmitter::beginWorkLoop(const string &name,
-                                      ArrayRef<LoopValue> carried,
-                                      const string &doneLabel) {
+void SM90KernelEmitter::beginWorkLoop(const string &name) {
   string tb = "%" + name + "_tb", wi = "%" + name + "_wi";
-  string inits, args, types;
-  for (const LoopValue &v : carried) {
-    inits += ", " + v.init;
-    args += ", " + v.arg + ": " + v.type;
-    types += ", " + v.type;
-  }
-  e.op(formatv("llvm.br ^{0}({1}, {1}{2} : i32, i32{3})", name, e.i32(0),
-               inits, types).str());
-  e.label(name, formatv("({0}: i32, {1}: i32{2})", tb, wi, args).str());
-  workLoopTypes = types;
+  e.op(formatv("llvm.br ^{0}({1}, {1} : i32, i32)", name, e.i32(0)).str());
+  e.label(name, formatv("({0}: i32, {1}: i32)", tb, wi).str());
   // Round wi's item (WorkOrder.h: snake-ordered rounds of the grid).
   TextIntOps ops{e};
   string grid = e.sreg("nctaid.x");
   string w = workIndex(ops, wi, grid, e.sreg("ctaid.x"));
-  e.op(formatv("llvm.cond_br {0}, ^{1}_body, ^{2}",
-               e.icmp("ult", w, totalWork), name, doneLabel).str());
+  e.op(formatv("llvm.cond_br {0}, ^{1}_body, ^exit",
+               e.icmp("ult", w, totalWork), name).str());
   e.label(name + "_body");
   tileBase = tb;
   workOrdinal = wi;
@@ -82,16 +72,10 @@ void SM90KernelEmitter::beginWorkLoop(const string &name,
   setWorkItem(item.qTile, headIdx, e.bin("udiv", item.pair, "%heads_q"));
 }
 
-void SM90KernelEmitter::endWorkLoop(const string &name,
-                                    ArrayRef<string> carried) {
+void SM90KernelEmitter::endWorkLoop(const string &name) {
   string tiles = e.smax(e.sub(hi, lo), e.i32(0));
-  string values, types;
-  for (const string &v : carried)
-    values += ", " + v;
-  // The types follow the values: `name`'s block arguments.
-  e.op(formatv("llvm.br ^{0}({1}, {2}{3} : i32, i32{4})", name,
-               e.add(tileBase, tiles), e.add(workOrdinal, e.i32(1)), values,
-               workLoopTypes).str());
+  e.op(formatv("llvm.br ^{0}({1}, {2} : i32, i32)", name,
+               e.add(tileBase, tiles), e.add(workOrdinal, e.i32(1))).str());
 }
 
 void SM90KernelEmitter::emitEntry() {

@@ -14,7 +14,6 @@
 #include "fattn/Dialect/FAttn/Utils/KVTileRange.h"
 #include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
 
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -198,30 +197,6 @@ struct TileSoftmax {
   SmallVector<string> probabilities;
 };
 
-/// A work item whose KV loop is done: what its output needs.
-struct FinishedItem {
-  /// O (unnormalized), and the online softmax's max and sum per row.
-  string acc, max[2], sum[2];
-  /// The unit O is in (FP8: V's descale; else 1).
-  string unit;
-  string qTileRow, head, batch;
-};
-
-/// A finished work item's output, computed (O / l packed to the output
-/// type, the LSE) and not yet stored.
-struct PreparedOutput {
-  FinishedItem item;
-  string inv[2], lse[2];
-  /// O (f32), and per accumulator row its packed words (not for staged
-  /// output).
-  SmallVector<string> acc, words[2];
-};
-
-/// A value a loop carries from one iteration to the next.
-struct LoopValue {
-  string init, arg, type;
-};
-
 /// Emits the whole kernel.
 ///
 /// The consumer loop has two schedules. Without intra-warpgroup overlap,
@@ -289,20 +264,11 @@ private:
   // (the ring's stages and phases run on across items), and the items this
   // CTA did before it (its round, and the phase of Q's barriers).
   string numQTiles, totalWork, tileBase, workOrdinal;
-  // The types of the carried values of the work loop being emitted.
-  string workLoopTypes;
   // Values of the consumer's first block, visible in the whole consumer
   // (rows and limits: of the work item).
   string wg, quad, rowInTile, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0,
       vDesc0;
   string negInf, zero, isIssuer;
-  // overlapsWorkItems(): the previous work item, whose output is still to
-  // be written (block arguments of the consumer's work loop).
-  FinishedItem pendingItem;
-  // While set, the store paths predicate their global stores on
-  // storePredicate instead of branching around them (see storeOutput).
-  bool branchFreeStores = false;
-  string storePredicate;
   // FP8 descales: Q's per accumulator row, and K's and V's when they are the
   // same for every tile (ranks 0 and 2); empty without descales.
   string qScale[2], keyScale, valueScale;
@@ -325,11 +291,8 @@ private:
   /// items (one per round of the grid, snake order; Q tile fastest, so that
   /// neighbouring CTAs read the same K and V) and opens its body with the
   /// item decoded; endWorkLoop branches back with the next round.
-  /// `carried` values ride along the loop as block arguments; the loop
-  /// branches to `doneLabel` after the last item.
-  void beginWorkLoop(const string &name, ArrayRef<LoopValue> carried = {},
-                     const string &doneLabel = "exit");
-  void endWorkLoop(const string &name, ArrayRef<string> carried = {});
+  void beginWorkLoop(const string &name);
+  void endWorkLoop(const string &name);
   /// The ordinal of KV tile `j` in the ring: its stage and phase.
   string tileOrdinal(const string &j) {
     string t = e.sub(j, lo);
@@ -344,25 +307,6 @@ private:
     if (cfg.persistent)
       e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
                    barrier(layout.qEmptyBar())).str());
-  }
-  /// The same when `cond` (i1) holds, without a branch: it runs while a
-  /// wgmma is in flight.
-  void releaseQIf(const string &cond);
-  /// Whether Q goes back right after the work item's last S = Q K^T and the
-  /// item's output is written during the next item's first S
-  /// (SM90Options::overlapWorkItems).
-  /// The plain loop would keep the pending item's O live through all of
-  /// its tiles (it writes it during the first one's S): only the
-  /// overlapped loop, whose first tile is peeled, does it.
-  bool overlapsWorkItems() const {
-    return cfg.persistent && opts.overlapWorkItems &&
-           opts.intraWarpgroupOverlap;
-  }
-  /// After S of KV tile `j` completed: hands Q back if `j` is the item's
-  /// last tile (overlapsWorkItems()).
-  void releaseQAfterScores(const string &j) {
-    if (overlapsWorkItems())
-      releaseQIf(e.icmp("eq", e.add(j, e.i32(1)), hi));
   }
   /// Persistent kernels: the issuing thread waits until the consumers have
   /// handed the previous work item's Q back.
@@ -380,56 +324,7 @@ private:
   void emitConsumerSetup();
   void emitSequentialLoop();
   void emitOverlappedLoop();
-  /// Leaves the KV loop of the current work item: to the epilogue, or
-  /// (overlapsWorkItems()) on to the next item with this one pending.
-  void finishWorkItem(const string &acc, const string max[2],
-                      const string sum[2], const string &valueDescale);
-  /// The epilogue block, or (overlapsWorkItems()) the block that writes the
-  /// last pending item after the work loop.
   void emitEpilogue();
-  /// O / l and the LSE of `item`, computed from its registers.
-  PreparedOutput prepareOutput(const FinishedItem &item);
-  /// Stores them to global memory; `branchFree`: with predicated stores,
-  /// for code that runs while a wgmma is in flight.
-  void storeOutput(const PreparedOutput &out, bool branchFree = false);
-  /// O / l of accumulator row r (0: row, 1: row + 8) as `n` words of two
-  /// output elements, columns 8i + 2 * quad + {0, 1}.
-  SmallVector<string> packRow(ArrayRef<string> acc, const string &inv, int r,
-                              int64_t n);
-  /// The words packRow makes per row for the direct or quad store.
-  int64_t outputWordsPerRow() const;
-  /// Runs `body`, whose global stores (storeGlobal) happen only when `cond`
-  /// (i1) holds: in a branch, or predicated (branchFreeStores).
-  template <typename Fn>
-  void guarded(const string &cond, Fn body) {
-    if (branchFreeStores) {
-      string outer = storePredicate;
-      storePredicate = outer.empty() ? cond : e.bin("and", outer, cond, "i1");
-      body();
-      storePredicate = outer;
-      return;
-    }
-    string yes = fresh("store"), done = fresh("stored");
-    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", cond, yes, done).str());
-    e.label(yes);
-    body();
-    e.op(formatv("llvm.br ^{0}", done).str());
-    e.label(done);
-  }
-  /// Stores `words` (1 or 4 of `elem`, i32 or f32; aligned to their size)
-  /// at global `ptr`, predicated on storePredicate when it is set.
-  void storeGlobal(ArrayRef<string> words, const string &ptr,
-                   const char *elem = "i32");
-  /// The unit O is in at the end of a work item: V's descale (carried
-  /// `valueDescale` when per block) for FP8, else 1.
-  string outputUnit(const string &valueDescale) {
-    if (carryValueDescale)
-      return valueDescale;
-    return valueScale.empty() ? e.f32(1.0f) : valueScale;
-  }
-  /// Pingpong: the first warpgroup takes the last warpgroup's final
-  /// arrival, so that every named barrier ends the work item complete.
-  void takeLastArrival();
 
   // TMA copies (by the producer, or by one consumer thread without it).
   void emitQLoad();
@@ -454,22 +349,20 @@ private:
 
   // Consumer pieces.
   string issueQK(const string &stage);
-  /// `whileRunning` emits code that runs while the S wgmma is in flight.
-  string scoresAlone(const string &stage, const string &phase,
-                     llvm::function_ref<void()> whileRunning = nullptr);
+  string scoresAlone(const string &stage, const string &phase);
   SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
                               const string &stage, bool fence);
   /// O / l of this warpgroup's rows to global memory: staged through shared
   /// memory (stagesOutput()), transposed across each quad
   /// (transposesOutputInQuads()), or straight from the accumulator layout.
-  void storeODirect(const SmallVector<string> words[2]);
+  void storeODirect(ArrayRef<string> acc, const string inv[2]);
   /// %o as a global pointer, and the element offset of the work item's
   /// (batch, head) in it.
   std::pair<string, string> outputBase();
   /// The address of O's element `offset` (i64, in elements).
   string outputElement(const string &oGlobal, const string &offset);
   void storeOStaged(ArrayRef<string> acc, const string inv[2]);
-  void storeOQuadTransposed(const SmallVector<string> words[2]);
+  void storeOQuadTransposed(ArrayRef<string> acc, const string inv[2]);
   /// Non-persistent 16-bit kernels stage O in Q's buffer, which nothing
   /// reloads once the warpgroup's last S = Q K^T has completed.
   bool stagesOutput() const { return !cfg.persistent && !cfg.isFP8(); }

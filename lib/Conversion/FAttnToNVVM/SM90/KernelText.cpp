@@ -368,24 +368,7 @@ void SM90KernelEmitter::emitConsumerSetup() {
   negInf = e.f32(-std::numeric_limits<float>::infinity());
   zero = e.f32(0.0f);
   if (cfg.persistent) {
-    SmallVector<LoopValue> carried;
-    if (overlapsWorkItems()) {
-      // Before the first item, the pending one has its rows past the
-      // sequence: writing it out stores nothing, and needs no branch.
-      string oZero = e.def(formatv("llvm.mlir.zero : {0}", oType).str());
-      string i0 = e.i32(0);
-      pendingItem = {"%done_acc", {"%done_m0", "%done_m1"},
-                     {"%done_l0", "%done_l1"}, "%done_unit", "%done_qrow",
-                     "%done_head", "%done_batch"};
-      const FinishedItem &p = pendingItem;
-      carried = {{oZero, p.acc, oType},     {negInf, p.max[0], "f32"},
-                 {negInf, p.max[1], "f32"}, {zero, p.sum[0], "f32"},
-                 {zero, p.sum[1], "f32"},   {zero, p.unit, "f32"},
-                 {"%seq_q", p.qTileRow, "i32"}, {i0, p.head, "i32"},
-                 {i0, p.batch, "i32"}};
-    }
-    beginWorkLoop("consume_work", carried,
-                  overlapsWorkItems() ? "consume_drain" : "exit");
+    beginWorkLoop("consume_work");
     emitConsumerRows();
   }
   if (cfg.hasDescales())
@@ -436,14 +419,11 @@ void SM90KernelEmitter::emitConsumerRows() {
 
 /// S = Q K^T of the tile in `stage` as a GEMM turn of its own, waited for at
 /// once; K's half of the stage goes back to the producer.
-string SM90KernelEmitter::scoresAlone(const string &stage, const string &phase,
-                                      llvm::function_ref<void()> whileRunning) {
+string SM90KernelEmitter::scoresAlone(const string &stage, const string &phase) {
   waitBarrier(barrier(layout.fullKBar(), stage), phase);
   pingpongSync();
   string s = issueQK(stage);
   pingpongArrive();
-  if (whileRunning)
-    whileRunning();
   waitGroup(0);
   s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
   release(layout.emptyKBar(), stage);
@@ -503,14 +483,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     // No KV tile: Q goes back at once.
     e.label("ov_empty");
     releaseQ();
-    if (overlapsWorkItems()) {
-      storeOutput(prepareOutput(pendingItem));
-      const string noMax[2] = {negInf, negInf}, noSum[2] = {zero, zero};
-      finishWorkItem(oInit, noMax, noSum,
-                     carryValueDescale ? e.f32(1.0f) : string());
-    } else {
-      e.op(formatv("llvm.br ^epilogue({0})", empty).str());
-    }
+    e.op(formatv("llvm.br ^epilogue({0})", empty).str());
   } else {
     e.op(formatv("llvm.cond_br {0}, ^ov_first, ^epilogue({1})",
                  e.icmp("slt", lo, hi), empty).str());
@@ -534,18 +507,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     string stage = cfg.persistent ? stageOf(first) : e.i32(0);
     string phase = cfg.persistent ? phaseOf(first) : e.i32(0);
     TileDescales descales = tileDescales(lo);
-    // The pending item's output is written during this item's first S:
-    // O / l packed before the wgmma (ptxas would wait for the wgmma before
-    // reading registers that a wgmma wrote, C7517), the stores without
-    // branches (ptxas serializes every wgmma of a kernel with a divergent
-    // branch between a wgmma and its wait, C7518).
-    PreparedOutput pendingOut;
-    if (overlapsWorkItems())
-      pendingOut = prepareOutput(pendingItem);
-    auto flush = [&] { storeOutput(pendingOut, /*branchFree=*/true); };
-    string s = overlapsWorkItems() ? scoresAlone(stage, phase, flush)
-                                   : scoresAlone(stage, phase);
-    releaseQAfterScores(lo);
+    string s = scoresAlone(stage, phase);
     const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
     TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
     if (cfg.isFP8())
@@ -588,7 +550,6 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     waitGroup(1); // S_j is done; P_{j-1} V_{j-1} may still run
     s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
     release(layout.emptyKBar(), stage);
-    releaseQAfterScores("%j");
     const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
     TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
     string valueDescale;
@@ -618,10 +579,8 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   // Epilogue: the last tile's rescale and P V.
   e.label("ov_last");
   {
-    // Every S = Q K^T of the work item has completed (Q went back after
-    // the last one when the kernel overlaps work items).
-    if (!overlapsWorkItems())
-      releaseQ();
+    // Every S = Q K^T of the work item has completed.
+    releaseQ();
     string prev = e.sub(tileOrdinal("%j"), e.i32(1));
     string prevStage = stageOf(prev);
     waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
@@ -635,43 +594,10 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     waitGroup(0);
     o = fenceValues(o, "f32");
     release(emptyValueBar(), prevStage);
-    const string loopMax[2] = {"%m0", "%m1"}, loopSum[2] = {"%l0", "%l1"};
-    finishWorkItem(pack(o, oType), loopMax, loopSum, "%dvp");
+    e.op(formatv("llvm.br ^epilogue(%m0, %m1, %l0, %l1, {0}{2} : f32, f32, f32, "
+                 "f32, {1}{3})", pack(o, oType), oType, carried("%dvp"),
+                 carriedTypes()).str());
   }
-}
-
-void SM90KernelEmitter::finishWorkItem(const string &acc, const string max[2],
-                                       const string sum[2],
-                                       const string &valueDescale) {
-  if (!overlapsWorkItems()) {
-    e.op(formatv("llvm.br ^epilogue({0}, {1}, {2}, {3}, {4}{6} : f32, f32, "
-                 "f32, f32, {5}{7})", max[0], max[1], sum[0], sum[1], acc,
-                 oType, carried(valueDescale), carriedTypes()).str());
-    return;
-  }
-  takeLastArrival();
-  endWorkLoop("consume_work", {acc, max[0], max[1], sum[0], sum[1],
-                               outputUnit(valueDescale), qTileRow, head,
-                               batch});
-}
-
-void SM90KernelEmitter::releaseQIf(const string &cond) {
-  if (!cfg.persistent)
-    return;
-  string addr = e.add(baseAddr, e.i32(layout.qEmptyBar()));
-  string flag = e.def(formatv("llvm.zext {0} : i1 to i32", cond).str());
-  e.op(formatv("llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg "
-               ".pred p; .reg .b64 state; setp.ne.b32 p, $1, 0; @p "
-               "mbarrier.arrive.shared::cta.b64 state, [$0]; }\", \"r,r\" "
-               "{0}, {1} : (i32, i32) -> ()", addr, flag).str());
-}
-
-void SM90KernelEmitter::takeLastArrival() {
-  if (pingpong())
-    inWarpgroup(0, [&] {
-      e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
-                   e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
-    });
 }
 
 std::pair<string, string> SM90KernelEmitter::outputBase() {
@@ -689,98 +615,59 @@ string SM90KernelEmitter::outputElement(const string &oGlobal,
 
 /// Each thread stores its own 4-byte pairs of columns: a warp's store
 /// instruction writes 16 bytes into each of 8 rows.
-SmallVector<string> SM90KernelEmitter::packRow(ArrayRef<string> acc,
-                                               const string &inv, int r,
-                                               int64_t n) {
-  SmallVector<string> words;
-  for (int64_t i = 0; i < n; ++i)
-    words.push_back(
-        packPair(e.bin("fmul", acc[4 * i + 2 * r], inv, "f32"),
-                 e.bin("fmul", acc[4 * i + 2 * r + 1], inv, "f32"),
-                 cfg.outputType));
-  return words;
-}
-
-int64_t SM90KernelEmitter::outputWordsPerRow() const {
-  if (transposesOutputInQuads()) // whole 4-word groups
-    return 4 * std::min(numO / 16, (cfg.headDim + 31) / 32);
-  return std::min(numO / 4, (cfg.headDim + 7) / 8);
-}
-
-void SM90KernelEmitter::storeODirect(const SmallVector<string> words[2]) {
+void SM90KernelEmitter::storeODirect(ArrayRef<string> acc, const string inv[2]) {
   auto [oGlobal, oHeadBase] = outputBase();
   string quadCol = e.zext64(e.mul(quad, e.i32(2)));
   for (int r = 0; r < 2; ++r) {
-    guarded(e.icmp("slt", row[r], "%seq_q"), [&] {
-      string rowOff =
-          e.bin("add", oHeadBase,
-                e.bin("mul", e.zext64(row[r]), "%o_stride_s", "i64"), "i64");
-      rowOff = e.bin("add", rowOff, quadCol, "i64");
-      for (auto [i, word] : llvm::enumerate(words[r])) {
-        string off = e.bin("add", rowOff, e.i64(8 * int64_t(i)), "i64");
-        storeGlobal({word}, outputElement(oGlobal, off));
-      }
-    });
-  }
-}
-
-void SM90KernelEmitter::storeGlobal(ArrayRef<string> words, const string &ptr,
-                                    const char *elem) {
-  int64_t n = words.size();
-  if (!branchFreeStores || storePredicate.empty()) {
-    string value = words[0], type = elem;
-    if (n > 1) {
-      type = formatv("vector<{0}x{1}>", n, elem).str();
-      value = e.def(formatv("llvm.mlir.poison : {0}", type).str());
-      for (int64_t j = 0; j < n; ++j)
-        value = e.def(formatv("llvm.insertelement {0}, {1}[{2} : i32] : {3}",
-                              words[j], value, e.i32(j), type).str());
+    string next = "store_done" + str(r);
+    string body = "store_row" + str(r);
+    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", e.icmp("slt", row[r], "%seq_q"),
+                 body, next).str());
+    e.label(body);
+    string rowOff = e.bin("add", oHeadBase,
+                          e.bin("mul", e.zext64(row[r]), "%o_stride_s", "i64"), "i64");
+    rowOff = e.bin("add", rowOff, quadCol, "i64");
+    for (int64_t i = 0; i < numO / 4; ++i) {
+      if (8 * i >= cfg.headDim)
+        break;
+      string a = e.bin("fmul", acc[4 * i + 2 * r], inv[r], "f32");
+      string b = e.bin("fmul", acc[4 * i + 2 * r + 1], inv[r], "f32");
+      string word = packPair(a, b, cfg.outputType);
+      string off = e.bin("add", rowOff, e.i64(8 * i), "i64");
+      string ptr = outputElement(oGlobal, off);
+      e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : i32, !llvm.ptr<1>",
+                   word, ptr).str());
     }
-    e.op(formatv("llvm.store {0}, {1} {{alignment = {2} : i64} : {3}, "
-                 "!llvm.ptr<1>", value, ptr, 4 * n, type).str());
-    return;
+    e.op(formatv("llvm.br ^{0}", next).str());
+    e.label(next);
   }
-  // st.global under a predicate: no branch for ptxas to see.
-  string address = e.def(
-      formatv("llvm.ptrtoint {0} : !llvm.ptr<1> to i64", ptr).str());
-  string flag = e.def(formatv("llvm.zext {0} : i1 to i32", storePredicate).str());
-  string operands = "{$2";
-  string constraints = "r,l", args = flag + ", " + address, types = "i32, i64";
-  for (int64_t j = 0; j < n; ++j) {
-    if (j)
-      operands += ", $" + str(j + 2);
-    constraints += elem[0] == 'f' ? ",f" : ",r";
-    args += ", " + words[j];
-    types += ", " + string(elem);
-  }
-  operands += "}";
-  string instr = n == 1 ? string("st.global.b32 [$1], $2;")
-                        : "st.global.v" + str(n) + ".b32 [$1], " + operands + ";";
-  e.op(formatv("llvm.inline_asm has_side_effects asm_dialect = att \"{{ .reg "
-               ".pred p; setp.ne.b32 p, $0, 0; @p {0} }\", \"{1}\" {2} : "
-               "({3}) -> ()", instr, constraints, args, types).str());
 }
 
 /// The quad's four threads hold a row's 8-column groups 4 bytes each: a
 /// 4 x 4 transpose of 32-bit words across the quad (two butterfly stages of
 /// shuffles) gives thread q the whole of group 4m + q, which it stores as
 /// one 16-byte unit: a quad writes 64 contiguous bytes of a row per store.
-void SM90KernelEmitter::storeOQuadTransposed(const SmallVector<string> words[2]) {
+void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<string> acc,
+                                             const string inv[2]) {
   auto [oGlobal, oHeadBase] = outputBase();
   string quadCol = e.mul(quad, e.i32(8));
   string allLanes = e.i32(-1), clamp = e.i32(31);
   string upper[3];
   for (int mask : {1, 2})
     upper[mask] = e.icmp("ne", e.bin("and", quad, e.i32(mask)), e.i32(0));
-  int64_t groups = words[0].size() / 4;
+  int64_t groups = std::min(numO / 16, (cfg.headDim + 31) / 32);
   for (int r = 0; r < 2; ++r) {
     // The shuffles need the whole warp: every row transposes, only rows
     // inside the sequence store.
-    SmallVector<std::array<string, 4>> vecs;
+    SmallVector<string> vecs;
     for (int64_t m = 0; m < groups; ++m) {
       string w[4];
-      for (int j = 0; j < 4; ++j)
-        w[j] = words[r][4 * m + j];
+      for (int j = 0; j < 4; ++j) {
+        int64_t i = 4 * m + j;
+        w[j] = packPair(e.bin("fmul", acc[4 * i + 2 * r], inv[r], "f32"),
+                        e.bin("fmul", acc[4 * i + 2 * r + 1], inv[r], "f32"),
+                        cfg.outputType);
+      }
       // Stage `mask`: word x of thread q stays where bit `mask` of x and q
       // agree, else it comes from word x ^ mask of thread q ^ mask.
       for (int mask : {2, 1})
@@ -794,26 +681,42 @@ void SM90KernelEmitter::storeOQuadTransposed(const SmallVector<string> words[2])
           w[x] = e.select(upper[mask], recv, w[x]);
           w[x | mask] = e.select(upper[mask], w[x | mask], recv);
         }
-      vecs.push_back({w[0], w[1], w[2], w[3]});
+      string vec = e.def("llvm.mlir.poison : vector<4xi32>");
+      for (int j = 0; j < 4; ++j)
+        vec = e.def(formatv("llvm.insertelement {0}, {1}[{2} : i32] : "
+                            "vector<4xi32>", w[j], vec, e.i32(j)).str());
+      vecs.push_back(vec);
     }
-    guarded(e.icmp("slt", row[r], "%seq_q"), [&] {
-      string rowOff = e.bin("mul", e.zext64(row[r]), "%o_stride_s", "i64");
-      rowOff = e.bin("add", e.bin("add", oHeadBase, rowOff, "i64"),
-                     e.zext64(quadCol), "i64");
-      for (int64_t m = 0; m < groups; ++m) {
-        string ptr =
-            outputElement(oGlobal, e.bin("add", rowOff, e.i64(32 * m), "i64"));
-        auto store = [&] { storeGlobal(vecs[m], ptr); };
-        // The last group may straddle the head dim: thread q stores group
-        // 4m + q only if it lies inside.
-        if (32 * (m + 1) <= cfg.headDim)
-          store();
-        else
-          guarded(e.icmp("slt", e.add(quadCol, e.i32(32 * m)),
-                         e.i32(cfg.headDim)),
-                  store);
+    string next = "store_done" + str(r);
+    string body = "store_row" + str(r);
+    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", e.icmp("slt", row[r], "%seq_q"),
+                 body, next).str());
+    e.label(body);
+    string rowOff = e.bin("mul", e.zext64(row[r]), "%o_stride_s", "i64");
+    rowOff = e.bin("add", e.bin("add", oHeadBase, rowOff, "i64"),
+                   e.zext64(quadCol), "i64");
+    for (int64_t m = 0; m < groups; ++m) {
+      string ptr =
+          outputElement(oGlobal, e.bin("add", rowOff, e.i64(32 * m), "i64"));
+      string store = formatv("llvm.store {0}, {1} {{alignment = 16 : i64} : "
+                             "vector<4xi32>, !llvm.ptr<1>", vecs[m], ptr).str();
+      if (32 * (m + 1) <= cfg.headDim) {
+        e.op(store);
+        continue;
       }
-    });
+      // The last group straddles the head dim: thread q stores group 4m + q
+      // only if it lies inside.
+      string in = fresh("unit_in"), done = fresh("unit_out");
+      e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}",
+                   e.icmp("slt", e.add(quadCol, e.i32(32 * m)),
+                          e.i32(cfg.headDim)), in, done).str());
+      e.label(in);
+      e.op(store);
+      e.op(formatv("llvm.br ^{0}", done).str());
+      e.label(done);
+    }
+    e.op(formatv("llvm.br ^{0}", next).str());
+    e.label(next);
   }
 }
 
@@ -883,42 +786,36 @@ void SM90KernelEmitter::storeOStaged(ArrayRef<string> acc, const string inv[2]) 
 
 // ---- epilogue: O / l, LSE, stores of the rows inside the sequence ----
 void SM90KernelEmitter::emitEpilogue() {
-  if (overlapsWorkItems()) {
-    // After the last work item: its output is still pending.
-    e.label("consume_drain");
-    storeOutput(prepareOutput(pendingItem));
-    e.op("llvm.br ^exit");
-    return;
-  }
   e.label("epilogue", formatv("(%fm0: f32, %fm1: f32, %fl0: f32, %fl1: f32, "
                               "%facc: {0}{1})", oType,
                               carriedArgs("%fdv")).str());
-  takeLastArrival();
+  // The last warpgroup's final arrive on the first one's barrier
+  // (pingpongBarrierBase + 0) is still pending: take it, so that every named
+  // barrier ends the kernel complete.
+  if (pingpong())
+    inWarpgroup(0, [&] {
+      e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
+                   e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
+    });
   // The plain loop hands Q back here (the overlapped one after its last S).
   if (!opts.intraWarpgroupOverlap)
     releaseQ();
-  storeOutput(prepareOutput({"%facc", {"%fm0", "%fm1"}, {"%fl0", "%fl1"},
-                             outputUnit("%fdv"), qTileRow, head, batch}));
-  if (cfg.persistent)
-    endWorkLoop("consume_work");
-  else
-    e.op("llvm.br ^exit");
-}
-
-PreparedOutput SM90KernelEmitter::prepareOutput(const FinishedItem &item) {
-  PreparedOutput out;
-  out.item = item;
+  const char *finalMax[2] = {"%fm0", "%fm1"}, *finalSum[2] = {"%fl0", "%fl1"};
   string allLanes = e.i32(-1), clamp = e.i32(31);
   string inv[2], lse[2];
   for (int r = 0; r < 2; ++r) {
-    string l = item.sum[r];
+    string l = finalSum[r];
     for (int sh : {1, 2}) {
       string other = e.def(formatv("nvvm.shfl.sync bfly {0}, {1}, {2}, {3} : f32 "
                                    "-> f32", allLanes, l, e.i32(sh), clamp).str());
       l = e.bin("fadd", l, other, "f32");
     }
     string hasKeys = e.fcmp("ogt", l, zero);
-    string recip = e.bin("fdiv", item.unit, l, "f32");
+    // FP8: O is in units of V's descale (of the last tile, when per block).
+    string unit = carryValueDescale ? string("%fdv")
+                  : !valueScale.empty() ? valueScale
+                                        : e.f32(1.0f);
+    string recip = e.bin("fdiv", unit, l, "f32");
     inv[r] = e.select(hasKeys, recip, zero, "f32");
     if (cfg.hasLse) {
       string lg2 = e.def(formatv("llvm.inline_asm asm_dialect = att \"lg2.approx.f32 "
@@ -926,43 +823,18 @@ PreparedOutput SM90KernelEmitter::prepareOutput(const FinishedItem &item) {
       if (cfg.isFP8()) // l is 2^kFP8ProbabilityLog2 times the true sum
         lg2 = e.bin("fsub", lg2,
                     e.f32(static_cast<float>(kFP8ProbabilityLog2)), "f32");
-      string value = e.fma(item.max[r], e.f32(softmaxScale),
+      string value = e.fma(finalMax[r], e.f32(softmaxScale),
                            e.bin("fmul", lg2, e.f32(kLn2), "f32"));
       lse[r] = e.select(hasKeys, value, negInf, "f32");
     }
   }
-  out.inv[0] = inv[0];
-  out.inv[1] = inv[1];
-  out.lse[0] = lse[0];
-  out.lse[1] = lse[1];
-  out.acc = unpack(item.acc, numO, oType);
-  if (!stagesOutput())
-    for (int r = 0; r < 2; ++r)
-      out.words[r] = packRow(out.acc, inv[r], r, outputWordsPerRow());
-  return out;
-}
-
-void SM90KernelEmitter::storeOutput(const PreparedOutput &out,
-                                    bool branchFree) {
-  branchFreeStores = branchFree;
-  // The store paths address the work item through these members.
-  const FinishedItem &item = out.item;
-  string savedRow[2] = {row[0], row[1]};
-  string savedQTileRow = qTileRow, savedHead = head, savedBatch = batch;
-  if (item.qTileRow != qTileRow) {
-    qTileRow = item.qTileRow;
-    row[0] = e.add(qTileRow, rowInTile);
-    row[1] = e.add(row[0], e.i32(8));
-  }
-  head = item.head;
-  batch = item.batch;
-
+  SmallVector<string> accVals = unpack("%facc", numO, oType);
   if (stagesOutput())
-    storeOStaged(out.acc, out.inv);
+    storeOStaged(accVals, inv);
   else if (transposesOutputInQuads())
-    storeOQuadTransposed(out.words);
+    storeOQuadTransposed(accVals, inv);
   else
-    storeODirect(out.words);
+    storeODirect(accVals, inv);
   if (cfg.hasLse) {
     string lseGlobal = e.def("llvm.addrspacecast %lse : !llvm.ptr to !llvm.ptr<1>");
     string lseHeadBase =
@@ -970,22 +842,24 @@ void SM90KernelEmitter::storeOutput(const PreparedOutput &out,
               e.bin("mul", e.zext64(head), "%lse_stride_h", "i64"), "i64");
     for (int r = 0; r < 2; ++r) {
       // The quad's first thread stores the row's LSE.
+      string next = "lse_done" + str(r), body = "store_lse" + str(r);
       string store = e.bin("and", e.icmp("slt", row[r], "%seq_q"),
                            e.icmp("eq", quad, e.i32(0)), "i1");
-      guarded(store, [&] {
-        string off = e.bin("add", lseHeadBase, e.zext64(row[r]), "i64");
-        string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
-                                   "i64) -> !llvm.ptr<1>, f32", lseGlobal, off).str());
-        storeGlobal({out.lse[r]}, ptr, "f32");
-      });
+      e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", store, body, next).str());
+      e.label(body);
+      string off = e.bin("add", lseHeadBase, e.zext64(row[r]), "i64");
+      string ptr = e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, "
+                                 "i64) -> !llvm.ptr<1>, f32", lseGlobal, off).str());
+      e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : f32, !llvm.ptr<1>",
+                   lse[r], ptr).str());
+      e.op(formatv("llvm.br ^{0}", next).str());
+      e.label(next);
     }
   }
-  branchFreeStores = false;
-  row[0] = savedRow[0];
-  row[1] = savedRow[1];
-  qTileRow = savedQTileRow;
-  head = savedHead;
-  batch = savedBatch;
+  if (cfg.persistent)
+    endWorkLoop("consume_work");
+  else
+    e.op("llvm.br ^exit");
 }
 
 string SM90KernelEmitter::emit() {

@@ -90,33 +90,23 @@ static FailureOr<int64_t> readPingpongBase(WarpSpecializeOp ws) {
   return *base;
 }
 
-/// Whether `op` carries the unit attribute `name` of
-/// --fattn-persistent-tiles; fails on another value, which would otherwise
-/// be silently ignored.
-static FailureOr<bool> readUnitMark(TiledAttentionOp op, StringRef name) {
-  Attribute mark = op->getAttr(name);
+/// Whether --fattn-persistent-tiles marked `op`; fails on a value other than
+/// the unit attribute it sets, which would otherwise be silently ignored.
+static FailureOr<bool> readPersistentTiles(TiledAttentionOp op) {
+  Attribute mark = op->getAttr(kPersistentTilesAttrName);
   if (!mark)
     return false;
   if (!isa<UnitAttr>(mark))
-    return op.emitOpError() << "expected " << name
+    return op.emitOpError() << "expected " << kPersistentTilesAttrName
                             << " to be a unit attribute, found " << mark;
   return true;
 }
 
 LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
                                             SM90Options &options) {
-  FailureOr<bool> persistent = readUnitMark(op, kPersistentTilesAttrName);
+  FailureOr<bool> persistent = readPersistentTiles(op);
   if (failed(persistent))
     return failure();
-  FailureOr<bool> overlapItems = readUnitMark(op, kOverlapWorkItemsAttrName);
-  if (failed(overlapItems))
-    return failure();
-  if (*overlapItems && !*persistent)
-    return op.emitOpError() << "is marked " << kOverlapWorkItemsAttrName
-                            << " but not " << kPersistentTilesAttrName
-                            << ": only a persistent kernel has work items to "
-                               "overlap";
-  options.overlapWorkItems = *overlapItems;
   WarpSpecializeOp ws = getWarpSpecialize(op);
   if (!ws) {
     options.warpSpecialize = false;
@@ -126,7 +116,6 @@ LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
     options.intraWarpgroupOverlap = false;
     options.pingpong = false;
     options.persistent = false;
-    options.overlapWorkItems = false;
     // The persistent loop relies on the producer warpgroup to prefetch the
     // next work item; the kernel without one does not implement it.
     if (*persistent)

@@ -66,11 +66,6 @@ struct SM90Options {
   /// Grid = number of SMs; each CTA loops over (Q tile, head, batch) work
   /// items, longest causal tiles first.
   bool persistent = false;
-  /// Persistent kernels: the consumers hand Q's buffer back right after the
-  /// work item's last S = Q K^T (not after its last P V), and write the
-  /// item's O while S of the next item's first tile runs on the tensor
-  /// cores, instead of before issuing it.
-  bool overlapWorkItems = false;
 };
 
 /// Sets the setmaxnreg register counts of `options` for its number of

@@ -4,10 +4,9 @@
 // the prologue that fills the K/V ring and an epilogue (O store) during
 // which the tensor cores idle. A persistent kernel launches one CTA per SM
 // and loops over the tiles, so that its producer warpgroup already loads the
-// next tile's Q and K/V while the consumers finish the current one; with
-// overlapped work items the consumers also write a tile's O while the next
-// tile's first S = Q K^T runs. The decisions are unit attributes on the
-// tiled op; the sm_90a lowering builds the loop over work items.
+// next tile's Q and K/V while the consumers finish the current one. The
+// decision is a unit attribute on the tiled op; the sm_90a lowering builds
+// the loop over work items.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,18 +23,13 @@ namespace mlir::fattn {
 using namespace mlir;
 using namespace mlir::fattn;
 
-LogicalResult mlir::fattn::markPersistentTiles(TiledAttentionOp op,
-                                              bool overlapWorkItems) {
+LogicalResult mlir::fattn::markPersistentTiles(TiledAttentionOp op) {
   // Without a producer warpgroup nobody loads the next work item's tiles
   // during the current one's epilogue, which is what the loop is for.
   if (!getWarpSpecialize(op))
     return op.emitOpError("persistent tiles need the producer warpgroup of "
                           "--fattn-warp-specialize: run it first");
   op->setAttr(kPersistentTilesAttrName, UnitAttr::get(op.getContext()));
-  if (overlapWorkItems)
-    op->setAttr(kOverlapWorkItemsAttrName, UnitAttr::get(op.getContext()));
-  else
-    op->removeAttr(kOverlapWorkItemsAttrName);
   return success();
 }
 
@@ -52,7 +46,7 @@ struct FAttnPersistentTilesPass
     // Every op gets its diagnostic, not only the first.
     bool failedAny = false;
     getOperation()->walk([&](TiledAttentionOp op) {
-      failedAny |= failed(markPersistentTiles(op, overlapWorkItems));
+      failedAny |= failed(markPersistentTiles(op));
     });
     if (failedAny)
       signalPassFailure();

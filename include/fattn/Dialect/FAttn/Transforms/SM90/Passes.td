@@ -125,16 +125,7 @@ def FAttnPersistentTiles : Pass<"fattn-persistent-tiles"> {
     one (its epilogue and O store), which a kernel of one CTA per tile
     cannot overlap.
 
-    With `overlap-work-items` (the default) the op also gets the unit
-    attribute `fattn.sm90.overlap_work_items`: the consumers hand Q's buffer
-    back right after a work item's last S = Q K^T, so that the producer
-    loads the next item's Q while they finish the last P V, and they write
-    an item's O / l while S of the next item's first KV tile runs on the
-    tensor cores, instead of before issuing it. The lowering does this for
-    the pipelined consumer loop of `--fattn-intra-wg-overlap`, whose first
-    tile is peeled; the plain loop keeps its epilogue.
-
-    The body of the op is unchanged; the attributes only select the
+    The body of the op is unchanged; the attribute only selects the
     kernel's outer loop. An op without a `fattn.warp_specialize` (run
     `--fattn-warp-specialize` first) is an error: the prefetch across work
     items is the producer warpgroup's job.
@@ -147,11 +138,6 @@ def FAttnPersistentTiles : Pass<"fattn-persistent-tiles"> {
     }
     ```
   }];
-  let options = [
-    Option<"overlapWorkItems", "overlap-work-items", "bool", /*default=*/"true",
-           "Hand Q back after a work item's last S and write its output "
-           "during the next item's first S">,
-  ];
 }
 
 def FAttnFP8Layout : Pass<"fattn-fp8-layout"> {

@@ -26,10 +26,6 @@ inline constexpr int64_t kFP8ProducerRegisters = 56;
 /// persistent (grid = number of SMs, each CTA loops over work items).
 inline constexpr llvm::StringLiteral kPersistentTilesAttrName =
     "fattn.sm90.persistent_tiles";
-/// Unit attribute beside kPersistentTilesAttrName: the persistent kernel
-/// overlaps consecutive work items (SM90Options::overlapWorkItems).
-inline constexpr llvm::StringLiteral kOverlapWorkItemsAttrName =
-    "fattn.sm90.overlap_work_items";
 
 struct WarpSpecializeOptions {
   int64_t consumers = 2;
@@ -71,13 +67,10 @@ bool isConsumerLoopOverlapped(WarpSpecializeOp ws);
 LogicalResult insertPingpongBarriers(RewriterBase &rewriter,
                                      WarpSpecializeOp ws, int64_t barrierBase);
 
-/// Marks `op` with kPersistentTilesAttrName, and with
-/// kOverlapWorkItemsAttrName when `overlapWorkItems`. Fails with a
-/// diagnostic on `op` when it has no fattn.warp_specialize: the producer
-/// warpgroup is what prefetches the next work item while the consumers
-/// finish the current one.
-LogicalResult markPersistentTiles(TiledAttentionOp op,
-                                  bool overlapWorkItems = true);
+/// Marks `op` with kPersistentTilesAttrName. Fails with a diagnostic on
+/// `op` when it has no fattn.warp_specialize: the producer warpgroup is what
+/// prefetches the next work item while the consumers finish the current one.
+LogicalResult markPersistentTiles(TiledAttentionOp op);
 
 /// True when `op` carries kPersistentTilesAttrName.
 bool hasPersistentTiles(TiledAttentionOp op);
