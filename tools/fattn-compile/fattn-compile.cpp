@@ -170,9 +170,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     if (fp8 && headDim > 128)
       options.intraWgOverlap = false;
     // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
-    // without a mask, except at 16-bit head dim 256 without a mask
-    // (docs/PERF.md). Sliding windows were not measured: one CTA per tile.
-    options.persistent = masked ? causal : fp8 || headDim <= 128;
+    // without a mask (docs/PERF.md; at 16-bit head dim 256 without a mask
+    // since O leaves through the quad transpose). Sliding windows were not
+    // measured: one CTA per tile.
+    options.persistent = !masked || causal;
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);

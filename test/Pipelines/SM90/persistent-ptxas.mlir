@@ -5,12 +5,13 @@
 // RUN: FileCheck %s --check-prefix=GRID-PT < %t/fp8_d256.json
 // RUN: FileCheck %s --check-prefix=GRID-PT < %t/bf16_d128_causal.json
 // RUN: FileCheck %s --check-prefix=GRID-CTA < %t/bf16_d128_window.json
-// RUN: FileCheck %s --check-prefix=GRID-CTA < %t/bf16_d256.json
+// RUN: FileCheck %s --check-prefix=GRID-PT < %t/bf16_d256.json
 // RUN: FileCheck %s --check-prefix=GRID-PT < %t/bf16_d256_causal.json
 // RUN: FileCheck %s --check-prefix=GRID-PT < %t/fp8_d128_causal.json
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d128.ptx -o %t/a.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d128_causal.ptx -o %t/d.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d256_causal.ptx -o %t/e.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
+// RUN: %ptxas -arch=sm_90a -v %t/bf16_d256.ptx -o %t/h.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128.ptx -o %t/b.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d256.ptx -o %t/c.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d128_causal_softcap_lse.ptx -o %t/f.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
@@ -19,8 +20,8 @@
 // RUN: FileCheck %s --check-prefix=SOFTCAP256 < %t/bf16_d256_causal_softcap_lse.json
 
 // fattn-compile runs --fattn-persistent-tiles where it measured faster
-// (docs/PERF.md): causal, and without a mask except at 16-bit head dim 256.
-// Not with a sliding window (not measured).
+// (docs/PERF.md): causal, and without a mask. Not with a sliding window
+// (not measured).
 // GRID-PT: "grid": [
 // GRID-PT-NEXT: [
 // GRID-PT-NEXT: "num_sms",
