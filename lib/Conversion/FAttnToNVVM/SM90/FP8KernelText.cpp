@@ -273,21 +273,23 @@ void SM90KernelEmitter::rescaleO(SmallVector<string> &o,
 /// values; V^T's keys are permuted to match (emitTransposeV).
 SmallVector<string>
 SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
-  auto cvt = [&](const string &lo, const string &hi) {
-    // cvt.rn.satfinite.e4m3x2.f32: the first source goes to the upper byte.
-    string h = e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.ff.to.e4m3x2.rn\"("
-                             "{0}, {1}) : (f32, f32) -> i16", hi, lo).str());
-    return e.def(formatv("llvm.zext {0} : i16 to i32", h).str());
-  };
+  // Register = e4m3 of (p[i], p[i + 1], p[i + 4], p[i + 5]), low byte first:
+  // two cvt.e4m3x2 into the halves of one register (the first source goes
+  // to the upper byte), which ptxas writes in place (F2FP ... MERGE_C).
+  // Through LLVM's i16 results the halves were zero-extended and merged
+  // with a prmt, three more instructions per register on the path from
+  // the P V wait to the next GEMMs (measured 3-15% slower, docs/PERF.md).
   SmallVector<string> packed;
-  string halves = e.i32(0x5410); // bytes 0-1 of `lo`, then bytes 0-1 of `hi`
   for (int64_t kk = 0; kk < bn / 32; ++kk)
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;
-      string lo = cvt(p[i], p[i + 1]), hi = cvt(p[i + 4], p[i + 5]);
-      packed.push_back(e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.prmt\"("
-                                     "{0}, {1}, {2}) : (i32, i32, i32) -> i32",
-                                     lo, hi, halves).str()));
+      packed.push_back(e.def(
+          formatv("llvm.inline_asm asm_dialect = att \"{{ .reg .b16 lo, hi; "
+                  "cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1; "
+                  "cvt.rn.satfinite.e4m3x2.f32 hi, $4, $3; "
+                  "mov.b32 $0, {{lo, hi}; }\", \"=r,f,f,f,f\" {0}, {1}, {2}, {3} : "
+                  "(f32, f32, f32, f32) -> i32",
+                  p[i], p[i + 1], p[i + 4], p[i + 5]).str()));
     }
   return packed;
 }
