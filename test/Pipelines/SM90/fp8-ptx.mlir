@@ -8,10 +8,11 @@
 // LSE, 64-key tiles): S = Q K^T is e4m3 SS wgmma with k = 32; the producer
 // warpgroup (56 registers) reads V's staging slot with 32-bit shared loads,
 // transposes 4 x 4 bytes with prmt and stores V^T rows 16 bytes at a time;
-// P becomes e4m3 with two cvt.rn.satfinite.e4m3x2 into the halves of each
-// A register (keys 2q, 2q + 1, 2q + 8, 2q + 9 of a 16-key group: the key
-// permutation of --fattn-fp8-layout) and feeds the RS e4m3 wgmma (N = head
-// dim) from registers.
+// P becomes e4m3 with two cvt.rn.satfinite.e4m3x2 per A register (keys
+// 2q, 2q + 1, 2q + 8, 2q + 9 of a 16-key group: the key permutation of
+// --fattn-fp8-layout), here (per-block V descales above head dim 128)
+// merged by prmt, and feeds the RS e4m3 wgmma (N = head dim) from
+// registers.
 // CHECK: .target sm_90a
 // CHECK-LABEL: .visible .entry fattn_sm90_d256_e4m3_causal_lse(
 // CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 56;
@@ -22,7 +23,7 @@
 // CHECK-DAG: fence.proxy.async.shared::cta
 // CHECK-DAG: bar.sync {{.*}}, 128;
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
-// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32 lo, %r{{[0-9]+}}, %r{{[0-9]+}}; cvt.rn.satfinite.e4m3x2.f32 hi, %r{{[0-9]+}}, %r{{[0-9]+}}; mov.b32 %r{{[0-9]+}}, {lo, hi};
+// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32 %rs{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
 // P is rounded as 256 P: +8 on the exp2 argument, and -8 on the LSE's log2.
 // CHECK-DAG: add.rn.f32 {{.*}}, 0f41000000;
 // CHECK-DAG: add.rn.f32 {{.*}}, 0fC1000000;

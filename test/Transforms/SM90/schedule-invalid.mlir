@@ -9,6 +9,9 @@
 // RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-pingpong 2>&1 | FileCheck %s --check-prefix=PINGPONG
 // RUN: not fattn-opt %s --fattn-tile="block-m=192 block-n=128" --fattn-sm90-tma --fattn-warp-specialize="consumers=3 consumer-registers=160" --fattn-pingpong 2>&1 | FileCheck %s --check-prefix=PINGPONG3
 // RUN: not fattn-opt %s --fattn-tile="block-m=192 block-n=128" --fattn-sm90-tma --fattn-warp-specialize=consumers=3 2>&1 | FileCheck %s --check-prefix=REGSUM
+// 48 + 2 x 232 fills an SM's 64K registers, but a CTA of 384 threads starts
+// with 168 each (64512): the consumers' setmaxnreg.inc would wait forever.
+// RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize="producer-registers=48 consumer-registers=232" 2>&1 | FileCheck %s --check-prefix=REGSUM2
 // RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-pingpong=barrier-base=15 2>&1 | FileCheck %s --check-prefix=BASE
 // RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-pingpong --fattn-pingpong 2>&1 | FileCheck %s --check-prefix=PINGPONG2
 // A one-stage ring (hand-edited: --fattn-sm90-tma plans at least two):
@@ -30,7 +33,8 @@
 // COUNT: 'fattn.tiled_attention' op expected 1 to 3 consumer warpgroups, found 4
 // TWICE: 'fattn.tiled_attention' op is already warp-specialized
 // REGS: 'fattn.warp_specialize' op expected producer_registers to be a multiple of 8 in [24, 256] (setmaxnreg), found 20
-// REGSUM: 'fattn.warp_specialize' op needs 95232 registers for one producer and 3 consumer warpgroups, more than the 65536 of an SM
+// REGSUM: 'fattn.warp_specialize' op needs 95232 registers for one producer and 3 consumer warpgroups, more than the 65536 that a CTA of 512 threads starts with (setmaxnreg only moves registers between its warps)
+// REGSUM2: 'fattn.warp_specialize' op needs 65536 registers for one producer and 2 consumer warpgroups, more than the 64512 that a CTA of 384 threads starts with (setmaxnreg only moves registers between its warps)
 // OVERLAP: 'fattn.tiled_attention' op has no consumer warpgroups to pipeline: run --fattn-warp-specialize first
 // OVERLAP2: 'fattn.warp_specialize' op the consumer loop is already pipelined
 // PINGPONG: 'fattn.tiled_attention' op has no consumer warpgroups to order: run --fattn-warp-specialize first

@@ -274,22 +274,43 @@ void SM90KernelEmitter::rescaleO(SmallVector<string> &o,
 SmallVector<string>
 SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
   // Register = e4m3 of (p[i], p[i + 1], p[i + 4], p[i + 5]), low byte first:
-  // two cvt.e4m3x2 into the halves of one register (the first source goes
-  // to the upper byte), which ptxas writes in place (F2FP ... MERGE_C).
-  // Through LLVM's i16 results the halves were zero-extended and merged
-  // with a prmt, three more instructions per register on the path from
-  // the P V wait to the next GEMMs (measured 3-15% slower, docs/PERF.md).
+  // two cvt.e4m3x2 (the first source goes to the upper byte) as the halves
+  // of one register, a vector of two i16 (mov.b32 {lo, hi}), which ptxas
+  // writes in place (F2FP ... MERGE_C). Zero-extending the i16 results and
+  // merging them with a prmt cost three more instructions per register on
+  // the path from the P V wait to the next GEMMs (measured 3-15% slower,
+  // docs/PERF.md).
+  auto cvt = [&](const string &lo, const string &hi) {
+    return e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.ff.to.e4m3x2.rn\"("
+                         "{0}, {1}) : (f32, f32) -> i16", hi, lo).str());
+  };
+  // The exception: head dims above 128 with per-block V descales, whose
+  // carried factor leaves no register for the merged halves (ptxas spilled
+  // 4 bytes in the causal kernels) keep the zero-extension and the prmt.
+  bool mergeInPlace = !(carryValueDescale && dPad > 128);
   SmallVector<string> packed;
+  string undef = e.def("llvm.mlir.poison : vector<2xi16>");
+  string halves = e.i32(0x5410); // bytes 0-1 of `lo`, then bytes 0-1 of `hi`
   for (int64_t kk = 0; kk < bn / 32; ++kk)
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;
-      packed.push_back(e.def(
-          formatv("llvm.inline_asm asm_dialect = att \"{{ .reg .b16 lo, hi; "
-                  "cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1; "
-                  "cvt.rn.satfinite.e4m3x2.f32 hi, $4, $3; "
-                  "mov.b32 $0, {{lo, hi}; }\", \"=r,f,f,f,f\" {0}, {1}, {2}, {3} : "
-                  "(f32, f32, f32, f32) -> i32",
-                  p[i], p[i + 1], p[i + 4], p[i + 5]).str()));
+      string lo = cvt(p[i], p[i + 1]), hi = cvt(p[i + 4], p[i + 5]);
+      if (!mergeInPlace) {
+        auto wide = [&](const string &h) {
+          return e.def(formatv("llvm.zext {0} : i16 to i32", h).str());
+        };
+        packed.push_back(e.def(
+            formatv("llvm.call_intrinsic \"llvm.nvvm.prmt\"({0}, {1}, {2}) : "
+                    "(i32, i32, i32) -> i32", wide(lo), wide(hi), halves).str()));
+        continue;
+      }
+      string v = undef;
+      v = e.def(formatv("llvm.insertelement {0}, {1}[{2} : i32] : vector<2xi16>",
+                        lo, v, e.i32(0)).str());
+      v = e.def(formatv("llvm.insertelement {0}, {1}[{2} : i32] : vector<2xi16>",
+                        hi, v, e.i32(1)).str());
+      packed.push_back(
+          e.def(formatv("llvm.bitcast {0} : vector<2xi16> to i32", v).str()));
     }
   return packed;
 }

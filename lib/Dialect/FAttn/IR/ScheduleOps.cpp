@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::fattn;
 
@@ -63,14 +65,21 @@ LogicalResult WarpSpecializeOp::verify() {
     if (failed(checkRegisterCount(*this, "producer_registers", *producer)) ||
         failed(checkRegisterCount(*this, "consumer_registers", *consumer)))
       return failure();
-    // 128 threads per warpgroup, 64K 32-bit registers per SM.
+    // 128 threads per warpgroup. A CTA starts with the registers its
+    // launch bound gives every thread (64K 32-bit registers per SM shared
+    // out, a multiple of 8 each); setmaxnreg only moves them between its
+    // warps, and a setmaxnreg.inc that asks for more waits forever.
+    int64_t threads = 128 * (1 + getConsumers());
+    int64_t available = threads * (std::min<int64_t>(65536 / threads, 256) / 8 * 8);
     int64_t total = 128 * (*producer + getConsumers() * *consumer);
-    if (total > 65536)
+    if (total > available)
       return emitOpError() << "needs " << total
                            << " registers for one producer and "
                            << getConsumers()
-                           << " consumer warpgroups, more than the 65536 of "
-                              "an SM";
+                           << " consumer warpgroups, more than the "
+                           << available << " that a CTA of " << threads
+                           << " threads starts with (setmaxnreg only moves "
+                              "registers between its warps)";
   }
   if (!getProducer().front().args_empty())
     return emitOpError("expected a producer region without arguments");
