@@ -131,6 +131,19 @@ def test_rows_that_see_no_key():
     run_case(d=64, sq=1000, sk=113, causal=False, window=(64, 32), lse=True)
 
 
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", TEST_HEAD_DIMS)
+def test_many_work_items_per_cta(d, causal):
+    """More (Q tile, head, batch) work items than SMs: each persistent CTA runs
+    several in turn, the producer loading an item's Q while the consumers
+    finish the one before."""
+    run_case(d=d, b=3, hq=32, hk=8, sq=1100, sk=1100, causal=causal)
+    if causal:
+        # sq > sk: the first Q tiles of every head see no key; their zeros are
+        # written between the other items.
+        run_case(d=d, b=2, hq=32, sq=700, sk=300, causal=True, lse=d == 64)
+
+
 def test_custom_scale():
     run_case(d=128, sq=1000, sk=1000, scale=0.3, causal=True)
 
