@@ -10,8 +10,10 @@ poisoned with NaN, the kernel launched, and its output checked
   the bf16 output), and
 - against a torch emulation of the kernel's numerics (fp32 scores, online softmax over
   the kernel's KV tiles in its order, P rounded to e4m3 before P V, row sums over the
-  unrounded P as fattn.softmax_update): at most EMU_FACTOR x the emulation's own
-  error + EMU_FLOOR, i.e. the kernel rounds P where and as its IR says.
+  unrounded P as fattn.softmax_update): the median over output rows of the kernel's
+  relative error against the emulation at most EMU_FACTOR x the emulation's own median
+  + EMU_FLOOR, i.e. the kernel rounds P where and as its IR says; and, over all rows,
+  at most GLOBAL_FACTOR x the emulation's error + EMU_FLOOR.
 
 test_fa3_accuracy_protocol measures the FlashAttention-3 paper's protocol (RMSE
 against float64 attention of the original inputs, outlier inputs) for the per-tensor
@@ -48,8 +50,13 @@ REF_BOUND = 2.0 ** -4 / math.sqrt(3) + 2.0 ** -9  # 0.038
 # 0.66 x the emulation's own error, more at head dim 256: presumably the e4m3 wgmma's
 # accumulation of S = Q K^T, less precise than fp32, moves some of P's roundings to the
 # next e4m3 value. Independent roundings would give ~1.4 x; a misread factor or key order
-# far more.
+# far more. Over all rows that ratio has a heavy tail: with one query row per head, a
+# few rows whose largest P sits next to an e4m3 rounding boundary decide it (up to 1.08 x
+# on 2026-11-30, when the bound was 0.5 x over all rows). Per row, the medians' ratio
+# was 0.13 - 0.38 in 132 cases (2026-11-30); P left unrounded would give about 1, a
+# misread factor far more.
 EMU_FACTOR = 0.5
+GLOBAL_FACTOR = 1.5
 # The kernel rounds 256 P (<= 256 < 448, e4m3's largest value) rather than P, so that
 # probabilities down to 2^-14 keep e4m3's relative precision (kFP8ProbabilityLog2).
 P_SCALE = 256.0
@@ -175,14 +182,29 @@ def check_case(b=2, sq=1000, sk=None, hq=8, hk=2, d=128, causal=False, form="blo
     ref, _ = reference(qd, kd, vd, scale, -1, 0 if causal else -1, 0.0)
     emu = emulate(qd, kd, vd, scale, causal, kernel_block_n(config))
     err, emu_err, err_vs_emu = rel_l2(o, ref), rel_l2(emu, ref), rel_l2(o, emu)
-    bound = EMU_FACTOR * emu_err + EMU_FLOOR
+    row_vs_emu, row_emu = median_row_error(o, emu), median_row_error(emu, ref)
+    bound = GLOBAL_FACTOR * emu_err + EMU_FLOOR
+    row_bound = EMU_FACTOR * row_emu + EMU_FLOOR
     print(f"{descale_code(config.descale)} d={d} sq={sq} sk={sk} causal={causal}: rel L2 "
           f"{err:.3e} (bound {REF_BOUND:.3e}), emulation {emu_err:.3e}, kernel vs "
-          f"emulation {err_vs_emu:.3e} (bound {bound:.3e})")
+          f"emulation {err_vs_emu:.3e} (bound {bound:.3e}), per-row medians: kernel vs "
+          f"emulation {row_vs_emu:.3e} (bound {row_bound:.3e}), emulation {row_emu:.3e}")
     assert err <= REF_BOUND, f"rel L2 error {err:.3e} > {REF_BOUND:.3e}"
+    assert row_vs_emu <= row_bound, \
+        f"median row: kernel vs emulation {row_vs_emu:.3e} > {EMU_FACTOR} x {row_emu:.3e} " \
+        f"+ {EMU_FLOOR}"
     assert err_vs_emu <= bound, \
-        f"kernel vs emulation {err_vs_emu:.3e} > {EMU_FACTOR} x {emu_err:.3e} + {EMU_FLOOR}"
+        f"kernel vs emulation {err_vs_emu:.3e} > {GLOBAL_FACTOR} x {emu_err:.3e} + {EMU_FLOOR}"
     return err
+
+
+def median_row_error(x, ref):
+    """Median over the output rows (batch, query, head) of |x - ref| / |ref| (rows
+    with ref = 0, which see no key, left out; 0 if there is none)."""
+    x, ref = x.double(), ref.double()
+    num, den = (x - ref).norm(dim=-1), ref.norm(dim=-1)
+    live = den > 0
+    return (num[live] / den[live]).median().item() if live.any() else 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -206,9 +228,8 @@ def test_fp8_gqa(hq, hk, form):
 @pytest.mark.parametrize("sq,sk", [(77, 1000), (1000, 77), (1, 2049), (300, 129)])
 @pytest.mark.parametrize("d", [128, 256])
 def test_fp8_cross_lengths(d, sq, sk):
-    # One query row per head: 16 rows of the default batch and heads left the
-    # kernel-vs-emulation statistic to one or two rows whose largest P sits next
-    # to an e4m3 rounding boundary (failed 2 of 14 runs); 128 rows average it.
+    # One query row per head: 128 rows (4 batches x 32 heads) for the per-row
+    # median (see EMU_FACTOR).
     rows = {"b": 4, "hq": 32, "hk": 8} if sq == 1 else {}
     check_case(d=d, sq=sq, sk=sk, form="block64", **rows)
 
