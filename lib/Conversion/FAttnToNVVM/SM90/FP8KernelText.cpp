@@ -289,8 +289,9 @@ SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
   // 4 bytes in the causal kernels) keep the zero-extension and the prmt.
   bool mergeInPlace = !(carryValueDescale && dPad > 128);
   SmallVector<string> packed;
-  string undef = e.def("llvm.mlir.poison : vector<2xi16>");
-  string halves = e.i32(0x5410); // bytes 0-1 of `lo`, then bytes 0-1 of `hi`
+  string undef = mergeInPlace ? e.def("llvm.mlir.poison : vector<2xi16>") : "";
+  // bytes 0-1 of `lo`, then bytes 0-1 of `hi`
+  string halves = mergeInPlace ? "" : e.i32(0x5410);
   for (int64_t kk = 0; kk < bn / 32; ++kk)
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;

@@ -356,9 +356,14 @@ private:
   /// memory (stagesOutput()), transposed across each quad
   /// (transposesOutputInQuads()), or straight from the accumulator layout.
   void storeODirect(ArrayRef<string> acc, const string inv[2]);
-  /// %o as a global pointer, and the element offset of the work item's
-  /// (batch, head) in it.
+  /// The element offset of the work item's (batch, head) in `tensor` (o or
+  /// lse: its %<tensor>_stride_b and _h).
+  string headOffset(const char *tensor);
+  /// %o as a global pointer, and headOffset("o").
   std::pair<string, string> outputBase();
+  /// O / l of accumulator row r (0: the thread's row, 1: row + 8), columns
+  /// 8i + 2 * quad + {0, 1}, as one word of two output elements.
+  string outputWord(ArrayRef<string> acc, const string &inv, int r, int64_t i);
   /// The address of O's element `offset` (i64, in elements).
   string outputElement(const string &oGlobal, const string &offset);
   void storeOStaged(ArrayRef<string> acc, const string inv[2]);

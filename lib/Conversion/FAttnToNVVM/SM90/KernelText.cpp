@@ -600,11 +600,27 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   }
 }
 
+string SM90KernelEmitter::headOffset(const char *tensor) {
+  return e.bin("add",
+               e.bin("mul", e.zext64(batch), formatv("%{0}_stride_b", tensor).str(),
+                     "i64"),
+               e.bin("mul", e.zext64(head), formatv("%{0}_stride_h", tensor).str(),
+                     "i64"),
+               "i64");
+}
+
 std::pair<string, string> SM90KernelEmitter::outputBase() {
   string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
-  string headBase = e.bin("add", e.bin("mul", e.zext64(batch), "%o_stride_b", "i64"),
-                          e.bin("mul", e.zext64(head), "%o_stride_h", "i64"), "i64");
-  return {oGlobal, headBase};
+  return {oGlobal, headOffset("o")};
+}
+
+string SM90KernelEmitter::outputWord(ArrayRef<string> acc, const string &inv,
+                                     int r, int64_t i) {
+  // Sequenced: as arguments of one call the two products would be emitted
+  // in the host compiler's order.
+  string lo = e.bin("fmul", acc[4 * i + 2 * r], inv, "f32");
+  string hi = e.bin("fmul", acc[4 * i + 2 * r + 1], inv, "f32");
+  return packPair(lo, hi, cfg.outputType);
 }
 
 string SM90KernelEmitter::outputElement(const string &oGlobal,
@@ -630,9 +646,7 @@ void SM90KernelEmitter::storeODirect(ArrayRef<string> acc, const string inv[2]) 
     for (int64_t i = 0; i < numO / 4; ++i) {
       if (8 * i >= cfg.headDim)
         break;
-      string a = e.bin("fmul", acc[4 * i + 2 * r], inv[r], "f32");
-      string b = e.bin("fmul", acc[4 * i + 2 * r + 1], inv[r], "f32");
-      string word = packPair(a, b, cfg.outputType);
+      string word = outputWord(acc, inv[r], r, i);
       string off = e.bin("add", rowOff, e.i64(8 * i), "i64");
       string ptr = outputElement(oGlobal, off);
       e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : i32, !llvm.ptr<1>",
@@ -662,12 +676,8 @@ void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<string> acc,
     SmallVector<string> vecs;
     for (int64_t m = 0; m < groups; ++m) {
       string w[4];
-      for (int j = 0; j < 4; ++j) {
-        int64_t i = 4 * m + j;
-        w[j] = packPair(e.bin("fmul", acc[4 * i + 2 * r], inv[r], "f32"),
-                        e.bin("fmul", acc[4 * i + 2 * r + 1], inv[r], "f32"),
-                        cfg.outputType);
-      }
+      for (int j = 0; j < 4; ++j)
+        w[j] = outputWord(acc, inv[r], r, 4 * m + j);
       // Stage `mask`: word x of thread q stays where bit `mask` of x and q
       // agree, else it comes from word x ^ mask of thread q ^ mask.
       for (int mask : {2, 1})
@@ -737,9 +747,7 @@ void SM90KernelEmitter::storeOStaged(ArrayRef<string> acc, const string inv[2]) 
     string rowByte = e.add(e.mul(e.add(rowInTile, e.i32(8 * r)), e.i32(128)),
                            quadByte);
     for (int64_t i = 0; i < numO / 4; ++i) {
-      string a = e.bin("fmul", acc[4 * i + 2 * r], inv[r], "f32");
-      string b = e.bin("fmul", acc[4 * i + 2 * r + 1], inv[r], "f32");
-      string word = packPair(a, b, cfg.outputType);
+      string word = outputWord(acc, inv[r], r, i);
       string unit = e.bin("xor", swizzle, e.i32((i % 8) * 16));
       string off = e.add(e.add(rowByte, unit), e.i32((i / 8) * atomBytes));
       e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : i32, "
@@ -837,9 +845,7 @@ void SM90KernelEmitter::emitEpilogue() {
     storeODirect(accVals, inv);
   if (cfg.hasLse) {
     string lseGlobal = e.def("llvm.addrspacecast %lse : !llvm.ptr to !llvm.ptr<1>");
-    string lseHeadBase =
-        e.bin("add", e.bin("mul", e.zext64(batch), "%lse_stride_b", "i64"),
-              e.bin("mul", e.zext64(head), "%lse_stride_h", "i64"), "i64");
+    string lseHeadBase = headOffset("lse");
     for (int r = 0; r < 2; ++r) {
       // The quad's first thread stores the row's LSE.
       string next = "lse_done" + str(r), body = "store_lse" + str(r);
