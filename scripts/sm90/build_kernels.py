@@ -152,6 +152,7 @@ FP8_CONFIGS = [
     ("ptseqpp_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "persistent=true intra-wg-overlap=false pingpong=true"),
     ("ptovs3_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 3, "persistent=true"),
     ("ptov_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "persistent=true"),
+    ("ptov_fp8_d128_n160", "e4m3:0,0,0", 128, {}, False, 160, 2, "persistent=true"),
     ("ptov_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 2, "persistent=true"),
     ("ptovs3_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 3, "persistent=true"),
     # Causal, one CTA per tile and persistent (fattn-compile's tiles).

@@ -6,8 +6,9 @@
 
 // A held-out FP8 configuration (head dim 256, per-block descales, causal,
 // LSE, 64-key tiles): S = Q K^T is e4m3 SS wgmma with k = 32; the producer
-// warpgroup (56 registers) reads V's staging slot with 32-bit shared loads,
-// transposes 4 x 4 bytes with prmt and stores V^T rows 16 bytes at a time;
+// warpgroup (24 registers, the consumers 240) reads V's staging slot with
+// ldmatrix, regroups bytes with prmt and writes V^T with stmatrix.trans
+// (32-bit shared addresses);
 // P becomes e4m3 with two cvt.rn.satfinite.e4m3x2 per A register (keys
 // 2q, 2q + 1, 2q + 8, 2q + 9 of a 16-key group: the key permutation of
 // --fattn-fp8-layout), here (per-block V descales above head dim 128)
@@ -15,11 +16,11 @@
 // registers.
 // CHECK: .target sm_90a
 // CHECK-LABEL: .visible .entry fattn_sm90_d256_e4m3_causal_lse(
-// CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 56;
-// CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 224;
-// CHECK-DAG: ld.shared.b32
+// CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 24;
+// CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 240;
+// CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%r{{[0-9]+}}{{(\+[0-9]+)?}}];
 // CHECK-DAG: prmt.b32
-// CHECK-DAG: st.shared.v4.b32
+// CHECK-DAG: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%r{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
 // CHECK-DAG: fence.proxy.async.shared::cta
 // CHECK-DAG: bar.sync {{.*}}, 128;
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3

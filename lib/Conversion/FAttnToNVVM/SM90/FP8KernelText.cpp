@@ -9,6 +9,8 @@
 
 #include "KernelEmitter.h"
 
+#include "fattn/Dialect/FAttn/Utils/SM90FP8Transpose.h"
+
 using namespace mlir;
 using namespace mlir::fattn;
 using namespace mlir::fattn::sm90;
@@ -25,21 +27,6 @@ using namespace mlir::fattn::sm90;
 ///                              producer barrier
 void SM90KernelEmitter::emitFP8Producer() {
   string issuer = beginProducer();
-  string lane = e.bin("and", tid, e.i32(31));
-  string warp = e.bin("lshr", tid, e.i32(5));
-  // Lane-dependent byte selectors of the transpose (emitTransposeV): with
-  // s = (lane / 2) % 4, sel[0] picks bytes s, s+1 and sel[1] bytes s+2, s+3
-  // (mod 4) of two words, interleaved. Table: 16 bits per s.
-  string rot = e.bin("and", e.bin("lshr", lane, e.i32(1)), e.i32(3));
-  string sel[2];
-  for (int h = 0; h < 2; ++h) {
-    string shift = e.mul(e.bin("and", e.add(rot, e.i32(2 * h)), e.i32(3)),
-                         e.i32(16));
-    string word = e.bin("lshr", e.i64(0x4073736262515140LL), e.zext64(shift),
-                        "i64");
-    sel[h] = e.def(formatv("llvm.trunc {0} : i64 to i32", word).str());
-    sel[h] = e.bin("and", sel[h], e.i32(0xFFFF));
-  }
   // Persistent kernels: the whole warpgroup walks the work items (every
   // thread transposes), the issuer also copies.
   if (cfg.persistent)
@@ -73,7 +60,7 @@ void SM90KernelEmitter::emitFP8Producer() {
   string stage = stageOf(t), phase = phaseOf(t);
   waitBarrier(barrier(layout.fullVBar(), stage), phase);
   waitBarrier(barrier(layout.emptyVtBar(), stage), e.bin("xor", phase, e.i32(1)));
-  emitTransposeV(stage, lane, warp, sel);
+  emitTransposeV(stage, transposeLanes());
   // Generic-proxy stores that wgmma (async proxy) reads next.
   e.op("nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
        "#nvvm.shared_space<cta>}");
@@ -89,86 +76,141 @@ void SM90KernelEmitter::emitFP8Producer() {
   }
 }
 
+namespace {
+/// An i64 whose bits [width * i, width * (i + 1)) hold value(i): a lookup
+/// table of small per-lane values that a shift and a mask read.
+template <typename Fn>
+uint64_t packTable(int64_t entries, int64_t width, Fn value) {
+  uint64_t table = 0;
+  for (int64_t i = 0; i < entries; ++i)
+    table |= static_cast<uint64_t>(value(i)) << (width * i);
+  return table;
+}
+} // namespace
+
+/// The lane maps of SM90FP8Transpose.h as tables indexed by lane bits (the
+/// load row's key and the store row's low bits depend on lane % 16 only,
+/// the selector on bits 1 and 2; the unit test checks both), and the
+/// thread's address parts: warp w of the producer takes the head-dim
+/// columns 32w .. 32w + 31 of every 128-column chunk.
+///   load:  key * 128 + ((2w + unit) ^ key % 8) * 16      (in a V row group)
+///   store: n * 128 + (n % 8) * 16, n = 32w + row          (in a V^T atom)
+SM90KernelEmitter::TransposeLanes SM90KernelEmitter::transposeLanes() {
+  auto lookup = [&](uint64_t table, const string &index, int64_t width) {
+    string word = e.bin("lshr", e.i64(static_cast<int64_t>(table)),
+                        e.zext64(e.mul(index, e.i32(width))), "i64");
+    string entry = e.def(formatv("llvm.trunc {0} : i64 to i32", word).str());
+    return e.bin("and", entry, e.i32((int64_t(1) << width) - 1));
+  };
+  // The values are cheap to recompute but, hoisted out of the tile loop,
+  // would hold 4 registers for the whole loop; an opaque copy of the thread
+  // id keeps them inside (the producer has 24 registers).
+  string thread = e.def(formatv("llvm.inline_asm has_side_effects asm_dialect "
+                                "= att \"mov.b32 $0, $1;\", \"=r,r\" {0} "
+                                ": (i32) -> i32", tid).str());
+  string lane = e.bin("and", thread, e.i32(31));
+  string warp = e.bin("lshr", thread, e.i32(5));
+  string low = e.bin("and", lane, e.i32(15));
+  TransposeLanes lanes;
+
+  string key = lookup(packTable(16, 4, [](int64_t l) {
+                        return fp8TransposeLoadRow(l).key;
+                      }), low, 4);
+  string unit = lookup(packTable(32, 1, [](int64_t l) {
+                         return fp8TransposeLoadRow(l).unit;
+                       }), lane, 1);
+  string swizzled = e.bin("xor", e.add(e.mul(warp, e.i32(2)), unit),
+                          e.bin("and", key, e.i32(7)));
+  lanes.load = e.add(e.mul(key, e.i32(128)), e.mul(swizzled, e.i32(16)));
+
+  string rowLow = lookup(packTable(16, 4, [](int64_t l) {
+                           return fp8TransposeStoreRow(l) % 16;
+                         }), low, 4);
+  string rowHigh = lookup(packTable(32, 1, [](int64_t l) {
+                            return fp8TransposeStoreRow(l) / 16;
+                          }), lane, 1);
+  string n = e.add(e.mul(warp, e.i32(32)),
+                   e.add(e.mul(rowHigh, e.i32(16)), rowLow));
+  lanes.store = e.add(e.mul(n, e.i32(128)),
+                      e.mul(e.bin("and", n, e.i32(7)), e.i32(16)));
+
+  lanes.selector[0] = lookup(packTable(4, 16, [](int64_t i) {
+                               return fp8TransposeSelector(2 * i);
+                             }),
+                             e.bin("and", e.bin("lshr", lane, e.i32(1)),
+                                   e.i32(3)), 16);
+  lanes.selector[1] = e.bin("xor", lanes.selector[0], e.i32(0x2222));
+  return lanes;
+}
+
 /// V^T[n][kappa] = V[pi(kappa)][n] for the tile in `stage`, pi =
-/// wgmma_e4m3_k32 (slots 4q .. 4q+3 of every 16 keys <- keys 2q, 2q+1, 2q+8,
-/// 2q+9). A warp takes 16 keys x 128 head-dim columns at a time (units u =
-/// warp, warp + 4, ...); lane l holds columns 4l .. 4l+3. Per q it reads the
-/// four keys' 32-bit words (one 128-byte row per instruction: no bank
-/// conflict), transposes the 4 x 4 bytes with prmt, and after the four q
-/// stores 16 bytes per column: the keys 16G .. 16G+15 of V^T row n. The
-/// lanes start at different columns of their four (s = (l / 2) % 4) so that
-/// the eight lanes of a 16-byte store phase hit eight different swizzled
-/// 16-byte units.
-void SM90KernelEmitter::emitTransposeV(const string &stage, const string &lane,
-                                       const string &warp,
-                                       const string sel[2]) {
-  int64_t groups = bn / 16, units = groups * chunks;
-  // The lane's offsets are cheap to recompute but, hoisted out of the tile
-  // loop, would hold some 30 registers for the whole loop: an opaque copy of
-  // the lane id keeps them inside (the producer has 56 registers).
-  string laneCopy = e.def(formatv("llvm.inline_asm has_side_effects asm_dialect "
-                                  "= att \"mov.b32 $0, $1;\", \"=r,r\" {0} "
-                                  ": (i32) -> i32", lane).str());
-  string staging = e.add(e.i32(layout.vOffset),
-                         e.mul(stage, e.i32(layout.kvStageBytes)));
+/// wgmma_e4m3_k32, by steps of 16 keys (group G) x 32 columns: ldmatrix.x4
+/// from the V staging slot (row key of group G: (16 G + key) * 128 in the
+/// chunk), four prmt, stmatrix.x4.trans into V^T (atom G / 8, 16-byte unit
+/// G % 8 of row n, swizzled by n % 8). Each address is the thread's part
+/// plus the block's offset plus a constant of the step.
+void SM90KernelEmitter::emitTransposeV(const string &stage,
+                                       const TransposeLanes &lanes) {
+  int64_t groups = bn / 16;
+  string load = e.add(e.add(e.i32(layout.vOffset),
+                            e.mul(stage, e.i32(layout.kvStageBytes))),
+                      lanes.load);
   string target = e.add(e.i32(layout.vtOffset),
                         e.mul(stage, e.i32(layout.vtStageBytes)));
-  // Byte offset of the lane's word within a row, before the swizzle.
-  string laneUnit = e.bin("shl", e.bin("lshr", laneCopy, e.i32(2)), e.i32(4));
-  string laneByte = e.mul(e.bin("and", laneCopy, e.i32(3)), e.i32(4));
-  string rot = e.bin("and", e.bin("lshr", laneCopy, e.i32(1)), e.i32(3));
-  string laneOdd = e.bin("shl", e.bin("and", laneCopy, e.i32(1)), e.i32(2));
+  // 32-bit shared addresses (inline asm): an !llvm.ptr<3> is 64-bit in PTX
+  // and would take two of the producer's 24 registers per address.
+  const char *quad = "!llvm.struct<(i32, i32, i32, i32)>";
   auto prmt = [&](const string &a, const string &b, const string &selector) {
     return e.def(formatv("llvm.inline_asm asm_dialect = att \"prmt.b32 $0, $1, "
                          "$2, $3;\", \"=r,r,r,r\" {0}, {1}, {2} : (i32, i32, "
                          "i32) -> i32", a, b, selector).str());
   };
-  string lowHalves = e.i32(0x5410), highHalves = e.i32(0x7632);
-  for (int64_t first = 0; first < units; first += 4) {
-    // Unit u = (head-dim chunk c, key group G), u = c * groups + G.
-    string u = e.add(warp, e.i32(first));
-    string c = e.bin("udiv", u, e.i32(groups));
-    string g = e.bin("urem", u, e.i32(groups));
-    string rowBase = e.add(staging, e.add(e.mul(c, e.i32(bn * 128)),
-                                          e.mul(g, e.i32(16 * 128))));
-    string words[4][4]; // [column i][q]
-    for (int64_t q = 0; q < 4; ++q) {
-      string w[4];
-      int64_t keys[4] = {2 * q, 2 * q + 1, 2 * q + 8, 2 * q + 9};
-      for (int k = 0; k < 4; ++k) {
-        string swz = e.bin("xor", laneUnit, e.i32((keys[k] % 8) << 4));
-        string off = e.add(e.add(rowBase, e.i32(keys[k] * 128)),
-                           e.add(swz, laneByte));
-        w[k] = e.def(formatv("llvm.load {0} {{alignment = 4 : i64} : "
-                             "!llvm.ptr<3> -> i32", e.smemPtr(base, off)).str());
-      }
-      string x01 = prmt(w[0], w[1], sel[0]), y01 = prmt(w[0], w[1], sel[1]);
-      string x23 = prmt(w[2], w[3], sel[0]), y23 = prmt(w[2], w[3], sel[1]);
-      words[0][q] = prmt(x01, x23, lowHalves);
-      words[1][q] = prmt(x01, x23, highHalves);
-      words[2][q] = prmt(y01, y23, lowHalves);
-      words[3][q] = prmt(y01, y23, highHalves);
-    }
-    // words[i] is column n = 128 c + 4 l + (i + s) % 4, keys 16G .. 16G+15:
-    // V^T atom G / 8, 16-byte unit G % 8 of row n (swizzled by n % 8).
-    string atom = e.add(target, e.add(e.mul(e.bin("lshr", g, e.i32(3)),
-                                            e.i32(cfg.headDim * 128)),
-                                      e.mul(c, e.i32(128 * 128))));
-    string unitInRow = e.bin("and", g, e.i32(7));
-    for (int64_t i = 0; i < 4; ++i) {
-      string col = e.bin("and", e.add(rot, e.i32(i)), e.i32(3));
-      string n = e.add(e.mul(laneCopy, e.i32(4)), col);
-      string swz = e.bin("shl", e.bin("xor", unitInRow,
-                                      e.bin("or", laneOdd, col)), e.i32(4));
-      string off = e.add(atom, e.add(e.mul(n, e.i32(128)), swz));
-      string vec = e.def("llvm.mlir.poison : vector<4xi32>");
-      for (int64_t q = 0; q < 4; ++q)
-        vec = e.def(formatv("llvm.insertelement {0}, {1}[{2} : i32] : "
-                            "vector<4xi32>", words[i][q], vec, e.i32(q)).str());
-      e.op(formatv("llvm.store {0}, {1} {{alignment = 16 : i64} : "
-                   "vector<4xi32>, !llvm.ptr<3>", vec, e.smemPtr(base, off)).str());
-    }
+  // A loop over blocks of `steps` groups (bn is a multiple of 32), unrolled
+  // within a block: fully unrolled, ptxas keeps more steps in flight than
+  // the producer's 24 registers hold, and spills.
+  int64_t steps = groups % 4 == 0 ? 4 : 2;
+  int64_t blocksPerChunk = groups / steps;
+  string from0 = e.add(baseAddr, load);
+  string to0 = e.add(e.add(baseAddr, target), lanes.store);
+  e.op(formatv("llvm.br ^vt_block({0} : i32)", e.i32(0)).str());
+  e.label("vt_block", "(%vt_b: i32)");
+  string c = e.bin("udiv", "%vt_b", e.i32(blocksPerChunk));
+  string g0 = e.mul(e.bin("urem", "%vt_b", e.i32(blocksPerChunk)),
+                    e.i32(steps));
+  // Group g0 + k: V rows 16 (g0 + k) of chunk c; V^T atom g0 / 8, unit
+  // g0 % 8 + k, g0 a multiple of `steps`, so xor-ing k << 4 adds k. The
+  // xor acts on bits 4-6 of the V^T offset, which the lane's part fills
+  // (n % 8) and the 1024-byte aligned base and atoms leave clear.
+  string from = e.add(from0, e.mul("%vt_b", e.i32(steps * 16 * 128)));
+  string to = e.add(
+      e.bin("xor", to0, e.bin("shl", e.bin("and", g0, e.i32(7)), e.i32(4))),
+      e.add(e.mul(e.bin("lshr", g0, e.i32(3)), e.i32(cfg.headDim * 128)),
+            e.mul(c, e.i32(128 * 128))));
+  for (int64_t k = 0; k < steps; ++k) {
+    // Side effects: it must stay after the wait for V's arrival.
+    string words = e.def(formatv(
+        "llvm.inline_asm has_side_effects asm_dialect = att "
+        "\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{$0, $1, $2, $3}, "
+        "[$4];\", \"=r,=r,=r,=r,r\" {0} : (i32) -> {1}",
+        e.add(from, e.i32(k * 16 * 128)), quad).str());
+    string w[4];
+    for (int i = 0; i < 4; ++i)
+      w[i] = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", words, i,
+                           quad).str());
+    e.op(formatv("llvm.inline_asm has_side_effects asm_dialect = att "
+                 "\"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0], "
+                 "{{$1, $2, $3, $4};\", \"r,r,r,r,r\" {0}, {1}, {2}, {3}, "
+                 "{4} : (i32, i32, i32, i32, i32) -> ()",
+                 e.bin("xor", to, e.i32(k * 16)),
+                 prmt(w[0], w[1], lanes.selector[0]),
+                 prmt(w[0], w[1], lanes.selector[1]),
+                 prmt(w[2], w[3], lanes.selector[0]),
+                 prmt(w[2], w[3], lanes.selector[1])).str());
   }
+  string next = e.add("%vt_b", e.i32(1));
+  e.op(formatv("llvm.cond_br {0}, ^vt_block({1} : i32), ^vt_done",
+               e.icmp("ult", next, e.i32(chunks * blocksPerChunk)), next).str());
+  e.label("vt_done");
 }
 
 /// The descale of `tensor` for this CTA's batch, head `headIdx` (ranks 2

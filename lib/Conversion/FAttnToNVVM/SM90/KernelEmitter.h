@@ -331,10 +331,15 @@ private:
   void emitTileLoad(const string &j);
   void emitLoadAhead(const string &released);
 
-  // FP8: the producer warpgroup copies and transposes V (FP8Transpose).
+  // FP8: the producer warpgroup copies and transposes V.
+  /// Per-thread parts of the V transpose's addresses and byte selectors
+  /// (SM90FP8Transpose.h), computed once.
+  struct TransposeLanes {
+    string load, store, selector[2];
+  };
   void emitFP8Producer();
-  void emitTransposeV(const string &stage, const string &lane,
-                      const string &warp, const string sel[2]);
+  TransposeLanes transposeLanes();
+  void emitTransposeV(const string &stage, const TransposeLanes &lanes);
 
   // FP8 descales.
   string loadDescale(const char *tensor, const SM90Descale &spec,

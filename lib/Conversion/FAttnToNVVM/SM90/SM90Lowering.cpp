@@ -125,10 +125,6 @@ static LogicalResult getFP8Config(TiledAttentionOp op,
                                "is a multiple of 128 (whole 128-byte rows), "
                                "found "
                             << c.headDim;
-  if (c.blockN % 64 != 0)
-    return op.emitOpError() << "the sm_90a FP8 kernel needs block_n a "
-                               "multiple of 64 (the V transpose), found "
-                            << c.blockN;
   if (!options.warpSpecialize)
     return op.emitOpError("the sm_90a FP8 kernel needs warp specialization: "
                           "its producer warpgroup transposes V (run "
@@ -140,13 +136,6 @@ static LogicalResult getFP8Config(TiledAttentionOp op,
     return op.emitOpError("the sm_90a FP8 kernel transposes V in the "
                           "producer warpgroup: expected the fattn.transpose_"
                           "tile of --fattn-fp8-layout in the producer region");
-  if (options.producerRegisters > 0 &&
-      options.producerRegisters < kFP8ProducerRegisters)
-    return op.emitOpError() << "the sm_90a FP8 kernel's producer warpgroup "
-                               "transposes V and needs at least "
-                            << kFP8ProducerRegisters
-                            << " registers, found producer_registers = "
-                            << options.producerRegisters;
   if (options.pingpong &&
       options.pingpongBarrierBase + 1 >= kFP8ProducerBarrier)
     return op.emitOpError() << "pingpong barriers "

@@ -136,25 +136,11 @@ mlir::fattn::warpSpecialize(RewriterBase &rewriter, TiledAttentionOp op,
   // Register counts of 0 leave the registers alone (no setmaxnreg).
   bool moveRegisters =
       options.producerRegisters != 0 || options.consumerRegisters != 0;
-  int64_t producerRegisters = options.producerRegisters;
-  int64_t consumerRegisters = options.consumerRegisters;
-  // FP8: the producer warpgroup also transposes V (--fattn-fp8-layout), for
-  // which a TMA issuer's 24 registers are too few (40 spill a few bytes); it
-  // keeps kFP8ProducerRegisters and the consumers give up as many in total
-  // (setmaxnreg counts are multiples of 8): 56 / 224 with two consumers.
-  bool fp8 = isa<Float8E4M3FNType>(
-      cast<MemRefType>(op.getQuery().getType()).getElementType());
-  if (fp8 && moveRegisters && producerRegisters < kFP8ProducerRegisters) {
-    int64_t perConsumer = llvm::divideCeil(
-        kFP8ProducerRegisters - producerRegisters, options.consumers);
-    consumerRegisters -= llvm::alignTo(perConsumer, 8);
-    producerRegisters = kFP8ProducerRegisters;
-  }
   auto ws = rewriter.create<WarpSpecializeOp>(
       loc, options.consumers,
-      moveRegisters ? rewriter.getI64IntegerAttr(producerRegisters)
+      moveRegisters ? rewriter.getI64IntegerAttr(options.producerRegisters)
                     : IntegerAttr(),
-      moveRegisters ? rewriter.getI64IntegerAttr(consumerRegisters)
+      moveRegisters ? rewriter.getI64IntegerAttr(options.consumerRegisters)
                     : IntegerAttr());
   Block *producer = rewriter.createBlock(&ws.getProducer());
   Block *consumer = rewriter.createBlock(&ws.getConsumer(), {},

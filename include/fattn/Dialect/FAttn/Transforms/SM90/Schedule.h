@@ -17,11 +17,6 @@
 
 namespace mlir::fattn {
 
-/// Registers per thread of an FP8 producer warpgroup, which transposes V
-/// (--fattn-warp-specialize gives it at least these; the sm_90a lowering
-/// refuses fewer).
-inline constexpr int64_t kFP8ProducerRegisters = 56;
-
 /// Unit attribute on a fattn.tiled_attention: the sm_90a kernel is
 /// persistent (grid = number of SMs, each CTA loops over work items).
 inline constexpr llvm::StringLiteral kPersistentTilesAttrName =
