@@ -153,6 +153,9 @@ FP8_CONFIGS = [
     ("ptovs3_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 3, "persistent=true"),
     ("ptov_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "persistent=true"),
     ("ptov_fp8_d128_n160", "e4m3:0,0,0", 128, {}, False, 160, 2, "persistent=true"),
+    ("ptovc3_fp8_d128_n64", "e4m3:0,0,0", 128, {}, False, 64, 2, "persistent=true consumers=3 block-m=192"),
+    ("ptovc3_fp8_d128_n96", "e4m3:0,0,0", 128, {}, False, 96, 2, "persistent=true consumers=3 block-m=192"),
+    ("ptovc3s3_fp8_d128_n96", "e4m3:0,0,0", 128, {}, False, 96, 3, "persistent=true consumers=3 block-m=192"),
     ("ptov_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 2, "persistent=true"),
     ("ptovs3_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 3, "persistent=true"),
     # Causal, one CTA per tile and persistent (fattn-compile's tiles).

@@ -165,9 +165,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       options.blockN = 96;
     if (headDim <= 64 && !fp8)
       options.blockM = 192;
-    // FP8 head dim 256: the overlapped loop measured slower than the plain
-    // one, which keeps 128-key tiles without spilling (docs/PERF.md).
-    if (fp8 && headDim > 128)
+    // FP8 head dim 256: the overlapped loop (faster since the producer's V
+    // transpose left the consumers 240 registers, docs/PERF.md), except
+    // with per-block K/V descales, whose carried factors make it spill.
+    if (fp8 && headDim > 128 && perBlockKV)
       options.intraWgOverlap = false;
     // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
     // without a mask (docs/PERF.md; at 16-bit head dim 256 without a mask

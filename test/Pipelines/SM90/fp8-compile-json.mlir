@@ -4,11 +4,18 @@
 // RUN: FileCheck %s --check-prefix=BLOCK < %t/fattn_fwd_d128_e4m3_ds3.json
 // RUN: FileCheck %s --check-prefix=D256 < %t/fattn_fwd_d256_e4m3_causal.json
 // RUN: test -s %t/fattn_fwd_d256_e4m3_causal.cubin
+// RUN: rm -rf %t.ptx && fattn-compile %s --arch sm_90a --emit ptx -o %t.ptx
+// RUN: FileCheck %s --check-prefix=OVERLAP < %t.ptx/fattn_fwd_d256_e4m3_causal.ptx
+// RUN: FileCheck %s --check-prefix=PLAIN < %t.ptx/fattn_fwd_d256_e4m3_ds3.ptx
 
 // fattn-compile's FP8 tiles (docs/PERF.md): at head dim 128 without a mask
 // 192-key tiles, or 128 with per-block K/V descales (whole tiles per block
-// of 128 rows); the overlapped loop at head dim 128 and the plain one at
-// 256. The description carries the FP8 ABI.
+// of 128 rows); the overlapped loop (S of the next tile in flight during
+// the softmax: a wait for all but one wgmma group), except at head dim 256
+// with per-block K/V descales, where it spills and the plain loop runs.
+// The description carries the FP8 ABI.
+// OVERLAP: wgmma.wait_group.sync.aligned 1;
+// PLAIN-NOT: wgmma.wait_group.sync.aligned 1;
 // CHECK: "block_n": 192,
 // CHECK: "descale": {
 // CHECK-NEXT: "k": {
@@ -34,5 +41,9 @@ func.func @fattn_fwd_d128_e4m3_ds3(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x
 }
 func.func @fattn_fwd_d256_e4m3_causal(%q: memref<?x?x?x256xf8E4M3FN>, %k: memref<?x?x?x256xf8E4M3FN>, %v: memref<?x?x?x256xf8E4M3FN>, %o: memref<?x?x?x256xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>) outs(%o : memref<?x?x?x256xbf16>) {causal = true}
+  return
+}
+func.func @fattn_fwd_d256_e4m3_ds3(%q: memref<?x?x?x256xf8E4M3FN>, %k: memref<?x?x?x256xf8E4M3FN>, %v: memref<?x?x?x256xf8E4M3FN>, %o: memref<?x?x?x256xbf16>, %dq: memref<?x?x?xf32>, %dk: memref<?x?x?xf32>, %dv: memref<?x?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>) outs(%o : memref<?x?x?x256xbf16>) descale(%dq, %dk, %dv : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) {descale_block_q = 128 : i64, descale_block_kv = 128 : i64}
   return
 }

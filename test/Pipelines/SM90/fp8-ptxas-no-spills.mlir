@@ -10,7 +10,7 @@
 
 // FP8 kernels assemble without spills or stack, in the plain loop and the
 // overlapped one (fattn-compile's head dim 256 and 128 defaults), at head
-// dims 128 and 256 with per-tensor and per-block descales (the producer's transpose fits its 56
+// dims 128 and 256 with per-tensor and per-block descales (the producer's transpose fits its 24
 // registers). Neither serializes the e4m3 wgmmas (C7513): the overlapped
 // loop packs P only after P V's wait (KernelText.cpp, emitOverlappedLoop).
 // CHECK-COUNT-2: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
