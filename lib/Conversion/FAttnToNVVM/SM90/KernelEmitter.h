@@ -333,7 +333,7 @@ private:
 
   // FP8: the producer warpgroup copies and transposes V.
   /// Per-thread parts of the V transpose's addresses and byte selectors
-  /// (SM90FP8Transpose.h), computed once.
+  /// (SM90FP8Transpose.h), recomputed for each tile.
   struct TransposeLanes {
     string load, store, selector[2];
   };

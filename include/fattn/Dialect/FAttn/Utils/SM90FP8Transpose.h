@@ -7,8 +7,9 @@
 //   ldmatrix.x4 (b16)      4 matrices of 8 keys x 16 columns,
 //   prmt                   4 byte regroupings in each lane's registers,
 //   stmatrix.x4.trans      4 matrices of 8 V^T rows x 16 key slots,
-// about a third of the instructions and registers of 32-bit loads and
-// stores. These functions say which row each lane addresses and which bytes
+// fewer than half the instructions of 32-bit loads, byte permutes and 16-byte
+// stores, and few enough registers for the 24 of a TMA producer warpgroup.
+// These functions say which row each lane addresses and which bytes
 // its prmt picks; unittests/Dialect/FP8LayoutTest.cpp runs the three
 // instructions' PTX semantics on them and checks every byte of V^T.
 //
