@@ -56,24 +56,28 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+// fattn-compile's own options: --help lists only these, not the ones that
+// LLVM's libraries register (still accepted).
+static cl::OptionCategory compileCategory("fattn-compile options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
-                                      cl::Required);
+                                      cl::Required, cl::cat(compileCategory));
 static cl::opt<std::string> arch("arch", cl::desc("Target: sm_80 or sm_90a"),
-                                 cl::init("sm_80"));
+                                 cl::init("sm_80"), cl::cat(compileCategory));
 static cl::opt<std::string> emit("emit", cl::desc("ptx, cubin or json"),
-                                 cl::init("json"));
+                                 cl::init("json"), cl::cat(compileCategory));
 static cl::opt<std::string> output("o", cl::desc("Output file or directory"),
-                                   cl::Required);
+                                   cl::Required, cl::cat(compileCategory));
 static cl::opt<std::string> ptxasPath("ptxas", cl::desc("Path to ptxas"),
-                                      cl::init(""));
+                                      cl::init(""), cl::cat(compileCategory));
 static cl::opt<int64_t> blockM("block-m", cl::desc("Override block_m"),
-                               cl::init(0));
+                               cl::init(0), cl::cat(compileCategory));
 static cl::opt<int64_t> blockN("block-n", cl::desc("Override block_n"),
-                               cl::init(0));
+                               cl::init(0), cl::cat(compileCategory));
 static cl::opt<int64_t> stages("stages", cl::desc("Override the K/V stages"),
-                               cl::init(0));
+                               cl::init(0), cl::cat(compileCategory));
 static cl::opt<bool> verbose("v", cl::desc("Print ptxas's -v report"),
-                             cl::init(false));
+                             cl::init(false), cl::cat(compileCategory));
 
 namespace {
 struct Kernel {
@@ -377,6 +381,7 @@ FailureOr<llvm::json::Value> description(const Kernel &k) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  cl::HideUnrelatedOptions(compileCategory);
   cl::ParseCommandLineOptions(argc, argv, "fattn kernel compiler\n");
   if (arch != "sm_80" && arch != "sm_90a")
     return fail("--arch " + arch + " is not supported (sm_80, sm_90a)");
