@@ -135,6 +135,7 @@ FP8_CONFIGS = [
     ("seqpp_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "intra-wg-overlap=false pingpong=true"),
     ("ov_fp8_d128_n128", "e4m3:0,0,0", 128, {}, False, 128, 2, ""),
     ("ov_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, ""),
+    ("ov_fp8_d128_n224", "e4m3:0,0,0", 128, {}, False, 224, 2, ""),
     ("c3seq_fp8_d128_n64", "e4m3:0,0,0", 128, {}, False, 64, 2, "consumers=3 block-m=192 intra-wg-overlap=false"),
     ("seq_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 2, "intra-wg-overlap=false"),
     ("seq_fp8_d256_n128", "e4m3:0,0,0", 256, {}, False, 128, 2, "intra-wg-overlap=false"),
