@@ -33,6 +33,10 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
     specialize.consumers = options.consumers;
     specialize.producerRegisters = registers.producerRegisters;
     specialize.consumerRegisters = registers.consumerRegisters;
+    if (options.setmaxnreg && options.producerRegisters > 0)
+      specialize.producerRegisters = options.producerRegisters;
+    if (options.setmaxnreg && options.consumerRegisters > 0)
+      specialize.consumerRegisters = options.consumerRegisters;
     pm.addPass(createFAttnWarpSpecialize(specialize));
     if (options.intraWgOverlap)
       pm.addPass(createFAttnIntraWarpgroupOverlap());

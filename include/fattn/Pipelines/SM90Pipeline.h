@@ -34,6 +34,16 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       *this, "setmaxnreg",
       llvm::cl::desc("Move registers from the producer to the consumers"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> producerRegisters{
+      *this, "producer-registers",
+      llvm::cl::desc("With setmaxnreg: the producer warpgroup's registers "
+                     "per thread (0: 24, or 32 with three consumers)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> consumerRegisters{
+      *this, "consumer-registers",
+      llvm::cl::desc("With setmaxnreg: each consumer warpgroup's registers "
+                     "per thread (0: 240, or 160 with three consumers)"),
+      llvm::cl::init(0)};
   // The schedule: which of --fattn-warp-specialize, --fattn-intra-wg-overlap,
   // --fattn-pingpong and --fattn-persistent-tiles run (the last three need
   // the first).

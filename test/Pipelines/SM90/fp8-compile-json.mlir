@@ -7,16 +7,20 @@
 // RUN: rm -rf %t.ptx && fattn-compile %s --arch sm_90a --emit ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=OVERLAP < %t.ptx/fattn_fwd_d256_e4m3_causal.ptx
 // RUN: FileCheck %s --check-prefix=PLAIN < %t.ptx/fattn_fwd_d256_e4m3_ds3.ptx
+// RUN: FileCheck %s --check-prefix=WIDE < %t.ptx/fattn_fwd_d128_e4m3.ptx
 
 // fattn-compile's FP8 tiles (docs/PERF.md): at head dim 128 without a mask
-// 192-key tiles, or 128 with per-block K/V descales (whole tiles per block
-// of 128 rows); the overlapped loop (S of the next tile in flight during
+// 224-key tiles with 32 producer and 232 consumer registers, or 128 with
+// per-block K/V descales (whole tiles per block of 128 rows); the overlapped loop (S of the next tile in flight during
 // the softmax: a wait for all but one wgmma group), except at head dim 256
 // with per-block K/V descales, where it spills and the plain loop runs.
 // The description carries the FP8 ABI.
 // OVERLAP: wgmma.wait_group.sync.aligned 1;
+// WIDE-DAG: setmaxnreg.dec.sync.aligned.u32 32;
+// WIDE-DAG: setmaxnreg.inc.sync.aligned.u32 232;
+// WIDE-DAG: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3
 // PLAIN-NOT: wgmma.wait_group.sync.aligned 1;
-// CHECK: "block_n": 192,
+// CHECK: "block_n": 224,
 // CHECK: "descale": {
 // CHECK-NEXT: "k": {
 // CHECK-NEXT: "rank": 0
