@@ -162,10 +162,6 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
         op.getKDescale() &&
         cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
     bool fp8WideTiles = fp8 && headDim <= 128 && !masked && !perBlockKV;
-    if (fp8WideTiles) {
-      options.producerRegisters = 32;
-      options.consumerRegisters = 232;
-    }
     if (fp8)
       options.blockN = fp8WideTiles ? 224 : 128;
     else if (headDim > 128)
@@ -189,6 +185,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);
+    if (fp8WideTiles && options.consumers == 2) {
+      options.producerRegisters = 32;
+      options.consumerRegisters = 232;
+    }
     fattn::buildSM90Pipeline(pm, options);
     pm.addPass(createConvertNVVMToLLVMPass());
     pm.addPass(createReconcileUnrealizedCastsPass());
