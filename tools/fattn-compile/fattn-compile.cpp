@@ -154,14 +154,15 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
         causal && softcap && softcap.getValue().convertToFloat() > 0.0f;
     bool fp8 = isa<Float8E4M3FNType>(
         cast<MemRefType>(op.getQuery().getType()).getElementType());
-    // FP8 head dim 128 without a mask: 224-key tiles (FA3's), unless
-    // per-block K/V descales need whole tiles per block (of 128 rows by
-    // default). Their persistent producer needs 32 registers (24 spill the
-    // work loop's counter), and the consumers fit in the 232 left.
+    // FP8 head dim 128 without a mask and causal: 224-key tiles (FA3's),
+    // unless per-block K/V descales need whole tiles per block (of 128 rows
+    // by default). Their persistent producer needs 32 registers (24 spill
+    // the work loop's counter), and the consumers fit in the 232 left.
     bool perBlockKV =
         op.getKDescale() &&
         cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
-    bool fp8WideTiles = fp8 && headDim <= 128 && !masked && !perBlockKV;
+    bool fp8WideTiles =
+        fp8 && headDim <= 128 && (!masked || causal) && !perBlockKV;
     if (fp8)
       options.blockN = fp8WideTiles ? 224 : 128;
     else if (headDim > 128)

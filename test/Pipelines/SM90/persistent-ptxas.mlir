@@ -18,6 +18,8 @@
 // RUN: %ptxas -arch=sm_90a -v %t/bf16_d256_causal_softcap_lse.ptx -o %t/g.cubin 2>&1 | FileCheck %s --implicit-check-not=C7508
 // RUN: FileCheck %s --check-prefix=SOFTCAP128 < %t/bf16_d128_causal_softcap_lse.json
 // RUN: FileCheck %s --check-prefix=SOFTCAP256 < %t/bf16_d256_causal_softcap_lse.json
+// RUN: FileCheck %s --check-prefix=FP8-CAUSAL < %t/fp8_d128_causal.json
+// RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_causal.ptx -o %t/i.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 
 // fattn-compile runs --fattn-persistent-tiles where it measured faster
 // (docs/PERF.md): causal, and without a mask. Not with a sliding window
@@ -36,6 +38,8 @@
 // softcap's tanh, the causal kernels take smaller KV tiles for that.
 // SOFTCAP128: "block_n": 128
 // SOFTCAP256: "block_n": 64
+// FP8 head dim 128 takes 224-key tiles causal too (32 / 232 registers).
+// FP8-CAUSAL: "block_n": 224
 // CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 func.func @bf16_d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>)
