@@ -77,6 +77,7 @@ TEST(KeyPermutationNames, KnownAndUnknown) {
     EXPECT_EQ(getKeySource(kWgmmaE4M3K32KeyPermutation, slot),
               wgmmaE4M3K32KeySource(slot));
 }
+
 // One step of the sm_90a producer's V transpose (SM90FP8Transpose.h), run
 // with the PTX semantics of ldmatrix.x4, prmt and stmatrix.x4.trans on 16
 // keys x 32 columns of V whose bytes are their own (key, column).
