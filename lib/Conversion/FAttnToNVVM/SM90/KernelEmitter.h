@@ -376,12 +376,13 @@ private:
   /// Non-persistent 16-bit kernels stage O in Q's buffer, which nothing
   /// reloads once the warpgroup's last S = Q K^T has completed.
   bool stagesOutput() const { return !cfg.persistent && !cfg.isFP8(); }
-  /// Otherwise, 16-bit kernels with more than 128 head-dim columns (128
-  /// 4-byte stores per thread) transpose O across each quad and store 16
-  /// bytes at a time: measured +6..+11% at head dim 256 causal, 2k-8k, and
-  /// -1..-3% for FP8 head dim 256 and 16-bit head dims <= 128 (docs/PERF.md).
+  /// Otherwise, kernels with more than 128 head-dim columns (128 4-byte
+  /// stores per thread) transpose O across each quad and store 16 bytes at
+  /// a time: measured +6..+11% at 16-bit head dim 256 causal, 2k-8k, and
+  /// +0..+7% for FP8 head dim 256 in the overlapped loop; -1..-3% for FP8
+  /// in the plain loop and for head dims <= 128 (docs/PERF.md).
   bool transposesOutputInQuads() const {
-    return !cfg.isFP8() && dPad > 128;
+    return dPad > 128 && (!cfg.isFP8() || opts.intraWarpgroupOverlap);
   }
   TileSoftmax emitSoftmax(const string &scores, const string &j,
                           const string oldMax[2], const string oldSum[2],
