@@ -11,15 +11,20 @@
 
 // fattn-compile's FP8 tiles (docs/PERF.md): at head dim 128 without a mask
 // 224-key tiles with 32 producer and 232 consumer registers, or 128 with
-// per-block K/V descales (whole tiles per block of 128 rows); the overlapped loop (S of the next tile in flight during
-// the softmax: a wait for all but one wgmma group), except at head dim 256
-// with per-block K/V descales, where it spills and the plain loop runs.
+// per-block K/V descales (whole tiles per block of 128 rows); the
+// overlapped loop (S of the next tile in flight during the softmax: a wait
+// for all but one wgmma group), except at head dim 256 with per-block K/V
+// descales, where it spills and the plain loop runs.
 // The description carries the FP8 ABI.
+// In the overlapped loop O leaves through the quad transpose (16-byte
+// stores), in the plain one as 4-byte words.
 // OVERLAP: wgmma.wait_group.sync.aligned 1;
+// OVERLAP: st.global.v4.b32
 // WIDE-DAG: setmaxnreg.dec.sync.aligned.u32 32;
 // WIDE-DAG: setmaxnreg.inc.sync.aligned.u32 232;
 // WIDE-DAG: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3
 // PLAIN-NOT: wgmma.wait_group.sync.aligned 1;
+// PLAIN: st.global.b32
 // CHECK: "block_n": 224,
 // CHECK: "descale": {
 // CHECK-NEXT: "k": {
