@@ -222,10 +222,7 @@ string SM90KernelEmitter::loadDescale(const char *tensor,
   string ptr = e.def(formatv("llvm.addrspacecast %{0}_descale : !llvm.ptr to "
                              "!llvm.ptr<1>", tensor).str());
   if (spec.rank >= 2) {
-    string off = e.bin(
-        "add", e.bin("mul", e.zext64(batch), formatv("%{0}_descale_stride_b", tensor).str(), "i64"),
-        e.bin("mul", e.zext64(headIdx), formatv("%{0}_descale_stride_h", tensor).str(), "i64"),
-        "i64");
+    string off = headOffset(formatv("{0}_descale", tensor).str(), headIdx);
     if (spec.rank == 3)
       off = e.bin("add", off,
                   e.bin("mul", e.zext64(blockIdx),

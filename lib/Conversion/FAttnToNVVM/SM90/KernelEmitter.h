@@ -361,10 +361,10 @@ private:
   /// memory (stagesOutput()), transposed across each quad
   /// (transposesOutputInQuads()), or straight from the accumulator layout.
   void storeODirect(ArrayRef<string> acc, const string inv[2]);
-  /// The element offset of the work item's (batch, head) in `tensor` (o or
-  /// lse: its %<tensor>_stride_b and _h).
-  string headOffset(const char *tensor);
-  /// %o as a global pointer, and headOffset("o").
+  /// The element offset of (the work item's batch, headIdx) in `tensor`
+  /// (o, lse or a descale: its %<tensor>_stride_b and _h).
+  string headOffset(const string &tensor, const string &headIdx);
+  /// %o as a global pointer, and headOffset("o", head).
   std::pair<string, string> outputBase();
   /// O / l of accumulator row r (0: the thread's row, 1: row + 8), columns
   /// 8i + 2 * quad + {0, 1}, as one word of two output elements.

@@ -600,18 +600,19 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   }
 }
 
-string SM90KernelEmitter::headOffset(const char *tensor) {
+string SM90KernelEmitter::headOffset(const string &tensor,
+                                     const string &headIdx) {
   return e.bin("add",
                e.bin("mul", e.zext64(batch), formatv("%{0}_stride_b", tensor).str(),
                      "i64"),
-               e.bin("mul", e.zext64(head), formatv("%{0}_stride_h", tensor).str(),
-                     "i64"),
+               e.bin("mul", e.zext64(headIdx),
+                     formatv("%{0}_stride_h", tensor).str(), "i64"),
                "i64");
 }
 
 std::pair<string, string> SM90KernelEmitter::outputBase() {
   string oGlobal = e.def("llvm.addrspacecast %o : !llvm.ptr to !llvm.ptr<1>");
-  return {oGlobal, headOffset("o")};
+  return {oGlobal, headOffset("o", head)};
 }
 
 string SM90KernelEmitter::outputWord(ArrayRef<string> acc, const string &inv,
@@ -845,7 +846,7 @@ void SM90KernelEmitter::emitEpilogue() {
     storeODirect(accVals, inv);
   if (cfg.hasLse) {
     string lseGlobal = e.def("llvm.addrspacecast %lse : !llvm.ptr to !llvm.ptr<1>");
-    string lseHeadBase = headOffset("lse");
+    string lseHeadBase = headOffset("lse", head);
     for (int r = 0; r < 2; ++r) {
       // The quad's first thread stores the row's LSE.
       string next = "lse_done" + str(r), body = "store_lse" + str(r);
