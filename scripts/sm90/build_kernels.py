@@ -156,6 +156,8 @@ FP8_CONFIGS = [
     ("ptov_fp8_d128_n160", "e4m3:0,0,0", 128, {}, False, 160, 2, "persistent=true"),
     ("ptovr32_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "persistent=true producer-registers=32 consumer-registers=232"),
     ("ptovr32_fp8_d128_n224", "e4m3:0,0,0", 128, {}, False, 224, 2, "persistent=true producer-registers=32 consumer-registers=232"),
+    ("ptseqppr32_fp8_d128_n224", "e4m3:0,0,0", 128, {}, False, 224, 2, "persistent=true intra-wg-overlap=false pingpong=true producer-registers=32 consumer-registers=232"),
+    ("ptovpp_fp8_d128_n192", "e4m3:0,0,0", 128, {}, False, 192, 2, "persistent=true pingpong=true"),
     ("ptovc3_fp8_d128_n64", "e4m3:0,0,0", 128, {}, False, 64, 2, "persistent=true consumers=3 block-m=192"),
     ("ptcausal_fp8_d128_n128", "e4m3:0,0,0", 128, {"causal": True}, False, 128, 2, "persistent=true"),
     ("ptcausal_fp8_d256_n128", "e4m3:0,0,0", 256, {"causal": True}, False, 128, 2, "persistent=true"),
