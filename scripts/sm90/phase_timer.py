@@ -117,7 +117,8 @@ def instrument(src, dst):
 
 
 def run(kdir, name, seqlen):
-    import ctypes, json, os
+    import ctypes
+    import json
     import torch
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from check_sm90 import Kernel, check, cuda, fp8_inputs, bshd  # noqa: E402
