@@ -29,6 +29,12 @@ stays live keeps the wait where the PTX has it (docs/SCHEDULING.md). With
 PH_POINTS=1 (a comma-separated list of the points above) only those reads
 are inserted: PH_POINTS=1 is that pinned schedule with the least else.
 
+With PH_TRACE=1 the instrumenter records a timeline instead of sums: thread 0
+of each warpgroup of CTA 0 stores (point, clock) at every point of its first
+iterations into `fattn_trace`, and `run` prints iterations PH_TRACE_SKIP (40)
+to PH_TRACE_SKIP + 9 of both consumer warpgroups on one clock, which shows how
+their phases interleave (docs/SCHEDULING.md).
+
 usage:
   phase_timer.py instrument IN.ptx OUT.ptx   (here; then ptxas -arch=sm_90a)
   phase_timer.py run KERNEL_DIR NAME [SEQLEN]  (GPU machine; KERNEL_DIR as
@@ -41,10 +47,37 @@ import sys
 NAMES = ["other", "softmax", "pv-wait", "rescale", "ring", "issue", "s-wait"]
 
 
+# PH_TRACE=1 (instrument): instead of the sums, thread 0 of each warpgroup of
+# CTA 0 writes a (point, clock) pair at every point to fattn_trace[wg], up to
+# TRACE_LEN pairs: the timeline of the warpgroups' first iterations.
+TRACE = bool(os.environ.get("PH_TRACE"))
+TRACE_LEN = 4096
+
+
 def point(k):
+    if TRACE:  # the timeline only: no sums, few live registers
+        return [f"\t// phase_timer: end of {NAMES[k]}", "\tmov.u32 \t%phn, %clock;",
+                "\tsetp.lt.and.u32 \t%phq, %phto, %phte, %phtr;",
+                "\tcvt.u64.u32 \t%phw, %phto;", "\tmov.u64 \t%phaddr, fattn_trace;",
+                "\tadd.u64 \t%phaddr, %phaddr, %phw;",
+                f"\t@%phq st.global.v2.u32 \t[%phaddr], {{{k}, %phn}};",
+                "\t@%phq add.u32 \t%phto, %phto, 8;"]
     return [f"\t// phase_timer: end of {NAMES[k]}",
             f"\tmov.u32 \t%phn, %clock;", f"\tsub.u32 \t%pht, %phn, %phl;",
             f"\tadd.u32 \t%pha{k}, %pha{k}, %pht;", f"\tmov.u32 \t%phl, %phn;"]
+
+
+def trace_setup():
+    """%phtr: this thread traces; [%phto, %phte): its byte range of
+    fattn_trace."""
+    if not TRACE:
+        return []
+    return ["\t.reg .b32 \t%phto, %phte;", "\t.reg .pred \t%phtr, %phq;",
+            "\tmov.u32 \t%phtid, %tid.x;", "\tand.b32 \t%pht, %phtid, 127;",
+            "\tmov.u32 \t%phn, %ctaid.x;", "\tor.b32 \t%pht, %pht, %phn;",
+            "\tsetp.eq.u32 \t%phtr, %pht, 0;", "\tshr.u32 \t%pht, %phtid, 7;",
+            f"\tmul.lo.u32 \t%phto, %pht, {TRACE_LEN * 8};",
+            f"\tadd.u32 \t%phte, %phto, {TRACE_LEN * 8};"]
 
 
 def find(lines, start, pred, stop=None):
@@ -100,7 +133,7 @@ def instrument(src, dst):
         (top + 1, [f"\t// phase_timer: KV loop {lines[top].strip()[:-1]}"] + point(0) +
          ["\tadd.u32 \t%pha7, %pha7, 1;"]),
         (brace + 1, ["\t.reg .b32 \t%phl, %phn, %pht, %phtid;", "\t.reg .b32 \t%pha<8>;",
-                     "\t.reg .b64 \t%phw, %phaddr;", "\t.reg .pred \t%php;"] +
+                     "\t.reg .b64 \t%phw, %phaddr;", "\t.reg .pred \t%php;"] + trace_setup() +
          [f"\tmov.u32 \t%pha{k}, 0;" for k in range(8)] + ["\tmov.u32 \t%phl, %clock;"]),
     ]
     keep = os.environ.get("PH_POINTS")
@@ -112,7 +145,8 @@ def instrument(src, dst):
     for at, new in sorted(edits, key=lambda e: -e[0]):
         lines[at:at] = new
     addr = find(lines, 0, lambda s: s.startswith(".address_size"))
-    lines[addr + 1:addr + 1] = [".global .align 8 .u64 fattn_phase[32];"]
+    lines[addr + 1:addr + 1] = [".global .align 8 .u64 fattn_phase[32];"] + (
+        [f".global .align 8 .u32 fattn_trace[{4 * TRACE_LEN * 2}];"] if TRACE else [])
     open(dst, "w").write("\n".join(lines))
 
 
@@ -155,6 +189,9 @@ def run(kdir, name, seqlen):
     if not counters:
         print(f"PHASES {name} S={seqlen}: {tflops:.0f} TFLOP/s (not instrumented)")
         return
+    if print_trace(kern, int(os.environ.get("PH_TRACE_SKIP", "40"))):
+        print(f"PHASES {name} S={seqlen}: {tflops:.0f} TFLOP/s (traced)")
+        return
     host = (ctypes.c_uint64 * 32)()
     check(cuda.cuMemcpyDtoH_v2(host, ptr, size), "cuMemcpyDtoH")
     print(f"PHASES {name} S={seqlen}: {tflops:.0f} TFLOP/s (instrumented); clocks per KV iteration "
@@ -166,6 +203,52 @@ def run(kdir, name, seqlen):
         per = [a / acc[7] for a in acc[:7]]
         cells = " ".join(f"{n}={p:.0f}" for n, p in zip(NAMES, per))
         print(f"PHASES   wg{wg}: iterations {acc[7]}, total {sum(per):.0f}: {cells}")
+
+
+def print_trace(kern, skip, rows=10):
+    """The timeline of CTA 0's consumer warpgroups in the last launch of a
+    PH_TRACE kernel: for iterations skip .. skip + rows, the clock at which
+    each phase ends, relative to warpgroup 1's loop top of the first one
+    shown. False for a kernel without the trace."""
+    import ctypes
+    from check_sm90 import cuda, check  # noqa: E402
+    ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
+    if cuda.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), kern.module,
+                                 b"fattn_trace") != 0:
+        return False
+    host = (ctypes.c_uint32 * (size.value // 4))()
+    check(cuda.cuMemcpyDtoH_v2(host, ptr, size), "cuMemcpyDtoH")
+    iters = {}
+    for wg in (1, 2, 3):
+        rec = [(host[2 * (wg * TRACE_LEN + i)], host[2 * (wg * TRACE_LEN + i) + 1])
+               for i in range(TRACE_LEN)]
+        its, cur = [], None
+        for k, clk in rec:
+            if k == 0 and clk == 0:
+                break
+            if k == 0:
+                cur = {}
+                its.append(cur)
+            if cur is not None:
+                cur[k] = clk
+        if its:
+            iters[wg] = its
+    if 1 not in iters or len(iters[1]) <= skip:
+        print(f"TRACE: fewer than {skip + 1} iterations recorded")
+        return True
+    t0 = iters[1][skip][0]
+    print(f"TRACE clocks relative to wg1's loop top of iteration {skip} "
+          f"(points: 0 top, then the end of {', '.join(NAMES[1:])})")
+    for i in range(skip, skip + rows):
+        cells = []
+        for wg, its in sorted(iters.items()):
+            if i < len(its):
+                pts = its[i]
+                cells.append(f"wg{wg}: " + " ".join(
+                    f"{k}:{((pts[k] - t0 + (1 << 31)) & 0xffffffff) - (1 << 31)}"
+                    for k in sorted(pts)))
+        print(f"TRACE it{i}: " + " | ".join(cells))
+    return True
 
 
 if __name__ == "__main__":

@@ -189,11 +189,11 @@ struct TileDescales {
 struct TileSoftmax {
   string max[2], sum[2], alpha[2];
   /// P in the A-fragment layout of wgmma k16, or of e4m3 k32 with the keys
-  /// permuted (wgmma_e4m3_k32): registers 4kk..4kk+3 per k step. Empty for
-  /// FP8 until packFP8Probabilities.
-  SmallVector<string> packedP;
-  /// FP8: P as f32 on the accumulator layout, packed where the schedule
+  /// permuted (wgmma_e4m3_k32): registers 4kk..4kk+3 per k step. Empty
+  /// until packProbabilities, which the loops call where the schedule
   /// allows (see emitOverlappedLoop).
+  SmallVector<string> packedP;
+  /// P as f32 on the accumulator layout.
   SmallVector<string> probabilities;
 };
 
@@ -388,6 +388,8 @@ private:
                           const string oldMax[2], const string oldSum[2],
                           const TileDescales &descales);
   SmallVector<string> packProbabilitiesE4M3(ArrayRef<string> p);
+  /// P on the A-fragment layout of the P V wgmma, from f32 probabilities.
+  SmallVector<string> packProbabilities(ArrayRef<string> p);
   /// V's ring as the consumers read it: V^T for FP8.
   int64_t fullValueBar() const {
     return cfg.isFP8() ? layout.fullVtBar() : layout.fullVBar();

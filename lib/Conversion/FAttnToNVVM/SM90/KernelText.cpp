@@ -66,6 +66,16 @@ string SM90KernelEmitter::signature() {
   return s;
 }
 
+SmallVector<string>
+SM90KernelEmitter::packProbabilities(ArrayRef<string> p) {
+  if (cfg.isFP8())
+    return packProbabilitiesE4M3(p);
+  SmallVector<string> packed;
+  for (size_t i = 0; i + 1 < p.size(); i += 2)
+    packed.push_back(packPair(p[i], p[i + 1], cfg.elementType));
+  return packed;
+}
+
 string SM90KernelEmitter::packPair(const string &a, const string &b,
                                    const string &half) {
   string v = e.def("llvm.mlir.poison : vector<2xf32>");
@@ -322,22 +332,26 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
                               e.f32(static_cast<float>(kFP8ProbabilityLog2)),
                               "f32")
                       : negScaled;
-    string rowSum = zero;
+    // The row sum as independent chains of adds: one chain of 56 (FP8 with
+    // 224-key tiles) is a dependency chain that the single warp per SM
+    // sub-partition cannot hide; two measured 2-3% faster there, and
+    // nothing or worse for rows of 40 scores or fewer (docs/PERF.md).
+    SmallVector<string> sums(numS / 2 > 40 ? 2 : 1);
+    int64_t inRow = 0;
     for (int64_t i = 0; i < numS; ++i) {
       if ((i % 4) / 2 != r)
         continue;
       p[i] = e.ex2(e.fma(sv[i], coef, bias));
-      rowSum = e.bin("fadd", rowSum, p[i], "f32");
+      string &chain = sums[inRow++ % sums.size()];
+      chain = chain.empty() ? p[i] : e.bin("fadd", chain, p[i], "f32");
     }
+    string rowSum = sums[0];
+    for (size_t c = 1; c < sums.size(); ++c)
+      rowSum = e.bin("fadd", rowSum, sums[c], "f32");
     // l stays a per-thread partial sum; the quad reduces it at the end.
     out.sum[r] = e.fma(oldSum[r], out.alpha[r], rowSum);
   }
-  if (cfg.isFP8()) {
-    out.probabilities = std::move(p);
-    return out;
-  }
-  for (int64_t i = 0; i < numS / 2; ++i)
-    out.packedP.push_back(packPair(p[2 * i], p[2 * i + 1], cfg.elementType));
+  out.probabilities = std::move(p);
   return out;
 }
 
@@ -451,8 +465,7 @@ void SM90KernelEmitter::emitSequentialLoop() {
   string s = scoresAlone(stage, phase);
   const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
   TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
-  if (cfg.isFP8())
-    sm.packedP = packProbabilitiesE4M3(sm.probabilities);
+  sm.packedP = packProbabilities(sm.probabilities);
   // O *= alpha (and, with per-block V descales, into this tile's units).
   SmallVector<string> o = unpack("%acc", numO, oType);
   string valueDescale;
@@ -510,8 +523,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     string s = scoresAlone(stage, phase);
     const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
     TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
-    if (cfg.isFP8())
-      sm.packedP = packProbabilitiesE4M3(sm.probabilities);
+    sm.packedP = packProbabilities(sm.probabilities);
     string one = deferRescale ? e.f32(1.0f) : string();
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
                  "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
@@ -552,6 +564,10 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     release(layout.emptyKBar(), stage);
     const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
     TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
+    // 16-bit P is packed right away (packed after the wait below, it
+    // measured the same, docs/PERF.md); e4m3 P only after the wait.
+    if (!cfg.isFP8())
+      sm.packedP = packProbabilities(sm.probabilities);
     string valueDescale;
     std::array<string, 2> factor =
         rescaleFactors(sm, "%dvp", descales.value, valueDescale);
@@ -563,7 +579,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     // exp2s, the bulk of the softmax, still overlap the GEMM. P_j's
     // registers become the next P V's A operand.
     if (cfg.isFP8())
-      sm.packedP = packProbabilitiesE4M3(sm.probabilities);
+      sm.packedP = packProbabilities(sm.probabilities);
     release(emptyValueBar(), prevStage);
     emitLoadAhead(prev);
     if (!deferRescale)
