@@ -332,10 +332,11 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
                               e.f32(static_cast<float>(kFP8ProbabilityLog2)),
                               "f32")
                       : negScaled;
-    // The row sum as independent chains of adds: one chain of 56 (FP8 with
-    // 224-key tiles) is a dependency chain that the single warp per SM
-    // sub-partition cannot hide; two measured 2-3% faster there, and
-    // nothing or worse for rows of 40 scores or fewer (docs/PERF.md).
+    // The row sum as independent chains of adds: a warpgroup is one warp
+    // per SM sub-partition, which cannot hide a dependent chain of 56 adds
+    // (FP8, 224-key tiles). Two chains measured up to 3% faster with rows
+    // of 48 and 56 scores, and nothing or slower with 40 or fewer
+    // (docs/PERF.md, 2026-11-30).
     SmallVector<string> sums(numS / 2 > 40 ? 2 : 1);
     int64_t inRow = 0;
     for (int64_t i = 0; i < numS; ++i) {
