@@ -189,8 +189,10 @@ def run(kdir, name, seqlen):
     if not counters:
         print(f"PHASES {name} S={seqlen}: {tflops:.0f} TFLOP/s (not instrumented)")
         return
-    if print_trace(kern, int(os.environ.get("PH_TRACE_SKIP", "40"))):
+    timeline = read_trace(kern)
+    if timeline is not None:
         print(f"PHASES {name} S={seqlen}: {tflops:.0f} TFLOP/s (traced)")
+        print_trace(timeline, int(os.environ.get("PH_TRACE_SKIP", "40")))
         return
     host = (ctypes.c_uint64 * 32)()
     check(cuda.cuMemcpyDtoH_v2(host, ptr, size), "cuMemcpyDtoH")
@@ -205,26 +207,24 @@ def run(kdir, name, seqlen):
         print(f"PHASES   wg{wg}: iterations {acc[7]}, total {sum(per):.0f}: {cells}")
 
 
-def print_trace(kern, skip, rows=10):
-    """The timeline of CTA 0's consumer warpgroups in the last launch of a
-    PH_TRACE kernel: for iterations skip .. skip + rows, the clock at which
-    each phase ends, relative to warpgroup 1's loop top of the first one
-    shown. False for a kernel without the trace."""
+def read_trace(kern):
+    """The iterations recorded by a PH_TRACE kernel in its last launch, per
+    warpgroup index (tid / 128): a list of {point: clock} dicts, one per
+    visit of the loop's top. None for a kernel without the trace."""
     import ctypes
     from check_sm90 import cuda, check  # noqa: E402
     ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
     if cuda.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), kern.module,
                                  b"fattn_trace") != 0:
-        return False
+        return None
     host = (ctypes.c_uint32 * (size.value // 4))()
     check(cuda.cuMemcpyDtoH_v2(host, ptr, size), "cuMemcpyDtoH")
-    iters = {}
-    for wg in (1, 2, 3):
-        rec = [(host[2 * (wg * TRACE_LEN + i)], host[2 * (wg * TRACE_LEN + i) + 1])
-               for i in range(TRACE_LEN)]
+    timeline = {}
+    for wg in range(4):
         its, cur = [], None
-        for k, clk in rec:
-            if k == 0 and clk == 0:
+        for i in range(TRACE_LEN):
+            k, clk = host[2 * (wg * TRACE_LEN + i)], host[2 * (wg * TRACE_LEN + i) + 1]
+            if k == 0 and clk == 0:  # never written
                 break
             if k == 0:
                 cur = {}
@@ -232,23 +232,29 @@ def print_trace(kern, skip, rows=10):
             if cur is not None:
                 cur[k] = clk
         if its:
-            iters[wg] = its
-    if 1 not in iters or len(iters[1]) <= skip:
+            timeline[wg] = its
+    return timeline
+
+
+def print_trace(timeline, skip, rows=10):
+    """Iterations skip .. skip + rows - 1 of every traced warpgroup: the clock
+    at which each phase ends, relative to the loop top of iteration `skip` of
+    the first warpgroup."""
+    if not timeline or len(next(iter(timeline.values()))) <= skip:
         print(f"TRACE: fewer than {skip + 1} iterations recorded")
-        return True
-    t0 = iters[1][skip][0]
-    print(f"TRACE clocks relative to wg1's loop top of iteration {skip} "
+        return
+    first = min(timeline)
+    t0 = timeline[first][skip][0]
+    print(f"TRACE clocks relative to wg{first}'s loop top of iteration {skip} "
           f"(points: 0 top, then the end of {', '.join(NAMES[1:])})")
     for i in range(skip, skip + rows):
         cells = []
-        for wg, its in sorted(iters.items()):
+        for wg, its in sorted(timeline.items()):
             if i < len(its):
-                pts = its[i]
                 cells.append(f"wg{wg}: " + " ".join(
-                    f"{k}:{((pts[k] - t0 + (1 << 31)) & 0xffffffff) - (1 << 31)}"
-                    for k in sorted(pts)))
+                    f"{k}:{((clk - t0 + (1 << 31)) & 0xffffffff) - (1 << 31)}"
+                    for k, clk in sorted(its[i].items())))
         print(f"TRACE it{i}: " + " | ".join(cells))
-    return True
 
 
 if __name__ == "__main__":
