@@ -231,7 +231,9 @@ def read_trace(kern):
                 its.append(cur)
             if cur is not None:
                 cur[k] = clk
-        if its:
+        # Every warpgroup's thread 0 passes point 0 once more on its way out
+        # (the producer only there): keep the warpgroups that ran the loop.
+        if len(its) > 1:
             timeline[wg] = its
     return timeline
 
@@ -240,10 +242,11 @@ def print_trace(timeline, skip, rows=10):
     """Iterations skip .. skip + rows - 1 of every traced warpgroup: the clock
     at which each phase ends, relative to the loop top of iteration `skip` of
     the first warpgroup."""
-    if not timeline or len(next(iter(timeline.values()))) <= skip:
-        print(f"TRACE: fewer than {skip + 1} iterations recorded")
+    first = min(timeline) if timeline else None
+    if first is None or len(timeline[first]) <= skip:
+        counts = ", ".join(f"wg{wg} {len(its)}" for wg, its in sorted(timeline.items()))
+        print(f"TRACE: fewer than {skip + 1} iterations recorded ({counts or 'none'})")
         return
-    first = min(timeline)
     t0 = timeline[first][skip][0]
     print(f"TRACE clocks relative to wg{first}'s loop top of iteration {skip} "
           f"(points: 0 top, then the end of {', '.join(NAMES[1:])})")
