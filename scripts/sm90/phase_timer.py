@@ -40,6 +40,7 @@ usage:
   phase_timer.py run KERNEL_DIR NAME [SEQLEN]  (GPU machine; KERNEL_DIR as
       build_kernels.py writes it, with NAME's cubin built from OUT.ptx)
 """
+import ctypes
 import os
 import re
 import sys
@@ -151,7 +152,6 @@ def instrument(src, dst):
 
 
 def run(kdir, name, seqlen):
-    import ctypes
     import json
     import torch
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -168,15 +168,13 @@ def run(kdir, name, seqlen):
     o = torch.empty(b, seqlen, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
     lse = torch.empty(b, h, seqlen, device="cuda") if desc["has_lse"] else None
     fn = kern.prepare(q, k, v, o, lse, descales)
-    ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
     # A kernel without the counters (not instrumented) is only timed.
-    counters = cuda.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), kern.module,
-                                         b"fattn_phase") == 0
+    counters = module_global(kern, "fattn_phase")
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
     if counters:
-        check(cuda.cuMemsetD8_v2(ptr, 0, size), "cuMemsetD8")
+        check(cuda.cuMemsetD8_v2(counters[0], 0, counters[1]), "cuMemsetD8")
     e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     reps = 10
     e0.record()
@@ -194,8 +192,7 @@ def run(kdir, name, seqlen):
         print(f"PHASES {name} S={seqlen}: {tflops:.0f} TFLOP/s (traced)")
         print_trace(timeline, int(os.environ.get("PH_TRACE_SKIP", "40")))
         return
-    host = (ctypes.c_uint64 * 32)()
-    check(cuda.cuMemcpyDtoH_v2(host, ptr, size), "cuMemcpyDtoH")
+    host = copy_global(counters, ctypes.c_uint64)
     print(f"PHASES {name} S={seqlen}: {tflops:.0f} TFLOP/s (instrumented); clocks per KV iteration "
           "of one consumer warp")
     for wg in range(4):
@@ -207,18 +204,34 @@ def run(kdir, name, seqlen):
         print(f"PHASES   wg{wg}: iterations {acc[7]}, total {sum(per):.0f}: {cells}")
 
 
+def module_global(kern, symbol):
+    """(device pointer, bytes) of the global `symbol` in the kernel's module,
+    or None when the module has no such global."""
+    from check_sm90 import cuda  # noqa: E402
+    ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
+    if cuda.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), kern.module,
+                                 symbol.encode()) != 0:
+        return None
+    return ptr, size
+
+
+def copy_global(where, ctype):
+    """The global at `where` (module_global's pair) as a host array of ctype."""
+    from check_sm90 import cuda, check  # noqa: E402
+    ptr, size = where
+    host = (ctype * (size.value // ctypes.sizeof(ctype)))()
+    check(cuda.cuMemcpyDtoH_v2(host, ptr, size), "cuMemcpyDtoH")
+    return host
+
+
 def read_trace(kern):
     """The iterations recorded by a PH_TRACE kernel in its last launch, per
     warpgroup index (tid / 128): a list of {point: clock} dicts, one per
     visit of the loop's top. None for a kernel without the trace."""
-    import ctypes
-    from check_sm90 import cuda, check  # noqa: E402
-    ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
-    if cuda.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), kern.module,
-                                 b"fattn_trace") != 0:
+    where = module_global(kern, "fattn_trace")
+    if where is None:
         return None
-    host = (ctypes.c_uint32 * (size.value // 4))()
-    check(cuda.cuMemcpyDtoH_v2(host, ptr, size), "cuMemcpyDtoH")
+    host = copy_global(where, ctypes.c_uint32)
     timeline = {}
     for wg in range(4):
         its, cur = [], None
