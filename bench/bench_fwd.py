@@ -17,7 +17,10 @@ available (no library entry, no fattn-compile) is reported as missing.
 quantized by fattn.quantize_fp8 outside the timed region with per-block factors: one
 per 128 rows of Q and of K/V, the preset "fp8" kernels) beside SDPA's cuDNN and
 FlashAttention-2 backends in bf16 on the same values, same run. The check against
-SDPA allows FP8_CHECK_TOLERANCE (the inputs' e4m3 rounding).
+SDPA allows FP8_CHECK_TOLERANCE (the inputs' e4m3 rounding). The fp8 table has two
+fattn columns: V as given (BSHD) and V^T, the same e4m3 V pre-transposed once by
+fattn.transpose_value_fp8 outside the timed region (flash_attn_func(...,
+v_layout=fattn.VALUE_LAYOUT_SM90)); --fp8-v-layout bshd|transposed times one of them.
 """
 from __future__ import annotations
 
@@ -75,8 +78,8 @@ def rel_l2(a, b):
 
 def run_case(d, n, causal, dtype, args, prepare, tolerance, label):
     """One row: the SDPA peers and fattn on the same random inputs (in `dtype`).
-    prepare(q, k, v) returns the fattn call to check against the first peer's output
-    (rel L2 <= tolerance) and time."""
+    prepare(q, k, v) returns {column: fattn call}; each call is checked against the
+    first peer's output (rel L2 <= tolerance) and timed."""
     b, h = 16384 // n, 2048 // d
     row = {"d": d, "n": n, "b": b, "h": h, "causal": causal}
     gen = torch.Generator(device="cuda")
@@ -99,36 +102,45 @@ def run_case(d, n, causal, dtype, args, prepare, tolerance, label):
         except RuntimeError as e:
             row[name] = "ERR"
             print(f"  {name} d={d} n={n} causal={causal}: {str(e)[:120]}", file=sys.stderr)
-    try:
-        call = prepare(q, k, v)
-        out = call()
-        if reference is not None:
-            err = rel_l2(out, reference)
-            row["fattn_vs_sdpa_rel_l2"] = float(f"{err:.2e}")
-            if not math.isfinite(err) or err > tolerance:
-                row["fattn"] = "WRONG"
-                call = None
+    for column, call in prepare(q, k, v).items():
+        call = check_column(row, column, call, reference, tolerance,
+                            f"{label} d={d} n={n} causal={causal}")
         if call is not None and args.interleave:
-            timed["fattn"] = call
+            timed[column] = call
         elif call is not None:
             ms = time_ms(call, args.warmup, args.rep)
-            row["fattn"] = round(f / (ms * 1e-3) / 1e12, 1)
-    except fattn.KernelNotFoundError:
-        row["fattn"] = "missing"
-    except (RuntimeError, ValueError) as e:
-        row["fattn"] = "ERR"
-        print(f"  {label} d={d} n={n} causal={causal}: {str(e)[:300]}", file=sys.stderr)
+            row[column] = round(f / (ms * 1e-3) / 1e12, 1)
     if timed:
         for name, ms in median_ms_interleaved(timed, args.warmup, args.rep).items():
             row[name] = round(f / (ms * 1e-3) / 1e12, 1)
     return row
 
 
+def check_column(row, column, call, reference, tolerance, where):
+    """Runs one fattn call once: the call to time, or None with row[column] saying
+    why not (missing kernel, error, WRONG against the reference)."""
+    try:
+        out = call()
+    except fattn.KernelNotFoundError:
+        row[column] = "missing"
+        return None
+    except (RuntimeError, ValueError) as e:
+        row[column] = "ERR"
+        print(f"  {where} [{column}]: {str(e)[:300]}", file=sys.stderr)
+        return None
+    if reference is not None:
+        err = rel_l2(out, reference)
+        row[f"{column}_vs_sdpa_rel_l2"] = float(f"{err:.2e}")
+        if not math.isfinite(err) or err > tolerance:
+            row[column] = "WRONG"
+            return None
+    return call
+
+
 def bench_one(d, n, causal, dtype, args):
-    return run_case(d, n, causal, dtype, args,
-                    lambda q, k, v: lambda: fattn.flash_attn_func(q, k, v, causal=causal,
-                                                                  arch=args.arch),
-                    CHECK_TOLERANCE, "fattn")
+    def prepare(q, k, v):
+        return {"fattn": lambda: fattn.flash_attn_func(q, k, v, causal=causal, arch=args.arch)}
+    return run_case(d, n, causal, dtype, args, prepare, CHECK_TOLERANCE, "fattn")
 
 
 def fp8_inputs(q, k, v, per="block"):
@@ -145,10 +157,18 @@ def fp8_inputs(q, k, v, per="block"):
 
 
 def bench_fp8(d, n, causal, args):
-    """fattn fp8 beside SDPA cuDNN / FA2 in bf16, on the same (bf16) values."""
+    """fattn fp8 beside SDPA cuDNN / FA2 in bf16, on the same (bf16) values: column
+    "fattn" with BSHD V, "fattn_vt" with V pre-transposed (once, untimed)."""
     def prepare(q, k, v):
         q8, k8, v8, kw = fp8_inputs(q, k, v, args.fp8_descale)
-        return lambda: fattn.flash_attn_func(q8, k8, v8, causal=causal, **kw)
+        calls = {}
+        if args.fp8_v_layout in ("both", "bshd"):
+            calls["fattn"] = lambda: fattn.flash_attn_func(q8, k8, v8, causal=causal, **kw)
+        if args.fp8_v_layout in ("both", "transposed"):
+            vt = fattn.transpose_value_fp8(v8)
+            calls["fattn_vt"] = lambda: fattn.flash_attn_func(
+                q8, k8, vt, causal=causal, v_layout=fattn.VALUE_LAYOUT_SM90, **kw)
+        return calls
     return run_case(d, n, causal, torch.bfloat16, args, prepare, FP8_CHECK_TOLERANCE,
                     "fattn fp8")
 
@@ -162,13 +182,16 @@ def print_fp8_table(rows, args):
             else f"per-{args.fp8_descale} descales")
     print(f"\nForward, fattn fp8 (e4m3, {form}) vs SDPA bf16, "
           f"TFLOP/s ({timing(args)}), batch x seqlen = 16384, heads x head_dim = 2048\n")
-    print("| head dim | seqlen | causal | fattn fp8 | cuDNN bf16 | FA2 bf16 | fp8/cuDNN | "
-          "rel L2 vs SDPA |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("V^T: V pre-transposed by fattn.transpose_value_fp8 (v_layout), untimed.\n")
+    print("| head dim | seqlen | causal | fattn fp8 | fp8 V^T | cuDNN bf16 | FA2 bf16 | "
+          "fp8/cuDNN | V^T/cuDNN | rel L2 vs SDPA (V, V^T) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['d']} | {r['n']} | {'yes' if r['causal'] else 'no'} | {r.get('fattn')} | "
-              f"{r.get('cuDNN')} | {r.get('FA2')} | {ratio(r.get('fattn'), r.get('cuDNN'))} | "
-              f"{r.get('fattn_vs_sdpa_rel_l2', '-')} |")
+        print(f"| {r['d']} | {r['n']} | {'yes' if r['causal'] else 'no'} | "
+              f"{r.get('fattn', '-')} | {r.get('fattn_vt', '-')} | {r.get('cuDNN')} | "
+              f"{r.get('FA2')} | {ratio(r.get('fattn'), r.get('cuDNN'))} | "
+              f"{ratio(r.get('fattn_vt'), r.get('cuDNN'))} | "
+              f"{r.get('fattn_vs_sdpa_rel_l2', '-')}, {r.get('fattn_vt_vs_sdpa_rel_l2', '-')} |")
 
 
 def ratio(a, b):
@@ -186,6 +209,9 @@ def main():
     p.add_argument("--fp8-descale", default="block", choices=["block", "head", "tensor"],
                    help="fp8: one descale per block of rows (default), per (batch, head) "
                         "as FlashAttention-3, or per tensor")
+    p.add_argument("--fp8-v-layout", default="both", choices=["both", "bshd", "transposed"],
+                   help="fp8: time fattn with V as given (bshd), pre-transposed by "
+                        "fattn.transpose_value_fp8 (transposed), or both side by side")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--rep", type=int, default=50)
     p.add_argument("--interleave", action="store_true",

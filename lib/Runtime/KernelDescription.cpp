@@ -448,6 +448,26 @@ bool parseDescale(const Value &descale, KernelDescription &desc, std::string &er
   return true;
 }
 
+/// "value_layout": only the e4m3 kernels whose P V wgmma reads V^T straight
+/// from TMA take V pre-transposed. The key's absence means the default layout,
+/// so an empty or unknown name is an error rather than a silent default.
+bool parseValueLayout(const Value &root, KernelDescription &desc, ObjectReader &r) {
+  if (!root.find("value_layout"))
+    return true;
+  std::string name;
+  if (!r.readString("value_layout", name))
+    return false;
+  if (name != kTransposedWgmmaE4M3K32)
+    return r.fail("\"value_layout\" = \"" + name + "\" is not one of " +
+                  kTransposedWgmmaE4M3K32 +
+                  " (omit the key for V as [batch, heads_kv, seq_k, head_dim_v])");
+  if (desc.dtype != DType::E4M3)
+    return r.fail(std::string("\"value_layout\" = \"") + kTransposedWgmmaE4M3K32 +
+                  "\" needs \"dtype\" e4m3, found " + dtypeName(desc.dtype));
+  desc.valueLayout = ValueLayout::TransposedWgmmaE4M3K32;
+  return true;
+}
+
 /// A description with "descale" must let the kernel read all three factors:
 /// a kernel that ignored the caller's factors would compute a wrong result.
 bool checkDescalePointers(const KernelDescription &desc, std::string &error) {
@@ -481,8 +501,8 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   if (!r.checkKeys({"version", "arch", "entry", "cubin", "ptx", "dtype", "out_dtype",
                     "head_dim_qk", "head_dim_v", "scale", "causal", "window_left",
                     "window_right", "softcap", "has_lse", "block_m", "block_n", "threads",
-                    "dynamic_smem_bytes", "grid", "cluster", "align_bytes", "descale", "params",
-                    "meta"}))
+                    "dynamic_smem_bytes", "grid", "cluster", "align_bytes", "descale",
+                    "value_layout", "params", "meta"}))
     return false;
 
   int64_t version = 0, headQK = 0, headV = 0, blockM = 0, blockN = 0, threads = 0, smem = 0;
@@ -500,7 +520,7 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   if (!readDType(r, "dtype", desc.dtype, true))
     return false;
   desc.outDtype = desc.dtype;
-  if (!readDType(r, "out_dtype", desc.outDtype, false))
+  if (!readDType(r, "out_dtype", desc.outDtype, false) || !parseValueLayout(root, desc, r))
     return false;
   if (!r.readInt("head_dim_qk", headQK, 1, 1024) || !r.readInt("head_dim_v", headV, 1, 1024) ||
       !r.readNumber("scale", desc.scale) || !r.readBool("causal", desc.causal) ||

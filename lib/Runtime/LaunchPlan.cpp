@@ -23,7 +23,18 @@ namespace {
 
 // Kernels index with 32-bit arithmetic on sizes: keep them in int32 range.
 constexpr int64_t kMaxSize = INT32_MAX;
-const char *kDimNames[] = {"batch", "heads", "seq", "head_dim"};
+const char *const kDimNames[] = {"batch", "heads", "seq", "head_dim"};
+// V under value_layout transposed_wgmma_e4m3_k32: the keys are innermost.
+const char *const kTransposedValueDimNames[] = {"batch", "heads", "head_dim", "keys"};
+
+bool isTransposedValue(const KernelDescription &desc, int tensor) {
+  return tensor == kV && desc.valueLayout == ValueLayout::TransposedWgmmaE4M3K32;
+}
+
+/// The names of `tensor`'s logical dims, for error messages.
+const char *const *dimNames(const KernelDescription &desc, int tensor) {
+  return isTransposedValue(desc, tensor) ? kTransposedValueDimNames : kDimNames;
+}
 
 std::string shapeString(const TensorArg &t) {
   std::string s = "[";
@@ -71,19 +82,26 @@ public:
   bool checkOne(int tensor) {
     const TensorArg &t = t_[tensor];
     int rank = tensor == kLse ? 3 : 4;
+    bool transposed = isTransposedValue(desc_, tensor);
+    const char *const *dims = dimNames(desc_, tensor);
     if (t.rank != rank)
       return fail(tensor, "rank is " + std::to_string(t.rank) + ", expected " +
                               std::to_string(rank) +
-                              (rank == 4 ? " ([batch, heads, seq, head_dim])"
-                                         : " ([batch, heads, seq])"));
+                              (transposed  ? " (" + transposedValueForm() + ")"
+                               : rank == 4 ? " ([batch, heads, seq, head_dim])"
+                                           : " ([batch, heads, seq])"));
     DType want = tensor == kLse ? DType::F32 : tensor == kO ? desc_.outDtype : desc_.dtype;
     bool emptyTensor;
-    if (!checkElements(tensor, want, kDimNames, emptyTensor))
+    if (!checkElements(tensor, want, dims, emptyTensor))
       return false;
     if (t.sizes[rank - 1] > 1 && t.strides[rank - 1] != 1)
-      return fail(tensor, std::string("the ") + kDimNames[rank - 1] + " stride is " +
+      return fail(tensor, std::string("the ") + dims[rank - 1] + " stride is " +
                               std::to_string(t.strides[rank - 1]) +
                               ", it must be 1 (the innermost dim must be contiguous)");
+    // Before the alignment of the head_dim stride, which unpadded keys break
+    // with a less helpful message.
+    if (transposed && !transposedValueKeysPadded())
+      return false;
     if (emptyTensor)
       return true;
     if (t.data == 0)
@@ -94,7 +112,7 @@ public:
       return fail(tensor, "data pointer is not " + std::to_string(align) + "-byte aligned");
     for (int i = 0; i < rank - 1; ++i)
       if (t.sizes[i] > 1 && (uint64_t(t.strides[i]) * bytes) % align != 0)
-        return fail(tensor, std::string("the ") + kDimNames[i] + " stride (" +
+        return fail(tensor, std::string("the ") + dims[i] + " stride (" +
                                 std::to_string(t.strides[i]) +
                                 " elements) is not a multiple of " + std::to_string(align) +
                                 " bytes");
@@ -174,6 +192,37 @@ public:
                        " and " + shapeString(t_[b]) + ")");
   }
 
+  /// V under value_layout transposed_wgmma_e4m3_k32: [batch, heads_kv,
+  /// head_dim_v, keys] with keys >= seq_k. The kernel reads every key slot of
+  /// its last tile, so the slots past seq_k must exist (the caller pads).
+  bool transposedValue() {
+    const TensorArg &v = t_[kV];
+    const TensorArg &q = t_[kQ], &k = t_[kK];
+    if (v.sizes[0] != q.sizes[0])
+      return badTransposedValue("batch = " + std::to_string(v.sizes[0]) + ", expected " +
+                                std::to_string(q.sizes[0]) + " (batch of tensor 'q')");
+    if (v.sizes[1] != k.sizes[1])
+      return badTransposedValue("heads_kv = " + std::to_string(v.sizes[1]) + ", expected " +
+                                std::to_string(k.sizes[1]) + " (heads of tensor 'k')");
+    if (v.sizes[2] != desc_.headDimV)
+      return badTransposedValue("head_dim_v = " + std::to_string(v.sizes[2]) + ", expected " +
+                                std::to_string(desc_.headDimV) + " (the kernel's head_dim_v)");
+    if (v.sizes[3] < k.sizes[2])
+      return badTransposedValue("keys = " + std::to_string(v.sizes[3]) + ", expected >= " +
+                                std::to_string(k.sizes[2]) + " (seq of tensor 'k')");
+    return true;
+  }
+
+  /// The keys are permuted within groups of 16, so they come in whole groups.
+  bool transposedValueKeysPadded() {
+    int64_t keys = t_[kV].sizes[3];
+    if (keys % 16 == 0)
+      return true;
+    return badTransposedValue("keys = " + std::to_string(keys) +
+                              ", expected a multiple of 16 (pad to " +
+                              std::to_string((keys + 15) / 16 * 16) + ")");
+  }
+
   bool headDim(int tensor, int64_t want, const char *field) {
     if (t_[tensor].sizes[3] == want)
       return true;
@@ -182,6 +231,16 @@ public:
   }
 
 private:
+  static std::string transposedValueForm() {
+    return std::string("[batch, heads_kv, head_dim_v, keys], value_layout ") +
+           kTransposedWgmmaE4M3K32;
+  }
+
+  bool badTransposedValue(const std::string &what) {
+    return fail(kV, "shape " + shapeString(t_[kV]) + " does not match " +
+                        transposedValueForm() + ": " + what);
+  }
+
   const KernelDescription &desc_;
   const TensorArg *t_;
   std::string &error_;
@@ -207,9 +266,12 @@ bool putInteger(ParamSlot &slot, ParamType type, uint64_t value, const std::stri
   return true;
 }
 
-bool makeTensorMapRequest(const ParamSpec &p, const TensorArg &t, size_t slot,
-                          TensorMapRequest &req, std::string &error) {
+/// Generic over the logical dims (the box is given in the same order), so a
+/// transposed V needs nothing special beyond the names in messages.
+bool makeTensorMapRequest(const KernelDescription &desc, const ParamSpec &p, const TensorArg &t,
+                          size_t slot, TensorMapRequest &req, std::string &error) {
   const TensorMapSpec &spec = p.tensorMap;
+  const char *const *dims = dimNames(desc, spec.tensor);
   uint32_t rank = uint32_t(t.rank);
   uint64_t bytes = dtypeBytes(spec.elementType);
   req.slot = slot;
@@ -231,7 +293,7 @@ bool makeTensorMapRequest(const ParamSpec &p, const TensorArg &t, size_t slot,
     uint32_t logical = rank - 1 - i; // cuTensorMap lists the innermost dim first
     req.globalDims[i] = uint64_t(t.sizes[logical]);
     if (req.globalDims[i] == 0)
-      return fail(std::string("the ") + kDimNames[logical] + " size is 0 (TMA needs >= 1)");
+      return fail(std::string("the ") + dims[logical] + " size is 0 (TMA needs >= 1)");
     req.box[i] = spec.box[logical];
     req.elementStrides[i] = spec.elementStrides[logical];
     if (i > 0) {
@@ -240,7 +302,7 @@ bool makeTensorMapRequest(const ParamSpec &p, const TensorArg &t, size_t slot,
       if (t.sizes[logical] == 1)
         stride = (stride + 15) / 16 * 16;
       if (stride % 16 != 0 || stride >= (uint64_t(1) << 40))
-        return fail(std::string("the ") + kDimNames[logical] + " stride is " +
+        return fail(std::string("the ") + dims[logical] + " stride is " +
                     std::to_string(stride) + " bytes; TMA needs a multiple of 16 below 2^40");
       req.globalStridesBytes[i - 1] = stride == 0 ? 16 : stride;
     }
@@ -282,14 +344,20 @@ bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int n
     if (!ok)
       return false;
   }
+  // V shaped like K is checked with K; a transposed V on its own, after.
+  bool vLikeK = !isTransposedValue(desc, kV);
   if (!c.headDim(kQ, desc.headDimQK, "head_dim_qk") ||
       !c.headDim(kK, desc.headDimQK, "head_dim_qk") ||
-      !c.headDim(kV, desc.headDimV, "head_dim_v") || !c.headDim(kO, desc.headDimV, "head_dim_v"))
+      (vLikeK && !c.headDim(kV, desc.headDimV, "head_dim_v")) ||
+      !c.headDim(kO, desc.headDimV, "head_dim_v"))
     return false;
   for (int t : {kK, kV, kO})
-    if (!c.same(kQ, t, 0))
+    if ((vLikeK || t != kV) && !c.same(kQ, t, 0))
       return false;
-  if (!c.same(kQ, kO, 1) || !c.same(kQ, kO, 2) || !c.same(kK, kV, 1) || !c.same(kK, kV, 2))
+  if (!c.same(kQ, kO, 1) || !c.same(kQ, kO, 2) ||
+      (vLikeK && (!c.same(kK, kV, 1) || !c.same(kK, kV, 2))))
+    return false;
+  if (!vLikeK && !c.transposedValue())
     return false;
   if (desc.hasLse && (!c.same(kQ, kLse, 0) || !c.same(kQ, kLse, 1) || !c.same(kQ, kLse, 2)))
     return false;
@@ -381,7 +449,7 @@ bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
     case ParamSource::TensorMap: {
       std::memset(slot.bytes, 0, sizeof(slot.bytes)); // encoded by the driver layer
       TensorMapRequest req;
-      if (!makeTensorMapRequest(p, tensors[p.tensorMap.tensor], i, req, error))
+      if (!makeTensorMapRequest(desc, p, tensors[p.tensorMap.tensor], i, req, error))
         return false;
       plan.tensorMaps.push_back(req);
       break;

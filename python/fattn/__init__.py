@@ -3,22 +3,25 @@
     import fattn
     out = fattn.flash_attn_func(q, k, v, causal=True)
 
+FP8 on sm_90a: fattn.quantize_fp8 for q, k, v; fattn.transpose_value_fp8 hands V
+over pre-transposed (flash_attn_func(..., v_layout=fattn.VALUE_LAYOUT_SM90)).
+
 Kernels come from a kernel library (FATTN_KERNEL_DIR or fattn.set_kernel_dir) or
 are compiled on first use by fattn-compile; see docs/GPU-TESTING.md.
 """
 from ._runtime import FAttnRuntimeError
 from .compiler import CompileError
-from .config import KernelConfig, default_arch
+from .config import VALUE_LAYOUT_SM90, KernelConfig, default_arch
 from .interface import flash_attn_func
 from .kernels import KernelNotFoundError, get_kernel, kernel_dir, set_kernel_dir
 from .library import KernelLibrary, LibraryError
 from .quantize import (dequantize_fp8, fa3_accuracy_inputs, hadamard_rotate, hadamard_signs,
-                       outlier_normal, quantize_fp8)
+                       outlier_normal, quantize_fp8, transpose_value_fp8)
 
 __all__ = [
     "CompileError", "FAttnRuntimeError", "KernelConfig", "KernelLibrary", "KernelNotFoundError",
-    "LibraryError", "default_arch", "flash_attn_func", "get_kernel", "kernel_dir",
-    "set_kernel_dir",
+    "LibraryError", "VALUE_LAYOUT_SM90", "default_arch", "flash_attn_func", "get_kernel",
+    "kernel_dir", "set_kernel_dir",
     "dequantize_fp8", "fa3_accuracy_inputs", "hadamard_rotate", "hadamard_signs",
-    "outlier_normal", "quantize_fp8",
+    "outlier_normal", "quantize_fp8", "transpose_value_fp8",
 ]

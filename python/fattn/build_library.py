@@ -9,7 +9,8 @@ spec expands to every combination. Keys: dtype (bf16, f16, e4m3), head_dim (sets
 head_dim_qk, head_dim_v, causal (0/1), window (LEFT:RIGHT, -1 unbounded),
 softcap, scale (default 1/sqrt(head_dim)), lse (0/1), arch, descale (e4m3 only:
 q<rank>[b<block>]k..v.., e.g. q0k0v0 per tensor, q2k2v2 per KV head,
-q3b64k3b128v3b128 per block; `none` for no descale operands).
+q3b64k3b128v3b128 per block; `none` for no descale operands), value_layout (e4m3
+only: transposed_wgmma_e4m3_k32 for V given pre-transposed, `none` for BSHD V).
 --config-file takes a JSON list of objects with KernelConfig.make's arguments.
 Copy DIR to the GPU machine and set FATTN_KERNEL_DIR=DIR (or fattn.set_kernel_dir).
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from .compiler import CompileError, CompileWarning, compile_kernel, find_compiler
-from .config import KernelConfig, canonical_descale
+from .config import KernelConfig, canonical_descale, check_value_layout
 from .library import KernelLibrary, LibraryError
 from .presets import PRESETS
 
@@ -51,10 +52,14 @@ def _parse_value(key: str, text: str) -> Dict:
             return {key: float(text)}
         if key == "descale":
             return {"descale": None if text == "none" else canonical_descale(text)}
+        if key == "value_layout":
+            layout = None if text == "none" else text
+            check_value_layout(layout, "e4m3")
+            return {"value_layout": layout}
     except (ValueError, KeyError):
         raise ValueError(f"bad value {text!r} for {key!r}") from None
     raise ValueError(f"unknown key {key!r} (dtype, head_dim, head_dim_qk, head_dim_v, causal, "
-                     "window, softcap, scale, lse, arch, descale)")
+                     "window, softcap, scale, lse, arch, descale, value_layout)")
 
 
 def parse_spec(spec: str) -> List[Dict]:

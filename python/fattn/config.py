@@ -12,6 +12,11 @@ DTYPES = ("f16", "bf16", "e4m3")
 # FP8 kernels read e4m3 Q, K, V and write a bf16 output.
 OUT_DTYPES = {"f16": "f16", "bf16": "bf16", "e4m3": "bf16"}
 DESCALE_RANKS = (0, 2, 3)
+# V handed over as [batch, heads_kv, head_dim_v, keys], keys permuted within every 16
+# as the sm_90a e4m3 P V wgmma reads them (docs/KERNEL-ABI.md, "value_layout");
+# fattn.transpose_value_fp8 makes it.
+VALUE_LAYOUT_SM90 = "transposed_wgmma_e4m3_k32"
+VALUE_LAYOUTS = (VALUE_LAYOUT_SM90,)
 
 # (rank, block) of the q, k and v descales; block is 0 unless rank is 3.
 DescaleForm = Tuple[Tuple[int, int], Tuple[int, int], Tuple[int, int]]
@@ -88,6 +93,18 @@ def canonical_descale(descale) -> Optional[DescaleForm]:
     return tuple(out)
 
 
+def check_value_layout(value_layout: Optional[str], dtype: str) -> None:
+    """None, or VALUE_LAYOUT_SM90 with dtype "e4m3"; raises ValueError otherwise."""
+    if value_layout is None:
+        return
+    if value_layout not in VALUE_LAYOUTS:
+        raise ValueError(f"value_layout must be None or one of {VALUE_LAYOUTS}, got "
+                         f"{value_layout!r}")
+    if dtype != "e4m3":
+        raise ValueError(f"value_layout {value_layout!r} is only for dtype 'e4m3', got "
+                         f"{dtype!r}")
+
+
 @dataclass(frozen=True)
 class KernelConfig:
     """One fattn.attention configuration, canonical (build with `make`).
@@ -97,6 +114,8 @@ class KernelConfig:
     scale and softcap are float32 values. dtype "e4m3" is FP8 Q, K, V with a
     bf16 output; `descale` then says how the kernel reads the q, k, v descale
     factors: ((rank, block), ...) as canonical_descale, None for none.
+    value_layout (e4m3 only): None for V as [batch, heads_kv, seq_k, head_dim_v],
+    VALUE_LAYOUT_SM90 for V pre-transposed by transpose_value_fp8.
     """
 
     arch: str
@@ -110,17 +129,20 @@ class KernelConfig:
     scale: float
     has_lse: bool
     descale: Optional[DescaleForm] = None
+    value_layout: Optional[str] = None
 
     @staticmethod
     def make(arch: str, dtype: str, head_dim_qk: int, head_dim_v: int | None = None,
              causal: bool = False, window_left: int = -1, window_right: int = -1,
              softcap: float = 0.0, scale: float | None = None,
-             has_lse: bool = False, descale=None) -> "KernelConfig":
+             has_lse: bool = False, descale=None,
+             value_layout: Optional[str] = None) -> "KernelConfig":
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         descale = canonical_descale(descale)
         if descale is not None and dtype != "e4m3":
             raise ValueError(f"descale factors are only for dtype 'e4m3', got {dtype!r}")
+        check_value_layout(value_layout, dtype)
         if not (isinstance(arch, str) and arch.startswith("sm_") and len(arch) >= 5):
             raise ValueError(f"arch must look like 'sm_80' or 'sm_90a', got {arch!r}")
         head_dim_v = head_dim_qk if head_dim_v is None else head_dim_v
@@ -140,7 +162,7 @@ class KernelConfig:
         if not (math.isfinite(softcap) and softcap >= 0):
             raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
         return KernelConfig(arch, dtype, int(head_dim_qk), int(head_dim_v), bool(causal), wl, wr,
-                            to_f32(softcap), to_f32(scale), bool(has_lse), descale)
+                            to_f32(softcap), to_f32(scale), bool(has_lse), descale, value_layout)
 
     @property
     def out_dtype(self) -> str:
@@ -153,7 +175,8 @@ class KernelConfig:
         return (f"{self.arch}-{self.dtype}-d{self.head_dim_qk}x{self.head_dim_v}-{mask}"
                 f"-wl{self.window_left}-wr{self.window_right}-sc{f32_bits(self.softcap)}"
                 f"-s{f32_bits(self.scale)}-{'lse' if self.has_lse else 'nolse'}"
-                + (f"-ds{descale_code(self.descale)}" if self.descale is not None else ""))
+                + (f"-ds{descale_code(self.descale)}" if self.descale is not None else "")
+                + ("-vt" if self.value_layout is not None else ""))
 
     def descale_json(self) -> Optional[Dict[str, Any]]:
         """The descale form as a description's "descale" key (KERNEL-ABI.md)."""
@@ -164,18 +187,22 @@ class KernelConfig:
 
     def to_json(self) -> Dict[str, Any]:
         d = asdict(self)
-        # Configurations without descales keep the exact form older indexes hold.
+        # Configurations without descales (or value layout) keep the exact form older
+        # indexes hold.
         if self.descale is None:
             del d["descale"]
         else:
             d["descale"] = self.descale_json()
+        if self.value_layout is None:
+            del d["value_layout"]
         return d
 
     @staticmethod
     def from_json(d: Mapping[str, Any]) -> "KernelConfig":
         return KernelConfig.make(d["arch"], d["dtype"], d["head_dim_qk"], d["head_dim_v"],
                                  d["causal"], d["window_left"], d["window_right"], d["softcap"],
-                                 d["scale"], d["has_lse"], d.get("descale"))
+                                 d["scale"], d["has_lse"], d.get("descale"),
+                                 d.get("value_layout"))
 
     @staticmethod
     def from_description(desc: Mapping[str, Any]) -> "KernelConfig":
@@ -189,7 +216,8 @@ class KernelConfig:
         return KernelConfig.make(desc["arch"], desc["dtype"], desc["head_dim_qk"],
                                  desc["head_dim_v"], desc["causal"], desc["window_left"],
                                  desc["window_right"], desc["softcap"], desc["scale"],
-                                 desc["has_lse"], desc.get("descale"))
+                                 desc["has_lse"], desc.get("descale"),
+                                 desc.get("value_layout"))
 
 
 def default_arch(capability: tuple) -> str:

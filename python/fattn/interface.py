@@ -5,9 +5,10 @@ import math
 from typing import Optional, Tuple
 
 from ._runtime import TensorDesc
-from .config import KernelConfig, default_arch
+from .config import VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, default_arch
 from .descale import DESCALE_NAMES, resolve_descale_form
 from .kernels import get_kernel
+from .quantize import KEY_GROUP
 
 _TORCH_DTYPES = None
 _ONES = {}  # device -> a float32 1.0: the factor of a descale not given
@@ -24,37 +25,88 @@ def _torch():
     return torch
 
 
-def _check_inputs(q, k, v) -> str:
-    """Raises TypeError/ValueError naming the tensor and the problem; returns the dtype name."""
+def _check_tensor(name: str, t) -> None:
+    """A BSHD input: a torch tensor of a supported dtype, 4 dims, last dim contiguous."""
     torch = _torch()
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if t.dtype not in _TORCH_DTYPES:
+        raise TypeError(f"{name} has dtype {t.dtype}; fattn supports torch.float16, "
+                        "torch.bfloat16 and torch.float8_e4m3fn")
+    if t.dim() != 4:
+        raise ValueError(f"{name} must have 4 dims [batch, seqlen, heads, head_dim], got "
+                         f"shape {tuple(t.shape)}")
+    if t.stride(-1) != 1 and t.shape[-1] > 1:
+        raise ValueError(f"{name} must have a contiguous last dim (stride 1), got strides "
+                         f"{tuple(t.stride())}")
+
+
+def _check_inputs(q, k, v, v_layout: Optional[str] = None) -> str:
+    """Raises TypeError/ValueError naming the tensor and the problem; returns the dtype name."""
+    if v_layout is not None:
+        _check_qk(q, k)
+        _check_transposed_v(q, k, v, v_layout)
+        return _TORCH_DTYPES[q.dtype]
     for name, t in (("q", q), ("k", k), ("v", v)):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if t.dtype not in _TORCH_DTYPES:
-            raise TypeError(f"{name} has dtype {t.dtype}; fattn supports torch.float16, "
-                            "torch.bfloat16 and torch.float8_e4m3fn")
-        if t.dim() != 4:
-            raise ValueError(f"{name} must have 4 dims [batch, seqlen, heads, head_dim], got "
-                             f"shape {tuple(t.shape)}")
-        if t.stride(-1) != 1 and t.shape[-1] > 1:
-            raise ValueError(f"{name} must have a contiguous last dim (stride 1), got strides "
-                             f"{tuple(t.stride())}")
+        _check_tensor(name, t)
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError(f"q, k, v must have one dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
-    (b, sq, hq, d), (bk, sk, hk, dk), (bv, sv, hv, dv) = q.shape, k.shape, v.shape
-    if bk != b or bv != b:
+    _check_qk(q, k)
+    (b, sk, hk), (bv, sv, hv) = (k.shape[0], k.shape[1], k.shape[2]), v.shape[:3]
+    if bv != b:
         raise ValueError(f"batch sizes differ: q {tuple(q.shape)}, k {tuple(k.shape)}, "
                          f"v {tuple(v.shape)}")
-    if dk != d:
-        raise ValueError(f"k has head_dim {dk} but q has {d} (shapes q {tuple(q.shape)}, "
-                         f"k {tuple(k.shape)})")
     if sv != sk or hv != hk:
         raise ValueError(f"k and v must have the same seqlen and heads, got k {tuple(k.shape)}, "
                          f"v {tuple(v.shape)}")
+    return _TORCH_DTYPES[q.dtype]
+
+
+def _check_qk(q, k) -> None:
+    """q and k: tensors, one dtype, matching batch and head dim, GQA head counts."""
+    for name, t in (("q", q), ("k", k)):
+        _check_tensor(name, t)
+    if q.dtype != k.dtype:
+        raise TypeError(f"q and k must have one dtype, got {q.dtype}, {k.dtype}")
+    (b, sq, hq, d), (bk, sk, hk, dk) = q.shape, k.shape
+    if bk != b:
+        raise ValueError(f"batch sizes differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+    if dk != d:
+        raise ValueError(f"k has head_dim {dk} but q has {d} (shapes q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)})")
     if hk == 0 or hq % hk != 0:
         raise ValueError(f"the number of query heads ({hq}) must be a multiple of the number of "
                          f"key/value heads ({hk})")
-    return _TORCH_DTYPES[q.dtype]
+
+
+def _check_transposed_v(q, k, v, v_layout: str) -> None:
+    """v for v_layout=VALUE_LAYOUT_SM90: e4m3 [batch, heads_kv, head_dim_v, keys],
+    keys >= seqlen_k and a multiple of 16, as transpose_value_fp8 returns it."""
+    torch = _torch()
+    if v_layout not in VALUE_LAYOUTS:
+        raise ValueError(f"v_layout must be None or {VALUE_LAYOUT_SM90!r}, got {v_layout!r}")
+    f8 = getattr(torch, "float8_e4m3fn", None)
+    if q.dtype != f8:
+        raise ValueError(f"v_layout={v_layout!r} is for float8_e4m3fn q, k and v; q and k "
+                         f"have dtype {q.dtype}")
+    if not isinstance(v, torch.Tensor):
+        raise TypeError(f"v must be a torch.Tensor, got {type(v).__name__}")
+    if v.dtype != f8:
+        raise ValueError(f"v_layout={v_layout!r} needs a float8_e4m3fn v (from "
+                         f"fattn.transpose_value_fp8), got {v.dtype}")
+    b, sk, hk = k.shape[0], k.shape[1], k.shape[2]
+    want = f"[batch, heads_kv, head_dim_v, keys] = [{b}, {hk}, head_dim_v, keys >= {sk}]"
+    if v.dim() != 4 or v.shape[0] != b or v.shape[1] != hk:
+        raise ValueError(f"with v_layout={v_layout!r}, v must have shape {want} "
+                         f"(fattn.transpose_value_fp8 makes it), got {tuple(v.shape)}")
+    keys = v.shape[3]
+    if keys < sk or keys % KEY_GROUP:
+        raise ValueError(f"with v_layout={v_layout!r}, v's last dim (keys, {keys}) must be at "
+                         f"least seqlen_k ({sk}) and a multiple of {KEY_GROUP}; v has shape "
+                         f"{tuple(v.shape)}")
+    if v.stride(-1) != 1 and keys > 1:
+        raise ValueError(f"v must have a contiguous last dim (stride 1), got strides "
+                         f"{tuple(v.stride())}")
 
 
 def _check_devices(q, k, v, descales):
@@ -139,7 +191,7 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
                     return_lse: bool = False, arch: Optional[str] = None, out=None,
                     lse_out=None, q_descale=None, k_descale=None, v_descale=None,
                     descale_block_q: Optional[int] = None,
-                    descale_block_kv: Optional[int] = None):
+                    descale_block_kv: Optional[int] = None, v_layout: Optional[str] = None):
     """Exact attention softmax(softmax_scale * q k^T + mask) v on BSHD tensors.
 
     q: [batch, seqlen_q, heads_q, head_dim]; k: [batch, seqlen_k, heads_kv, head_dim];
@@ -160,9 +212,19 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
     q's) or [batch, heads, ceil(seqlen / block)] (per block of rows, with
     descale_block_q for q and descale_block_kv for k and v). A factor not given
     is 1. See fattn.descale.
+
+    v_layout=fattn.VALUE_LAYOUT_SM90 ("transposed_wgmma_e4m3_k32", FP8 only): v is
+    given as fattn.transpose_value_fp8(v8) returns it, e4m3 [batch, heads_kv,
+    head_dim_v, keys] (keys >= seqlen_k, a multiple of 16, the last dim contiguous;
+    keys permuted within every 16, padding keys finite), so that the kernel need not
+    transpose V; seqlen_k is k's. v_descale is as for the BSHD v (blocks count keys):
+
+        vt = fattn.transpose_value_fp8(v8)  # once, outside the hot loop
+        out = fattn.flash_attn_func(q8, k8, vt, v_layout=fattn.VALUE_LAYOUT_SM90,
+                                    q_descale=dq, k_descale=dk, v_descale=dv)
     """
     torch = _torch()
-    dtype = _check_inputs(q, k, v)
+    dtype = _check_inputs(q, k, v, v_layout)
     descales = (q_descale, k_descale, v_descale)
     descale = _check_descales(q, k, descales, descale_block_q, descale_block_kv,
                               fp8=dtype == "e4m3")
@@ -175,7 +237,7 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
     if not (math.isfinite(softcap) and softcap >= 0):
         raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
     b, sq, hq, d = q.shape
-    sk, dv = k.shape[1], v.shape[3]
+    sk, dv = k.shape[1], (v.shape[3] if v_layout is None else v.shape[2])
     out_dtype = torch.bfloat16 if dtype == "e4m3" else q.dtype
     out = _result(out, "out", (b, sq, hq, dv), out_dtype, q.device)
     lse = _result(lse_out, "lse_out", (b, hq, sq), torch.float32, q.device) if return_lse \
@@ -192,10 +254,13 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
         raise ValueError(f"float8_e4m3fn inputs need the sm_90a pipeline (an sm_90 GPU), "
                          f"got arch {arch!r}")
     config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0], window_size[1],
-                               softcap, softmax_scale, return_lse, descale)
+                               softcap, softmax_scale, return_lse, descale, v_layout)
     kernel = get_kernel(config)
     q, k, v = (t if _aligned(t) else t.contiguous() for t in (q, k, v))
-    tensors = [_logical(q, dtype), _logical(k, dtype), _logical(v, dtype),
+    # A pre-transposed V is already the logical [b, h, head_dim_v, keys] view.
+    v_desc = _logical(v, dtype) if v_layout is None else \
+        TensorDesc.make(v.data_ptr(), dtype, tuple(v.shape), v.stride())
+    tensors = [_logical(q, dtype), _logical(k, dtype), v_desc,
                _logical(out, config.out_dtype)]
     if lse is not None:
         tensors.append(TensorDesc.make(lse.data_ptr(), "f32", tuple(lse.shape), lse.stride()))

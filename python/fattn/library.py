@@ -12,6 +12,7 @@ configurations the same entry name. Without index.json the folder is scanned.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -36,8 +37,10 @@ def check_description(desc: dict, config: KernelConfig, where: str) -> None:
     except (KeyError, TypeError, ValueError) as e:
         raise LibraryError(f"{where}: not a fattn kernel description ({e})") from None
     if got != config:
-        diffs = [f"{k}: wanted {v!r}, description has {getattr(got, k)!r}"
-                 for k, v in config.to_json().items() if getattr(got, k) != v]
+        # Every field, not to_json's: it leaves out descale and value_layout when None.
+        diffs = [f"{f.name}: wanted {getattr(config, f.name)!r}, description has "
+                 f"{getattr(got, f.name)!r}" for f in dataclasses.fields(config)
+                 if getattr(got, f.name) != getattr(config, f.name)]
         raise LibraryError(f"{where}: kernel does not match its configuration: "
                            + "; ".join(diffs))
 

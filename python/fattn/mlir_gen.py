@@ -30,13 +30,23 @@ def descale_memref(rank: int) -> str:
     return f"memref<{dims}f32, strided<[{strides}], offset: ?>>"
 
 
+def value_memref(config: KernelConfig) -> str:
+    """V's type: [b, h, seq_k, head_dim_v], or with a value_layout the pre-transposed
+    [b, h, head_dim_v, keys] (keys >= seq_k, contiguous, permuted within every 16)."""
+    et = _MLIR_TYPES[config.dtype]
+    dims = (f"?x?x{config.head_dim_v}x?" if config.value_layout is not None
+            else f"?x?x?x{config.head_dim_v}")
+    return f"memref<{dims}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
+
+
 def attention_mlir(config: KernelConfig) -> str:
     """A func.func whose body is one fattn.attention on strided [b, h, s, d] views
     (dynamic batch, heads and seq; static head dims). FP8 (e4m3) configurations
-    write bf16 and read their descale factors as strided f32 memrefs."""
+    write bf16 and read their descale factors as strided f32 memrefs; with a
+    value_layout, V is [b, h, head_dim_v, keys] (value_memref)."""
     et, ot = _MLIR_TYPES[config.dtype], _MLIR_TYPES[config.out_dtype]
     qk = f"memref<?x?x?x{config.head_dim_qk}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
-    v = f"memref<?x?x?x{config.head_dim_v}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
+    v = value_memref(config)
     o = f"memref<?x?x?x{config.head_dim_v}x{ot}, strided<[?, ?, ?, 1], offset: ?>>"
     lse = "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
     args = [f"%q: {qk}", f"%k: {qk}", f"%v: {v}", f"%o: {o}"]
@@ -63,6 +73,8 @@ def attention_mlir(config: KernelConfig) -> str:
             attrs.append(f"descale_block_q = {block_q} : i64")
         if block_k or block_v:
             attrs.append(f"descale_block_kv = {block_k or block_v} : i64")
+    if config.value_layout is not None:
+        attrs.append(f'value_layout = "{config.value_layout}"')
     lse_clause = f" lse(%lse : {lse})" if config.has_lse else ""
     return (
         f"// fattn kernel configuration {config.key}\n"

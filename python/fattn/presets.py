@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+from .config import VALUE_LAYOUT_SM90
+
 # (dtype, head_dim) pairs the GPU tests cover; every mask/softcap/LSE variant
 # below is built for each of them.
 TEST_DTYPES = ("bf16", "f16")
@@ -49,11 +51,21 @@ FP8_DESCALES = ("q0k0v0",                                  # per tensor (the bas
                 "q3b128k3b128v3b128", "q3b64k3b128v3b128")  # per block
 
 
+# The same kernels with V given pre-transposed (value_layout, fattn.transpose_value_fp8)
+# for the descale forms `bench_fwd.py --dtype fp8 --fp8-descale block|head|tensor`
+# times; the GPU tests use the per-tensor and per-block ones.
+FP8_VALUE_LAYOUT_DESCALES = ("q0k0v0", "q2k2v2", "q3b128k3b128v3b128")
+
+
 def fp8_specs() -> List[Dict]:
     """sm_90a e4m3 kernels of the FP8 GPU tests and `bench_fwd.py --dtype fp8`."""
-    return [dict(arch="sm_90a", dtype="e4m3", head_dim_qk=d, head_dim_v=d, causal=c,
-                 descale=ds)
-            for d in FP8_HEAD_DIMS for c in (False, True) for ds in FP8_DESCALES]
+    specs = [dict(arch="sm_90a", dtype="e4m3", head_dim_qk=d, head_dim_v=d, causal=c,
+                  descale=ds)
+             for d in FP8_HEAD_DIMS for c in (False, True) for ds in FP8_DESCALES]
+    specs += [dict(arch="sm_90a", dtype="e4m3", head_dim_qk=d, head_dim_v=d, causal=c,
+                   descale=ds, value_layout=VALUE_LAYOUT_SM90)
+              for d in FP8_HEAD_DIMS for c in (False, True) for ds in FP8_VALUE_LAYOUT_DESCALES]
+    return specs
 
 
 PRESETS = {"gpu-tests": gpu_test_specs, "bench": bench_specs, "fp8": fp8_specs}

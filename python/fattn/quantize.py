@@ -20,16 +20,24 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Optional, Tuple
 
+from .config import VALUE_LAYOUT_SM90
+
 if TYPE_CHECKING:  # torch is imported lazily: the package works without it
     import torch
 
 E4M3_MAX = 448.0
 SCALE_FLOOR = 2.0 ** -126  # float32's smallest normal
 _GRANULARITIES = ("tensor", "head", "block")
+# The "wgmma_e4m3_k32" key order (fattn.permute_keys): slot c of every 16 keys holds
+# key KEY_PERMUTATION[c] = 2*(c//4) + c%2 + 8*((c%4)//2), the order in which the
+# e4m3 P V wgmma pairs P's registers with V's rows.
+KEY_PERMUTATION = (0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15)
+KEY_GROUP = len(KEY_PERMUTATION)
 
 __all__ = [
-    "E4M3_MAX", "SCALE_FLOOR", "dequantize_fp8", "fa3_accuracy_inputs", "hadamard_rotate",
-    "hadamard_signs", "outlier_normal", "quantize_fp8",
+    "E4M3_MAX", "KEY_PERMUTATION", "SCALE_FLOOR", "VALUE_LAYOUT_SM90", "dequantize_fp8",
+    "fa3_accuracy_inputs", "hadamard_rotate", "hadamard_signs", "outlier_normal",
+    "quantize_fp8", "transpose_value_fp8",
 ]
 
 
@@ -275,6 +283,41 @@ def dequantize_fp8(x_fp8: "torch.Tensor", descale: "torch.Tensor",
         rows = descale.repeat_interleave(block, dim=2)[:, :, :s]  # [b, h, s]
         return x * rows.transpose(1, 2)[..., None]
     raise ValueError(f"descale must have rank 0, 2 or 3, got shape {tuple(descale.shape)}")
+
+
+def transpose_value_fp8(v: "torch.Tensor") -> "torch.Tensor":
+    """V for flash_attn_func(..., v_layout=fattn.VALUE_LAYOUT_SM90):
+
+        v8, dv = fattn.quantize_fp8(v, block=128)
+        vt = fattn.transpose_value_fp8(v8)      # once, e.g. when the KV cache is written
+        out = fattn.flash_attn_func(q8, k8, vt, v_layout=fattn.VALUE_LAYOUT_SM90,
+                                    v_descale=dv, ...)
+
+    v: BSHD float8_e4m3fn [batch, seq_k, heads_kv, d] (CPU or CUDA, any strides).
+    Returns the contiguous float8_e4m3fn [batch, heads_kv, d, keys], keys = seq_k
+    rounded up to a multiple of 16, with vt[b, h, n, 16*g + c] = v[b, 16*g +
+    KEY_PERMUTATION[c], h, n] and 0 for the padding keys (>= seq_k). The values and
+    so v's descale factors are unchanged. The sm_90a kernel loads this layout straight
+    into shared memory instead of transposing V there."""
+    torch = _torch()
+    if not isinstance(v, torch.Tensor):
+        raise TypeError(f"v must be a torch.Tensor, got {type(v).__name__}")
+    if v.dtype != getattr(torch, "float8_e4m3fn", None):
+        raise TypeError(f"v must be float8_e4m3fn (fattn.quantize_fp8 makes it), got {v.dtype}")
+    if v.dim() != 4:
+        raise ValueError(f"v must have 4 dims [batch, seq_k, heads_kv, d], got shape "
+                         f"{tuple(v.shape)}")
+    b, s, h, d = v.shape
+    keys = -(-s // KEY_GROUP) * KEY_GROUP
+    # uint8 codes: torch's float8 lacks indexing and copies on some versions; the
+    # padding keys are the code 0x00, i.e. +0.0.
+    padded = torch.zeros(b, keys, h, d, dtype=torch.uint8, device=v.device)
+    padded[:, :s] = v.view(torch.uint8)
+    perm = torch.tensor(KEY_PERMUTATION, dtype=torch.long, device=v.device)
+    slots = padded.view(b, keys // KEY_GROUP, KEY_GROUP, h, d).index_select(2, perm)
+    # [b, groups, slot, h, d] -> [b, h, d, groups * 16 + slot]
+    vt = slots.permute(0, 3, 4, 1, 2).reshape(b, h, d, keys).contiguous()
+    return vt.view(torch.float8_e4m3fn)
 
 
 def outlier_normal(*shape: int, generator=None, device=None, dtype=None, rate: float = 0.001,

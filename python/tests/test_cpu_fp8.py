@@ -1,6 +1,6 @@
-"""FP8 configurations, descale forms, the generated MLIR and the fp8 preset (no GPU,
-no torch). flash_attn_func's fp8 argument checks on CPU tensors (torch needed):
-test_cpu_fp8_validation.py."""
+"""FP8 configurations, descale forms, value layouts, the generated MLIR and the fp8
+preset (no GPU, no torch). flash_attn_func's fp8 argument checks on CPU tensors (torch
+needed): test_cpu_fp8_validation.py and test_cpu_value_layout.py."""
 import json
 import os
 import shutil
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fattn import build_library
-from fattn.config import KernelConfig, canonical_descale, descale_code
+from fattn.config import VALUE_LAYOUT_SM90, KernelConfig, canonical_descale, descale_code
 from fattn.descale import resolve_descale_form
 from fattn.mlir_gen import attention_mlir
 from fattn.presets import fp8_specs
@@ -103,6 +103,64 @@ def test_config_from_description():
 
 
 # ---------------------------------------------------------------------------
+# V given pre-transposed (value_layout)
+# ---------------------------------------------------------------------------
+
+def test_value_layout_keys_and_json():
+    c = fp8(value_layout=VALUE_LAYOUT_SM90, causal=True)
+    assert VALUE_LAYOUT_SM90 == "transposed_wgmma_e4m3_k32"
+    assert c.key == fp8(causal=True).key + "-vt" and c != fp8(causal=True)
+    assert c.to_json()["value_layout"] == VALUE_LAYOUT_SM90
+    assert KernelConfig.from_json(json.loads(json.dumps(c.to_json()))) == c
+    # Without it: the exact key and JSON of before (libraries built earlier still match).
+    plain = fp8(causal=True)
+    assert plain.value_layout is None and "value_layout" not in plain.to_json()
+    assert plain.key == "sm_90a-e4m3-d128x128-causal-wl-1-wr0-sc00000000-s3db504f3-nolse-" \
+                        "dsq3b128k3b128v3b128"
+    assert KernelConfig.from_json(plain.to_json()) == plain
+    # Every descale form with and without it: all distinct kernels.
+    keys = {fp8(descale=d, value_layout=vl).key for d in ("q0k0v0", "q2k2v2", None)
+            for vl in (None, VALUE_LAYOUT_SM90)}
+    assert len(keys) == 6
+
+
+def test_value_layout_from_description():
+    c = fp8(value_layout=VALUE_LAYOUT_SM90, descale="q0k0v0")
+    d = description(c, value_layout=VALUE_LAYOUT_SM90)
+    assert KernelConfig.from_description(d) == c
+    del d["value_layout"]  # absent: V in the BSHD-derived [b, h, s, d] layout
+    assert KernelConfig.from_description(d) == fp8(descale="q0k0v0")
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(value_layout="transposed"), r"value_layout must be None or one of "
+                                      r"\('transposed_wgmma_e4m3_k32',\), got 'transposed'"),
+    (dict(dtype="bf16", descale=None, value_layout=VALUE_LAYOUT_SM90),
+     "value_layout 'transposed_wgmma_e4m3_k32' is only for dtype 'e4m3', got 'bf16'"),
+])
+def test_bad_value_layouts(kw, message):
+    with pytest.raises(ValueError, match=message):
+        fp8(**kw)
+
+
+def test_library_tells_a_value_layout_apart(tmp_path):
+    """A BSHD-V kernel is not taken for a pre-transposed one, nor the reverse."""
+    from fattn.library import KernelLibrary, LibraryError
+    vt, plain = fp8(value_layout=VALUE_LAYOUT_SM90), fp8()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "e.json").write_text(json.dumps(description(vt, value_layout=VALUE_LAYOUT_SM90)))
+    (out / "e.cubin").write_bytes(b"cubin")
+    library = KernelLibrary(tmp_path / "lib")
+    library.add(vt, out)
+    assert library.find(vt) is not None and library.find(plain) is None
+    assert library.reindex() == 1 and library.find(vt) is not None
+    with pytest.raises(LibraryError, match="value_layout: wanted None, description has "
+                                           "'transposed_wgmma_e4m3_k32'"):
+        library.add(plain, out)
+
+
+# ---------------------------------------------------------------------------
 # flash_attn_func's descale forms, on shapes
 # ---------------------------------------------------------------------------
 
@@ -180,6 +238,20 @@ def test_mlir_fp8_without_descale():
     assert "descale" not in text and "f8E4M3FN" in text
 
 
+def test_mlir_fp8_value_layout():
+    c = fp8(descale="q0k2v3b128", head_dim_qk=128, head_dim_v=256, causal=True,
+            value_layout=VALUE_LAYOUT_SM90)
+    text = attention_mlir(c)
+    q8 = "memref<?x?x?x128xf8E4M3FN, strided<[?, ?, ?, 1], offset: ?>>"
+    vt = "memref<?x?x256x?xf8E4M3FN, strided<[?, ?, ?, 1], offset: ?>>"
+    assert f"%q: {q8}, %k: {q8}, %v: {vt}, %o: " in text
+    assert f"fattn.attention ins(%q, %k, %v : {q8}, {q8}, {vt}) outs(" in text
+    assert 'descale_block_kv = 128 : i64, value_layout = "transposed_wgmma_e4m3_k32"}' in text
+    assert text.count("value_layout") == 1 and c.key in text
+    plain = attention_mlir(fp8(descale="q0k2v3b128", head_dim_v=256, causal=True))
+    assert "value_layout" not in plain and "%v: memref<?x?x?x256xf8E4M3FN" in plain
+
+
 def _fattn_opt():
     for candidate in (os.environ.get("FATTN_OPT"), shutil.which("fattn-opt"),
                       str(REPO / "build" / "bin" / "fattn-opt")):
@@ -188,15 +260,17 @@ def _fattn_opt():
     return None
 
 
+@pytest.mark.parametrize("value_layout", [None, VALUE_LAYOUT_SM90], ids=["bshd", "vt"])
 @pytest.mark.parametrize("descale", ["q0k0v0", "q2k2v2", "q3b64k3b128v3b128", "q0k2v3b128",
                                      None])
-def test_mlir_fp8_parses_and_verifies(tmp_path, descale):
-    """The op's verifier accepts every form (types, ranks, block attributes)."""
+def test_mlir_fp8_parses_and_verifies(tmp_path, descale, value_layout):
+    """The op's verifier accepts every form (types, ranks, block attributes, V's layout)."""
     opt = _fattn_opt()
     if opt is None:
         pytest.skip("needs fattn-opt (FATTN_OPT, PATH or build/bin)")
     src = tmp_path / "k.mlir"
-    src.write_text(attention_mlir(fp8(descale=descale, causal=True, has_lse=True)))
+    src.write_text(attention_mlir(fp8(descale=descale, causal=True, has_lse=True,
+                                      value_layout=value_layout)))
     out = subprocess.run([opt, str(src)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "fattn.attention" in out.stdout
@@ -208,7 +282,7 @@ def test_mlir_fp8_parses_and_verifies(tmp_path, descale):
 
 def test_fp8_preset():
     configs = build_library.make_configs(fp8_specs(), "sm_80")
-    assert len(configs) == 16 and len({c.key for c in configs}) == 16
+    assert len(configs) == 28 and len({c.key for c in configs}) == 28
     assert {c.head_dim_qk for c in configs} == {128, 256}
     assert {c.causal for c in configs} == {False, True}
     for c in configs:
@@ -216,8 +290,18 @@ def test_fp8_preset():
         (rq, bq), (rk, bk), (rv, bv) = c.descale
         # The kernel's KV tile is 128 rows: per-block K/V factors cover whole tiles.
         assert bk % 128 == 0 and bv % 128 == 0
-    assert {descale_code(c.descale) for c in configs} == {
+    bshd = [c for c in configs if c.value_layout is None]
+    assert {descale_code(c.descale) for c in bshd} == {
         "q0k0v0", "q2k2v2", "q3b128k3b128v3b128", "q3b64k3b128v3b128"}
+    # The pre-transposed V of `bench_fwd.py --dtype fp8` (--fp8-descale block, head,
+    # tensor) and of test_gpu_fp8.py (per tensor, per block), for each head dim and mask.
+    vt = [c for c in configs if c.value_layout is not None]
+    assert {c.value_layout for c in vt} == {VALUE_LAYOUT_SM90} and len(vt) == 12
+    assert {(c.head_dim_qk, c.causal, descale_code(c.descale)) for c in vt} == {
+        (d, causal, ds) for d in (128, 256) for causal in (False, True)
+        for ds in ("q0k0v0", "q2k2v2", "q3b128k3b128v3b128")}
+    assert all(fp8(head_dim_qk=c.head_dim_qk, causal=c.causal, descale=c.descale) in bshd
+               for c in vt)
 
 
 def test_build_library_descale_spec():
@@ -226,6 +310,19 @@ def test_build_library_descale_spec():
     assert [c.descale for c in configs] == [((0, 0),) * 3, ((2, 0),) * 3, None]
     with pytest.raises(ValueError, match="bad value 'q1k0v0' for 'descale'"):
         build_library.parse_spec("descale=q1k0v0")
+
+
+def test_build_library_value_layout_spec():
+    dicts = build_library.parse_spec("dtype=e4m3,head_dim=128,descale=q0k0v0,"
+                                     "value_layout=transposed_wgmma_e4m3_k32|none")
+    configs = build_library.make_configs(dicts, "sm_90a")
+    assert [c.value_layout for c in configs] == [VALUE_LAYOUT_SM90, None]
+    assert configs[0].key.endswith("-dsq0k0v0-vt")
+    with pytest.raises(ValueError, match="bad value 'vt' for 'value_layout'"):
+        build_library.parse_spec("value_layout=vt")
+    with pytest.raises(ValueError, match="only for dtype 'e4m3'"):
+        build_library.make_configs(build_library.parse_spec(
+            "dtype=bf16,head_dim=128,value_layout=transposed_wgmma_e4m3_k32"), "sm_90a")
 
 
 def test_library_indexes_fp8_kernels(tmp_path):

@@ -15,6 +15,10 @@ poisoned with NaN, the kernel launched, and its output checked
   + EMU_FLOOR, i.e. the kernel rounds P where and as its IR says; and, over all rows,
   at most GLOBAL_FACTOR x the emulation's error + EMU_FLOOR.
 
+test_fp8_value_layout* run the same checks with V given pre-transposed
+(fattn.transpose_value_fp8, v_layout=fattn.VALUE_LAYOUT_SM90) and compare with the
+BSHD V output of the same quantized inputs.
+
 test_fa3_accuracy_protocol measures the FlashAttention-3 paper's protocol (RMSE
 against float64 attention of the original inputs, outlier inputs) for the per-tensor
 baseline and block quantization + Hadamard rotation in the same run (-s prints the
@@ -105,13 +109,14 @@ def quantize(q, k, v, form, signs=None):
     return q8, k8, v8, kw, deq
 
 
-def fp8_config(q8, k8, causal, kw) -> KernelConfig:
+def fp8_config(q8, k8, causal, kw, value_layout=None) -> KernelConfig:
     """The configuration flash_attn_func asks for."""
     form = resolve_descale_form(tuple(q8.shape), tuple(k8.shape),
                                 [None if kw.get(n) is None else tuple(kw[n].shape)
                                  for n in ("q_descale", "k_descale", "v_descale")],
                                 kw.get("descale_block_q"), kw.get("descale_block_kv"))
-    return KernelConfig.make("sm_90a", "e4m3", q8.shape[3], q8.shape[3], causal, descale=form)
+    return KernelConfig.make("sm_90a", "e4m3", q8.shape[3], q8.shape[3], causal, descale=form,
+                             value_layout=value_layout)
 
 
 def kernel_block_n(config: KernelConfig) -> int:
@@ -156,28 +161,48 @@ def run_fp8(q, k, v, form, causal, signs=None, out_layout="bshd", transpose_desc
     if transpose_descales:  # same values, other strides: the runtime passes them through
         kw = {n: (t.t().contiguous().t() if torch.is_tensor(t) and t.dim() == 2 else t)
               for n, t in kw.items()}
-    config = fp8_config(q8, k8, causal, kw)
+    o, config = launch_fp8(q8, k8, v8, kw, causal, out_layout=out_layout)
+    return o, deq, config
+
+
+def launch_fp8(q8, k8, v8, kw, causal, out_layout="bshd", v_layout=None):
+    """flash_attn_func into a NaN-poisoned output (v: V^T with v_layout); returns
+    (o, config)."""
+    config = fp8_config(q8, k8, causal, kw, v_layout)
     ensure_kernel(config)
-    b, sq, hq, d = q.shape
+    b, sq, hq, d = q8.shape
     if out_layout == "bhsd":
         out = torch.empty(b, hq, sq, d, dtype=torch.bfloat16, device="cuda").transpose(1, 2)
     else:
         out = torch.empty(b, sq, hq, d, dtype=torch.bfloat16, device="cuda")
     out.fill_(float("nan"))
-    o = fattn.flash_attn_func(q8, k8, v8, causal=causal, out=out, **kw)
+    o = fattn.flash_attn_func(q8, k8, v8, causal=causal, out=out, v_layout=v_layout, **kw)
     torch.cuda.synchronize()
     assert o.data_ptr() == out.data_ptr() and o.dtype == torch.bfloat16
     assert not torch.isnan(o).any(), "NaN in the output (a row not written, or 0/0)"
-    return o, deq, config
+    return o, config
+
+
+def varied_qkv(b, sq, sk, hq, hk, d, gen):
+    return tuple(varied(b, s, h, d, gen, spread) for s, h, spread in
+                 ((sq, hq, 1.0), (sk, hk, 1.0), (sk, hk, 2.0)))
 
 
 def check_case(b=2, sq=1000, sk=None, hq=8, hk=2, d=128, causal=False, form="block128",
                **kw):
     gen = new_generator()
     sk = sq if sk is None else sk
-    q, k, v = (varied(b, s, h, d, gen, spread) for s, h, spread in
-               ((sq, hq, 1.0), (sk, hk, 1.0), (sk, hk, 2.0)))
-    o, (qd, kd, vd), config = run_fp8(q, k, v, form, causal, **kw)
+    q, k, v = varied_qkv(b, sq, sk, hq, hk, d, gen)
+    o, deq, config = run_fp8(q, k, v, form, causal, **kw)
+    return check_accuracy(o, deq, config)[0]
+
+
+def check_accuracy(o, deq, config):
+    """o against float64 attention of the dequantized inputs (REF_BOUND) and against
+    the emulation (EMU_FACTOR per row, GLOBAL_FACTOR over all rows); returns (rel L2
+    error, the bound of kernel vs emulation over all rows)."""
+    qd, kd, vd = deq
+    d, causal, sq, sk = config.head_dim_qk, config.causal, qd.shape[1], kd.shape[1]
     scale = 1 / math.sqrt(d)
     ref, _ = reference(qd, kd, vd, scale, -1, 0 if causal else -1, 0.0)
     emu = emulate(qd, kd, vd, scale, causal, kernel_block_n(config))
@@ -185,7 +210,8 @@ def check_case(b=2, sq=1000, sk=None, hq=8, hk=2, d=128, causal=False, form="blo
     row_vs_emu, row_emu = median_row_error(o, emu), median_row_error(emu, ref)
     bound = GLOBAL_FACTOR * emu_err + EMU_FLOOR
     row_bound = EMU_FACTOR * row_emu + EMU_FLOOR
-    print(f"{descale_code(config.descale)} d={d} sq={sq} sk={sk} causal={causal}: rel L2 "
+    print(f"{descale_code(config.descale)}{' V^T' if config.value_layout else ''} d={d} "
+          f"sq={sq} sk={sk} causal={causal}: rel L2 "
           f"{err:.3e} (bound {REF_BOUND:.3e}), emulation {emu_err:.3e}, kernel vs "
           f"emulation {err_vs_emu:.3e} (bound {bound:.3e}), per-row medians: kernel vs "
           f"emulation {row_vs_emu:.3e} (bound {row_bound:.3e}), emulation {row_emu:.3e}")
@@ -195,7 +221,7 @@ def check_case(b=2, sq=1000, sk=None, hq=8, hk=2, d=128, causal=False, form="blo
         f"+ {EMU_FLOOR}"
     assert err_vs_emu <= bound, \
         f"kernel vs emulation {err_vs_emu:.3e} > {GLOBAL_FACTOR} x {emu_err:.3e} + {EMU_FLOOR}"
-    return err
+    return err, bound
 
 
 def median_row_error(x, ref):
@@ -264,6 +290,61 @@ def test_fp8_empty_inputs():
     k = torch.zeros(2, 0, 4, 128, device="cuda").to(torch.float8_e4m3fn)
     o = fattn.flash_attn_func(q, k, k)
     assert o.dtype == torch.bfloat16 and (o == 0).all()
+
+
+# ---------------------------------------------------------------------------
+# V given pre-transposed (v_layout=fattn.VALUE_LAYOUT_SM90)
+# ---------------------------------------------------------------------------
+
+def check_value_layout(b=2, sq=1000, sk=None, hq=8, hk=2, d=128, causal=False,
+                       form="block128", vt_view=None):
+    """One quantization, two launches: BSHD V and V^T (fattn.transpose_value_fp8, or
+    vt_view(V^T) for another view of it). V^T's output meets the bounds of check_case
+    and stays within the same kernel-vs-emulation bound of the BSHD V output (the same
+    tiles reach the same wgmma: equal bits are expected and printed)."""
+    gen = new_generator()
+    sk = sq if sk is None else sk
+    q8, k8, v8, kw, deq = quantize(*varied_qkv(b, sq, sk, hq, hk, d, gen), form)
+    vt = fattn.transpose_value_fp8(v8)
+    vt = vt if vt_view is None else vt_view(vt)
+    o_vt, config = launch_fp8(q8, k8, vt, kw, causal, v_layout=fattn.VALUE_LAYOUT_SM90)
+    _, bound = check_accuracy(o_vt, deq, config)
+    o, _ = launch_fp8(q8, k8, v8, kw, causal)
+    diff = rel_l2(o_vt, o)
+    print(f"V^T vs BSHD V: rel L2 {diff:.3e} (bound {bound:.3e}), equal bits "
+          f"{torch.equal(o_vt, o)}")
+    assert diff <= bound, f"V^T vs BSHD V: rel L2 {diff:.3e} > {bound:.3e}"
+
+
+@pytest.mark.parametrize("seqlen", [1000, 4097])
+@pytest.mark.parametrize("form", ["tensor", "block128"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", [128, 256])
+def test_fp8_value_layout(d, causal, form, seqlen):
+    check_value_layout(d=d, causal=causal, form=form, sq=seqlen)
+
+
+@pytest.mark.parametrize("hq,hk,sq,sk,form", [(8, 1, 300, 1000, "head"),
+                                              (6, 3, 1000, 77, "block128"),
+                                              (32, 8, 1, 2049, "tensor")])
+def test_fp8_value_layout_gqa_cross_lengths(hq, hk, sq, sk, form):
+    check_value_layout(b=4 if sq == 1 else 2, hq=hq, hk=hk, sq=sq, sk=sk, causal=True,
+                       form=form)
+
+
+def padded_vt(vt):
+    """V^T as a view into a larger buffer: 32 more keys than needed and an extra head,
+    both filled with 1.0 (finite, as the layout asks), which the kernel must not read
+    as keys (keys >= seqlen_k are masked)."""
+    b, h, d, keys = vt.shape
+    big = torch.full((b, h + 1, d, keys + 64), 0x38, dtype=torch.uint8, device=vt.device)
+    big[:, :h, :, :keys] = vt.view(torch.uint8)
+    return big.view(torch.float8_e4m3fn)[:, :h, :, :keys + 32]
+
+
+@pytest.mark.parametrize("d", [128, 256])
+def test_fp8_value_layout_strided_extra_keys(d):
+    check_value_layout(d=d, sq=1000, causal=True, form="block128", vt_view=padded_vt)
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,8 @@ FP8 kernels (dtype e4m3) are checked against float64 attention of the
 dequantized inputs: Q, K, V quantized here with torch (the descale shapes of
 the kernel's "descale" description: per tensor, per (batch, KV head), per
 block), inputs scaled by random factors per block so that the descales differ.
+A kernel whose description has "value_layout" gets V pre-transposed by
+fattn.transpose_value_fp8 ([B, H, D, keys]; the parameters follow the logical dims).
 """
 import ctypes, json, math, os, sys, time
 import torch
@@ -23,6 +25,9 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 from interleaved import median_ms_interleaved  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from fattn.quantize import transpose_value_fp8  # noqa: E402
 
 cuda = ctypes.CDLL("libcuda.so.1")
 DT = {"bf16": (torch.bfloat16, 9), "f16": (torch.float16, 6),
@@ -51,7 +56,7 @@ class Kernel:
               "cuFuncSetAttribute")
 
     def tensor_map(self, t, spec):
-        """t: [B, H, S, D] view with unit last stride."""
+        """t: [B, H, S, D] view (V^T: [B, H, D, keys]) with unit last stride."""
         m = (ctypes.c_uint8 * 192)()  # 128 bytes, 64-aligned inside
         addr = (ctypes.addressof(m) + 63) // 64 * 64
         es = t.element_size()
@@ -227,6 +232,8 @@ def fp8_inputs(desc, b, hq, hkv, sq, sk):
         # BSHD storage for the kernel, as flash_attn_func takes it.
         x8 = x8.transpose(1, 2).contiguous().transpose(1, 2)
         out.append(x8); scales.append(sc); deq.append(dequantize(x8, sc, spec[t], hkv))
+    if desc.get("value_layout"):  # [B, H, D, keys], as flash_attn_func(v_layout=...) takes it
+        out[2] = transpose_value_fp8(out[2].transpose(1, 2))
     return out, (scales if desc.get("descale") else None), deq
 
 

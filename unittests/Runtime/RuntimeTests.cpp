@@ -688,6 +688,141 @@ void testDescalePlanErrors() {
   CHECK_CONTAINS(planError(bf16, p.tensors),
                  "takes 5 tensors (q, k, v, o, lse), got 8 (this kernel reads no descale factors)");
 }
+
+//===--------------------------------------------------------------------===//
+// FP8 V given pre-transposed ("value_layout")
+//===--------------------------------------------------------------------===//
+
+std::string transposedValueDescription() {
+  return replaceOnce(fp8Description(), "\"dtype\": \"e4m3\"",
+                     "\"dtype\": \"e4m3\", \"value_layout\": \"transposed_wgmma_e4m3_k32\"");
+}
+
+void testValueLayoutDescription() {
+  KernelDescription d;
+  std::string error;
+  CHECK(parseKernelDescription(transposedValueDescription(), d, error));
+  if (!error.empty())
+    std::printf("  %s\n", error.c_str());
+  CHECK(d.valueLayout == ValueLayout::TransposedWgmmaE4M3K32);
+  CHECK(exampleDescription(fp8Description()).valueLayout == ValueLayout::Default);
+  CHECK(exampleDescription().valueLayout == ValueLayout::Default);
+
+  std::string vt = transposedValueDescription();
+  const std::string key = "\"value_layout\": \"transposed_wgmma_e4m3_k32\"";
+  CHECK_CONTAINS(descError(replaceOnce(vt, key, "\"value_layout\": \"transposed\"")),
+                 "kernel description: \"value_layout\" = \"transposed\" is not one of "
+                 "transposed_wgmma_e4m3_k32 (omit the key for V as [batch, heads_kv, seq_k, "
+                 "head_dim_v])");
+  CHECK_CONTAINS(descError(replaceOnce(vt, key, "\"value_layout\": \"\"")),
+                 "\"value_layout\" = \"\" is not one of transposed_wgmma_e4m3_k32");
+  CHECK_CONTAINS(descError(replaceOnce(vt, key, "\"value_layout\": 1")),
+                 "\"value_layout\" must be a string, found a number");
+  CHECK_CONTAINS(descError(replaceOnce(vt, "\"dtype\": \"e4m3\"", "\"dtype\": \"e5m2\"")),
+                 "kernel description: \"value_layout\" = \"transposed_wgmma_e4m3_k32\" needs "
+                 "\"dtype\" e4m3, found e5m2");
+  CHECK_CONTAINS(descError(replaceOnce(kDescription, "\"dtype\": \"bf16\"",
+                                       "\"dtype\": \"bf16\", " + key)),
+                 "\"value_layout\" = \"transposed_wgmma_e4m3_k32\" needs \"dtype\" e4m3, "
+                 "found bf16");
+}
+
+/// VT [b, hkv, d, keys], keys contiguous, at the V address of Fp8Problem.
+TensorArg transposedValue(int64_t b, int64_t hkv, int64_t d, int64_t keys) {
+  return TensorArg{0x30000, 4, int32_t(DType::E4M3), {b, hkv, d, keys},
+                   {hkv * d * keys, d * keys, keys, 1}};
+}
+
+void testTransposedValuePlan() {
+  // A V tensor map as the sm_90a kernels declare it: box [1, 1, head_dim_v, 128].
+  std::string text = replaceOnce(
+      transposedValueDescription(), "{\"name\": \"v_descale_stride_blk\", \"type\": \"u64\"}",
+      "{\"name\": \"v_descale_stride_blk\", \"type\": \"u64\"}, {\"name\": \"v_tma\", \"type\": "
+      "\"tensormap\", \"tensor\": \"v\", \"element_type\": \"e4m3\", \"box\": [1, 1, 128, 128], "
+      "\"swizzle\": \"128B\"}");
+  KernelDescription d = exampleDescription(text);
+  // seq_k = 2049 keys, padded to 2064 slots.
+  Fp8Problem p(2, 8, 2, 1000, 2049, 128);
+  p.tensors[kV] = transposedValue(2, 2, 128, 2064);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 8, 132, plan, error));
+  if (!error.empty())
+    std::printf("  %s\n", error.c_str());
+  // seq_k comes from k, not from V's padded keys.
+  CHECK(slotAs<uint32_t>(plan, 11) == 2049);
+  // v_stride_b, _h, _s are the strides of VT's dims 0, 1, 2.
+  CHECK(slotAs<uint64_t>(plan, 18) == 2 * 128 * 2064 && slotAs<uint64_t>(plan, 19) == 128 * 2064 &&
+        slotAs<uint64_t>(plan, 20) == 2064);
+  CHECK(plan.tensorMaps.size() == 1);
+  if (plan.tensorMaps.size() != 1)
+    return;
+  // Innermost first: [keys, d, h, b].
+  const TensorMapRequest &r = plan.tensorMaps[0];
+  CHECK(r.globalAddress == 0x30000 && r.rank == 4 && r.elementType == DType::E4M3);
+  CHECK(r.globalDims[0] == 2064 && r.globalDims[1] == 128 && r.globalDims[2] == 2 &&
+        r.globalDims[3] == 2);
+  CHECK(r.globalStridesBytes[0] == 2064 && r.globalStridesBytes[1] == 128 * 2064 &&
+        r.globalStridesBytes[2] == 2 * 128 * 2064);
+  CHECK(r.box[0] == 128 && r.box[1] == 128 && r.box[2] == 1 && r.box[3] == 1);
+
+  // No padding needed when seq_k is a multiple of 16; more slots than keys are fine.
+  Fp8Problem exact(2, 8, 2, 1000, 2048, 128);
+  exact.tensors[kV] = transposedValue(2, 2, 128, 2048);
+  CHECK(planError(d, exact.tensors) == "(planned)");
+  exact.tensors[kV] = transposedValue(2, 2, 128, 4096);
+  CHECK(planError(d, exact.tensors) == "(planned)");
+
+  // A kernel without the key checks V as before and refuses a transposed one.
+  CHECK_CONTAINS(planError(exampleDescription(fp8Description()), p.tensors),
+                 "tensor 'v': head_dim is 2064, the kernel needs head_dim_v = 128");
+}
+
+void testTransposedValuePlanErrors() {
+  KernelDescription d = exampleDescription(transposedValueDescription());
+  auto err = [&](const std::function<void(TensorArg &)> &mutate) {
+    Fp8Problem p(2, 8, 2, 1000, 2049, 128);
+    p.tensors[kV] = transposedValue(2, 2, 128, 2064);
+    mutate(p.tensors[kV]);
+    return planError(d, p.tensors);
+  };
+  const std::string form =
+      "does not match [batch, heads_kv, head_dim_v, keys], value_layout transposed_wgmma_e4m3_k32";
+  CHECK(err([](TensorArg &) {}) == "(planned)");
+  CHECK_CONTAINS(err([](TensorArg &v) { v.sizes[0] = 3; }),
+                 "tensor 'v': shape [3, 2, 128, 2064] " + form +
+                     ": batch = 3, expected 2 (batch of tensor 'q') (kernel "
+                     "fattn_fwd_d128_bf16_causal)");
+  CHECK_CONTAINS(err([](TensorArg &v) { v.sizes[1] = 8; }),
+                 "tensor 'v': shape [2, 8, 128, 2064] " + form +
+                     ": heads_kv = 8, expected 2 (heads of tensor 'k')");
+  CHECK_CONTAINS(err([](TensorArg &v) { v.sizes[2] = 64; }),
+                 "tensor 'v': shape [2, 2, 64, 2064] " + form +
+                     ": head_dim_v = 64, expected 128 (the kernel's head_dim_v)");
+  CHECK_CONTAINS(err([](TensorArg &v) { v.sizes[3] = 2048; }),
+                 "tensor 'v': shape [2, 2, 128, 2048] " + form +
+                     ": keys = 2048, expected >= 2049 (seq of tensor 'k')");
+  // Unpadded keys (the head_dim stride still 16-byte aligned, so this is the first error).
+  CHECK_CONTAINS(err([](TensorArg &v) { v.sizes[3] = 2049; }),
+                 "tensor 'v': shape [2, 2, 128, 2049] " + form +
+                     ": keys = 2049, expected a multiple of 16 (pad to 2064)");
+  // V as [batch, heads_kv, seq_k, head_dim_v], not transposed.
+  CHECK_CONTAINS(err([](TensorArg &v) { v = bshd(0x30000, DType::E4M3, 2, 2064, 2, 128); }),
+                 "tensor 'v': shape [2, 2, 2064, 128] " + form +
+                     ": head_dim_v = 2064, expected 128");
+  CHECK_CONTAINS(err([](TensorArg &v) { v.rank = 3; }),
+                 "tensor 'v': rank is 3, expected 4 ([batch, heads_kv, head_dim_v, keys], "
+                 "value_layout transposed_wgmma_e4m3_k32)");
+  CHECK_CONTAINS(err([](TensorArg &v) { v.strides[3] = 2; }),
+                 "tensor 'v': the keys stride is 2, it must be 1 (the innermost dim must be "
+                 "contiguous)");
+  CHECK_CONTAINS(err([](TensorArg &v) { v.strides[2] = 2072; }),
+                 "tensor 'v': the head_dim stride (2072 elements) is not a multiple of 16 bytes");
+  CHECK_CONTAINS(err([](TensorArg &v) { v.sizes[3] = -16; }),
+                 "tensor 'v': keys size -16 is out of range");
+  CHECK_CONTAINS(err([](TensorArg &v) { v.dtype = int32_t(DType::BF16); }),
+                 "tensor 'v': dtype is bf16, expected e4m3");
+}
 } // namespace
 
 int main() {
@@ -709,6 +844,9 @@ int main() {
       {"DescaleDescription", testDescaleDescription},
       {"DescalePlan", testDescalePlan},
       {"DescalePlanErrors", testDescalePlanErrors},
+      {"ValueLayoutDescription", testValueLayoutDescription},
+      {"TransposedValuePlan", testTransposedValuePlan},
+      {"TransposedValuePlanErrors", testTransposedValuePlanErrors},
   };
   int passed = 0, failed = 0;
   for (const Test &t : tests) {

@@ -54,7 +54,8 @@ enum class OobFill { Zero, NaN };
 
 /// Encoding fields of a "tensormap" parameter (KERNEL-ABI.md, "Tensor maps").
 /// box and elementStrides are in the tensor's logical dim order
-/// ([batch, heads, seq, head_dim] or [batch, heads, seq] for lse).
+/// ([batch, heads, seq, head_dim], [batch, heads, seq] for lse, [batch, heads,
+/// head_dim, keys] for a transposed V).
 struct TensorMapSpec {
   int tensor = kQ;
   DType elementType = DType::BF16;
@@ -64,6 +65,14 @@ struct TensorMapSpec {
   L2Promotion l2Promotion = L2Promotion::B256;
   OobFill oobFill = OobFill::Zero;
 };
+
+/// How the caller lays out V ("value_layout"). Default: [batch, heads_kv,
+/// seq_k, head_dim_v], like K. TransposedWgmmaE4M3K32 (e4m3 only): [batch,
+/// heads_kv, head_dim_v, keys], keys contiguous, padded to a multiple of 16 and
+/// permuted within every 16 as the P V wgmma reads them, so TMA loads V
+/// straight into the operand layout (KERNEL-ABI.md).
+enum class ValueLayout { Default, TransposedWgmmaE4M3K32 };
+constexpr const char *kTransposedWgmmaE4M3K32 = "transposed_wgmma_e4m3_k32";
 
 /// Where a parameter's value comes from.
 enum class ParamSource { Pointer, Size, Stride, Scalar, TensorMap };
@@ -118,6 +127,7 @@ struct KernelDescription {
   uint32_t alignBytes = 16; // required alignment of data pointers and row strides
   bool hasDescale = false;  // the "descale" key: launches take 8 tensors
   std::array<DescaleSpec, 3> descale; // q, k, v (index tensor - kQDescale)
+  ValueLayout valueLayout = ValueLayout::Default;
   std::vector<ParamSpec> params;
 };
 

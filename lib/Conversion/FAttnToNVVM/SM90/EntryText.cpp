@@ -116,7 +116,7 @@ void SM90KernelEmitter::emitEntry() {
     init(layout.fullVBar() + 8 * s, 1);
     init(layout.emptyKBar() + 8 * s, consumerThreads);
     init(layout.emptyVBar() + 8 * s, consumerThreads);
-    if (cfg.isFP8()) {
+    if (cfg.transposesValue()) {
       // Every producer thread writes a part of V^T.
       init(layout.fullVtBar() + 8 * s, 128);
       init(layout.emptyVtBar() + 8 * s, consumerThreads);
@@ -151,10 +151,14 @@ void SM90KernelEmitter::emitTileLoad(const string &j) {
   for (bool isV : {false, true}) {
     // FP8: V's slot is free once the producer's own transpose has read it
     // (the producer barrier after each transpose), no consumer hands it back.
-    if (!(isV && cfg.isFP8()))
+    if (!(isV && cfg.transposesValue()))
       waitBarrier(barrier(isV ? layout.emptyVBar() : layout.emptyKBar(), stage),
                   waitPhase);
     string bar = barrier(isV ? layout.fullVBar() : layout.fullKBar(), stage);
+    if (isV && cfg.valueTransposed) {
+      emitTransposedValueLoad(stage, bar, kvRow);
+      continue;
+    }
     e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
                  bar, e.i32(layout.kvStageBytes)).str());
     int64_t region = isV ? layout.vOffset : layout.kOffset;
@@ -163,6 +167,24 @@ void SM90KernelEmitter::emitTileLoad(const string &j) {
               e.add(stageOffset, e.i32(region + c * bn * 128)), bar, kvRow,
               kvHead);
   }
+}
+
+/// A V stored as V^T: one box of 128 keys x head-dim rows per V^T atom of
+/// the stage, which is the layout the transposing producer writes (the keys
+/// are already in its order). A last atom wider than the tile's keys also
+/// reads the next tile's first keys, which no wgmma uses; TMA counts and
+/// zero-fills whole boxes.
+void SM90KernelEmitter::emitTransposedValueLoad(const string &stage,
+                                                const string &bar,
+                                                const string &firstKey) {
+  int64_t atomBytes = cfg.headDim * 128;
+  e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
+               bar, e.i32(layout.vtStageBytes)).str());
+  string stageOffset = e.mul(stage, e.i32(layout.vtStageBytes));
+  for (int64_t a = 0; a < cfg.keyChunks(); ++a)
+    tmaCopy("%v_map", e.add(firstKey, e.i32(128 * a)), e.i32(0),
+            e.add(stageOffset, e.i32(layout.vtOffset + a * atomBytes)), bar,
+            kvHead);
 }
 
 string SM90KernelEmitter::beginProducer() {

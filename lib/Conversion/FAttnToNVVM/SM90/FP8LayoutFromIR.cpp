@@ -35,10 +35,14 @@ static TileSource classify(TiledAttentionOp op, Value tile) {
     if (load.getSource() == op.getKey())
       return TileSource::Key;
     if (load.getSource() == op.getValue())
-      return TileSource::Value;
+      return load.getTransposed() ? TileSource::TransposedValue
+                                  : TileSource::Value;
   }
   return TileSource::Other;
 }
+
+static FailureOr<SM90FP8Layout>
+checkValueProducts(TiledAttentionOp op, const SM90FP8Layout &layout);
 
 FailureOr<SM90FP8Layout> mlir::fattn::readSM90FP8Layout(TiledAttentionOp op) {
   SM90FP8Layout layout;
@@ -50,11 +54,20 @@ FailureOr<SM90FP8Layout> mlir::fattn::readSM90FP8Layout(TiledAttentionOp op) {
   // lowering implements (the verifier knows no other today).
   SmallVector<TransposeTileOp> transposes;
   op.getBody().walk([&](TransposeTileOp t) { transposes.push_back(t); });
+  layout.transposeV = true;
+  layout.keyPermutation = kWgmmaE4M3K32KeyPermutation.str();
+  if (op.hasTransposedValue()) {
+    // V^T is stored in the kernel's key order (the verifier knows one
+    // value_layout): its tiles need no transpose.
+    if (!transposes.empty())
+      return transposes.front().emitOpError(
+          "transposes a V that value_layout stores transposed already");
+    layout.valueStoredTransposed = true;
+    return checkValueProducts(op, layout);
+  }
   if (transposes.empty())
     return op.emitOpError("is fp8 but its P V product reads V as stored; "
                           "e4m3 wgmma needs V^T: run --fattn-fp8-layout");
-  layout.transposeV = true;
-  layout.keyPermutation = kWgmmaE4M3K32KeyPermutation.str();
   auto inProducer = [](Operation *inner) {
     auto ws = inner->getParentOfType<WarpSpecializeOp>();
     return ws && ws.getProducer().isAncestor(inner->getParentRegion());
@@ -76,7 +89,12 @@ FailureOr<SM90FP8Layout> mlir::fattn::readSM90FP8Layout(TiledAttentionOp op) {
                            "other transposes of V");
   }
 
-  // Every P V product reads V^T and P permuted like V^T's keys.
+  return checkValueProducts(op, layout);
+}
+
+/// Every P V product reads V^T and P permuted like V^T's keys.
+static FailureOr<SM90FP8Layout> checkValueProducts(TiledAttentionOp op,
+                                            const SM90FP8Layout &layout) {
   WalkResult result = op.getBody().walk([&](MmaOp mma) {
     TileSource source = classify(op, mma.getRhs());
     if (source == TileSource::Value) {

@@ -152,7 +152,9 @@ struct TextIntOps {
 /// FP8 adds a ring of V^T tiles (head-dim rows of 128-key, 128B-swizzled
 /// atoms) with full and empty barriers of its own: TMA fills the V half of a
 /// stage, the producer warpgroup transposes it into the V^T stage, and the
-/// consumers read only V^T (so V's empty barriers go unused).
+/// consumers read only V^T (so V's empty barriers go unused). A V stored as
+/// V^T (valueTransposed) has no V half: TMA fills the V^T stages, which are
+/// the V ring, with V's barriers.
 struct SharedLayout {
   int64_t stages, qBytes, kvStageBytes, vtStageBytes, kOffset, vOffset,
       vtOffset, barOffset, ringBarriers, total;
@@ -162,9 +164,9 @@ struct SharedLayout {
     vtStageBytes = c.isFP8() ? c.keyChunks() * c.headDim * 128 : 0;
     kOffset = qBytes;
     vOffset = kOffset + c.stages * kvStageBytes;
-    vtOffset = vOffset + c.stages * kvStageBytes;
+    vtOffset = c.valueTransposed ? vOffset : vOffset + c.stages * kvStageBytes;
     barOffset = vtOffset + c.stages * vtStageBytes;
-    ringBarriers = (c.isFP8() ? 6 : 4) * c.stages;
+    ringBarriers = (c.transposesValue() ? 6 : 4) * c.stages;
     total = barOffset + 8 * (2 + ringBarriers);
   }
   // Each ring barrier is an array with one 8-byte entry per stage.
@@ -329,6 +331,8 @@ private:
   // TMA copies (by the producer, or by one consumer thread without it).
   void emitQLoad();
   void emitTileLoad(const string &j);
+  void emitTransposedValueLoad(const string &stage, const string &bar,
+                               const string &firstKey);
   void emitLoadAhead(const string &released);
 
   // FP8: the producer warpgroup copies and transposes V.
@@ -392,10 +396,10 @@ private:
   SmallVector<string> packProbabilities(ArrayRef<string> p);
   /// V's ring as the consumers read it: V^T for FP8.
   int64_t fullValueBar() const {
-    return cfg.isFP8() ? layout.fullVtBar() : layout.fullVBar();
+    return cfg.transposesValue() ? layout.fullVtBar() : layout.fullVBar();
   }
   int64_t emptyValueBar() const {
-    return cfg.isFP8() ? layout.emptyVtBar() : layout.emptyVBar();
+    return cfg.transposesValue() ? layout.emptyVtBar() : layout.emptyVBar();
   }
   SmallVector<string> fenceValues(ArrayRef<string> values, const char *elem);
   SmallVector<string> unpack(const string &agg, int64_t n, const string &type);
@@ -475,13 +479,20 @@ private:
   }
   void tmaLoad(const string &map, int64_t chunk, const string &dstOffset,
                const string &bar, const string &row, const string &headIdx) {
+    tmaCopy(map, e.i32(cfg.atomColumns() * chunk), row, dstOffset, bar,
+            headIdx);
+  }
+  /// One box of `map` at (inner, row, head, batch), innermost first: `inner`
+  /// is a column of a row-major tile, or a key of a V stored as V^T.
+  void tmaCopy(const string &map, const string &inner, const string &row,
+               const string &dstOffset, const string &bar,
+               const string &headIdx) {
     string dst = e.smemPtr(base, dstOffset);
     string dst7 = e.def(formatv("llvm.addrspacecast {0} : !llvm.ptr<3> to "
                                 "!llvm.ptr<7>", dst).str());
     e.op(formatv("nvvm.cp.async.bulk.tensor.shared.cluster.global {0}, {1}, "
                  "{2}, box[{3}, {4}, {5}, {6}] : !llvm.ptr<7>, !llvm.ptr",
-                 dst7, map, bar, e.i32(cfg.atomColumns() * chunk), row,
-                 headIdx, batch).str());
+                 dst7, map, bar, inner, row, headIdx, batch).str());
   }
   /// Two f32 as a pair of 16-bit floats of type `half` in one i32.
   string packPair(const string &a, const string &b, const string &half);

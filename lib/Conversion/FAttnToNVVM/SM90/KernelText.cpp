@@ -889,7 +889,7 @@ void SM90KernelEmitter::emitEpilogue() {
 string SM90KernelEmitter::emit() {
   string text = signature();
   emitEntry();
-  if (cfg.warpSpecialize && cfg.isFP8())
+  if (cfg.warpSpecialize && cfg.transposesValue())
     emitFP8Producer();
   else if (cfg.warpSpecialize)
     emitProducer();

@@ -97,6 +97,8 @@ std::string defaultKernelName(const SM90KernelConfig &c) {
   std::string name = formatv("fattn_fwd_sm90_d{0}_{1}_m{2}n{3}s{4}", c.headDim,
                              c.elementType, c.blockM, c.blockN, c.stages).str();
   name += descaleSuffix(c);
+  if (c.valueTransposed)
+    name += "_vt";
   if (c.windowRight == 0 && c.windowLeft < 0)
     name += "_causal";
   else if (c.windowLeft >= 0 || c.windowRight >= 0)
@@ -132,10 +134,11 @@ static LogicalResult getFP8Config(TiledAttentionOp op,
   FailureOr<SM90FP8Layout> layout = readSM90FP8Layout(op);
   if (failed(layout))
     return failure();
-  if (!layout->producerTransposes)
+  if (!layout->producerTransposes && !layout->valueStoredTransposed)
     return op.emitOpError("the sm_90a FP8 kernel transposes V in the "
                           "producer warpgroup: expected the fattn.transpose_"
                           "tile of --fattn-fp8-layout in the producer region");
+  c.valueTransposed = layout->valueStoredTransposed;
   if (options.pingpong &&
       options.pingpongBarrierBase + 1 >= kFP8ProducerBarrier)
     return op.emitOpError() << "pingpong barriers "
@@ -195,13 +198,12 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                             << (fp8 ? "bf16 output for f8E4M3FN inputs"
                                     : "output of the inputs' element type")
                             << ", found " << oType.getElementType();
-  int64_t d = qType.getDimSize(3);
-  if (ShapedType::isDynamic(d) || vType.getDimSize(3) != d ||
-      kType.getDimSize(3) != d)
+  int64_t d = qType.getDimSize(3), dv = op.getValueHeadDim();
+  if (ShapedType::isDynamic(d) || dv != d || kType.getDimSize(3) != d)
     return op.emitOpError() << "the sm_90a lowering needs one static head dim "
                                "for query, key and value, found "
                             << qType.getDimSize(3) << ", " << kType.getDimSize(3)
-                            << ", " << vType.getDimSize(3);
+                            << ", " << dv;
   if (d % 16 != 0 || d > 256)
     return op.emitOpError() << "the sm_90a lowering needs a head dim that is a "
                                "multiple of 16 and at most 256, found "
@@ -300,13 +302,23 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
                        entry("v", c.vDescale)).str();
   }
   for (const char *t : {"q", "k", "v"}) {
-    int64_t rows = std::string(t) == "q" ? c.blockM : c.blockN;
+    // A box is rows of one 128-byte atom: block rows of Q, K and V, or, for
+    // a V stored as V^T, its head-dim rows of 128 keys.
+    bool transposed = c.valueTransposed && std::string(t) == "v";
+    int64_t rows = transposed                ? c.headDim
+                   : std::string(t) == "q" ? c.blockM
+                                             : c.blockN;
     params += formatv(R"(, {{"name": "{0}_map", "type": "tensormap", "tensor": "{0}", )"
                       R"("element_type": "{1}", "box": [1, 1, {2}, {3}], )"
                       R"("element_strides": [1, 1, 1, 1], "swizzle": "128B", )"
                       R"("l2_promotion": "256B", "oob_fill": "zero"})",
                       t, c.elementType, rows, c.atomColumns()).str();
   }
+  // Keys after "params": the descales, and V's layout when not by rows.
+  std::string trailing = descales;
+  if (c.valueTransposed)
+    trailing += formatv(R"(, "value_layout": "{0}")", kTransposedValueLayout)
+                    .str();
   // One CTA per (Q tile, head, batch), or per SM for persistent kernels,
   // which loop over those work items.
   std::string grid =
@@ -329,7 +341,7 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
                  (c.windowRight == 0 && c.windowLeft < 0) ? "true" : "false",
                  c.windowLeft, c.windowRight, exactFloat(c.softcap),
                  c.hasLse ? "true" : "false", c.blockM, c.blockN, c.threads(),
-                 c.dynamicSharedBytes(), params, outType, descales, grid)
+                 c.dynamicSharedBytes(), params, outType, trailing, grid)
       .str();
 }
 

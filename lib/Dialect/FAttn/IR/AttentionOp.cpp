@@ -1,6 +1,7 @@
 //===- AttentionOp.cpp - fattn.attention ----------------------------------===//
 
 #include "fattn/Dialect/FAttn/IR/AttentionVerification.h"
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 
 #include <cmath>
@@ -43,9 +44,42 @@ static LogicalResult checkSameSize(Operation *op, NamedMemRef a, unsigned dimA,
                            << sr << ")";
 }
 
+/// V stored as V^T (`value_layout`): FP8, [batch, kv_heads, head_dim, keys]
+/// with keys a multiple of 16 (whole permuted runs) and at least K's
+/// sequence length.
+static LogicalResult checkTransposedValue(Operation *op, StringAttr layout,
+                                          NamedMemRef q, NamedMemRef k,
+                                          NamedMemRef v, NamedMemRef o) {
+  if (layout.getValue() != kTransposedValueLayout)
+    return op->emitOpError() << "expected value_layout to be \""
+                             << kTransposedValueLayout << "\" or absent, found \""
+                             << layout.getValue() << "\"";
+  if (!isa<Float8E4M3FNType>(q.type.getElementType()))
+    return op->emitOpError() << "expected f8E4M3FN query, key and value with "
+                                "value_layout = \""
+                             << kTransposedValueLayout << "\", found "
+                             << q.type.getElementType();
+  if (failed(checkSameSize(op, v, kBatch, q, kBatch, kDimNames[kBatch])) ||
+      failed(checkSameSize(op, v, kHeads, k, kHeads, kDimNames[kHeads])) ||
+      failed(checkSameSize(op, o, kHeadDim, v, 2, kDimNames[kHeadDim])))
+    return failure();
+  int64_t keys = v.type.getDimSize(3), seq = k.type.getDimSize(kSeq);
+  if (!ShapedType::isDynamic(keys) && keys % 16 != 0)
+    return op->emitOpError() << "expected the key count of a transposed value "
+                                "(dim 3) to be a multiple of 16, found "
+                             << keys;
+  if (!ShapedType::isDynamic(keys) && !ShapedType::isDynamic(seq) &&
+      keys < seq)
+    return op->emitOpError()
+           << "expected the key count of a transposed value (" << keys
+           << ") to be at least the key sequence length (" << seq << ")";
+  return success();
+}
+
 LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
                                                    Value key, Value value,
-                                                   Value output, Value lse) {
+                                                   Value output, Value lse,
+                                                   StringAttr valueLayout) {
   const char *bhsd = "[batch, heads, seq, head_dim]";
   FailureOr<MemRefType> qt = checkRank(op, "query", query, 4, bhsd);
   if (failed(qt))
@@ -53,7 +87,9 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
   FailureOr<MemRefType> kt = checkRank(op, "key", key, 4, bhsd);
   if (failed(kt))
     return failure();
-  FailureOr<MemRefType> vt = checkRank(op, "value", value, 4, bhsd);
+  FailureOr<MemRefType> vt =
+      checkRank(op, "value", value, 4,
+                valueLayout ? "[batch, heads, head_dim, keys]" : bhsd);
   if (failed(vt))
     return failure();
   FailureOr<MemRefType> ot = checkRank(op, "output", output, 4, bhsd);
@@ -80,17 +116,25 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
            << (fp8 ? " for f8E4M3FN inputs" : " (the query's)") << ", found "
            << o.type.getElementType();
 
-  for (NamedMemRef other : {k, v, o})
+  for (NamedMemRef other : {k, o})
     if (failed(checkSameSize(op, other, kBatch, q, kBatch, kDimNames[kBatch])))
       return failure();
-  if (failed(checkSameSize(op, v, kHeads, k, kHeads, kDimNames[kHeads])) ||
-      failed(checkSameSize(op, o, kHeads, q, kHeads, kDimNames[kHeads])) ||
-      failed(checkSameSize(op, v, kSeq, k, kSeq, kDimNames[kSeq])) ||
+  if (failed(checkSameSize(op, o, kHeads, q, kHeads, kDimNames[kHeads])) ||
       failed(checkSameSize(op, o, kSeq, q, kSeq, kDimNames[kSeq])) ||
-      failed(
-          checkSameSize(op, k, kHeadDim, q, kHeadDim, kDimNames[kHeadDim])) ||
-      failed(checkSameSize(op, o, kHeadDim, v, kHeadDim, kDimNames[kHeadDim])))
+      failed(checkSameSize(op, k, kHeadDim, q, kHeadDim, kDimNames[kHeadDim])))
     return failure();
+  if (valueLayout) {
+    if (failed(checkTransposedValue(op, valueLayout, q, k, v, o)))
+      return failure();
+  } else if (failed(checkSameSize(op, v, kBatch, q, kBatch,
+                                  kDimNames[kBatch])) ||
+             failed(checkSameSize(op, v, kHeads, k, kHeads,
+                                  kDimNames[kHeads])) ||
+             failed(checkSameSize(op, v, kSeq, k, kSeq, kDimNames[kSeq])) ||
+             failed(checkSameSize(op, o, kHeadDim, v, kHeadDim,
+                                  kDimNames[kHeadDim]))) {
+    return failure();
+  }
 
   int64_t hq = q.type.getDimSize(kHeads), hkv = k.type.getDimSize(kHeads);
   if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
@@ -216,7 +260,8 @@ LogicalResult mlir::fattn::verifySoftcap(Operation *op, float softcap) {
 
 LogicalResult AttentionOp::verify() {
   if (failed(verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
-                                     getOutput(), getLse())) ||
+                                     getOutput(), getLse(),
+                                     getValueLayoutAttr())) ||
       failed(verifyDescales(*this, getQuery(), getKey(), getQDescale(),
                             getKDescale(), getVDescale(), getDescaleBlockQ(),
                             getDescaleBlockKv())))

@@ -1,6 +1,7 @@
 //===- TiledOps.cpp - the tiled online-softmax form -----------------------===//
 
 #include "fattn/Dialect/FAttn/IR/AttentionVerification.h"
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 
 #include <cmath>
@@ -32,7 +33,8 @@ static bool isSupportedElementType(Type t) {
 
 LogicalResult TiledAttentionOp::verify() {
   if (failed(verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
-                                     getOutput(), getLse())) ||
+                                     getOutput(), getLse(),
+                                     getValueLayoutAttr())) ||
       failed(verifyDescales(*this, getQuery(), getKey(), getQDescale(),
                             getKDescale(), getVDescale(), getDescaleBlockQ(),
                             getDescaleBlockKv())) ||
@@ -43,6 +45,13 @@ LogicalResult TiledAttentionOp::verify() {
     return failure();
   if (failed(verifyBlockSizes(*this, getBlockM(), getBlockN())))
     return failure();
+  // A tile of a transposed V starts at a run of permuted keys and holds
+  // whole k steps of the P V product that reads it.
+  int64_t multiple = *getKeyPermutationMultiple(kWgmmaE4M3K32KeyPermutation);
+  if (hasTransposedValue() && getBlockN() % multiple != 0)
+    return emitOpError() << "expected block_n to be a multiple of " << multiple
+                         << " with value_layout = \"" << kTransposedValueLayout
+                         << "\", found " << getBlockN();
   return success();
 }
 
@@ -62,9 +71,10 @@ LogicalResult TiledAttentionOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 /// A tile of rank r addresses a memref of rank r + 2 ([batch, head, rows...]);
-/// their element types and trailing (head dim) sizes must agree.
+/// their element types and head dim sizes must agree (the memref's dim 3, or
+/// its dim 2 and the tile's rows for a `transposed` load).
 static LogicalResult verifyTileAccess(Operation *op, RankedTensorType tile,
-                                      MemRefType mem) {
+                                      MemRefType mem, bool transposed = false) {
   if (tile.getRank() != 1 && tile.getRank() != 2)
     return op->emitOpError()
            << "expected a rank-1 or rank-2 tile, found rank " << tile.getRank();
@@ -76,6 +86,16 @@ static LogicalResult verifyTileAccess(Operation *op, RankedTensorType tile,
     return op->emitOpError()
            << "expected tile element type " << tile.getElementType()
            << " to match the memref's, found " << mem.getElementType();
+  if (transposed) {
+    if (tile.getRank() != 2)
+      return op->emitOpError("expected a rank-2 tile for a transposed load");
+    if (!mem.isDynamicDim(2) && mem.getDimSize(2) != tile.getDimSize(0))
+      return op->emitOpError()
+             << "expected tile rows (" << tile.getDimSize(0)
+             << ") to match the head dim of the transposed memref (dim 2, "
+             << mem.getDimSize(2) << ")";
+    return success();
+  }
   if (tile.getRank() == 2 && !mem.isDynamicDim(3) &&
       mem.getDimSize(3) != tile.getDimSize(1))
     return op->emitOpError()
@@ -85,8 +105,8 @@ static LogicalResult verifyTileAccess(Operation *op, RankedTensorType tile,
 }
 
 LogicalResult LoadTileOp::verify() {
-  return verifyTileAccess(*this, tensorType(getResult()),
-                          getSource().getType());
+  return verifyTileAccess(*this, tensorType(getResult()), getSource().getType(),
+                          getTransposed());
 }
 
 LogicalResult StoreTileOp::verify() {

@@ -32,7 +32,7 @@ using namespace mlir::fattn;
 namespace {
 bool hasDynamicHeadDims(AttentionOp op) {
   return cast<MemRefType>(op.getQuery().getType()).isDynamicDim(3) ||
-         cast<MemRefType>(op.getValue().getType()).isDynamicDim(3);
+         ShapedType::isDynamic(op.getValueHeadDim());
 }
 
 /// Index and float helpers bound to one builder and location.
@@ -63,6 +63,9 @@ LogicalResult lowerRowwise(RewriterBase &rewriter, AttentionOp op) {
   if (op.getQDescale())
     return op.emitOpError("with descales needs static head dims (the "
                           "row-wise lowering does not apply descales)");
+  if (op.hasTransposedValue())
+    return op.emitOpError("with a value_layout needs static head dims (the "
+                          "row-wise lowering reads V by rows)");
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Emitter e{rewriter, loc};

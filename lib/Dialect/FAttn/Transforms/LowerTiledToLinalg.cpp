@@ -197,14 +197,41 @@ void leadingRows(OpBuilder &b, RankedTensorType tile, Value rows,
     sizes.push_back(b.getIndexAttr(tile.getDimSize(1)));
 }
 
-/// Rows past the sequence read as zero: the tile starts zero-filled and the
-/// clipped rows are inserted.
+/// A `transposed` load: the D x R tile of columns [col, col + R) of
+/// mem[batch, head] ([.., D, keys]), as the view of the columns that exist
+/// and their count.
+std::pair<Value, Value> clippedColumns(OpBuilder &b, Location loc, Value mem,
+                                       Value batch, Value head, Value col,
+                                       RankedTensorType tile) {
+  auto memType = cast<MemRefType>(mem.getType());
+  Value keys = memref::DimOp::create(b, loc, mem, 3);
+  Value left = arith::SubIOp::create(b, loc, keys, col);
+  Value cols = arith::MinSIOp::create(
+      b, loc, left, arith::ConstantIndexOp::create(b, loc, tile.getDimSize(1)));
+  cols = arith::MaxSIOp::create(b, loc, cols,
+                                arith::ConstantIndexOp::create(b, loc, 0));
+  SmallVector<OpFoldResult> offsets = {batch, head, b.getIndexAttr(0), col};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     b.getIndexAttr(tile.getDimSize(0)), cols};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      {tile.getDimSize(0), ShapedType::kDynamic}, memType, offsets, sizes,
+      strides);
+  Value view =
+      memref::SubViewOp::create(b, loc, viewType, mem, offsets, sizes, strides);
+  return {view, cols};
+}
+
+/// Rows past the sequence (columns past the keys of a transposed load) read
+/// as zero: the tile starts zero-filled and the clipped part is inserted.
 struct LowerLoadTile : OpRewritePattern<LoadTileOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LoadTileOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType tile = tensorType(op.getResult());
+    if (op.getTransposed())
+      return lowerTransposed(op, tile, rewriter);
     auto [view, rows] =
         clippedRows(rewriter, loc, op.getSource(), op.getBatch(), op.getHead(),
                     op.getRow(), tile);
@@ -217,6 +244,28 @@ struct LowerLoadTile : OpRewritePattern<LoadTileOp> {
     Value full = filledTensor(rewriter, loc, tile, 0.0f);
     SmallVector<OpFoldResult> offsets, sizes, strides;
     leadingRows(rewriter, tile, rows, offsets, sizes, strides);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, part, full, offsets,
+                                                       sizes, strides);
+    return success();
+  }
+
+private:
+  LogicalResult lowerTransposed(LoadTileOp op, RankedTensorType tile,
+                                PatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto [view, cols] =
+        clippedColumns(rewriter, loc, op.getSource(), op.getBatch(),
+                       op.getHead(), op.getRow(), tile);
+    auto viewType = cast<MemRefType>(view.getType());
+    Value part = bufferization::ToTensorOp::create(
+        rewriter, loc,
+        RankedTensorType::get(viewType.getShape(), tile.getElementType()), view,
+        /*restrict=*/true);
+    Value full = filledTensor(rewriter, loc, tile, 0.0f);
+    SmallVector<OpFoldResult> offsets(2, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = {
+        rewriter.getIndexAttr(tile.getDimSize(0)), cols};
+    SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, part, full, offsets,
                                                        sizes, strides);
     return success();

@@ -1,11 +1,13 @@
 //===- Tile.cpp - fattn.attention -> tiled online-softmax form ------------===//
 
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/Transforms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #define DEBUG_TYPE "fattn-tile"
 
@@ -48,6 +50,36 @@ Value loadDescale(OpBuilder &b, Location loc, Value descale, Value batch,
       perBlock ? head : kvHead, row, perBlock ? block : IntegerAttr());
 }
 
+/// O += P V for one KV tile. A V stored transposed (`value_layout`) is read
+/// as the V^T tile it holds, keys in wgmma_e4m3_k32 order, so P's keys are
+/// permuted to match and V's per-tile factor scales the product's columns:
+/// the form --fattn-fp8-layout gives a V stored by rows.
+Value addValueProduct(OpBuilder &b, Location loc, const QTileContext &ctx,
+                      Value acc, Value probs, Value firstCol) {
+  TiledAttentionOp op = ctx.op;
+  bool transposed = op.hasTransposedValue();
+  Value v = LoadTileOp::create(b, loc, ctx.vTileType, op.getValue(), ctx.batch,
+                               ctx.kvHead, firstCol, transposed);
+  Value vScale = loadDescale(b, loc, op.getVDescale(), ctx.batch, ctx.kvHead,
+                             ctx.kvHead, firstCol, op.getDescaleBlockKvAttr(),
+                             op.getBlockN());
+  if (!transposed)
+    return MmaOp::create(b, loc, acc.getType(), probs, v, acc,
+                         /*lhs_scale=*/Value(), vScale,
+                         /*transpose_rhs=*/false);
+  Value pp = PermuteKeysOp::create(b, loc, probs.getType(), probs,
+                                   kWgmmaE4M3K32KeyPermutation);
+  if (vScale) {
+    // One factor per KV tile (tileAttention checks the blocks).
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value factor = tensor::ExtractOp::create(b, loc, vScale, zero);
+    vScale = tensor::SplatOp::create(
+        b, loc, factor, ArrayRef<int64_t>{ctx.vTileType.getDimSize(0)});
+  }
+  return MmaOp::create(b, loc, acc.getType(), pp, v, acc,
+                       /*lhs_scale=*/Value(), vScale, /*transpose_rhs=*/true);
+}
+
 /// Builds one KV loop over tiles [from, to); `masked` adds fattn.mask.
 OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
                                const QTileContext &ctx, Value from, Value to,
@@ -82,14 +114,7 @@ OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
             b.getF32FloatAttr(softmaxScale));
         Value acc = RescaleOp::create(b, loc, state[2].getType(), state[2],
                                       update.getAlpha());
-        Value v = LoadTileOp::create(b, loc, ctx.vTileType, op.getValue(),
-                                     ctx.batch, ctx.kvHead, firstCol);
-        Value vScale = loadDescale(b, loc, op.getVDescale(), ctx.batch,
-                                   ctx.kvHead, ctx.kvHead, firstCol,
-                                   op.getDescaleBlockKvAttr(), op.getBlockN());
-        acc = MmaOp::create(b, loc, acc.getType(), update.getProbs(), v, acc,
-                            /*lhs_scale=*/Value(), vScale,
-                            /*transpose_rhs=*/false);
+        acc = addValueProduct(b, loc, ctx, acc, update.getProbs(), firstCol);
         scf::YieldOp::create(
             b, loc, ValueRange{update.getNewMax(), update.getNewSum(), acc});
       });
@@ -100,17 +125,18 @@ OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
 void buildQTileBody(OpBuilder &b, TiledAttentionOp op) {
   Location loc = op.getLoc();
   auto qType = cast<MemRefType>(op.getQuery().getType());
-  auto vType = cast<MemRefType>(op.getValue().getType());
   Type elemType = qType.getElementType();
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN();
-  int64_t headDimQK = qType.getDimSize(3), headDimV = vType.getDimSize(3);
+  int64_t headDimQK = qType.getDimSize(3), headDimV = op.getValueHeadDim();
   Type f32 = b.getF32Type();
 
   QTileContext ctx;
   ctx.op = op;
   ctx.batch = op.getBatchIndex();
   ctx.kTileType = RankedTensorType::get({blockN, headDimQK}, elemType);
-  ctx.vTileType = RankedTensorType::get({blockN, headDimV}, elemType);
+  ctx.vTileType = op.hasTransposedValue()
+                      ? RankedTensorType::get({headDimV, blockN}, elemType)
+                      : RankedTensorType::get({blockN, headDimV}, elemType);
   ctx.scoresType = RankedTensorType::get({blockM, blockN}, f32);
   // P is fed to the second product in V's element type, as on the GPU.
   ctx.probsType = RankedTensorType::get({blockM, blockN}, elemType);
@@ -177,14 +203,32 @@ FailureOr<TiledAttentionOp> mlir::fattn::tileAttention(RewriterBase &rewriter,
                                                        AttentionOp op,
                                                        TileSizes sizes) {
   auto qType = cast<MemRefType>(op.getQuery().getType());
-  auto vType = cast<MemRefType>(op.getValue().getType());
-  if (qType.isDynamicDim(3) || vType.isDynamicDim(3))
+  if (qType.isDynamicDim(3) || ShapedType::isDynamic(op.getValueHeadDim()))
     return op.emitOpError("cannot be tiled: the head dims of query and value "
                           "must be static");
   if (sizes.blockM <= 0 || sizes.blockN <= 0)
     return op.emitOpError() << "cannot be tiled: block sizes must be "
                                "positive, found block-m = "
                             << sizes.blockM << ", block-n = " << sizes.blockN;
+  if (op.hasTransposedValue()) {
+    // The P V product reads V^T with P's keys permuted per k step, and
+    // scales its columns by V's factor of the tile.
+    int64_t multiple = *getKeyPermutationMultiple(kWgmmaE4M3K32KeyPermutation);
+    if (sizes.blockN % multiple != 0)
+      return op.emitOpError()
+             << "cannot be tiled: value_layout = \"" << kTransposedValueLayout
+             << "\" needs block-n to be a multiple of " << multiple
+             << ", found " << sizes.blockN;
+    std::optional<uint64_t> block = op.getDescaleBlockKv();
+    if (Value dv = op.getVDescale();
+        dv && cast<MemRefType>(dv.getType()).getRank() == 3 && block &&
+        static_cast<int64_t>(*block) % sizes.blockN != 0)
+      return op.emitOpError()
+             << "cannot be tiled: value_layout = \"" << kTransposedValueLayout
+             << "\" needs one V descale per KV tile: descale_block_kv ("
+             << *block << ") must be a multiple of block-n (" << sizes.blockN
+             << ")";
+  }
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
@@ -198,7 +242,8 @@ FailureOr<TiledAttentionOp> mlir::fattn::tileAttention(RewriterBase &rewriter,
       rewriter.getI64IntegerAttr(op.getEffectiveWindowLeft()),
       rewriter.getI64IntegerAttr(op.getEffectiveWindowRight()),
       rewriter.getF32FloatAttr(op.getEffectiveSoftcap()),
-      op.getDescaleBlockQAttr(), op.getDescaleBlockKvAttr());
+      op.getDescaleBlockQAttr(), op.getDescaleBlockKvAttr(),
+      op.getValueLayoutAttr());
   Type index = rewriter.getIndexType();
   rewriter.createBlock(&tiled.getBody(), {}, {index, index, index},
                        {loc, loc, loc});

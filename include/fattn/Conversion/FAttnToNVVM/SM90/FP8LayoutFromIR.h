@@ -24,6 +24,9 @@ struct SM90FP8Layout {
   /// The producer warpgroup transposes V (into the ring the consumers
   /// read); otherwise the consumers transpose each tile themselves.
   bool producerTransposes = false;
+  /// V is stored as V^T already (`value_layout`): its tiles are copied as
+  /// they are and nobody transposes.
+  bool valueStoredTransposed = false;
 };
 
 /// Reads the FP8 layout that --fattn-fp8-layout recorded in `op`; fails with

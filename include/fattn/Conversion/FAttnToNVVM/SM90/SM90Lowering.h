@@ -102,8 +102,14 @@ struct SM90KernelConfig {
 
   /// FP8 only: the descales of Q, K and V (all three or none).
   SM90Descale qDescale, kDescale, vDescale;
+  /// FP8 only: V is stored as V^T in the kernel's key order (value_layout),
+  /// so TMA copies its tiles into the ring as they are and the producer
+  /// warpgroup transposes nothing.
+  bool valueTransposed = false;
 
   bool isFP8() const { return elementType == "e4m3"; }
+  /// FP8 with V stored by rows: the producer transposes each V tile.
+  bool transposesValue() const { return isFP8() && !valueTransposed; }
   bool hasDescales() const { return qDescale.rank >= 0; }
   int64_t elementBytes() const { return isFP8() ? 1 : 2; }
   /// Columns of one 128-byte swizzle atom of a row.

@@ -16,9 +16,11 @@
 namespace mlir::fattn {
 
 /// Checks ranks, element types and every pair of sizes that must agree
-/// (compared where both are static). `lse` may be null.
+/// (compared where both are static). `lse` may be null; `valueLayout` is the
+/// op's `value_layout` (null when V is stored [batch, heads, seq, head_dim]).
 LogicalResult verifyAttentionOperands(Operation *op, Value query, Value key,
-                                      Value value, Value output, Value lse);
+                                      Value value, Value output, Value lse,
+                                      StringAttr valueLayout);
 
 /// Checks the FP8 descale operands (all null, or all set) and the block
 /// sizes of per-block descales.

@@ -25,6 +25,11 @@ namespace mlir::fattn {
 inline constexpr llvm::StringLiteral kWgmmaE4M3K32KeyPermutation =
     "wgmma_e4m3_k32";
 
+/// The `value_layout` of an FP8 V stored as V^T ([batch, kv_heads, head_dim,
+/// keys]) with its keys in kWgmmaE4M3K32KeyPermutation order per 16.
+inline constexpr llvm::StringLiteral kTransposedValueLayout =
+    "transposed_wgmma_e4m3_k32";
+
 /// The number that the key count of a tile must be a multiple of for the
 /// permutation `name`, or nullopt when `name` is not a known permutation.
 std::optional<int64_t> getKeyPermutationMultiple(StringRef name);

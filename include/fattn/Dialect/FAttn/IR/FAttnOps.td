@@ -37,6 +37,14 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
       [batch, kv_heads] (per batch and KV head, as FlashAttention-3) or rank 3
       [batch, heads, blocks] (per block of `descale_block_q` query rows or
       `descale_block_kv` key/value rows; heads are Q's for dq, KV's for dk, dv).
+    - `value_layout = "transposed_wgmma_e4m3_k32"` (FP8 only): V is stored as
+      V^T, [batch, kv_heads, head_dim_v, keys] with `keys` >= seq_k a multiple
+      of 16, each run of 16 key slots holding keys 16g + (0, 1, 8, 9, 2, 3, 10,
+      11, 4, 5, 12, 13, 6, 7, 14, 15): the order in which the sm_90a kernel's
+      P V wgmma reads them (`fattn.permute_keys` "wgmma_e4m3_k32"), so that
+      TMA copies V^T tiles as they are. Slots past seq_k must hold finite
+      values (their probabilities are 0). `fattn.transpose_value_fp8` in
+      Python writes this layout.
 
     Example:
 
@@ -62,7 +70,8 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
     OptionalAttr<I64Attr>:$window_right,
     OptionalAttr<F32Attr>:$softcap,
     OptionalAttr<I64Attr>:$descale_block_q,
-    OptionalAttr<I64Attr>:$descale_block_kv
+    OptionalAttr<I64Attr>:$descale_block_kv,
+    OptionalAttr<StrAttr>:$value_layout
   );
 
   let assemblyFormat = [{
@@ -83,6 +92,12 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
     int64_t getEffectiveWindowRight();
     /// The softcap, 0 when absent.
     float getEffectiveSoftcap();
+    /// Whether V is stored transposed (`value_layout`), and its head dim.
+    bool hasTransposedValue() { return getValueLayout().has_value(); }
+    int64_t getValueHeadDim() {
+      return cast<MemRefType>(getValue().getType())
+          .getDimSize(hasTransposedValue() ? 2 : 3);
+    }
   }];
 }
 
@@ -130,7 +145,8 @@ def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
     I64Attr:$window_right,
     F32Attr:$softcap,
     OptionalAttr<I64Attr>:$descale_block_q,
-    OptionalAttr<I64Attr>:$descale_block_kv
+    OptionalAttr<I64Attr>:$descale_block_kv,
+    OptionalAttr<StrAttr>:$value_layout
   );
   let regions = (region SizedRegion<1>:$body);
 
@@ -149,6 +165,12 @@ def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
     BlockArgument getBatchIndex() { return getBody().getArgument(0); }
     BlockArgument getHeadIndex() { return getBody().getArgument(1); }
     BlockArgument getQTileIndex() { return getBody().getArgument(2); }
+    /// Whether V is stored transposed (`value_layout`), and its head dim.
+    bool hasTransposedValue() { return getValueLayout().has_value(); }
+    int64_t getValueHeadDim() {
+      return cast<MemRefType>(getValue().getType())
+          .getDimSize(hasTransposedValue() ? 2 : 3);
+    }
   }];
 }
 
@@ -159,12 +181,19 @@ def FAttn_LoadTileOp : FAttn_Op<"load_tile"> {
     where the result is an R x D tile. Rows past the end of the sequence read
     as zero, so tails need no special case.
 
+    With `transposed`, `source` is stored keys-last ([batch, head, D, keys],
+    a V of `value_layout = "transposed_wgmma_e4m3_k32"`): the result is the
+    D x R tile of columns [row, row + R) of `source[batch, head]`, columns
+    past the memref's last dim reading as zero.
+
     ```mlir
     %q = fattn.load_tile %Q[%b, %h, %row] : memref<?x?x?x64xf32> -> tensor<64x64xf32>
+    %vt = fattn.load_tile %V[%b, %h, %col] {transposed} : memref<?x?x128x?xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "source", [MemRead]>:$source,
-                       Index:$batch, Index:$head, Index:$row);
+                       Index:$batch, Index:$head, Index:$row,
+                       UnitAttr:$transposed);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
     $source `[` $batch `,` $head `,` $row `]` attr-dict `:` type($source) `->` type($result)

@@ -211,7 +211,8 @@ static void permuteProduct(RewriterBase &rewriter, MmaOp mma, Value vt) {
 LogicalResult mlir::fattn::applySM90FP8Layout(RewriterBase &rewriter,
                                               TiledAttentionOp op) {
   Type elem = cast<MemRefType>(op.getValue().getType()).getElementType();
-  if (!isa<Float8E4M3FNType>(elem))
+  // A V stored transposed (value_layout) was tiled into this layout already.
+  if (!isa<Float8E4M3FNType>(elem) || op.hasTransposedValue())
     return success();
   FailureOr<ValueProducts> found = analyze(op);
   if (failed(found))

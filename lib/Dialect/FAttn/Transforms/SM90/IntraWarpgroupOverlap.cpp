@@ -16,8 +16,11 @@
 #include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
 
+#include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 
 #define DEBUG_TYPE "fattn-intra-wg-overlap"
@@ -72,6 +75,28 @@ struct ConsumerIteration {
 };
 } // namespace
 
+/// Puts into B the ops of `body` that only lay out the P V product's
+/// operands: P's key permutation and V's per-tile factor splat over the
+/// product's columns (a V stored transposed is tiled with them). P and V's
+/// factor then cross iterations as they do for a V stored by rows.
+static void addOperandPreparation(MmaOp valueMma, Block *body,
+                                  llvm::SmallPtrSetImpl<Operation *> &inB) {
+  SmallVector<Value> worklist = {valueMma.getLhs()};
+  if (Value scale = valueMma.getRhsScale())
+    worklist.push_back(scale);
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body ||
+        !isa<PermuteKeysOp, tensor::SplatOp, tensor::ExtractOp,
+             arith::ConstantOp>(def) ||
+        !llvm::all_of(def->getUsers(),
+                      [&](Operation *user) { return inB.contains(user); }))
+      continue;
+    inB.insert(def);
+    llvm::append_range(worklist, def->getOperands());
+  }
+}
+
 static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
   ConsumerIteration it;
   it.loop = getConsumerLoop(ws);
@@ -84,10 +109,12 @@ static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
   RescaleOp rescale;
   for (Operation &op : body->without_terminator()) {
     if (auto mma = dyn_cast<MmaOp>(op)) {
-      if (mma.getTransposeRhs())
-        it.scores = mma;
-      else
+      // P V accumulates into O; S = Q K^T starts from zero. (Both read their
+      // rhs transposed when V is stored as V^T.)
+      if (mma.getAcc())
         valueMma = mma;
+      else
+        it.scores = mma;
     } else if (auto update = dyn_cast<SoftmaxUpdateOp>(op)) {
       it.update = update;
     } else if (auto r = dyn_cast<RescaleOp>(op)) {
@@ -120,6 +147,7 @@ static FailureOr<ConsumerIteration> splitIteration(WarpSpecializeOp ws) {
   inB.insert(rescale);
   inB.insert(valueMma);
   inB.insert(valueWait);
+  addOperandPreparation(valueMma, body, inB);
   for (Operation &op : body->without_terminator())
     if (auto release = dyn_cast<RingReleaseOp>(op);
         release && release.getElement() == valueWait.getElement())
