@@ -167,6 +167,23 @@ FP8_CONFIGS = [
     ("ptovc3s3_fp8_d128_n96", "e4m3:0,0,0", 128, {}, False, 96, 3, "persistent=true consumers=3 block-m=192"),
     ("ptov_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 2, "persistent=true"),
     ("ptovs3_fp8_d256_n64", "e4m3:0,0,0", 256, {}, False, 64, 3, "persistent=true"),
+    # V stored as V^T (value_layout; no producer transpose): fattn-compile's
+    # shapes, then the registers and stages that the freed producer and
+    # shared memory allow.
+    ("vt_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true producer-registers=32 consumer-registers=232"),
+    ("vtr24_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true"),
+    ("vtr24s3_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 3, "persistent=true"),
+    ("vts3_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 3, "persistent=true producer-registers=32 consumer-registers=232"),
+    ("vtr24_fp8_d128_n256", "e4m3vt:0,0,0", 128, {}, False, 256, 2, "persistent=true"),
+    ("vt_fp8_d256_n128", "e4m3vt:0,0,0", 256, {}, False, 128, 2, "persistent=true"),
+    ("vts3_fp8_d256_n128", "e4m3vt:0,0,0", 256, {}, False, 128, 3, "persistent=true"),
+    ("vt_fp8_d256_n128_causal", "e4m3vt:0,0,0", 256, {"causal": True}, False, 128, 2, "persistent=true"),
+    ("vts3_fp8_d256_n128_causal", "e4m3vt:0,0,0", 256, {"causal": True}, False, 128, 3, "persistent=true"),
+    ("vt_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 2, "persistent=true producer-registers=32 consumer-registers=232"),
+    ("vtr24s3_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 3, "persistent=true"),
+    ("vtc3_fp8_d128_n96", "e4m3vt:0,0,0", 128, {}, False, 96, 2, "persistent=true consumers=3 block-m=192"),
+    ("vtc3_fp8_d128_n128", "e4m3vt:0,0,0", 128, {}, False, 128, 2, "persistent=true consumers=3 block-m=192"),
+    ("vtc3s3_fp8_d128_n96", "e4m3vt:0,0,0", 128, {}, False, 96, 3, "persistent=true consumers=3 block-m=192"),
     # Causal, one CTA per tile and persistent (fattn-compile's tiles).
     ("ov_fp8_d128_n128_causal", "e4m3:0,0,0", 128, {"causal": True}, False, 128, 2, ""),
     ("ptov_fp8_d128_n128_causal", "e4m3:0,0,0", 128, {"causal": True}, False, 128, 2, "persistent=true"),
@@ -181,6 +198,8 @@ def attr_text(attrs):
     for k, v in attrs.items():
         if isinstance(v, bool):
             parts.append(f"{k} = {'true' if v else 'false'}")
+        elif isinstance(v, str):
+            parts.append(f'{k} = "{v}"')
         elif isinstance(v, float):
             parts.append(f"{k} = {v} : f32")
         else:
@@ -198,6 +217,11 @@ def source(dtype, d, attrs, lse):
                 f"  return\n}}\n")
     t, ot = f"memref<?x?x?x{d}xf8E4M3FN>", f"memref<?x?x?x{d}xbf16>"
     ds_args, ds_use, attrs = "", "", dict(attrs)
+    # "e4m3vt...": V stored as V^T in the kernel's key order (value_layout).
+    vt = t
+    if dtype.startswith("e4m3vt"):
+        vt = f"memref<?x?x{d}x?xf8E4M3FN>"
+        attrs["value_layout"] = "transposed_wgmma_e4m3_k32"
     if ":" in dtype:
         specs = dtype.split(":")[1].split(",")
         types = []
@@ -208,8 +232,8 @@ def source(dtype, d, attrs, lse):
                 attrs["descale_block_" + name] = int(block)
         ds_args = f", %dq: {types[0]}, %dk: {types[1]}, %dv: {types[2]}"
         ds_use = f" descale(%dq, %dk, %dv : {', '.join(types)})"
-    return (f"func.func @attn(%q: {t}, %k: {t}, %v: {t}, %o: {ot}{lse_arg}{ds_args}) {{\n"
-            f"  fattn.attention ins(%q, %k, %v : {t}, {t}, {t}) outs(%o : {ot}){lse_use}{ds_use} {attr_text(attrs)}\n"
+    return (f"func.func @attn(%q: {t}, %k: {t}, %v: {vt}, %o: {ot}{lse_arg}{ds_args}) {{\n"
+            f"  fattn.attention ins(%q, %k, %v : {t}, {t}, {vt}) outs(%o : {ot}){lse_use}{ds_use} {attr_text(attrs)}\n"
             f"  return\n}}\n")
 
 
