@@ -499,3 +499,17 @@ FP8_SANITIZER_CASES = [
                          ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_fp8_sanitizer_subset(case):
     check_case(b=1, **case)
+
+
+# V^T (v_layout): TMA copies of V^T atoms wider than a tile's keys, and the
+# consumers handing V's slots back to the producer.
+FP8_VT_SANITIZER_CASES = [
+    dict(d=128, sq=77, causal=True, form="block128"),
+    dict(d=256, sq=129, sk=200, form="head"),
+]
+
+
+@pytest.mark.parametrize("case", FP8_VT_SANITIZER_CASES,
+                         ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+def test_fp8_value_layout_sanitizer_subset(case):
+    check_value_layout(b=1, **case)

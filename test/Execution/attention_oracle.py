@@ -110,11 +110,53 @@ def parse_args(argv):
                    help="rotate Q and K by the same random-sign Hadamard "
                         "matrix first (fattn.hadamard_rotate); the result "
                         "must not change")
+    p.add_argument("--value-layout", action="store_true",
+                   help="f8E4M3FN only: store V as V^T with value_layout = "
+                        "\"transposed_wgmma_e4m3_k32\" ([batch, kv_heads, "
+                        "head_dim_v, keys], keys permuted per 16); the "
+                        "reference reads V un-permuted")
+    p.add_argument("--value-pad", type=int, default=0,
+                   help="with --value-layout: key slots past seq_k rounded "
+                        "up to 16 (a multiple of 16); they hold random "
+                        "finite values that must not change the result")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--keep", help="write the generated program here")
     a = finish_problem_args(p.parse_args(argv))
     a.head_dim_v = a.head_dim_v or a.head_dim
+    if a.value_layout and a.dtype != FP8:
+        p.error("--value-layout needs --dtype f8E4M3FN")
+    if a.value_pad % 16 != 0:
+        p.error("--value-pad must be a multiple of 16")
+    a.value_keys = -(-a.seq_k // 16) * 16 + a.value_pad
     return a
+
+
+# fattn.permute_keys "wgmma_e4m3_k32": slot c of every 16 holds key 16g + KEY_PERMUTATION[c]
+# (FP8Ops.cpp, wgmmaE4M3K32KeySource).
+KEY_PERMUTATION = (0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15)
+
+
+def transpose_value(a, v, rng):
+    """V (storage order of --layout) as the V^T of value_layout
+    "transposed_wgmma_e4m3_k32": [batch, kv_heads, head_dim_v, keys] with
+    vt[b, h, n, 16 g + c] = V[b, h, 16 g + KEY_PERMUTATION[c], n]; the slots of
+    keys >= seq_k get random finite values."""
+    B, H, S, D, keys = a.batch, a.heads_kv, a.seq_k, a.head_dim_v, a.value_keys
+    out = []
+    for b in range(B):
+        for h in range(H):
+            for n in range(D):
+                for slot in range(keys):
+                    key = 16 * (slot // 16) + KEY_PERMUTATION[slot % 16]
+                    if key >= S:
+                        out.append(round_to(rng.uniform(-400.0, 400.0), a.dtype))
+                        continue
+                    if a.layout == "bshd":
+                        base = ((b * S + key) * H + h) * D
+                    else:
+                        base = ((b * H + h) * S + key) * D
+                    out.append(v[base + n])
+    return out
 
 
 def random_tensor(rng, shape, dtype):
@@ -192,12 +234,16 @@ def build_program(a, q, k, v, descales=None, signs=None):
         "v": storage_shape(a, a.heads_kv, a.seq_k, dv),
         "o": storage_shape(a, a.heads_q, a.seq_q, dv),
     }
+    if a.value_layout:
+        shapes["v"] = [a.batch, a.heads_kv, dv, a.value_keys]
     views = {
         "q": view_type(a, a.heads_q, a.seq_q, d, dt),
         "k": view_type(a, a.heads_kv, a.seq_k, d, dt),
         "v": view_type(a, a.heads_kv, a.seq_k, dv, dt),
         "o": view_type(a, a.heads_q, a.seq_q, dv, out_dt),
     }
+    if a.value_layout:
+        views["v"] = memref_type(shapes["v"], dt)
     lse_type = memref_type([a.batch, a.heads_q, a.seq_q], "f32")
     out = []
     for name, data in (("q", q), ("k", k), ("v", v)):
@@ -237,6 +283,9 @@ def build_program(a, q, k, v, descales=None, signs=None):
                                      out_dt if n == "o" else dt)
                      for n in "qkvo"}
         arg_types["lse"] = dynamic_type(0, "f32", rank=3)
+        if a.value_layout:
+            arg_types["v"] = (f"memref<?x?x{width(dv)}x?x{dt}, "
+                              "strided<[?, ?, ?, 1], offset: ?>>")
     else:
         arg_types = dict(views)
         arg_types["lse"] = lse_type
@@ -259,6 +308,8 @@ def build_program(a, q, k, v, descales=None, signs=None):
         attrs.append(f"window_right = {a.window_right} : i64")
     if a.softcap is not None:
         attrs.append(f"softcap = {mlir_float(a.softcap)} : f32")
+    if a.value_layout:
+        attrs.append('value_layout = "transposed_wgmma_e4m3_k32"')
     lse_clause = f" lse(%lse : {arg_types['lse']})" if has_lse else ""
     if descales is not None:
         lse_clause += (f" descale(%dq, %dk, %dv : {arg_types['dq']}, {arg_types['dk']}, "
@@ -316,7 +367,7 @@ func.func private @printMemrefF32(memref<*xf32>)
             body.append(f"fattn.hadamard_rotate ins({src} : {st}) signs(%{n}_signs : "
                         f"{memref_type([d], 'f32')}) outs(%{n}_rot : {st})")
             src = f"%{n}_rot"
-        if a.layout == "bshd":
+        if a.layout == "bshd" and not (n == "v" and a.value_layout):
             body.append(f"%{n}_view = memref.transpose {src} {perm} : {st} to {views[n]}")
         else:
             body.append(f"%{n}_view = memref.cast {src} : {st} to {views[n]}")
@@ -453,7 +504,8 @@ def main(argv):
     v = random_tensor(rng, storage_shape(a, a.heads_kv, a.seq_k, a.head_dim_v), a.dtype)
     descales = random_descales(rng, a)
     signs = [rng.choice((-1.0, 1.0)) for _ in range(a.head_dim)] if a.hadamard else None
-    program = build_program(a, q, k, v, descales, signs)
+    stored_v = transpose_value(a, v, rng) if a.value_layout else v
+    program = build_program(a, q, k, stored_v, descales, signs)
     with tempfile.TemporaryDirectory() as tmp:
         path = a.keep or os.path.join(tmp, "attention.mlir")
         with open(path, "w") as f:

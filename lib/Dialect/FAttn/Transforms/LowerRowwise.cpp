@@ -64,8 +64,9 @@ LogicalResult lowerRowwise(RewriterBase &rewriter, AttentionOp op) {
     return op.emitOpError("with descales needs static head dims (the "
                           "row-wise lowering does not apply descales)");
   if (op.hasTransposedValue())
-    return op.emitOpError("with a value_layout needs static head dims (the "
-                          "row-wise lowering reads V by rows)");
+    return op.emitOpError("with a value_layout is tiled, not lowered row by "
+                          "row (the row-wise lowering reads V by rows): give "
+                          "it static head dims");
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Emitter e{rewriter, loc};
