@@ -157,7 +157,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // FP8 head dim 128 without a mask and causal: 224-key tiles (FA3's),
     // unless per-block K/V descales need whole tiles per block (of 128 rows
     // by default). Their persistent producer needs 32 registers (24 spill
-    // the work loop's counter), and the consumers fit in the 232 left.
+    // the work loop's counter), and the consumers fit in the 232 left. With
+    // V stored as V^T (value_layout) the producer transposes nothing; 24 /
+    // 240 and three stages measured no faster there (docs/PERF.md), so it
+    // keeps the same shape.
     bool perBlockKV =
         op.getKDescale() &&
         cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
