@@ -155,18 +155,25 @@ LogicalResult outlineTiledAttention(TiledAttentionOp op,
   return success();
 }
 
+/// How many of the `count` indices from `first` on lie below dim `dim` of
+/// `mem`: clamp(size - first, 0, count).
+Value clippedCount(OpBuilder &b, Location loc, Value mem, int64_t dim,
+                   Value first, int64_t count) {
+  Value size = memref::DimOp::create(b, loc, mem, dim);
+  Value left = arith::SubIOp::create(b, loc, size, first);
+  Value inside = arith::MinSIOp::create(
+      b, loc, left, arith::ConstantIndexOp::create(b, loc, count));
+  return arith::MaxSIOp::create(b, loc, inside,
+                                arith::ConstantIndexOp::create(b, loc, 0));
+}
+
 /// The rows [row, row + tileRows) of `mem[batch, head]` clipped to the
 /// sequence, as a rank-reduced subview, and the clipped row count.
 std::pair<Value, Value> clippedRows(OpBuilder &b, Location loc, Value mem,
                                     Value batch, Value head, Value row,
                                     RankedTensorType tile) {
   auto memType = cast<MemRefType>(mem.getType());
-  Value seq = memref::DimOp::create(b, loc, mem, 2);
-  Value left = arith::SubIOp::create(b, loc, seq, row);
-  Value rows = arith::MinSIOp::create(
-      b, loc, left, arith::ConstantIndexOp::create(b, loc, tile.getDimSize(0)));
-  rows = arith::MaxSIOp::create(b, loc, rows,
-                                arith::ConstantIndexOp::create(b, loc, 0));
+  Value rows = clippedCount(b, loc, mem, 2, row, tile.getDimSize(0));
 
   SmallVector<OpFoldResult> offsets = {batch, head, row};
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
@@ -204,12 +211,7 @@ std::pair<Value, Value> clippedColumns(OpBuilder &b, Location loc, Value mem,
                                        Value batch, Value head, Value col,
                                        RankedTensorType tile) {
   auto memType = cast<MemRefType>(mem.getType());
-  Value keys = memref::DimOp::create(b, loc, mem, 3);
-  Value left = arith::SubIOp::create(b, loc, keys, col);
-  Value cols = arith::MinSIOp::create(
-      b, loc, left, arith::ConstantIndexOp::create(b, loc, tile.getDimSize(1)));
-  cols = arith::MaxSIOp::create(b, loc, cols,
-                                arith::ConstantIndexOp::create(b, loc, 0));
+  Value cols = clippedCount(b, loc, mem, 3, col, tile.getDimSize(1));
   SmallVector<OpFoldResult> offsets = {batch, head, b.getIndexAttr(0), col};
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
                                      b.getIndexAttr(tile.getDimSize(0)), cols};
