@@ -128,9 +128,11 @@ static LogicalResult getFP8Config(TiledAttentionOp op,
                                "found "
                             << c.headDim;
   if (!options.warpSpecialize)
-    return op.emitOpError("the sm_90a FP8 kernel needs warp specialization: "
-                          "its producer warpgroup transposes V (run "
-                          "--fattn-warp-specialize)");
+    return op.emitOpError()
+           << "the sm_90a FP8 kernel needs warp specialization: its producer "
+              "warpgroup "
+           << (op.hasTransposedValue() ? "issues the copies" : "transposes V")
+           << " (run --fattn-warp-specialize)";
   FailureOr<SM90FP8Layout> layout = readSM90FP8Layout(op);
   if (failed(layout))
     return failure();
