@@ -184,6 +184,7 @@ FP8_CONFIGS = [
     ("vt_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true"),
     ("vtpp_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true pingpong=true producer-registers=32 consumer-registers=232"),
     ("vtpp_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true pingpong=true"),
+    ("vtpp_fp8_d256_n128", "e4m3vt:0,0,0", 256, {}, False, 128, 2, "persistent=true pingpong=true"),
     ("vtc3_fp8_d128_n96", "e4m3vt:0,0,0", 128, {}, False, 96, 2, "persistent=true consumers=3 block-m=192"),
     ("vtc3_fp8_d128_n128", "e4m3vt:0,0,0", 128, {}, False, 128, 2, "persistent=true consumers=3 block-m=192"),
     ("vtc3s3_fp8_d128_n96", "e4m3vt:0,0,0", 128, {}, False, 96, 3, "persistent=true consumers=3 block-m=192"),
