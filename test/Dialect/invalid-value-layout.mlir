@@ -134,3 +134,27 @@ func.func @f(%L: memref<?x?x?xf32>, %i: index) {
   %t = fattn.load_tile %L[%i, %i, %i] {transposed} : memref<?x?x?xf32> -> tensor<64xf32>
   return
 }
+
+// -----
+
+// V's tiles are read the way value_layout stores V: transposed.
+func.func @f(%Q: memref<?x?x?x64xf8E4M3FN>, %K: memref<?x?x?x64xf8E4M3FN>, %V: memref<?x?x64x?xf8E4M3FN>, %O: memref<?x?x?x64xbf16>) {
+  fattn.tiled_attention ins(%Q, %K, %V : memref<?x?x?x64xf8E4M3FN>, memref<?x?x?x64xf8E4M3FN>, memref<?x?x64x?xf8E4M3FN>) outs(%O : memref<?x?x?x64xbf16>) attributes {block_m = 64 : i64, block_n = 64 : i64, scale = 0.125 : f32, softcap = 0.0 : f32, value_layout = "transposed_wgmma_e4m3_k32", window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%b: index, %h: index, %m: index):
+    // expected-error @+1 {{'fattn.load_tile' op reads by rows a V that value_layout stores transposed: expected {transposed}}}
+    %v = fattn.load_tile %V[%b, %h, %m] : memref<?x?x64x?xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+  }
+  return
+}
+
+// -----
+
+// ... and by rows without value_layout.
+func.func @f(%Q: memref<?x?x?x64xf8E4M3FN>, %K: memref<?x?x?x64xf8E4M3FN>, %V: memref<?x?x?x64xf8E4M3FN>, %O: memref<?x?x?x64xbf16>) {
+  fattn.tiled_attention ins(%Q, %K, %V : memref<?x?x?x64xf8E4M3FN>, memref<?x?x?x64xf8E4M3FN>, memref<?x?x?x64xf8E4M3FN>) outs(%O : memref<?x?x?x64xbf16>) attributes {block_m = 64 : i64, block_n = 64 : i64, scale = 0.125 : f32, softcap = 0.0 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%b: index, %h: index, %m: index):
+    // expected-error @+1 {{'fattn.load_tile' op is {transposed} but V is stored by rows (no value_layout)}}
+    %v = fattn.load_tile %V[%b, %h, %m] {transposed} : memref<?x?x?x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+  }
+  return
+}

@@ -63,7 +63,19 @@ LogicalResult TiledAttentionOp::verifyRegions() {
     return emitOpError("expected the body to take three index arguments "
                        "(batch, head, q_tile), found ")
            << body.getNumArguments() << " argument(s)";
-  return success();
+  // V's tiles are read the way value_layout stores V.
+  WalkResult result = getBody().walk([&](LoadTileOp load) {
+    if (load.getSource() != getValue() ||
+        load.getTransposed() == hasTransposedValue())
+      return WalkResult::advance();
+    load.emitOpError() << (hasTransposedValue()
+                               ? "reads by rows a V that value_layout stores "
+                                 "transposed: expected {transposed}"
+                               : "is {transposed} but V is stored by rows (no "
+                                 "value_layout)");
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//
