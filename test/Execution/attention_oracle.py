@@ -22,8 +22,11 @@ import tempfile
 
 NUM_RE = re.compile(r"-?(?:inf|nan|\d+(?:\.\d*)?(?:e[-+]?\d+)?)")
 # f8E4M3FN: inputs are exact e4m3 values; the error is P's rounding to e4m3
-# (as on the GPU) and the bf16 output.
-TOLERANCE = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2, "f8E4M3FN": 3e-2}
+# (as on the GPU) and the bf16 output. With fresh inputs every run it spreads
+# from 1e-2 to 3.3e-2 (72 seeds of the smallest configuration of
+# oracle-fp8-layout.test, head dim of V 8, 2026-11-30), so 3e-2 failed now
+# and then; a wrong key order gives 0.5 and more.
+TOLERANCE = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2, "f8E4M3FN": 5e-2}
 FP8 = "f8E4M3FN"
 
 
