@@ -232,11 +232,23 @@ struct LowerLoadTile : OpRewritePattern<LoadTileOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType tile = tensorType(op.getResult());
-    if (op.getTransposed())
-      return lowerTransposed(op, tile, rewriter);
-    auto [view, rows] =
-        clippedRows(rewriter, loc, op.getSource(), op.getBatch(), op.getHead(),
-                    op.getRow(), tile);
+    Value view;
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    if (op.getTransposed()) {
+      auto [columns, count] =
+          clippedColumns(rewriter, loc, op.getSource(), op.getBatch(),
+                         op.getHead(), op.getRow(), tile);
+      view = columns;
+      offsets.assign(2, rewriter.getIndexAttr(0));
+      sizes = {rewriter.getIndexAttr(tile.getDimSize(0)), count};
+      strides.assign(2, rewriter.getIndexAttr(1));
+    } else {
+      auto [rows, count] =
+          clippedRows(rewriter, loc, op.getSource(), op.getBatch(),
+                      op.getHead(), op.getRow(), tile);
+      view = rows;
+      leadingRows(rewriter, tile, count, offsets, sizes, strides);
+    }
     auto viewType = cast<MemRefType>(view.getType());
     auto partType =
         RankedTensorType::get(viewType.getShape(), tile.getElementType());
@@ -244,30 +256,6 @@ struct LowerLoadTile : OpRewritePattern<LoadTileOp> {
     Value part = bufferization::ToTensorOp::create(rewriter, loc, partType,
                                                    view, /*restrict=*/true);
     Value full = filledTensor(rewriter, loc, tile, 0.0f);
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    leadingRows(rewriter, tile, rows, offsets, sizes, strides);
-    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, part, full, offsets,
-                                                       sizes, strides);
-    return success();
-  }
-
-private:
-  LogicalResult lowerTransposed(LoadTileOp op, RankedTensorType tile,
-                                PatternRewriter &rewriter) const {
-    Location loc = op.getLoc();
-    auto [view, cols] =
-        clippedColumns(rewriter, loc, op.getSource(), op.getBatch(),
-                       op.getHead(), op.getRow(), tile);
-    auto viewType = cast<MemRefType>(view.getType());
-    Value part = bufferization::ToTensorOp::create(
-        rewriter, loc,
-        RankedTensorType::get(viewType.getShape(), tile.getElementType()), view,
-        /*restrict=*/true);
-    Value full = filledTensor(rewriter, loc, tile, 0.0f);
-    SmallVector<OpFoldResult> offsets(2, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes = {
-        rewriter.getIndexAttr(tile.getDimSize(0)), cols};
-    SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, part, full, offsets,
                                                        sizes, strides);
     return success();
