@@ -1,8 +1,10 @@
 //===- FP8Ops.cpp - the sm_90a FP8 operand layout -------------------------===//
 
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -106,4 +108,29 @@ LogicalResult TransposeTileOp::canonicalize(TransposeTileOp op,
   rewriter.replaceOpWithNewOp<arith::ConstantOp>(
       op, splat.resizeSplat(cast<ShapedType>(op.getResult().getType())));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The permuted P V product
+//===----------------------------------------------------------------------===//
+
+Value mlir::fattn::createPermutedValueProduct(OpBuilder &b, Location loc,
+                                              Type resultType, Value p,
+                                              Value vt, Value acc,
+                                              Value lhsScale,
+                                              Value valueRowScale) {
+  Value pp =
+      PermuteKeysOp::create(b, loc, p.getType(), p, kWgmmaE4M3K32KeyPermutation);
+  Value columnScale;
+  if (valueRowScale) {
+    // Every key of the tile has the same factor, so scaling the keys equals
+    // scaling the output columns by the first one.
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value factor = tensor::ExtractOp::create(b, loc, valueRowScale, zero);
+    int64_t columns = cast<RankedTensorType>(vt.getType()).getDimSize(0);
+    columnScale =
+        tensor::SplatOp::create(b, loc, factor, ArrayRef<int64_t>{columns});
+  }
+  return MmaOp::create(b, loc, resultType, pp, vt, acc, lhsScale, columnScale,
+                       /*transpose_rhs=*/true);
 }

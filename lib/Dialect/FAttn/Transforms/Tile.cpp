@@ -7,7 +7,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #define DEBUG_TYPE "fattn-tile"
 
@@ -67,17 +66,9 @@ Value addValueProduct(OpBuilder &b, Location loc, const QTileContext &ctx,
     return MmaOp::create(b, loc, acc.getType(), probs, v, acc,
                          /*lhs_scale=*/Value(), vScale,
                          /*transpose_rhs=*/false);
-  Value pp = PermuteKeysOp::create(b, loc, probs.getType(), probs,
-                                   kWgmmaE4M3K32KeyPermutation);
-  if (vScale) {
-    // One factor per KV tile (tileAttention checks the blocks).
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value factor = tensor::ExtractOp::create(b, loc, vScale, zero);
-    vScale = tensor::SplatOp::create(
-        b, loc, factor, ArrayRef<int64_t>{ctx.vTileType.getDimSize(0)});
-  }
-  return MmaOp::create(b, loc, acc.getType(), pp, v, acc,
-                       /*lhs_scale=*/Value(), vScale, /*transpose_rhs=*/true);
+  // One V factor per KV tile: tileAttention checks the blocks.
+  return createPermutedValueProduct(b, loc, acc.getType(), probs, v, acc,
+                                    /*lhsScale=*/Value(), vScale);
 }
 
 /// Builds one KV loop over tiles [from, to); `masked` adds fattn.mask.

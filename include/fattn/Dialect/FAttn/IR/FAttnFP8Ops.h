@@ -42,6 +42,16 @@ int64_t wgmmaE4M3K32KeySource(int64_t slot);
 /// pi(slot) of the known permutation `name`.
 int64_t getKeySource(StringRef name, int64_t slot);
 
+/// acc + P V as e4m3 wgmma reads it: fattn.mma(fattn.permute_keys(p), vt)
+/// {transpose_rhs} with the "wgmma_e4m3_k32" permutation, where vt is V^T
+/// with its keys in that order. `valueRowScale` (V's factors per key, may be
+/// null) must be one value for the whole tile: it moves to the product's
+/// columns. --fattn-fp8-layout rewrites P V into this form; --fattn-tile
+/// builds it for a V stored as V^T.
+Value createPermutedValueProduct(OpBuilder &b, Location loc, Type resultType,
+                                 Value p, Value vt, Value acc, Value lhsScale,
+                                 Value valueRowScale);
+
 } // namespace mlir::fattn
 
 #define GET_OP_CLASSES

@@ -19,9 +19,6 @@
 #include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-
 #define DEBUG_TYPE "fattn-fp8-layout"
 
 namespace mlir::fattn {
@@ -188,24 +185,11 @@ static void transposeInProducer(RewriterBase &rewriter, ValueProducts &found) {
 /// fattn.mma %p, V -> fattn.mma (permute_keys %p), `vt` {transpose_rhs},
 /// with V's per-tile factor on the product's columns.
 static void permuteProduct(RewriterBase &rewriter, MmaOp mma, Value vt) {
-  Location loc = mma.getLoc();
   rewriter.setInsertionPoint(mma);
-  Value p = mma.getLhs();
-  Value pp = PermuteKeysOp::create(rewriter, loc, p.getType(), p,
-                                   kWgmmaE4M3K32KeyPermutation);
-  Value columnScale;
-  if (Value rowScale = mma.getRhsScale()) {
-    // Every key of the tile has the same factor (checked in analyze), so
-    // scaling the keys equals scaling the output columns by the first one.
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value factor = tensor::ExtractOp::create(rewriter, loc, rowScale, zero);
-    int64_t columns = cast<RankedTensorType>(vt.getType()).getDimSize(0);
-    columnScale = tensor::SplatOp::create(
-        rewriter, loc, factor, ArrayRef<int64_t>{columns});
-  }
-  rewriter.replaceOpWithNewOp<MmaOp>(mma, mma.getResult().getType(), pp, vt,
-                                     mma.getAcc(), mma.getLhsScale(),
-                                     columnScale, rewriter.getUnitAttr());
+  rewriter.replaceOp(mma, createPermutedValueProduct(
+                              rewriter, mma.getLoc(), mma.getResult().getType(),
+                              mma.getLhs(), vt, mma.getAcc(),
+                              mma.getLhsScale(), mma.getRhsScale()));
 }
 
 LogicalResult mlir::fattn::applySM90FP8Layout(RewriterBase &rewriter,
