@@ -134,3 +134,10 @@ Value mlir::fattn::createPermutedValueProduct(OpBuilder &b, Location loc,
   return MmaOp::create(b, loc, resultType, pp, vt, acc, lhsScale, columnScale,
                        /*transpose_rhs=*/true);
 }
+
+bool mlir::fattn::hasOneValueFactorPerTile(Value vDescale,
+                                           std::optional<uint64_t> block,
+                                           int64_t blockN) {
+  return !vDescale || cast<MemRefType>(vDescale.getType()).getRank() != 3 ||
+         !block || static_cast<int64_t>(*block) % blockN == 0;
+}

@@ -210,15 +210,13 @@ FailureOr<TiledAttentionOp> mlir::fattn::tileAttention(RewriterBase &rewriter,
              << "cannot be tiled: value_layout = \"" << kTransposedValueLayout
              << "\" needs block-n to be a multiple of " << multiple
              << ", found " << sizes.blockN;
-    std::optional<uint64_t> block = op.getDescaleBlockKv();
-    if (Value dv = op.getVDescale();
-        dv && cast<MemRefType>(dv.getType()).getRank() == 3 && block &&
-        static_cast<int64_t>(*block) % sizes.blockN != 0)
+    if (!hasOneValueFactorPerTile(op.getVDescale(), op.getDescaleBlockKv(),
+                                  sizes.blockN))
       return op.emitOpError()
              << "cannot be tiled: value_layout = \"" << kTransposedValueLayout
              << "\" needs one V descale per KV tile: descale_block_kv ("
-             << *block << ") must be a multiple of block-n (" << sizes.blockN
-             << ")";
+             << *op.getDescaleBlockKv() << ") must be a multiple of block-n ("
+             << sizes.blockN << ")";
   }
 
   OpBuilder::InsertionGuard guard(rewriter);

@@ -52,6 +52,12 @@ Value createPermutedValueProduct(OpBuilder &b, Location loc, Type resultType,
                                  Value p, Value vt, Value acc, Value lhsScale,
                                  Value valueRowScale);
 
+/// Whether V's descale `vDescale` (null: none) is one factor per KV tile of
+/// `blockN` keys, as createPermutedValueProduct needs: per tensor, per head,
+/// or per block (`block` rows) of whole tiles.
+bool hasOneValueFactorPerTile(Value vDescale, std::optional<uint64_t> block,
+                              int64_t blockN);
+
 } // namespace mlir::fattn
 
 #define GET_OP_CLASSES

@@ -116,14 +116,12 @@ static FailureOr<ValueProducts> analyze(TiledAttentionOp op) {
                             << blockN;
   // The V factor moves to the product's columns, which needs one factor per
   // KV tile.
-  if (Value dv = op.getVDescale()) {
-    std::optional<uint64_t> block = op.getDescaleBlockKv();
-    if (cast<MemRefType>(dv.getType()).getRank() == 3 && block &&
-        static_cast<int64_t>(*block) % blockN != 0)
-      return op.emitOpError()
-             << "needs one V descale per KV tile: descale_block_kv ("
-             << *block << ") must be a multiple of block_n (" << blockN << ")";
-  }
+  if (!hasOneValueFactorPerTile(op.getVDescale(), op.getDescaleBlockKv(),
+                                blockN))
+    return op.emitOpError()
+           << "needs one V descale per KV tile: descale_block_kv ("
+           << *op.getDescaleBlockKv() << ") must be a multiple of block_n ("
+           << blockN << ")";
 
   ValueProducts found;
   if (WarpSpecializeOp ws = getWarpSpecialize(op)) {
