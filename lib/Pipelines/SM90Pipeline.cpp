@@ -51,6 +51,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   ConvertFAttnToNVVMSM90Options convert;
   convert.kernelName = options.kernelName;
   convert.wideValueMma = options.wideValueMma;
+  convert.rowSumMma = options.rowSumMma;
   convert.reverseQTiles = options.reverseQTiles;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }

@@ -5,7 +5,8 @@ PTX (mlir-opt gpu-module-to-binary) -> cubin (ptxas -v, no spills allowed).
 Writes OUT/<name>.{mlir,ptx,cubin,json,ptxas.txt} and OUT/manifest.json, which
 scripts/sm90/check_sm90.py reads on the GPU machine.
 
-usage: build_kernels.py FATTN_OPT OUT [--only NAME ...]   (JOBS=n parallel builds)
+usage: build_kernels.py FATTN_OPT OUT [--only NAME ...]   (JOBS=n parallel builds;
+EXTRA_OPTS="..." appends pipeline options to every kernel, for A/B builds)
 """
 import json, os, re, subprocess, sys
 
@@ -181,6 +182,7 @@ FP8_CONFIGS = [
     ("vts3_fp8_d256_n128_causal", "e4m3vt:0,0,0", 256, {"causal": True}, False, 128, 3, "persistent=true"),
     ("vt_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 2, "persistent=true producer-registers=32 consumer-registers=232"),
     ("vtr24s3_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 3, "persistent=true"),
+    ("vtr24_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 2, "persistent=true"),
     ("vt_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true"),
     ("vtpp_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true pingpong=true producer-registers=32 consumer-registers=232"),
     ("vtpp_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true pingpong=true"),
@@ -265,7 +267,8 @@ def build(out, fattn_opt, name, dtype, d, attrs, lse, bn, stages, extra):
         base = os.path.join(out, name)
         with open(base + ".in.mlir", "w") as f:
             f.write(source(dtype, d, attrs, lse))
-        opts = f"block-n={bn} stages={stages} kernel-name=fattn_{name} {extra}".strip()
+        opts = (f"block-n={bn} stages={stages} kernel-name=fattn_{name} {extra} "
+                f"{os.environ.get('EXTRA_OPTS', '')}").strip()
         run([fattn_opt, base + ".in.mlir", f"--fattn-sm90-pipeline={opts}", "-o", base + ".mlir"])
         run([MLIR_OPT, base + ".mlir", "--convert-nvvm-to-llvm", "--reconcile-unrealized-casts",
              "--gpu-module-to-binary=format=isa", "-o", base + ".isa.mlir"])

@@ -158,9 +158,12 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // unless per-block K/V descales need whole tiles per block (of 128 rows
     // by default). Their persistent producer needs 32 registers (24 spill
     // the work loop's counter), and the consumers fit in the 232 left. With
-    // V stored as V^T (value_layout) the producer transposes nothing; 24 /
-    // 240 and three stages measured no faster there (docs/PERF.md), so it
-    // keeps the same shape.
+    // V stored as V^T (value_layout) the producer transposes nothing and
+    // keeps 24: the consumers' 240 hold the row sums on the tensor cores
+    // (row-sum-mma, P V with N = 136), measured 2-3% faster without a mask
+    // and 4-6% causal (docs/PERF.md, 2026-11-30, seventh session). They
+    // spill at 232; an LSE needs the exact sums, which the lowering then
+    // keeps (and so does this shape).
     bool perBlockKV =
         op.getKDescale() &&
         cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
@@ -189,7 +192,9 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);
-    if (fp8WideTiles && options.consumers == 2) {
+    bool rowSums = fp8WideTiles && op.hasTransposedValue() && !op.getLse();
+    options.rowSumMma = rowSums;
+    if (fp8WideTiles && options.consumers == 2 && !rowSums) {
       options.producerRegisters = 32;
       options.consumerRegisters = 232;
     }

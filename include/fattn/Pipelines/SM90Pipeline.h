@@ -26,6 +26,10 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       *this, "wide-value-mma",
       llvm::cl::desc("O += P V as one wgmma over the whole head dim"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> rowSumMma{
+      *this, "row-sum-mma",
+      llvm::cl::desc("The softmax's row sums on the tensor cores (P times ones)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> reverseQTiles{
       *this, "reverse-q-tiles",
       llvm::cl::desc("Schedule the longest (causal) Q tiles first"),

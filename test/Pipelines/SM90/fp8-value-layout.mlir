@@ -8,6 +8,7 @@
 // RUN: FileCheck %s --check-prefixes=PTX,PTX128 -DNAME=vt_d128 --implicit-check-not=ldmatrix --implicit-check-not=stmatrix < %t.ptx/vt_d128.ptx
 // RUN: FileCheck %s --check-prefixes=PTX,PTX256 -DNAME=vt_d256_causal --implicit-check-not=ldmatrix --implicit-check-not=stmatrix < %t.ptx/vt_d256_causal.ptx
 // RUN: FileCheck %s --check-prefix=ROWS < %t.ptx/rows_d128.ptx
+// RUN: FileCheck %s --check-prefix=REGS128 < %t.ptx/vt_d128.ptx
 
 // fattn-compile on FP8 with V stored as V^T (value_layout =
 // "transposed_wgmma_e4m3_k32", V [batch, kv_heads, head_dim, keys]) at head
@@ -54,8 +55,12 @@
 // PTX128-COUNT-2: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%[[VMAP]], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}], [%rd{{[0-9]+}}{{(\+[0-9]+)?}}];
 // PTX256: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%[[VMAP]], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}], [%rd{{[0-9]+}}{{(\+[0-9]+)?}}];
 // PTX256-NOT: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%[[VMAP]],
+// At head dim 128 the row sums ride in the P V wgmma (row-sum-mma): N is
+// 128 + 8, and the consumers get 240 registers (the producer 24).
+// REGS128: setmaxnreg.dec.sync.aligned.u32 24;
+// REGS128: setmaxnreg.inc.sync.aligned.u32 240;
 // PTX128: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3
-// PTX128: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// PTX128: wgmma.mma_async.sync.aligned.m64n136k32.f32.e4m3.e4m3
 // PTX256: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // PTX256: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
 // Without value_layout the producer transposes V (so the CHECK-NOTs above

@@ -122,6 +122,8 @@ void SM90KernelEmitter::emitEntry() {
       init(layout.emptyVtBar() + 8 * s, consumerThreads);
     }
   }
+  if (cfg.rowSumMma)
+    emitOnesTile();
   e.op("nvvm.fence.mbarrier.init");
   e.op("nvvm.barrier0");
   if (!cfg.warpSpecialize) {
@@ -130,6 +132,34 @@ void SM90KernelEmitter::emitEntry() {
   }
   string isProducer = e.icmp("ult", tid, e.i32(128));
   e.op(formatv("llvm.cond_br {0}, ^producer, ^consumer", isProducer).str());
+}
+
+void SM90KernelEmitter::emitOnesTile() {
+  // 1.0 in the element type: two bf16 / f16 or four e4m3 per word.
+  uint32_t word = cfg.isFP8() ? 0x38383838u
+                  : cfg.elementType == "bf16" ? 0x3F803F80u
+                                              : 0x3C003C00u;
+  // Each 1024-byte block is one word per thread of the first 256 (threads
+  // beyond write the same words again): the ones tile, or the eight rows
+  // after V's in every V^T atom of the ring.
+  SmallVector<int64_t> blocks;
+  if (cfg.rowSumInValueMma) {
+    for (int64_t s = 0; s < cfg.stages; ++s)
+      for (int64_t a = 0; a < cfg.keyChunks(); ++a)
+        blocks.push_back(layout.vtOffset + s * layout.vtStageBytes +
+                         (a * cfg.valueAtomRows() + cfg.headDim) * 128);
+  } else {
+    blocks.push_back(layout.onesOffset);
+  }
+  string lane = e.mul(e.bin("and", tid, e.i32(255)), e.i32(4));
+  string value = e.i32(static_cast<int32_t>(word));
+  for (int64_t block : blocks)
+    e.op(formatv("llvm.store {0}, {1} : i32, !llvm.ptr<3>", value,
+                 e.smemPtr(base, e.add(e.i32(block), lane))).str());
+  // The wgmma reads the tile through the async proxy; the barrier that
+  // follows (barrier0) orders every thread's writes before any read.
+  e.op("nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
+       "#nvvm.shared_space<cta>}");
 }
 
 void SM90KernelEmitter::emitQLoad() {
@@ -177,9 +207,11 @@ void SM90KernelEmitter::emitTileLoad(const string &j) {
 void SM90KernelEmitter::emitTransposedValueLoad(const string &stage,
                                                 const string &bar,
                                                 const string &firstKey) {
-  int64_t atomBytes = cfg.headDim * 128;
+  // TMA fills V's head-dim rows of each atom; the rows of ones after them
+  // (rowSumInValueMma) stay as written at the start.
+  int64_t atomBytes = cfg.valueAtomRows() * 128;
   e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
-               bar, e.i32(layout.vtStageBytes)).str());
+               bar, e.i32(cfg.keyChunks() * cfg.headDim * 128)).str());
   string stageOffset = e.mul(stage, e.i32(layout.vtStageBytes));
   for (int64_t a = 0; a < cfg.keyChunks(); ++a)
     tmaCopy("%v_map", e.add(firstKey, e.i32(128 * a)), e.i32(0),

@@ -299,7 +299,7 @@ std::array<string, 2> SM90KernelEmitter::rescaleFactors(
 
 void SM90KernelEmitter::rescaleO(SmallVector<string> &o,
                                  const std::array<string, 2> &factor) {
-  for (int64_t i = 0; i < numO; ++i)
+  for (int64_t i = 0; i < numAcc; ++i)
     o[i] = e.bin("fmul", o[i], factor[(i % 4) / 2], "f32");
 }
 

@@ -155,20 +155,30 @@ struct TextIntOps {
 /// consumers read only V^T (so V's empty barriers go unused). A V stored as
 /// V^T (valueTransposed) has no V half: TMA fills the V^T stages, which are
 /// the V ring, with V's barriers.
+///
+/// With rowSumMma, one 1024-byte swizzle atom of ones (in the element type)
+/// is the B operand of the m64n8 wgmma that sums P's rows: every byte of it
+/// is the same, so one atom serves every step of every tile. With
+/// rowSumInValueMma the ones are rows of the V^T atoms instead.
 struct SharedLayout {
   int64_t stages, qBytes, kvStageBytes, vtStageBytes, kOffset, vOffset,
-      vtOffset, barOffset, ringBarriers, total;
+      vtOffset, onesOffset, barOffset, ringBarriers, total;
   explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
     qBytes = c.headDimChunks() * c.blockM * 128;
     kvStageBytes = c.headDimChunks() * c.blockN * 128;
-    vtStageBytes = c.isFP8() ? c.keyChunks() * c.headDim * 128 : 0;
+    vtStageBytes = c.isFP8() ? c.keyChunks() * c.valueAtomRows() * 128 : 0;
     kOffset = qBytes;
     vOffset = kOffset + c.stages * kvStageBytes;
     vtOffset = c.valueTransposed ? vOffset : vOffset + c.stages * kvStageBytes;
-    barOffset = vtOffset + c.stages * vtStageBytes;
+    onesOffset = vtOffset + c.stages * vtStageBytes;
+    bool onesTile = c.rowSumMma && !c.rowSumInValueMma;
+    if (onesTile)
+      onesOffset = (onesOffset + kOnesBytes - 1) / kOnesBytes * kOnesBytes;
+    barOffset = onesOffset + (onesTile ? kOnesBytes : 0);
     ringBarriers = (c.transposesValue() ? 6 : 4) * c.stages;
     total = barOffset + 8 * (2 + ringBarriers);
   }
+  static constexpr int64_t kOnesBytes = 1024;
   // Each ring barrier is an array with one 8-byte entry per stage.
   int64_t qBar() const { return barOffset; }
   int64_t fullKBar() const { return barOffset + 8; }
@@ -222,8 +232,11 @@ public:
     chunks = cfg.headDimChunks();
     numS = bn / 2;   // S accumulator registers per thread
     numO = dPad / 2; // O accumulator registers per thread
+    // l = P 1 (rowSumMma) rides in O's accumulator: four registers after O's
+    // (m64n8: columns 2 * quad + {0, 1} of rows r and r + 8, all equal).
+    numAcc = numO + (cfg.rowSumMma ? 4 : 0);
     sType = structType(numS, "f32");
-    oType = structType(numO, "f32");
+    oType = structType(numAcc, "f32");
     // P: two 16-bit or four e4m3 probabilities per register.
     numP = cfg.isFP8() ? numS / 4 : numS / 2;
     pType = structType(numP, "i32");
@@ -242,7 +255,7 @@ private:
   const SM90Options &opts;
   SharedLayout layout;
   TextEmitter e;
-  int64_t bn, dPad, chunks, numS, numO, numP;
+  int64_t bn, dPad, chunks, numS, numO, numAcc, numP;
   string sType, oType, pType;
   bool softcap;
   float softmaxScale, scaleLog2;
@@ -328,6 +341,9 @@ private:
   void emitOverlappedLoop();
   void emitEpilogue();
 
+  /// rowSumMma: every thread writes part of the tile of ones.
+  void emitOnesTile();
+
   // TMA copies (by the producer, or by one consumer thread without it).
   void emitQLoad();
   void emitTileLoad(const string &j);
@@ -353,7 +369,7 @@ private:
   std::array<string, 2> rescaleFactors(const TileSoftmax &sm,
                                        const string &prevDescale,
                                        const string &descale, string &unit);
-  /// O *= factor (per accumulator row).
+  /// O *= factor (per accumulator row), and l with it (rowSumMma).
   void rescaleO(SmallVector<string> &o, const std::array<string, 2> &factor);
 
   // Consumer pieces.

@@ -157,9 +157,9 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
     e.op("nvvm.wgmma.fence.aligned");
   // 16-bit: B = V as stored (N-major, "trans-b" 1); e4m3: B = V^T, K-major
   // (fp8 wgmma has no transpose).
-  const char *immediates = cfg.isFP8() ? "1, 1, 1" : "1, 1, 1, 1";
+  const char *vImmediates = cfg.isFP8() ? "1, 1, 1" : "1, 1, 1, 1";
   auto rsWgmma = [&](int64_t n, ArrayRef<string> acc, ArrayRef<string> a,
-                     const string &desc) {
+                     const string &desc, const char *immediates) {
     int64_t numAcc = n / 2;
     string outs, cons, args, types;
     for (int64_t i = 0; i < numAcc; ++i) {
@@ -187,43 +187,75 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
                                   structType(numAcc, "f32")).str());
     return unpack(result, numAcc, structType(numAcc, "f32"));
   };
-  SmallVector<string> o(oIn.begin(), oIn.end());
+  SmallVector<string> o(oIn.begin(), oIn.begin() + numO);
+  // l += P 1 (rowSumMma): B is the ones tile, read K-major (no transpose,
+  // which e4m3 lacks anyway): 8 rows of 32 bytes within its one atom.
+  SmallVector<string> l(oIn.begin() + numO, oIn.end());
+  // Its descriptor is V's first one moved to the tile (the same swizzle;
+  // the leading byte offset is unused): no register held across the loop.
+  string onesDesc;
+  if (cfg.rowSumMma && !cfg.rowSumInValueMma) {
+    int64_t vFirst = cfg.isFP8() ? layout.vtOffset : layout.vOffset;
+    onesDesc = e.bin("add", vDesc0, e.i64((layout.onesOffset - vFirst) >> 4),
+                     "i64");
+  }
+  auto addRowSums = [&](ArrayRef<string> a) {
+    if (cfg.rowSumMma)
+      l = rsWgmma(8, l, a, onesDesc, cfg.isFP8() ? "1, 1, 1" : "1, 1, 1, 0");
+  };
+  auto result = [&] {
+    e.op("nvvm.wgmma.commit.group.sync.aligned");
+    o.append(l.begin(), l.end());
+    return o;
+  };
   if (cfg.isFP8()) {
     // V^T: head-dim rows of 128-key atoms; a 32-key step is 32 bytes of a
     // row, a 64-column part of O starts 64 rows further.
     for (int64_t kk = 0; kk < bn / kStep; ++kk) {
       ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
-      int64_t step = (kk / 4) * cfg.headDim * 8 + (kk % 4) * 2;
-      if (opts.wideValueMma) {
-        o = rsWgmma(dPad, o, a, e.bin("add", vDesc, e.i64(step), "i64"));
+      int64_t step = (kk / 4) * cfg.valueAtomRows() * 8 + (kk % 4) * 2;
+      if (cfg.rowSumInValueMma) {
+        // O and l in one wgmma: B's last eight rows are the atom's ones.
+        SmallVector<string> acc(o);
+        acc.append(l.begin(), l.end());
+        acc = rsWgmma(dPad + 8, acc, a, e.bin("add", vDesc, e.i64(step), "i64"),
+                      vImmediates);
+        o.assign(acc.begin(), acc.begin() + numO);
+        l.assign(acc.begin() + numO, acc.end());
         continue;
       }
-      for (int64_t c = 0; c < dPad / 64; ++c) {
-        string desc = e.bin("add", vDesc, e.i64(step + c * 64 * 8), "i64");
-        SmallVector<string> part(o.begin() + 32 * c, o.begin() + 32 * (c + 1));
-        part = rsWgmma(64, part, a, desc);
-        std::copy(part.begin(), part.end(), o.begin() + 32 * c);
+      if (opts.wideValueMma) {
+        o = rsWgmma(dPad, o, a, e.bin("add", vDesc, e.i64(step), "i64"),
+                    vImmediates);
+      } else {
+        for (int64_t c = 0; c < dPad / 64; ++c) {
+          string desc = e.bin("add", vDesc, e.i64(step + c * 64 * 8), "i64");
+          SmallVector<string> part(o.begin() + 32 * c,
+                                   o.begin() + 32 * (c + 1));
+          part = rsWgmma(64, part, a, desc, vImmediates);
+          std::copy(part.begin(), part.end(), o.begin() + 32 * c);
+        }
       }
+      addRowSums(a);
     }
-    e.op("nvvm.wgmma.commit.group.sync.aligned");
-    return o;
+    return result();
   }
   for (int64_t kk = 0; kk < bn / 16; ++kk) {
     ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
     if (opts.wideValueMma) {
       string desc = e.bin("add", vDesc, e.i64(kk * 128), "i64");
-      o = rsWgmma(dPad, o, a, desc);
-      continue;
+      o = rsWgmma(dPad, o, a, desc, vImmediates);
+    } else {
+      for (int64_t c = 0; c < chunks; ++c) {
+        string desc = e.bin("add", vDesc, e.i64(c * bn * 8 + kk * 128), "i64");
+        SmallVector<string> part(o.begin() + 32 * c, o.begin() + 32 * (c + 1));
+        part = rsWgmma(64, part, a, desc, vImmediates);
+        std::copy(part.begin(), part.end(), o.begin() + 32 * c);
+      }
     }
-    for (int64_t c = 0; c < chunks; ++c) {
-      string desc = e.bin("add", vDesc, e.i64(c * bn * 8 + kk * 128), "i64");
-      SmallVector<string> part(o.begin() + 32 * c, o.begin() + 32 * (c + 1));
-      part = rsWgmma(64, part, a, desc);
-      std::copy(part.begin(), part.end(), o.begin() + 32 * c);
-    }
+    addRowSums(a);
   }
-  e.op("nvvm.wgmma.commit.group.sync.aligned");
-  return o;
+  return result();
 }
 
 /// Softcap, the mask of edge tiles and the online softmax of tile `j`'s
@@ -343,8 +375,15 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
       if ((i % 4) / 2 != r)
         continue;
       p[i] = e.ex2(e.fma(sv[i], coef, bias));
+      if (cfg.rowSumMma)
+        continue;
       string &chain = sums[inRow++ % sums.size()];
       chain = chain.empty() ? p[i] : e.bin("fadd", chain, p[i], "f32");
+    }
+    // With rowSumMma the P V step sums the rows; the carried l stays unused.
+    if (cfg.rowSumMma) {
+      out.sum[r] = oldSum[r];
+      continue;
     }
     string rowSum = sums[0];
     for (size_t c = 1; c < sums.size(); ++c)
@@ -468,7 +507,7 @@ void SM90KernelEmitter::emitSequentialLoop() {
   TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
   sm.packedP = packProbabilities(sm.probabilities);
   // O *= alpha (and, with per-block V descales, into this tile's units).
-  SmallVector<string> o = unpack("%acc", numO, oType);
+  SmallVector<string> o = unpack("%acc", numAcc, oType);
   string valueDescale;
   rescaleO(o, rescaleFactors(sm, "%dvp", descales.value, valueDescale));
 
@@ -551,7 +590,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     TileDescales descales = tileDescales("%j");
     waitBarrier(barrier(layout.fullKBar(), stage), phaseOf(t));
     waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
-    SmallVector<string> o = unpack("%acc", numO, oType);
+    SmallVector<string> o = unpack("%acc", numAcc, oType);
     SmallVector<string> p = unpack("%pp", numP, pType);
     pingpongSync();
     string s = issueQK(stage);
@@ -601,7 +640,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     string prev = e.sub(tileOrdinal("%j"), e.i32(1));
     string prevStage = stageOf(prev);
     waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
-    SmallVector<string> o = unpack("%acc", numO, oType);
+    SmallVector<string> o = unpack("%acc", numAcc, oType);
     SmallVector<string> p = unpack("%pp", numP, pType);
     if (deferRescale)
       rescaleO(o, carriedFactors);
@@ -829,13 +868,18 @@ void SM90KernelEmitter::emitEpilogue() {
   const char *finalMax[2] = {"%fm0", "%fm1"}, *finalSum[2] = {"%fl0", "%fl1"};
   string allLanes = e.i32(-1), clamp = e.i32(31);
   string inv[2], lse[2];
+  SmallVector<string> accVals = unpack("%facc", numAcc, oType);
   for (int r = 0; r < 2; ++r) {
-    string l = finalSum[r];
-    for (int sh : {1, 2}) {
-      string other = e.def(formatv("nvvm.shfl.sync bfly {0}, {1}, {2}, {3} : f32 "
-                                   "-> f32", allLanes, l, e.i32(sh), clamp).str());
-      l = e.bin("fadd", l, other, "f32");
-    }
+    // l: the whole row's sum in every thread of the quad (rowSumMma), or
+    // each thread's share of the columns, added up across the quad.
+    string l = cfg.rowSumMma ? accVals[numO + 2 * r] : string(finalSum[r]);
+    if (!cfg.rowSumMma)
+      for (int sh : {1, 2}) {
+        string other = e.def(formatv("nvvm.shfl.sync bfly {0}, {1}, {2}, {3} : "
+                                     "f32 -> f32", allLanes, l, e.i32(sh),
+                                     clamp).str());
+        l = e.bin("fadd", l, other, "f32");
+      }
     string hasKeys = e.fcmp("ogt", l, zero);
     // FP8: O is in units of V's descale (of the last tile, when per block).
     string unit = carryValueDescale ? string("%fdv")
@@ -854,7 +898,6 @@ void SM90KernelEmitter::emitEpilogue() {
       lse[r] = e.select(hasKeys, value, negInf, "f32");
     }
   }
-  SmallVector<string> accVals = unpack("%facc", numO, oType);
   if (stagesOutput())
     storeOStaged(accVals, inv);
   else if (transposesOutputInQuads())

@@ -254,6 +254,9 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                             << kEpilogueBarrier;
   if (fp8 && failed(getFP8Config(op, options, c)))
     return failure();
+  c.rowSumMma = options.rowSumMma && !c.hasLse && c.vDescale.rank != 3;
+  c.rowSumInValueMma = c.rowSumMma && c.valueTransposed &&
+                       options.wideValueMma && c.paddedHeadDim() + 8 <= 256;
   if (c.dynamicSharedBytes() > 227 * 1024)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -466,6 +469,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.moduleName = moduleName;
     options.kernelName = kernelName;
     options.wideValueMma = wideValueMma;
+    options.rowSumMma = rowSumMma;
     options.reverseQTiles = reverseQTiles;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });

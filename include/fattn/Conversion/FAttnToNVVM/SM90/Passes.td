@@ -30,6 +30,9 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "Kernel name (default: derived from the configuration)">,
     Option<"wideValueMma", "wide-value-mma", "bool", /*default=*/"true",
            "O += P V as one wgmma over the whole head dim (else one per 64 columns)">,
+    Option<"rowSumMma", "row-sum-mma", "bool", /*default=*/"false",
+           "The softmax's row sums as P times a tile of ones on the tensor "
+           "cores (else added up by the consumer threads)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
   ];
