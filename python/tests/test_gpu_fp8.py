@@ -119,15 +119,25 @@ def fp8_config(q8, k8, causal, kw, value_layout=None) -> KernelConfig:
                              value_layout=value_layout)
 
 
+def kernel_description(config: KernelConfig) -> dict:
+    return json.loads(Path(fattn.get_kernel(config).path).read_text())
+
+
 def kernel_block_n(config: KernelConfig) -> int:
-    return json.loads(Path(fattn.get_kernel(config).path).read_text())["block_n"]
+    return kernel_description(config)["block_n"]
 
 
-def emulate(qd, kd, vd, scale, causal, block_n):
+def kernel_sums_rounded_p(config: KernelConfig) -> bool:
+    """Whether the kernel sums the rows of P as its P V wgmma reads it (row-sum-mma)."""
+    return kernel_description(config).get("meta", {}).get("row_sums") == "mma"
+
+
+def emulate(qd, kd, vd, scale, causal, block_n, rounded_sums=False):
     """The kernel's numerics on the dequantized inputs: fp32 scores, online softmax
     over KV tiles of block_n in ascending order, P rounded to e4m3 after scaling it by
     P_SCALE (as the kernel does, so that small probabilities are e4m3 normals) for P V,
-    row sums over the fp32 P. Returns O [b, sq, h, d] in fp32."""
+    row sums over the fp32 P, or over the rounded P (`rounded_sums`, the kernels whose
+    tensor cores sum the rows). Returns O [b, sq, h, d] in fp32."""
     sq, sk = qd.shape[1], kd.shape[1]
     rep = qd.shape[2] // kd.shape[2]
     qh = qd.transpose(1, 2).float()
@@ -147,8 +157,8 @@ def emulate(qd, kd, vd, scale, causal, block_n):
         safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)
         p = torch.exp(s - safe[..., None])
         alpha = torch.exp(m - safe)
-        l = alpha * l + p.sum(dim=-1)
         p8 = (p * P_SCALE).to(torch.float8_e4m3fn).float() / P_SCALE
+        l = alpha * l + (p8 if rounded_sums else p).sum(dim=-1)
         acc = alpha[..., None] * acc + torch.matmul(p8, vh[:, :, j0:j1])
         m = m_new
     out = acc / torch.where(l > 0, l, torch.ones_like(l))[..., None]
@@ -205,7 +215,8 @@ def check_accuracy(o, deq, config):
     d, causal, sq, sk = config.head_dim_qk, config.causal, qd.shape[1], kd.shape[1]
     scale = 1 / math.sqrt(d)
     ref, _ = reference(qd, kd, vd, scale, -1, 0 if causal else -1, 0.0)
-    emu = emulate(qd, kd, vd, scale, causal, kernel_block_n(config))
+    emu = emulate(qd, kd, vd, scale, causal, kernel_block_n(config),
+                  kernel_sums_rounded_p(config))
     err, emu_err, err_vs_emu = rel_l2(o, ref), rel_l2(emu, ref), rel_l2(o, emu)
     row_vs_emu, row_emu = median_row_error(o, emu), median_row_error(emu, ref)
     bound = GLOBAL_FACTOR * emu_err + EMU_FLOOR

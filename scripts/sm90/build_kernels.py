@@ -47,6 +47,14 @@ CONFIGS = [
     ("ptseq_f16_d256_causal", "f16", 256, {"causal": True}, False, 80, 2, "persistent=true intra-wg-overlap=false"),
     ("ptc3_f16_d64_causal_lse", "f16", 64, {"causal": True}, True, 128, 2, "persistent=true consumers=3 block-m=192"),
     ("ptnorev_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "persistent=true reverse-q-tiles=false"),
+    # The row sums on the tensor cores (row-sum-mma) under masks, softcap,
+    # GQA and tails, in each schedule: the m64n8 wgmma on a ones tile, and
+    # (FP8 with V^T) the P V wgmma with N = head dim + 8.
+    ("rs_bf16_d128_window", "bf16", 128, {"window_left": 100, "window_right": 20}, False, 128, 2, "row-sum-mma=true"),
+    ("rs_c3_f16_d64_causal", "f16", 64, {"causal": True}, False, 128, 2, "consumers=3 block-m=192 row-sum-mma=true"),
+    ("rs_nows_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "warp-specialize=false row-sum-mma=true"),
+    ("rs_pt_bf16_d256_softcap", "bf16", 256, {"softcap": 30.0}, False, 64, 2, "persistent=true row-sum-mma=true"),
+    ("rs_seq_bf16_d128_causal", "bf16", 128, {"causal": True}, False, 128, 2, "intra-wg-overlap=false row-sum-mma=true"),
 ]
 
 # Speed set: variant -> (extra options, block_n by head dim, stages). Each is
@@ -183,6 +191,10 @@ FP8_CONFIGS = [
     ("vt_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 2, "persistent=true producer-registers=32 consumer-registers=232"),
     ("vtr24s3_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 3, "persistent=true"),
     ("vtr24_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 2, "persistent=true"),
+    ("rs_fp8_d128_ds2", "e4m3:2,2,2", 128, {}, False, 128, 2, "row-sum-mma=true"),
+    ("rs_vt_fp8_d128_ds2_window", "e4m3vt:2,2,2", 128, {"window_left": 100, "window_right": 20}, False, 128, 2, "row-sum-mma=true"),
+    ("rs_vtr24_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 2, "persistent=true row-sum-mma=true"),
+    ("rs_vtseq_fp8_d128_softcap", "e4m3vt:0,0,0", 128, {"softcap": 30.0}, False, 128, 2, "intra-wg-overlap=false row-sum-mma=true"),
     ("vt_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true"),
     ("vtpp_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true pingpong=true producer-registers=32 consumer-registers=232"),
     ("vtpp_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true pingpong=true"),

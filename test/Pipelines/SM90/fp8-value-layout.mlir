@@ -9,6 +9,8 @@
 // RUN: FileCheck %s --check-prefixes=PTX,PTX256 -DNAME=vt_d256_causal --implicit-check-not=ldmatrix --implicit-check-not=stmatrix < %t.ptx/vt_d256_causal.ptx
 // RUN: FileCheck %s --check-prefix=ROWS < %t.ptx/rows_d128.ptx
 // RUN: FileCheck %s --check-prefix=REGS128 < %t.ptx/vt_d128.ptx
+// RUN: FileCheck %s --check-prefix=RSUM < %t/vt_d128.json
+// RUN: FileCheck %s --check-prefixes=JSON,D256 --implicit-check-not=row_sums < %t/vt_d256_causal.json
 
 // fattn-compile on FP8 with V stored as V^T (value_layout =
 // "transposed_wgmma_e4m3_k32", V [batch, kv_heads, head_dim, keys]) at head
@@ -57,6 +59,9 @@
 // PTX256-NOT: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%[[VMAP]],
 // At head dim 128 the row sums ride in the P V wgmma (row-sum-mma): N is
 // 128 + 8, and the consumers get 240 registers (the producer 24).
+// The description says so (for whoever models the kernel's numerics):
+// RSUM: "meta": {
+// RSUM-NEXT: "row_sums": "mma"
 // REGS128: setmaxnreg.dec.sync.aligned.u32 24;
 // REGS128: setmaxnreg.inc.sync.aligned.u32 240;
 // PTX128: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3

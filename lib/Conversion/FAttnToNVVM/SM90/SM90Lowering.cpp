@@ -324,6 +324,10 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
   if (c.valueTransposed)
     trailing += formatv(R"(, "value_layout": "{0}")", kTransposedValueLayout)
                     .str();
+  // Information for whoever models the kernel's numerics (the runtime
+  // ignores "meta"): l sums P as the P V wgmma reads it, rounded.
+  if (c.rowSumMma)
+    trailing += R"(, "meta": {"row_sums": "mma"})";
   // One CTA per (Q tile, head, batch), or per SM for persistent kernels,
   // which loop over those work items.
   std::string grid =
