@@ -159,11 +159,11 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // by default). Their persistent producer needs 32 registers (24 spill
     // the work loop's counter), and the consumers fit in the 232 left. With
     // V stored as V^T (value_layout) the producer transposes nothing and
-    // keeps 24: the consumers' 240 hold the row sums on the tensor cores
-    // (row-sum-mma, P V with N = 136), measured 2-3% faster without a mask
-    // and 4-6% causal (docs/PERF.md, 2026-11-30, seventh session). They
-    // spill at 232; an LSE needs the exact sums, which the lowering then
-    // keeps (and so does this shape).
+    // keeps 24: the consumers' 240 hold the tiles' row sums on the tensor
+    // cores (row-sum-mma), measured 5-6% faster without a mask and up to 4%
+    // causal (docs/PERF.md, 2026-11-30, seventh session); they spill at 232.
+    // Not with an LSE (it needs the exact sums: the lowering keeps the adds)
+    // nor causal with per-(batch, head) descales (4 bytes spill at 240).
     bool perBlockKV =
         op.getKDescale() &&
         cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
@@ -192,7 +192,11 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     applyOverrides(options);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);
-    bool rowSums = fp8WideTiles && op.hasTransposedValue() && !op.getLse();
+    bool perHeadDescales =
+        op.getQDescale() &&
+        cast<MemRefType>(op.getQDescale().getType()).getRank() == 2;
+    bool rowSums = fp8WideTiles && op.hasTransposedValue() && !op.getLse() &&
+                   !(causal && perHeadDescales);
     options.rowSumMma = rowSums;
     if (fp8WideTiles && options.consumers == 2 && !rowSums) {
       options.producerRegisters = 32;

@@ -57,15 +57,18 @@
 // PTX128-COUNT-2: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%[[VMAP]], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}], [%rd{{[0-9]+}}{{(\+[0-9]+)?}}];
 // PTX256: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%[[VMAP]], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}], [%rd{{[0-9]+}}{{(\+[0-9]+)?}}];
 // PTX256-NOT: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%[[VMAP]],
-// At head dim 128 the row sums ride in the P V wgmma (row-sum-mma): N is
-// 128 + 8, and the consumers get 240 registers (the producer 24).
+// At head dim 128 the tensor cores sum P's rows too (row-sum-mma): an
+// m64n8k32 wgmma after each k step of P V, and the consumers get 240
+// registers (the producer 24).
 // The description says so (for whoever models the kernel's numerics):
 // RSUM: "meta": {
 // RSUM-NEXT: "row_sums": "mma"
 // REGS128: setmaxnreg.dec.sync.aligned.u32 24;
 // REGS128: setmaxnreg.inc.sync.aligned.u32 240;
 // PTX128: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3
-// PTX128: wgmma.mma_async.sync.aligned.m64n136k32.f32.e4m3.e4m3
+// PTX128: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// PTX128: wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {{.*}}, 0, 1, 1;
+// PTX256-NOT: m64n8k32
 // PTX256: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // PTX256: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
 // Without value_layout the producer transposes V (so the CHECK-NOTs above

@@ -139,23 +139,12 @@ void SM90KernelEmitter::emitOnesTile() {
   uint32_t word = cfg.isFP8() ? 0x38383838u
                   : cfg.elementType == "bf16" ? 0x3F803F80u
                                               : 0x3C003C00u;
-  // Each 1024-byte block is one word per thread of the first 256 (threads
-  // beyond write the same words again): the ones tile, or the eight rows
-  // after V's in every V^T atom of the ring.
-  SmallVector<int64_t> blocks;
-  if (cfg.rowSumInValueMma) {
-    for (int64_t s = 0; s < cfg.stages; ++s)
-      for (int64_t a = 0; a < cfg.keyChunks(); ++a)
-        blocks.push_back(layout.vtOffset + s * layout.vtStageBytes +
-                         (a * cfg.valueAtomRows() + cfg.headDim) * 128);
-  } else {
-    blocks.push_back(layout.onesOffset);
-  }
-  string lane = e.mul(e.bin("and", tid, e.i32(255)), e.i32(4));
-  string value = e.i32(static_cast<int32_t>(word));
-  for (int64_t block : blocks)
-    e.op(formatv("llvm.store {0}, {1} : i32, !llvm.ptr<3>", value,
-                 e.smemPtr(base, e.add(e.i32(block), lane))).str());
+  // One word per thread of the first 256 (threads beyond write the same
+  // words again).
+  string offset = e.add(e.i32(layout.onesOffset),
+                        e.mul(e.bin("and", tid, e.i32(255)), e.i32(4)));
+  e.op(formatv("llvm.store {0}, {1} : i32, !llvm.ptr<3>",
+               e.i32(static_cast<int32_t>(word)), e.smemPtr(base, offset)).str());
   // The wgmma reads the tile through the async proxy; the barrier that
   // follows (barrier0) orders every thread's writes before any read.
   e.op("nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
@@ -207,11 +196,9 @@ void SM90KernelEmitter::emitTileLoad(const string &j) {
 void SM90KernelEmitter::emitTransposedValueLoad(const string &stage,
                                                 const string &bar,
                                                 const string &firstKey) {
-  // TMA fills V's head-dim rows of each atom; the rows of ones after them
-  // (rowSumInValueMma) stay as written at the start.
-  int64_t atomBytes = cfg.valueAtomRows() * 128;
+  int64_t atomBytes = cfg.headDim * 128;
   e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
-               bar, e.i32(cfg.keyChunks() * cfg.headDim * 128)).str());
+               bar, e.i32(layout.vtStageBytes)).str());
   string stageOffset = e.mul(stage, e.i32(layout.vtStageBytes));
   for (int64_t a = 0; a < cfg.keyChunks(); ++a)
     tmaCopy("%v_map", e.add(firstKey, e.i32(128 * a)), e.i32(0),

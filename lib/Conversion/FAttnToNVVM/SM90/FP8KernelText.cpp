@@ -299,8 +299,11 @@ std::array<string, 2> SM90KernelEmitter::rescaleFactors(
 
 void SM90KernelEmitter::rescaleO(SmallVector<string> &o,
                                  const std::array<string, 2> &factor) {
-  for (int64_t i = 0; i < numAcc; ++i)
+  for (int64_t i = 0; i < numO; ++i)
     o[i] = e.bin("fmul", o[i], factor[(i % 4) / 2], "f32");
+  // l of rows r and r + 8 (rowSumMma), in O's units.
+  for (int64_t r = 0; r < numAcc - numO; ++r)
+    o[numO + r] = e.bin("fmul", o[numO + r], factor[r], "f32");
 }
 
 /// P (f32, in [0, 256]: see kFP8ProbabilityLog2) as the A operand of

@@ -158,23 +158,21 @@ struct TextIntOps {
 ///
 /// With rowSumMma, one 1024-byte swizzle atom of ones (in the element type)
 /// is the B operand of the m64n8 wgmma that sums P's rows: every byte of it
-/// is the same, so one atom serves every step of every tile. With
-/// rowSumInValueMma the ones are rows of the V^T atoms instead.
+/// is the same, so one atom serves every step of every tile.
 struct SharedLayout {
   int64_t stages, qBytes, kvStageBytes, vtStageBytes, kOffset, vOffset,
       vtOffset, onesOffset, barOffset, ringBarriers, total;
   explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
     qBytes = c.headDimChunks() * c.blockM * 128;
     kvStageBytes = c.headDimChunks() * c.blockN * 128;
-    vtStageBytes = c.isFP8() ? c.keyChunks() * c.valueAtomRows() * 128 : 0;
+    vtStageBytes = c.isFP8() ? c.keyChunks() * c.headDim * 128 : 0;
     kOffset = qBytes;
     vOffset = kOffset + c.stages * kvStageBytes;
     vtOffset = c.valueTransposed ? vOffset : vOffset + c.stages * kvStageBytes;
     onesOffset = vtOffset + c.stages * vtStageBytes;
-    bool onesTile = c.rowSumMma && !c.rowSumInValueMma;
-    if (onesTile)
+    if (c.rowSumMma)
       onesOffset = (onesOffset + kOnesBytes - 1) / kOnesBytes * kOnesBytes;
-    barOffset = onesOffset + (onesTile ? kOnesBytes : 0);
+    barOffset = onesOffset + (c.rowSumMma ? kOnesBytes : 0);
     ringBarriers = (c.transposesValue() ? 6 : 4) * c.stages;
     total = barOffset + 8 * (2 + ringBarriers);
   }
@@ -232,9 +230,9 @@ public:
     chunks = cfg.headDimChunks();
     numS = bn / 2;   // S accumulator registers per thread
     numO = dPad / 2; // O accumulator registers per thread
-    // l = P 1 (rowSumMma) rides in O's accumulator: four registers after O's
-    // (m64n8: columns 2 * quad + {0, 1} of rows r and r + 8, all equal).
-    numAcc = numO + (cfg.rowSumMma ? 4 : 0);
+    // With rowSumMma, l (rows r and r + 8, whole rows) rides after O's
+    // registers, rescaled with O; see issuePV and foldRowSums.
+    numAcc = numO + (cfg.rowSumMma ? 2 : 0);
     sType = structType(numS, "f32");
     oType = structType(numAcc, "f32");
     // P: two 16-bit or four e4m3 probabilities per register.
@@ -377,6 +375,12 @@ private:
   string scoresAlone(const string &stage, const string &phase);
   SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
                               const string &stage, bool fence);
+  /// rowSumMma: the tile's row sums of the last issuePV (an m64n8 wgmma's
+  /// accumulator, columns 2 * quad + {0, 1} of rows r and r + 8, all equal),
+  /// to be added to l once that wgmma has completed (foldRowSums).
+  SmallVector<string> tileRowSums;
+  /// After the wait for the last issuePV: l += the tile's row sums.
+  void foldRowSums(SmallVector<string> &acc);
   /// O / l of this warpgroup's rows to global memory: staged through shared
   /// memory (stagesOutput()), transposed across each quad
   /// (transposesOutputInQuads()), or straight from the accumulator layout.

@@ -188,24 +188,32 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
     return unpack(result, numAcc, structType(numAcc, "f32"));
   };
   SmallVector<string> o(oIn.begin(), oIn.begin() + numO);
-  // l += P 1 (rowSumMma): B is the ones tile, read K-major (no transpose,
-  // which e4m3 lacks anyway): 8 rows of 32 bytes within its one atom.
-  SmallVector<string> l(oIn.begin() + numO, oIn.end());
-  // Its descriptor is V's first one moved to the tile (the same swizzle;
-  // the leading byte offset is unused): no register held across the loop.
+  // rowSumMma: each k step's P also against the ones tile (K-major: no
+  // transpose, which e4m3 lacks anyway; 8 rows of 32 bytes in its atom),
+  // into an accumulator of this tile only: the first step does not add
+  // (scale-d 0). A fresh sum per tile matters for e4m3, whose wgmma adds
+  // to its accumulator with fewer bits than f32: l accumulated over a
+  // whole row of 16k keys lost up to a third of itself (docs/PERF.md).
   string onesDesc;
-  if (cfg.rowSumMma && !cfg.rowSumInValueMma) {
+  tileRowSums.clear();
+  if (cfg.rowSumMma) {
+    // V's first descriptor moved to the tile (the same swizzle; the leading
+    // byte offset is unused): no register held across the loop.
     int64_t vFirst = cfg.isFP8() ? layout.vtOffset : layout.vOffset;
     onesDesc = e.bin("add", vDesc0, e.i64((layout.onesOffset - vFirst) >> 4),
                      "i64");
+    tileRowSums.assign(4, zero);
   }
-  auto addRowSums = [&](ArrayRef<string> a) {
-    if (cfg.rowSumMma)
-      l = rsWgmma(8, l, a, onesDesc, cfg.isFP8() ? "1, 1, 1" : "1, 1, 1, 0");
+  auto addRowSums = [&](ArrayRef<string> a, bool first) {
+    if (!cfg.rowSumMma)
+      return;
+    const char *imm = cfg.isFP8() ? (first ? "0, 1, 1" : "1, 1, 1")
+                                  : (first ? "0, 1, 1, 0" : "1, 1, 1, 0");
+    tileRowSums = rsWgmma(8, tileRowSums, a, onesDesc, imm);
   };
   auto result = [&] {
     e.op("nvvm.wgmma.commit.group.sync.aligned");
-    o.append(l.begin(), l.end());
+    o.append(oIn.begin() + numO, oIn.end());
     return o;
   };
   if (cfg.isFP8()) {
@@ -213,17 +221,7 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
     // row, a 64-column part of O starts 64 rows further.
     for (int64_t kk = 0; kk < bn / kStep; ++kk) {
       ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
-      int64_t step = (kk / 4) * cfg.valueAtomRows() * 8 + (kk % 4) * 2;
-      if (cfg.rowSumInValueMma) {
-        // O and l in one wgmma: B's last eight rows are the atom's ones.
-        SmallVector<string> acc(o);
-        acc.append(l.begin(), l.end());
-        acc = rsWgmma(dPad + 8, acc, a, e.bin("add", vDesc, e.i64(step), "i64"),
-                      vImmediates);
-        o.assign(acc.begin(), acc.begin() + numO);
-        l.assign(acc.begin() + numO, acc.end());
-        continue;
-      }
+      int64_t step = (kk / 4) * cfg.headDim * 8 + (kk % 4) * 2;
       if (opts.wideValueMma) {
         o = rsWgmma(dPad, o, a, e.bin("add", vDesc, e.i64(step), "i64"),
                     vImmediates);
@@ -236,7 +234,7 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
           std::copy(part.begin(), part.end(), o.begin() + 32 * c);
         }
       }
-      addRowSums(a);
+      addRowSums(a, kk == 0);
     }
     return result();
   }
@@ -253,9 +251,19 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
         std::copy(part.begin(), part.end(), o.begin() + 32 * c);
       }
     }
-    addRowSums(a);
+    addRowSums(a, kk == 0);
   }
   return result();
+}
+
+void SM90KernelEmitter::foldRowSums(SmallVector<string> &acc) {
+  if (!cfg.rowSumMma)
+    return;
+  // Registers 0 and 2: rows r and r + 8 (the other two are the same sums).
+  SmallVector<string> sums =
+      fenceValues({tileRowSums[0], tileRowSums[2]}, "f32");
+  for (int r = 0; r < 2; ++r)
+    acc[numO + r] = e.bin("fadd", acc[numO + r], sums[r], "f32");
 }
 
 /// Softcap, the mask of edge tiles and the online softmax of tile `j`'s
@@ -517,6 +525,7 @@ void SM90KernelEmitter::emitSequentialLoop() {
   pingpongArrive();
   waitGroup(0);
   o = fenceValues(o, "f32");
+  foldRowSums(o);
   release(emptyValueBar(), stage);
   emitLoadAhead(t);
   e.op(formatv("llvm.br ^kv_loop({0}, {1}, {2}, {3}, {4}, {5}{7} : i32, f32, "
@@ -613,6 +622,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
         rescaleFactors(sm, "%dvp", descales.value, valueDescale);
     waitGroup(0);
     o = fenceValues(o, "f32");
+    foldRowSums(o);
     // e4m3 P is packed only now that P_{j-1} V_{j-1} is complete: packed
     // during it (cvt + prmt), ptxas places P_j in registers that the
     // in-flight wgmma still reads and serializes every wgmma (C7513). The
@@ -649,6 +659,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     pingpongArrive();
     waitGroup(0);
     o = fenceValues(o, "f32");
+    foldRowSums(o);
     release(emptyValueBar(), prevStage);
     e.op(formatv("llvm.br ^epilogue(%m0, %m1, %l0, %l1, {0}{2} : f32, f32, f32, "
                  "f32, {1}{3})", pack(o, oType), oType, carried("%dvp"),
@@ -872,7 +883,7 @@ void SM90KernelEmitter::emitEpilogue() {
   for (int r = 0; r < 2; ++r) {
     // l: the whole row's sum in every thread of the quad (rowSumMma), or
     // each thread's share of the columns, added up across the quad.
-    string l = cfg.rowSumMma ? accVals[numO + 2 * r] : string(finalSum[r]);
+    string l = cfg.rowSumMma ? accVals[numO + r] : string(finalSum[r]);
     if (!cfg.rowSumMma)
       for (int sh : {1, 2}) {
         string other = e.def(formatv("nvvm.shfl.sync bfly {0}, {1}, {2}, {3} : "

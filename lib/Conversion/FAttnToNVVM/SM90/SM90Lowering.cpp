@@ -255,8 +255,6 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (fp8 && failed(getFP8Config(op, options, c)))
     return failure();
   c.rowSumMma = options.rowSumMma && !c.hasLse && c.vDescale.rank != 3;
-  c.rowSumInValueMma = c.rowSumMma && c.valueTransposed &&
-                       options.wideValueMma && c.paddedHeadDim() + 8 <= 256;
   if (c.dynamicSharedBytes() > 227 * 1024)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()

@@ -110,16 +110,12 @@ struct SM90KernelConfig {
   /// so TMA copies its tiles into the ring as they are and the producer
   /// warpgroup transposes nothing.
   bool valueTransposed = false;
-  /// l = P 1 on the tensor cores (SM90Options::rowSumMma): l is accumulated
-  /// like O, from the P that O's wgmma reads (rounded to the element type),
-  /// in four more accumulator registers. Off with an LSE (which needs the
-  /// sum of the unrounded probabilities) and with per-block V descales
-  /// (whose O rescale carries V's factor, which l must not take).
+  /// Each tile's row sums P 1 on the tensor cores (SM90Options::rowSumMma),
+  /// from the P that O's wgmma reads (rounded to the element type). Off with
+  /// an LSE (which needs the sum of the unrounded probabilities) and with
+  /// per-block V descales (whose O rescale carries V's factor, which l must
+  /// not take).
   bool rowSumMma = false;
-  /// With a V stored as V^T, P 1 is eight more columns of the P V wgmma
-  /// (N = head dim + 8) rather than a wgmma of its own: each V^T atom of the
-  /// ring has eight rows of ones after V's head-dim rows.
-  bool rowSumInValueMma = false;
 
   bool isFP8() const { return elementType == "e4m3"; }
   /// FP8 with V stored by rows: the producer transposes each V tile.
@@ -135,9 +131,7 @@ struct SM90KernelConfig {
   int64_t headDimChunks() const { return paddedHeadDim() / atomColumns(); }
   /// FP8: V^T tiles hold the keys of a head-dim row in 128-byte atoms.
   int64_t keyChunks() const { return (blockN + 127) / 128; }
-  /// FP8: rows of one V^T atom: V's head dim, and the ones of
-  /// rowSumInValueMma.
-  int64_t valueAtomRows() const { return headDim + (rowSumInValueMma ? 8 : 0); }
+
   int64_t threads() const {
     return 128 * (consumerWarpgroups + (warpSpecialize ? 1 : 0));
   }
