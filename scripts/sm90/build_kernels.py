@@ -47,9 +47,9 @@ CONFIGS = [
     ("ptseq_f16_d256_causal", "f16", 256, {"causal": True}, False, 80, 2, "persistent=true intra-wg-overlap=false"),
     ("ptc3_f16_d64_causal_lse", "f16", 64, {"causal": True}, True, 128, 2, "persistent=true consumers=3 block-m=192"),
     ("ptnorev_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "persistent=true reverse-q-tiles=false"),
-    # The row sums on the tensor cores (row-sum-mma) under masks, softcap,
-    # GQA and tails, in each schedule: the m64n8 wgmma on a ones tile, and
-    # (FP8 with V^T) the P V wgmma with N = head dim + 8.
+    # The row sums on the tensor cores (row-sum-mma: an m64n8 wgmma on a
+    # ones tile per P V step) under masks, softcap, GQA and tails, in each
+    # schedule (FP8 ones further down).
     ("rs_bf16_d128_window", "bf16", 128, {"window_left": 100, "window_right": 20}, False, 128, 2, "row-sum-mma=true"),
     ("rs_c3_f16_d64_causal", "f16", 64, {"causal": True}, False, 128, 2, "consumers=3 block-m=192 row-sum-mma=true"),
     ("rs_nows_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "warp-specialize=false row-sum-mma=true"),

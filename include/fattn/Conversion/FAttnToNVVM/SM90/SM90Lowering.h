@@ -131,7 +131,6 @@ struct SM90KernelConfig {
   int64_t headDimChunks() const { return paddedHeadDim() / atomColumns(); }
   /// FP8: V^T tiles hold the keys of a head-dim row in 128-byte atoms.
   int64_t keyChunks() const { return (blockN + 127) / 128; }
-
   int64_t threads() const {
     return 128 * (consumerWarpgroups + (warpSpecialize ? 1 : 0));
   }
