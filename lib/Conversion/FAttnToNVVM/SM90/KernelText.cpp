@@ -192,8 +192,8 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
   // transpose, which e4m3 lacks anyway; 8 rows of 32 bytes in its atom),
   // into an accumulator of this tile only: the first step does not add
   // (scale-d 0). A fresh sum per tile matters for e4m3, whose wgmma adds
-  // to its accumulator with fewer bits than f32: l accumulated over a
-  // whole row of 16k keys lost up to a third of itself (docs/PERF.md).
+  // to its accumulator with fewer bits than f32: with l accumulated over
+  // whole rows, O's error at 16k keys grew sixfold (docs/PERF.md).
   string onesDesc;
   tileRowSums.clear();
   if (cfg.rowSumMma) {
