@@ -123,15 +123,6 @@ def kernel_description(config: KernelConfig) -> dict:
     return json.loads(Path(fattn.get_kernel(config).path).read_text())
 
 
-def kernel_block_n(config: KernelConfig) -> int:
-    return kernel_description(config)["block_n"]
-
-
-def kernel_sums_rounded_p(config: KernelConfig) -> bool:
-    """Whether the kernel sums the rows of P as its P V wgmma reads it (row-sum-mma)."""
-    return kernel_description(config).get("meta", {}).get("row_sums") == "mma"
-
-
 def emulate(qd, kd, vd, scale, causal, block_n, rounded_sums=False):
     """The kernel's numerics on the dequantized inputs: fp32 scores, online softmax
     over KV tiles of block_n in ascending order, P rounded to e4m3 after scaling it by
@@ -215,8 +206,10 @@ def check_accuracy(o, deq, config):
     d, causal, sq, sk = config.head_dim_qk, config.causal, qd.shape[1], kd.shape[1]
     scale = 1 / math.sqrt(d)
     ref, _ = reference(qd, kd, vd, scale, -1, 0 if causal else -1, 0.0)
-    emu = emulate(qd, kd, vd, scale, causal, kernel_block_n(config),
-                  kernel_sums_rounded_p(config))
+    desc = kernel_description(config)
+    # "row_sums": "mma": the kernel sums P's rows as its P V wgmma reads them.
+    emu = emulate(qd, kd, vd, scale, causal, desc["block_n"],
+                  desc.get("meta", {}).get("row_sums") == "mma")
     err, emu_err, err_vs_emu = rel_l2(o, ref), rel_l2(emu, ref), rel_l2(o, emu)
     row_vs_emu, row_emu = median_row_error(o, emu), median_row_error(emu, ref)
     bound = GLOBAL_FACTOR * emu_err + EMU_FLOOR
