@@ -52,6 +52,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.kernelName = options.kernelName;
   convert.wideValueMma = options.wideValueMma;
   convert.rowSumMma = options.rowSumMma;
+  convert.rescaleThreshold = options.rescaleThreshold;
   convert.reverseQTiles = options.reverseQTiles;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }

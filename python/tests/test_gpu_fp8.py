@@ -123,12 +123,15 @@ def kernel_description(config: KernelConfig) -> dict:
     return json.loads(Path(fattn.get_kernel(config).path).read_text())
 
 
-def emulate(qd, kd, vd, scale, causal, block_n, rounded_sums=False):
+def emulate(qd, kd, vd, scale, causal, block_n, rounded_sums=False, rescale_threshold=0.0):
     """The kernel's numerics on the dequantized inputs: fp32 scores, online softmax
     over KV tiles of block_n in ascending order, P rounded to e4m3 after scaling it by
     P_SCALE (as the kernel does, so that small probabilities are e4m3 normals) for P V,
     row sums over the fp32 P, or over the rounded P (`rounded_sums`, the kernels whose
-    tensor cores sum the rows). Returns O [b, sq, h, d] in fp32."""
+    tensor cores sum the rows). With `rescale_threshold` (log2 units) a row keeps its
+    running max until a tile's exceeds it by more than that, as the kernel does, so
+    that P grows up to 2^threshold before its rounding. Returns O [b, sq, h, d] in
+    fp32."""
     sq, sk = qd.shape[1], kd.shape[1]
     rep = qd.shape[2] // kd.shape[2]
     qh = qd.transpose(1, 2).float()
@@ -145,6 +148,8 @@ def emulate(qd, kd, vd, scale, causal, block_n, rounded_sums=False):
             cols = torch.arange(j0, j1, device=qd.device)[None, :]
             s = s.masked_fill(cols > rows, float("-inf"))
         m_new = torch.maximum(m, s.amax(dim=-1))
+        if rescale_threshold > 0:  # s is scaled: the threshold in natural-log units
+            m_new = torch.where(m_new > m + rescale_threshold * math.log(2), m_new, m)
         safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)
         p = torch.exp(s - safe[..., None])
         alpha = torch.exp(m - safe)
@@ -207,9 +212,11 @@ def check_accuracy(o, deq, config):
     scale = 1 / math.sqrt(d)
     ref, _ = reference(qd, kd, vd, scale, -1, 0 if causal else -1, 0.0)
     desc = kernel_description(config)
-    # "row_sums": "mma": the kernel sums P's rows as its P V wgmma reads them.
+    # "row_sums": "mma": the kernel sums P's rows as its P V wgmma reads them;
+    # "rescale_threshold": a row's max moves only past it.
+    meta = desc.get("meta", {})
     emu = emulate(qd, kd, vd, scale, causal, desc["block_n"],
-                  desc.get("meta", {}).get("row_sums") == "mma")
+                  meta.get("row_sums") == "mma", meta.get("rescale_threshold", 0.0))
     err, emu_err, err_vs_emu = rel_l2(o, ref), rel_l2(emu, ref), rel_l2(o, emu)
     row_vs_emu, row_emu = median_row_error(o, emu), median_row_error(emu, ref)
     bound = GLOBAL_FACTOR * emu_err + EMU_FLOOR

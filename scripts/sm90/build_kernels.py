@@ -55,6 +55,16 @@ CONFIGS = [
     ("rs_nows_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "warp-specialize=false row-sum-mma=true"),
     ("rs_pt_bf16_d256_softcap", "bf16", 256, {"softcap": 30.0}, False, 64, 2, "persistent=true row-sum-mma=true"),
     ("rs_seq_bf16_d128_causal", "bf16", 128, {"causal": True}, False, 128, 2, "intra-wg-overlap=false row-sum-mma=true"),
+    # Conditional rescaling (rescale-threshold): with a threshold of 8 a row
+    # of random scores keeps its first max, with 0.25 it moves often; LSEs
+    # (in units of the kept max), masks, softcap and every schedule.
+    ("lz_pt_bf16_d128_n192_causal_lse", "bf16", 128, {"causal": True}, True, 192, 2, "persistent=true rescale-threshold=8"),
+    ("lz_pt_bf16_d256_n80", "bf16", 256, {}, False, 80, 2, "persistent=true rescale-threshold=0.25"),
+    ("lz_ptc3_bf16_d64_window_lse", "bf16", 64, {"window_left": 100, "window_right": 20}, True, 128, 2, "persistent=true consumers=3 block-m=192 rescale-threshold=8"),
+    ("lz_seq_f16_d128_softcap", "f16", 128, {"softcap": 30.0}, False, 128, 2, "intra-wg-overlap=false rescale-threshold=0.25"),
+    ("lz_nows_bf16_d96_causal_lse", "bf16", 96, {"causal": True}, True, 128, 2, "warp-specialize=false rescale-threshold=0.25"),
+    ("lz_pp_f16_d128_causal", "f16", 128, {"causal": True}, False, 128, 2, "pingpong=true rescale-threshold=8"),
+    ("lz_rs_pt_bf16_d256_causal", "bf16", 256, {"causal": True}, False, 80, 2, "persistent=true row-sum-mma=true rescale-threshold=0.25"),
 ]
 
 # Speed set: variant -> (extra options, block_n by head dim, stages). Each is
@@ -195,6 +205,9 @@ FP8_CONFIGS = [
     ("rs_vt_fp8_d128_ds2_window", "e4m3vt:2,2,2", 128, {"window_left": 100, "window_right": 20}, False, 128, 2, "row-sum-mma=true"),
     ("rs_vtr24_fp8_d128_n224_causal", "e4m3vt:0,0,0", 128, {"causal": True}, False, 224, 2, "persistent=true row-sum-mma=true"),
     ("rs_vtseq_fp8_d128_softcap", "e4m3vt:0,0,0", 128, {"softcap": 30.0}, False, 128, 2, "intra-wg-overlap=false row-sum-mma=true"),
+    ("lz_rs_vtr24_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true row-sum-mma=true rescale-threshold=0.8"),
+    ("lz_fp8_d128_ds3_causal_lse", "e4m3:3b64,3b128,3b128", 128, {"causal": True}, True, 128, 2, "rescale-threshold=0.25"),
+    ("lz_seq_fp8_d256_ds2", "e4m3:2,2,2", 256, {}, False, 128, 2, "intra-wg-overlap=false rescale-threshold=0.5"),
     ("vt_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true"),
     ("vtpp_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true pingpong=true producer-registers=32 consumer-registers=232"),
     ("vtpp_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true pingpong=true"),

@@ -178,6 +178,14 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     options.rowSumMma = rowSums;
     if (rowSums && !causal)
       options.stages = 3;
+    // Head dim 256: conditional rescaling (a row's max moves only past 2^8
+    // in P, 2^0.8 for e4m3, whose 256 P must stay below 448), which skips
+    // most of O's 128 multiplies per thread and tile: measured 4-5% faster
+    // for bf16 and FP8 (docs/PERF.md, 2026-11-30, eighth session); slower
+    // at head dims 64 and 128, whose rescale ptxas hides in the softmax.
+    // Not with per-block V descales, whose rescale is never skipped.
+    if (headDim > 128 && !perBlockKV)
+      options.rescaleThreshold = fp8 ? 0.8f : 8.0f;
     if (fp8)
       options.blockN = fp8WideTiles ? 224 : 128;
     else if (headDim > 128)

@@ -30,6 +30,11 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       *this, "row-sum-mma",
       llvm::cl::desc("The softmax's row sums on the tensor cores (P times ones)"),
       llvm::cl::init(false)};
+  PassOptions::Option<float> rescaleThreshold{
+      *this, "rescale-threshold",
+      llvm::cl::desc("Conditional rescaling: a row's max moves only past "
+                     "this many powers of two of P (0: off)"),
+      llvm::cl::init(0.0f)};
   PassOptions::Option<bool> reverseQTiles{
       *this, "reverse-q-tiles",
       llvm::cl::desc("Schedule the longest (causal) Q tiles first"),

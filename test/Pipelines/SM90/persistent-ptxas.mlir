@@ -20,6 +20,18 @@
 // RUN: FileCheck %s --check-prefix=SOFTCAP256 < %t/bf16_d256_causal_softcap_lse.json
 // RUN: FileCheck %s --check-prefix=FP8-CAUSAL < %t/fp8_d128_causal.json
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_causal.ptx -o %t/i.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
+// RUN: FileCheck %s --check-prefix=LAZY-JSON < %t/bf16_d256.json
+// RUN: FileCheck %s --check-prefix=LAZY-PTX < %t/bf16_d256_causal_softcap_lse.ptx
+// RUN: FileCheck %s --check-prefix=GRID-PT --implicit-check-not=rescale_threshold < %t/bf16_d128.json
+// RUN: FileCheck %s --check-prefix=GRID-PT --implicit-check-not=rescale_threshold < %t/fp8_d256.json
+
+// Head dim 256 rescales O only when a row's max moves past 2^8 (16-bit; the
+// FP8 kernel here has per-block descales, whose O is always rescaled, and
+// head dim 128 does not): the description says so, and the PTX has the
+// warps' votes.
+// LAZY-JSON: "meta": {
+// LAZY-JSON-NEXT: "rescale_threshold": 8
+// LAZY-PTX-COUNT-2: vote.sync.any.pred
 
 // fattn-compile runs --fattn-persistent-tiles where it measured faster
 // (docs/PERF.md): causal, and without a mask. Not with a sliding window

@@ -28,10 +28,6 @@ using std::string;
 
 constexpr float kLog2E = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
-/// log2 of the factor by which the FP8 kernel scales P before rounding it to
-/// e4m3: P * 256 <= 256 stays below e4m3's largest value (448) and puts
-/// probabilities down to 2^-14 on e4m3's normal (relative) grid.
-constexpr int kFP8ProbabilityLog2 = 8;
 
 inline string str(int64_t v) { return std::to_string(v); }
 
@@ -198,6 +194,10 @@ struct TileDescales {
 /// The online-softmax state a KV tile leaves behind, per accumulator row.
 struct TileSoftmax {
   string max[2], sum[2], alpha[2];
+  /// With conditional rescaling (SM90KernelConfig::rescaleThreshold): an i1,
+  /// the same in the whole warp, true when a row of the warp moved its max
+  /// (alpha != 1). Empty: O is rescaled after every tile.
+  string rescale;
   /// P in the A-fragment layout of wgmma k16, or of e4m3 k32 with the keys
   /// permuted (wgmma_e4m3_k32): registers 4kk..4kk+3 per k step. Empty
   /// until packProbabilities, which the loops call where the schedule
@@ -293,6 +293,11 @@ private:
     return s + ")>";
   }
   string fresh(const char *prefix) { return prefix + str(labelCounter++); }
+  /// Conditional rescaling lets a warp skip O's rescale, except with
+  /// per-block V descales, whose rescale moves O into each tile's units.
+  bool skipsRescale() const {
+    return cfg.rescaleThreshold > 0.0f && !carryValueDescale;
+  }
 
   string signature();
   void emitEntry();
@@ -369,6 +374,10 @@ private:
                                        const string &descale, string &unit);
   /// O *= factor (per accumulator row), and l with it (rowSumMma).
   void rescaleO(SmallVector<string> &o, const std::array<string, 2> &factor);
+  /// rescaleO behind a branch on `when` (TileSoftmax::rescale), or
+  /// unconditional when `when` is empty.
+  void rescaleOWhen(SmallVector<string> &o, const std::array<string, 2> &factor,
+                    const string &when);
 
   // Consumer pieces.
   string issueQK(const string &stage);

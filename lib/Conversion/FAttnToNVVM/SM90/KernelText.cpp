@@ -339,6 +339,8 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
   string allLanes = e.i32(-1), clamp = e.i32(31);
   TileSoftmax out;
   SmallVector<string> p(numS);
+  const bool lazyRescale = cfg.rescaleThreshold > 0.0f;
+  string grew[2];
   for (int r = 0; r < 2; ++r) {
     // With descales the max is taken over the stored scores and scaled once
     // (the factor is positive), then merged with the running max.
@@ -357,12 +359,28 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
       mx = e.fmax(oldMax[r], e.bin("fmul", mx, rowScale[r], "f32"));
       coef = e.bin("fmul", rowScale[r], scaleL2, "f32");
     }
+    // Conditional rescaling: the row keeps its running max unless the
+    // tile's exceeds it by more than 2^threshold in P (a row that has seen
+    // no key, max -inf, always takes the tile's). P then stays below
+    // 2^threshold, and O and l, both in units of the kept max, need no
+    // rescale.
+    if (lazyRescale) {
+      string limit =
+          e.bin("fadd", oldMax[r],
+                e.f32(cfg.rescaleThreshold / scaleLog2), "f32");
+      grew[r] = e.fcmp("ogt", mx, limit);
+      mx = e.select(grew[r], mx, oldMax[r], "f32");
+    }
     out.max[r] = mx;
     // Rows that have seen no key keep max -inf; take probabilities against 0
     // so that exp2(-inf) = 0 rather than NaN.
     string safe = e.select(e.fcmp("oeq", mx, negInf), zero, mx, "f32");
     string negScaled = e.bin("fmul", safe, e.f32(-scaleLog2), "f32");
     out.alpha[r] = e.ex2(e.fma(oldMax[r], scaleL2, negScaled));
+    // A kept max rescales by exactly 1 (the FMA above leaves the rounding
+    // error of oldMax * scale).
+    if (lazyRescale)
+      out.alpha[r] = e.select(grew[r], out.alpha[r], e.f32(1.0f), "f32");
     // FP8: P is taken 2^kFP8ProbabilityLog2 times larger, so that its small
     // values are e4m3 normals rather than subnormals (P <= 1 would put every
     // value below 2^-6 on the subnormal grid of step 2^-9). l grows with it,
@@ -399,8 +417,34 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     // l stays a per-thread partial sum; the quad reduces it at the end.
     out.sum[r] = e.fma(oldSum[r], out.alpha[r], rowSum);
   }
+  // The warp skips O's rescale only when none of its rows moved its max: a
+  // branch that is the same for the warp's 32 threads.
+  if (skipsRescale())
+    out.rescale = e.def(formatv("nvvm.vote.sync any {0}, {1} -> i1", allLanes,
+                                e.bin("or", grew[0], grew[1], "i1")).str());
   out.probabilities = std::move(p);
   return out;
+}
+
+void SM90KernelEmitter::rescaleOWhen(SmallVector<string> &o,
+                                     const std::array<string, 2> &factor,
+                                     const string &when) {
+  if (when.empty()) {
+    rescaleO(o, factor);
+    return;
+  }
+  string yes = fresh("rescale"), done = fresh("rescaled");
+  string kept = pack(o, oType);
+  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}({3} : {4})", when, yes, done,
+               kept, oType).str());
+  e.label(yes);
+  SmallVector<string> scaled = unpack(kept, numAcc, oType);
+  rescaleO(scaled, factor);
+  e.op(formatv("llvm.br ^{0}({1} : {2})", done, pack(scaled, oType), oType)
+           .str());
+  string joined = "%" + done;
+  e.label(done, formatv("({0}: {1})", joined, oType).str());
+  o = unpack(joined, numAcc, oType);
 }
 
 void SM90KernelEmitter::emitConsumerSetup() {
@@ -517,7 +561,8 @@ void SM90KernelEmitter::emitSequentialLoop() {
   // O *= alpha (and, with per-block V descales, into this tile's units).
   SmallVector<string> o = unpack("%acc", numAcc, oType);
   string valueDescale;
-  rescaleO(o, rescaleFactors(sm, "%dvp", descales.value, valueDescale));
+  rescaleOWhen(o, rescaleFactors(sm, "%dvp", descales.value, valueDescale),
+               sm.rescale);
 
   waitBarrier(barrier(fullValueBar(), stage), phase);
   pingpongSync();
@@ -555,12 +600,17 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   // (FP8, measured faster there; slower for 16-bit types) deferred: the
   // factors ride along the loop (%rs0, %rs1) and O is rescaled after S_j is
   // issued, while that GEMM runs, so that only the wait separates one
-  // iteration's P V from the next one's GEMMs.
+  // iteration's P V from the next one's GEMMs. With conditional rescaling
+  // the warp's decision rides along too (%rsw).
   const bool deferRescale = cfg.isFP8();
-  auto pending = [&](const std::array<string, 2> &factor) {
-    return deferRescale ? ", " + factor[0] + ", " + factor[1] : string();
+  const bool lazy = skipsRescale();
+  auto pending = [&](const std::array<string, 2> &factor, const string &when) {
+    if (!deferRescale)
+      return string();
+    return ", " + factor[0] + ", " + factor[1] + (lazy ? ", " + when : "");
   };
-  const char *pendingTypes = deferRescale ? ", f32, f32" : "";
+  const char *pendingTypes =
+      !deferRescale ? "" : lazy ? ", f32, f32, i1" : ", f32, f32";
 
   // Prologue: S and P of the first tile (O is still zero: no rescale).
   e.label("ov_first");
@@ -577,7 +627,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
                  "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
                  e.add(lo, e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
-                 sm.sum[1], oInit, pack(sm.packedP, pType), pending({one, one}),
+                 sm.sum[1], oInit, pack(sm.packedP, pType), pending({one, one}, lazy ? e.def("llvm.mlir.constant(false) : i1") : ""),
                  carried(descales.value), oType, pType, pendingTypes,
                  carriedTypes()).str());
   }
@@ -586,11 +636,14 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   // softmax of tile j while P_{j-1} V_{j-1} completes.
   e.label("ov_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
                              "%acc: {0}, %pp: {1}{2}{3})", oType, pType,
-                             deferRescale ? ", %rs0: f32, %rs1: f32" : "",
+                             !deferRescale ? ""
+                             : lazy        ? ", %rs0: f32, %rs1: f32, %rsw: i1"
+                                           : ", %rs0: f32, %rs1: f32",
                              carriedArgs("%dvp")).str());
   e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
                e.icmp("slt", "%j", hi)).str());
   const std::array<string, 2> carriedFactors = {"%rs0", "%rs1"};
+  const string carriedWhen = lazy ? "%rsw" : "";
 
   e.label("ov_tile");
   {
@@ -605,7 +658,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     string s = issueQK(stage);
     // A deferred rescale writes the accumulator registers: fence again.
     if (deferRescale)
-      rescaleO(o, carriedFactors);
+      rescaleOWhen(o, carriedFactors, carriedWhen);
     o = issuePV(o, p, prevStage, /*fence=*/deferRescale);
     pingpongArrive();
     waitGroup(1); // S_j is done; P_{j-1} V_{j-1} may still run
@@ -633,12 +686,12 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     release(emptyValueBar(), prevStage);
     emitLoadAhead(prev);
     if (!deferRescale)
-      rescaleO(o, factor);
+      rescaleOWhen(o, factor, sm.rescale);
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
                  "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
                  e.add("%j", e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
                  sm.sum[1], pack(o, oType), pack(sm.packedP, pType),
-                 pending(factor), carried(valueDescale), oType, pType,
+                 pending(factor, sm.rescale), carried(valueDescale), oType, pType,
                  pendingTypes, carriedTypes()).str());
   }
 
@@ -653,7 +706,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     SmallVector<string> o = unpack("%acc", numAcc, oType);
     SmallVector<string> p = unpack("%pp", numP, pType);
     if (deferRescale)
-      rescaleO(o, carriedFactors);
+      rescaleOWhen(o, carriedFactors, carriedWhen);
     pingpongSync();
     o = issuePV(o, p, prevStage, /*fence=*/true);
     pingpongArrive();

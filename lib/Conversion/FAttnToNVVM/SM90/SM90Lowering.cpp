@@ -24,6 +24,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <cstdio>
 
 #define DEBUG_TYPE "convert-fattn-to-nvvm-sm90"
@@ -115,6 +116,28 @@ std::string defaultKernelName(const SM90KernelConfig &c) {
   return name;
 }
 } // namespace
+
+/// Conditional rescaling lets P grow to 2^threshold (times
+/// 2^kFP8ProbabilityLog2 for e4m3) before the kernel rounds it to the
+/// element type: that must stay finite there.
+static LogicalResult checkRescaleThreshold(TiledAttentionOp op,
+                                           float threshold, bool fp8) {
+  // e4m3's largest value is 448; f16's 65504 (bf16 reaches further, but
+  // one bound for both 16-bit types keeps the option's meaning simple).
+  const float limit = fp8 ? std::log2(448.0f) - kFP8ProbabilityLog2 : 15.0f;
+  auto shortFloat = [](float v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.4g", double(v));
+    return std::string(buf);
+  };
+  if (!(threshold >= 0.0f && threshold <= limit))
+    return op.emitOpError()
+           << "rescale-threshold " << shortFloat(threshold) << " must be in [0, "
+           << shortFloat(limit) << "] for " << (fp8 ? "e4m3" : "16-bit")
+           << " inputs (P grows to 2^threshold"
+           << (fp8 ? " times 256" : "") << " before its rounding)";
+  return success();
+}
 
 /// The FP8 part of the configuration: what the e4m3 kernel supports (its
 /// producer warpgroup transposes V, so warp specialization is required), the
@@ -255,6 +278,9 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (fp8 && failed(getFP8Config(op, options, c)))
     return failure();
   c.rowSumMma = options.rowSumMma && !c.hasLse && c.vDescale.rank != 3;
+  if (failed(checkRescaleThreshold(op, options.rescaleThreshold, fp8)))
+    return failure();
+  c.rescaleThreshold = options.rescaleThreshold;
   if (c.dynamicSharedBytes() > 227 * 1024)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -323,9 +349,17 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
     trailing += formatv(R"(, "value_layout": "{0}")", kTransposedValueLayout)
                     .str();
   // Information for whoever models the kernel's numerics (the runtime
-  // ignores "meta"): l sums P as the P V wgmma reads it, rounded.
+  // ignores "meta"): l sums P as the P V wgmma reads it, rounded; a row's
+  // max moves only past the rescale threshold (log2 units).
+  std::string meta;
   if (c.rowSumMma)
-    trailing += R"(, "meta": {"row_sums": "mma"})";
+    meta += R"("row_sums": "mma")";
+  if (c.rescaleThreshold > 0.0f)
+    meta += (meta.empty() ? "" : ", ") +
+            formatv(R"("rescale_threshold": {0})",
+                    exactFloat(c.rescaleThreshold)).str();
+  if (!meta.empty())
+    trailing += R"(, "meta": {)" + meta + "}";
   // One CTA per (Q tile, head, batch), or per SM for persistent kernels,
   // which loop over those work items.
   std::string grid =
@@ -472,6 +506,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.kernelName = kernelName;
     options.wideValueMma = wideValueMma;
     options.rowSumMma = rowSumMma;
+    options.rescaleThreshold = rescaleThreshold;
     options.reverseQTiles = reverseQTiles;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });

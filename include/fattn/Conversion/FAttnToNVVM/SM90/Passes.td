@@ -33,6 +33,10 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
     Option<"rowSumMma", "row-sum-mma", "bool", /*default=*/"false",
            "The softmax's row sums as P times a tile of ones on the tensor "
            "cores (else added up by the consumer threads)">,
+    Option<"rescaleThreshold", "rescale-threshold", "float", /*default=*/"0.0f",
+           "Conditional rescaling: keep a row's max until a tile's exceeds "
+           "it by more than this (log2 units, so P < 2^threshold), and skip "
+           "O's rescale in warps whose rows kept theirs (0: off)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
   ];

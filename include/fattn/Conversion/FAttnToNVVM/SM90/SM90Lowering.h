@@ -30,6 +30,11 @@ inline constexpr int64_t kFP8ProducerBarrier = 15;
 /// with one CTA per Q tile; pingpong's barriers must stay below them).
 inline constexpr int64_t kEpilogueBarrier = 12;
 
+/// log2 of the factor by which the FP8 kernel scales P before rounding it to
+/// e4m3: P * 256 <= 256 stays below e4m3's largest value (448) and puts
+/// probabilities down to 2^-14 on e4m3's normal (relative) grid.
+inline constexpr int kFP8ProbabilityLog2 = 8;
+
 /// Choices of the sm_90a lowering that are not semantics.
 struct SM90Options {
   /// Name of the gpu.module the kernels go into (created when missing).
@@ -43,6 +48,12 @@ struct SM90Options {
   /// multiplies P by a shared-memory tile of ones (an m64n8 wgmma), so that
   /// the softmax adds no probabilities (see SM90KernelConfig::rowSumMma).
   bool rowSumMma = false;
+  /// Conditional rescaling (FlashAttention-4's): a row's running max moves
+  /// only when a tile's max exceeds it by more than 2^rescaleThreshold in P
+  /// (log2 units of the scaled scores), and a warp whose rows all kept
+  /// theirs skips O's rescale. P then stays below 2^rescaleThreshold. 0: the
+  /// max moves with every tile and O is always rescaled.
+  float rescaleThreshold = 0.0f;
   /// Reverse the Q tile order so that the longest causal tiles start first.
   bool reverseQTiles = true;
   /// Registers per thread the producer warpgroup keeps (setmaxnreg);
@@ -116,6 +127,8 @@ struct SM90KernelConfig {
   /// per-block V descales (whose O rescale carries V's factor, which l must
   /// not take).
   bool rowSumMma = false;
+  /// SM90Options::rescaleThreshold (0: off).
+  float rescaleThreshold = 0.0f;
 
   bool isFP8() const { return elementType == "e4m3"; }
   /// FP8 with V stored by rows: the producer transposes each V tile.
