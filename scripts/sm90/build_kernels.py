@@ -58,7 +58,7 @@ CONFIGS = [
     # Conditional rescaling (rescale-threshold): with a threshold of 8 a row
     # of random scores keeps its first max, with 0.25 it moves often; LSEs
     # (in units of the kept max), masks, softcap and every schedule.
-    ("lz_pt_bf16_d128_n192_causal_lse", "bf16", 128, {"causal": True}, True, 192, 2, "persistent=true rescale-threshold=8"),
+    ("lz_pt_bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 128, 2, "persistent=true rescale-threshold=8"),
     ("lz_pt_bf16_d256_n80", "bf16", 256, {}, False, 80, 2, "persistent=true rescale-threshold=0.25"),
     ("lz_ptc3_bf16_d64_window_lse", "bf16", 64, {"window_left": 100, "window_right": 20}, True, 128, 2, "persistent=true consumers=3 block-m=192 rescale-threshold=8"),
     ("lz_seq_f16_d128_softcap", "f16", 128, {"softcap": 30.0}, False, 128, 2, "intra-wg-overlap=false rescale-threshold=0.25"),

@@ -11,8 +11,21 @@
 
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n128s2(
 // CHECK-SAME: \22meta\22: {\22rescale_threshold\22: 8}
-// The loop's softmax (the prologue's comes first): rows r and r + 8.
-// CHECK: ^bb{{[0-9]+}}(%{{[0-9]+}}: i32, %[[M0:[0-9]+]]: f32, %[[M1:[0-9]+]]: f32,
+// The overlapped loop defers O's rescale into the next iteration, after
+// S = Q K^T is issued: the factors and the warp's vote ride along the loop
+// (false from the prologue).
+// CHECK: %[[NO:[0-9]+]] = llvm.mlir.constant(false) : i1
+// CHECK: llvm.br ^[[LOOP:bb[0-9]+]](%{{.*}}, %[[NO]] : i32, f32, f32, f32, f32, !llvm.struct<{{.*}}>, !llvm.struct<{{.*}}>, f32, f32, i1)
+// CHECK: ^[[LOOP]](%{{[0-9]+}}: i32, %[[M0:[0-9]+]]: f32, %[[M1:[0-9]+]]: f32, {{.*}}, %[[WHEN:[0-9]+]]: i1):
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>
+// CHECK: llvm.cond_br %[[WHEN]], ^[[YES:bb[0-9]+]], ^[[JOIN:bb[0-9]+]](%{{[0-9]+}} : !llvm.struct<
+// CHECK: ^[[YES]]:
+// CHECK-COUNT-64: llvm.fmul %{{[0-9]+}}, %{{[0-9]+}} : f32
+// CHECK-NOT: llvm.fmul
+// CHECK: llvm.br ^[[JOIN]](%{{[0-9]+}} : !llvm.struct<
+// CHECK: ^[[JOIN]](%{{[0-9]+}}: !llvm.struct<
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// This tile's softmax, rows r and r + 8.
 // CHECK: %[[T:[0-9]+]] = llvm.mlir.constant(62.7365189 : f32) : f32
 // CHECK-NEXT: %[[LIM0:[0-9]+]] = llvm.fadd %[[M0]], %[[T]] : f32
 // CHECK-NEXT: %[[G0:[0-9]+]] = llvm.fcmp "ogt" %[[MX0:[0-9]+]], %[[LIM0]] : f32
@@ -24,15 +37,9 @@
 // CHECK-NEXT: %[[G1:[0-9]+]] = llvm.fcmp "ogt"
 // CHECK: %[[ANY:[0-9]+]] = llvm.or %[[G0]], %[[G1]] : i1
 // CHECK-NEXT: %[[VOTE:[0-9]+]] = nvvm.vote.sync any %{{[0-9]+}}, %[[ANY]] -> i1
-// After the P V wait: the branch, the 64 multiplies, the join.
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: llvm.cond_br %[[VOTE]], ^[[YES:bb[0-9]+]], ^[[JOIN:bb[0-9]+]](%{{[0-9]+}} : !llvm.struct<
-// CHECK: ^[[YES]]:
-// CHECK: llvm.fmul %{{[0-9]+}}, %[[ALPHA0]] : f32
-// CHECK-COUNT-63: llvm.fmul %{{[0-9]+}}, %{{[0-9]+}} : f32
-// CHECK-NOT: llvm.fmul
-// CHECK: llvm.br ^[[JOIN]](%{{[0-9]+}} : !llvm.struct<
-// CHECK: ^[[JOIN]](%{{[0-9]+}}: !llvm.struct<
+// CHECK: llvm.br ^[[LOOP]](%{{.*}}, %[[ALPHA0]], %{{[0-9]+}}, %[[VOTE]] : i32,
+// The last tile's rescale, after the loop.
+// CHECK: llvm.cond_br %[[WHEN]], ^{{bb[0-9]+}}, ^{{bb[0-9]+}}(
 
 // The loop without intra-warpgroup overlap: the same branch before P V.
 // SEQ-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n128s2(

@@ -597,13 +597,14 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   }
 
   // O is rescaled for tile j - 1 either at the end of iteration j - 1, or
-  // (FP8, measured faster there; slower for 16-bit types) deferred: the
-  // factors ride along the loop (%rs0, %rs1) and O is rescaled after S_j is
-  // issued, while that GEMM runs, so that only the wait separates one
-  // iteration's P V from the next one's GEMMs. With conditional rescaling
-  // the warp's decision rides along too (%rsw).
-  const bool deferRescale = cfg.isFP8();
+  // deferred: the factors ride along the loop (%rs0, %rs1) and O is
+  // rescaled after S_j is issued, while that GEMM runs, so that only the
+  // wait separates one iteration's P V from the next one's GEMMs. Deferred
+  // for FP8 and with conditional rescaling, whose decision rides along too
+  // (%rsw): measured faster there, and slower for 16-bit types that
+  // rescale after every tile (docs/PERF.md).
   const bool lazy = skipsRescale();
+  const bool deferRescale = cfg.isFP8() || lazy;
   auto pending = [&](const std::array<string, 2> &factor, const string &when) {
     if (!deferRescale)
       return string();
