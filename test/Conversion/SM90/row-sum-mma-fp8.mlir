@@ -1,4 +1,5 @@
 // RUN: fattn-opt %s -split-input-file --fattn-sm90-pipeline="block-n=224 row-sum-mma=true" | FileCheck %s
+// RUN: fattn-opt %s -split-input-file --fattn-sm90-pipeline="block-n=224 row-sum-mma=true" -verify-diagnostics -o /dev/null
 
 // row-sum-mma on FP8 kernels (see row-sum-mma.mlir for the 16-bit ones).
 
@@ -43,12 +44,13 @@ func.func @fp8_rows(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3F
 // -----
 
 // Per-block V descales: O's rescale carries V's factor, which l must not
-// take; the option is ignored.
+// take; the option is ignored, with a warning.
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_e4m3_m128n224s2_ds
 // CHECK-NOT: 943208504
 // CHECK-NOT: m64n8k32
 // CHECK: llvm.return
 func.func @fp8_block_v(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<?x?x?xf32>, %dk: memref<?x?x?xf32>, %dv: memref<?x?x?xf32>) {
+  // expected-warning @below {{row-sum-mma is ignored: per-block V descales rescale O by V's factor, which l must not take}}
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) {descale_block_q = 128 : i64, descale_block_kv = 448 : i64}
   return
 }

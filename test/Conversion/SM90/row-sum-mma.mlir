@@ -1,5 +1,6 @@
 // RUN: fattn-opt %s -split-input-file --fattn-sm90-pipeline="row-sum-mma=true" | FileCheck %s
 // RUN: fattn-opt %s -split-input-file --fattn-sm90-pipeline | FileCheck %s --check-prefix=OFF
+// RUN: fattn-opt %s -split-input-file --fattn-sm90-pipeline="row-sum-mma=true" -verify-diagnostics -o /dev/null
 
 // row-sum-mma: each tile's row sums P 1 on the tensor cores. Every thread
 // writes a word of a 1024-byte tile of ones (1.0 in the element type) before
@@ -74,12 +75,13 @@ func.func @bf16(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memr
 // -----
 
 // An LSE needs the sums of the unrounded probabilities: the option is
-// ignored (no ones tile, no m64n8 wgmma).
+// ignored, with a warning (no ones tile, no m64n8 wgmma).
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n128s2_lse(
 // CHECK-NOT: 1065369472
 // CHECK-NOT: m64n8k16
 // CHECK: llvm.return
 func.func @lse(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>, %lse: memref<?x?x?xf32>) {
+  // expected-warning @below {{row-sum-mma is ignored: the LSE needs the sums of the unrounded probabilities}}
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) lse(%lse : memref<?x?x?xf32>)
   return
 }

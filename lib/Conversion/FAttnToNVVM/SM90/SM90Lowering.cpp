@@ -278,6 +278,13 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (fp8 && failed(getFP8Config(op, options, c)))
     return failure();
   c.rowSumMma = options.rowSumMma && !c.hasLse && c.vDescale.rank != 3;
+  // A choice, not semantics: the kernel keeps the adds, and says why.
+  if (options.rowSumMma && !c.rowSumMma)
+    op.emitWarning() << "row-sum-mma is ignored: "
+                     << (c.hasLse ? "the LSE needs the sums of the unrounded "
+                                    "probabilities"
+                                  : "per-block V descales rescale O by V's "
+                                    "factor, which l must not take");
   if (failed(checkRescaleThreshold(op, options.rescaleThreshold, fp8)))
     return failure();
   c.rescaleThreshold = options.rescaleThreshold;
