@@ -192,6 +192,7 @@ FP8_CONFIGS = [
     ("vt_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true producer-registers=32 consumer-registers=232"),
     ("vtr24_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true"),
     ("vtr24s3_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 3, "persistent=true"),
+    ("vtr24s3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true"),
     ("vts3_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 3, "persistent=true producer-registers=32 consumer-registers=232"),
     ("vtr24_fp8_d128_n256", "e4m3vt:0,0,0", 128, {}, False, 256, 2, "persistent=true"),
     ("vt_fp8_d256_n128", "e4m3vt:0,0,0", 256, {}, False, 128, 2, "persistent=true"),
