@@ -183,8 +183,9 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // most of O's 128 multiplies per thread and tile: measured 4-5% faster
     // for bf16 and FP8 (docs/PERF.md, 2026-11-30, eighth session); slower
     // at head dims 64 and 128, whose rescale ptxas hides in the softmax.
-    // Not with per-block V descales, whose rescale is never skipped.
-    if (headDim > 128 && !perBlockKV)
+    // Not with per-block V descales, whose rescale is never skipped, nor
+    // with sliding windows (not measured).
+    if (headDim > 128 && !perBlockKV && (!masked || causal))
       options.rescaleThreshold = fp8 ? 0.8f : 8.0f;
     if (fp8)
       options.blockN = fp8WideTiles ? 224 : 128;
