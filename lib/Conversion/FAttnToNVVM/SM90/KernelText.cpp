@@ -365,9 +365,8 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     // 2^threshold, and O and l, both in units of the kept max, need no
     // rescale.
     if (lazyRescale) {
-      string limit =
-          e.bin("fadd", oldMax[r],
-                e.f32(cfg.rescaleThreshold / scaleLog2), "f32");
+      string limit = e.bin("fadd", oldMax[r],
+                           e.f32(cfg.rescaleThreshold / scaleLog2), "f32");
       grew[r] = e.fcmp("ogt", mx, limit);
       mx = e.select(grew[r], mx, oldMax[r], "f32");
     }
@@ -625,10 +624,12 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
     sm.packedP = packProbabilities(sm.probabilities);
     string one = deferRescale ? e.f32(1.0f) : string();
+    string none = lazy ? e.def("llvm.mlir.constant(false) : i1") : string();
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
                  "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
                  e.add(lo, e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
-                 sm.sum[1], oInit, pack(sm.packedP, pType), pending({one, one}, lazy ? e.def("llvm.mlir.constant(false) : i1") : ""),
+                 sm.sum[1], oInit, pack(sm.packedP, pType),
+                 pending({one, one}, none),
                  carried(descales.value), oType, pType, pendingTypes,
                  carriedTypes()).str());
   }
@@ -692,8 +693,8 @@ void SM90KernelEmitter::emitOverlappedLoop() {
                  "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
                  e.add("%j", e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
                  sm.sum[1], pack(o, oType), pack(sm.packedP, pType),
-                 pending(factor, sm.rescale), carried(valueDescale), oType, pType,
-                 pendingTypes, carriedTypes()).str());
+                 pending(factor, sm.rescale), carried(valueDescale), oType,
+                 pType, pendingTypes, carriedTypes()).str());
   }
 
   // Epilogue: the last tile's rescale and P V.
