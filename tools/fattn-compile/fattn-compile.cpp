@@ -180,12 +180,14 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       options.stages = 3;
     // Head dim 256: conditional rescaling (a row's max moves only past 2^8
     // in P, 2^0.8 for e4m3, whose 256 P must stay below 448), which skips
-    // most of O's 128 multiplies per thread and tile: measured 4-5% faster
-    // for bf16 and FP8 (docs/PERF.md, 2026-11-30, eighth session); slower
-    // at head dims 64 and 128, whose rescale ptxas hides in the softmax.
-    // Not with per-block V descales, whose rescale is never skipped, nor
-    // with sliding windows (not measured).
-    if (headDim > 128 && !perBlockKV && (!masked || causal))
+    // most of O's 128 multiplies per thread and tile: measured 5-6% faster
+    // for bf16 and 5% for FP8 (docs/PERF.md, 2026-11-30, eighth session).
+    // Head dim 64 causal (96-key tiles): 0-3%. Slower at head dim 128 and
+    // at 64 without a mask, whose rescale ptxas hides in the softmax. Not
+    // with per-block V descales, whose rescale is never skipped, nor with
+    // sliding windows (not measured).
+    if ((headDim > 128 && !perBlockKV && (!masked || causal)) ||
+        (!fp8 && headDim <= 64 && causal))
       options.rescaleThreshold = fp8 ? 0.8f : 8.0f;
     if (fp8)
       options.blockN = fp8WideTiles ? 224 : 128;

@@ -25,11 +25,14 @@
 // RUN: FileCheck %s --check-prefix=GRID-PT --implicit-check-not=rescale_threshold < %t/bf16_d128.json
 // RUN: FileCheck %s --check-prefix=GRID-PT --implicit-check-not=rescale_threshold < %t/fp8_d256.json
 // RUN: FileCheck %s --check-prefix=GRID-CTA --implicit-check-not=rescale_threshold < %t/bf16_d256_window.json
+// RUN: FileCheck %s --check-prefix=LAZY-JSON < %t/bf16_d64_causal.json
+// RUN: FileCheck %s --check-prefix=GRID-PT --implicit-check-not=rescale_threshold < %t/bf16_d64.json
 
 // Head dim 256 rescales O only when a row's max moves past 2^8 (16-bit; the
 // FP8 kernel here has per-block descales, whose O is always rescaled, and
-// head dim 128 does not, nor sliding windows, not measured): the
-// description says so, and the PTX has the warps' votes.
+// head dim 128 does not, nor sliding windows, not measured), and so does
+// head dim 64 causal (not without a mask): the description says so, and
+// the PTX has the warps' votes.
 // LAZY-JSON: "meta": {
 // LAZY-JSON-NEXT: "rescale_threshold": 8
 // LAZY-PTX-COUNT-2: vote.sync.any.pred
@@ -64,6 +67,14 @@ func.func @bf16_d128_causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf1
 }
 func.func @bf16_d128_window(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {window_left = 256 : i64, window_right = 0 : i64}
+  return
+}
+func.func @bf16_d64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>)
+  return
+}
+func.func @bf16_d64_causal(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>) {causal = true}
   return
 }
 func.func @bf16_d256_window(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>, %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
