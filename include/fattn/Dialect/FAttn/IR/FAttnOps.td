@@ -11,6 +11,17 @@ include "mlir/IR/OpAsmInterface.td"
 // L0: the entry op.
 //===----------------------------------------------------------------------===//
 
+// The accessors of `value_layout` that fattn.attention and
+// fattn.tiled_attention share (both carry V and the attribute).
+defvar FAttn_ValueLayoutAccessors = [{
+    /// Whether V is stored transposed (`value_layout`), and its head dim.
+    bool hasTransposedValue() { return getValueLayout().has_value(); }
+    int64_t getValueHeadDim() {
+      return cast<MemRefType>(getValue().getType())
+          .getDimSize(hasTransposedValue() ? 2 : 3);
+    }
+}];
+
 def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
   let summary = "exact attention: O = softmax(scale * Q K^T + mask) V";
   let description = [{
@@ -84,7 +95,7 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
 
   let hasVerifier = 1;
 
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat([{
     /// The scale applied to Q K^T: the attribute, or 1/sqrt(head_dim).
     float getEffectiveScale();
     /// The window bounds with `causal` folded in; -1 means unbounded.
@@ -92,13 +103,8 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
     int64_t getEffectiveWindowRight();
     /// The softcap, 0 when absent.
     float getEffectiveSoftcap();
-    /// Whether V is stored transposed (`value_layout`), and its head dim.
-    bool hasTransposedValue() { return getValueLayout().has_value(); }
-    int64_t getValueHeadDim() {
-      return cast<MemRefType>(getValue().getType())
-          .getDimSize(hasTransposedValue() ? 2 : 3);
-    }
-  }];
+  }],
+      FAttn_ValueLayoutAccessors);
 }
 
 //===----------------------------------------------------------------------===//
@@ -161,17 +167,12 @@ def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
 
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat([{
     BlockArgument getBatchIndex() { return getBody().getArgument(0); }
     BlockArgument getHeadIndex() { return getBody().getArgument(1); }
     BlockArgument getQTileIndex() { return getBody().getArgument(2); }
-    /// Whether V is stored transposed (`value_layout`), and its head dim.
-    bool hasTransposedValue() { return getValueLayout().has_value(); }
-    int64_t getValueHeadDim() {
-      return cast<MemRefType>(getValue().getType())
-          .getDimSize(hasTransposedValue() ? 2 : 3);
-    }
-  }];
+  }],
+      FAttn_ValueLayoutAccessors);
 }
 
 def FAttn_LoadTileOp : FAttn_Op<"load_tile"> {
