@@ -158,3 +158,27 @@ func.func @f(%Q: memref<?x?x?x64xf8E4M3FN>, %K: memref<?x?x?x64xf8E4M3FN>, %V: m
   }
   return
 }
+
+// -----
+
+// K and V tiles hold block_n keys: a K tile of other rows ...
+func.func @f(%Q: memref<?x?x?x64xbf16>, %K: memref<?x?x?x64xbf16>, %V: memref<?x?x?x64xbf16>, %O: memref<?x?x?x64xbf16>) {
+  fattn.tiled_attention ins(%Q, %K, %V : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%O : memref<?x?x?x64xbf16>) attributes {block_m = 64 : i64, block_n = 64 : i64, scale = 0.125 : f32, softcap = 0.0 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%b: index, %h: index, %m: index):
+    // expected-error @+1 {{'fattn.load_tile' op loads a tile of 32 keys of K, expected block_n = 64}}
+    %k = fattn.load_tile %K[%b, %h, %m] : memref<?x?x?x64xbf16> -> tensor<32x64xbf16>
+  }
+  return
+}
+
+// -----
+
+// ... or a V^T tile of other columns.
+func.func @f(%Q: memref<?x?x?x64xf8E4M3FN>, %K: memref<?x?x?x64xf8E4M3FN>, %V: memref<?x?x64x?xf8E4M3FN>, %O: memref<?x?x?x64xbf16>) {
+  fattn.tiled_attention ins(%Q, %K, %V : memref<?x?x?x64xf8E4M3FN>, memref<?x?x?x64xf8E4M3FN>, memref<?x?x64x?xf8E4M3FN>) outs(%O : memref<?x?x?x64xbf16>) attributes {block_m = 64 : i64, block_n = 64 : i64, scale = 0.125 : f32, softcap = 0.0 : f32, value_layout = "transposed_wgmma_e4m3_k32", window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%b: index, %h: index, %m: index):
+    // expected-error @+1 {{'fattn.load_tile' op loads a tile of 128 keys of V, expected block_n = 64}}
+    %v = fattn.load_tile %V[%b, %h, %m] {transposed} : memref<?x?x64x?xf8E4M3FN> -> tensor<64x128xf8E4M3FN>
+  }
+  return
+}

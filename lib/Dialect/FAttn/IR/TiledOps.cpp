@@ -63,17 +63,32 @@ LogicalResult TiledAttentionOp::verifyRegions() {
     return emitOpError("expected the body to take three index arguments "
                        "(batch, head, q_tile), found ")
            << body.getNumArguments() << " argument(s)";
-  // V's tiles are read the way value_layout stores V.
   WalkResult result = getBody().walk([&](LoadTileOp load) {
-    if (load.getSource() != getValue() ||
-        load.getTransposed() == hasTransposedValue())
+    Value source = load.getSource();
+    if (source != getKey() && source != getValue())
       return WalkResult::advance();
-    load.emitOpError() << (hasTransposedValue()
-                               ? "reads by rows a V that value_layout stores "
-                                 "transposed: expected {transposed}"
-                               : "is {transposed} but V is stored by rows (no "
-                                 "value_layout)");
-    return WalkResult::interrupt();
+    // V's tiles are read the way value_layout stores V.
+    if (source == getValue() && load.getTransposed() != hasTransposedValue()) {
+      load.emitOpError() << (hasTransposedValue()
+                                 ? "reads by rows a V that value_layout stores "
+                                   "transposed: expected {transposed}"
+                                 : "is {transposed} but V is stored by rows "
+                                   "(no value_layout)");
+      return WalkResult::interrupt();
+    }
+    // K and V tiles hold block_n keys (the rows, or a transposed tile's
+    // columns): the kernels size their buffers and the softmax by block_n.
+    auto tile = cast<RankedTensorType>(load.getType());
+    if (tile.getRank() != 2)
+      return WalkResult::advance();
+    int64_t keys = tile.getDimSize(load.getTransposed() ? 1 : 0);
+    if (keys != getBlockN()) {
+      load.emitOpError() << "loads a tile of " << keys << " keys of "
+                         << (source == getKey() ? "K" : "V")
+                         << ", expected block_n = " << getBlockN();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
 }
