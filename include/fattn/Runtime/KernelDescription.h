@@ -9,6 +9,8 @@
 #ifndef FATTN_RUNTIME_KERNELDESCRIPTION_H
 #define FATTN_RUNTIME_KERNELDESCRIPTION_H
 
+#include "fattn/KernelABI.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -72,7 +74,7 @@ struct TensorMapSpec {
 /// permuted within every 16 as the P V wgmma reads them, so TMA loads V
 /// straight into the operand layout (KERNEL-ABI.md).
 enum class ValueLayout { Default, TransposedWgmmaE4M3K32 };
-constexpr const char *kTransposedWgmmaE4M3K32 = "transposed_wgmma_e4m3_k32";
+constexpr const char *kTransposedWgmmaE4M3K32 = fattn_abi::kTransposedValueLayout;
 
 /// Where a parameter's value comes from.
 enum class ParamSource { Pointer, Size, Stride, Scalar, TensorMap };

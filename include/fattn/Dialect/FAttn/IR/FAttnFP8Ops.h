@@ -10,6 +10,7 @@
 #define FATTN_DIALECT_FATTN_IR_FATTNFP8OPS_H
 
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "fattn/KernelABI.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
@@ -27,8 +28,9 @@ inline constexpr llvm::StringLiteral kWgmmaE4M3K32KeyPermutation =
 
 /// The `value_layout` of an FP8 V stored as V^T ([batch, kv_heads, head_dim,
 /// keys]) with its keys in kWgmmaE4M3K32KeyPermutation order per 16.
+/// (The runtime reads the same name: fattn/KernelABI.h.)
 inline constexpr llvm::StringLiteral kTransposedValueLayout =
-    "transposed_wgmma_e4m3_k32";
+    ::fattn_abi::kTransposedValueLayout;
 
 /// The number that the key count of a tile must be a multiple of for the
 /// permutation `name`, or nullopt when `name` is not a known permutation.
