@@ -74,7 +74,8 @@ struct TensorMapSpec {
 /// permuted within every 16 as the P V wgmma reads them, so TMA loads V
 /// straight into the operand layout (KERNEL-ABI.md).
 enum class ValueLayout { Default, TransposedWgmmaE4M3K32 };
-constexpr const char *kTransposedWgmmaE4M3K32 = fattn_abi::kTransposedValueLayout;
+constexpr const char *kTransposedWgmmaE4M3K32 =
+    fattn_abi::kTransposedValueLayout;
 
 /// Where a parameter's value comes from.
 enum class ParamSource { Pointer, Size, Stride, Scalar, TensorMap };
