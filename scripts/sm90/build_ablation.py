@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Builds issue 5's ablation set: fattn-compile's bf16 kernel shapes with one
+schedule feature changed at a time, named for check_sm90.py --bench-matrix.
+
+usage: build_ablation.py FATTN_OPT OUT
+then, on the GPU machine: INTERLEAVE=40 check_sm90.py OUT --bench-matrix
+
+Each kernel is bench_<label>_d<D>[_causal]; "ship" is fattn-compile's shape
+(head dim 64: three consumers, 128-key tiles, 96 causal; 128: 192-key tiles;
+256: 80-key tiles; all persistent; the rescale threshold where fattn-compile
+sets it), the others change one thing: noov (no intra-warpgroup overlap),
+nopt (one CTA per Q tile), nows (no warp specialization, which also drops
+the overlap and persistence), pp (pingpong, two consumers only), noT (no
+conditional rescaling)."""
+import json, os, shutil, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+T8 = "rescale-threshold=8"
+# (build_kernels.py kernel, the name's head-dim part, fattn-compile's extra
+# options, {label: the change})
+SETS = [
+    ("bench_c3pt_d64", "d64", "",
+     {"ship": "", "noov": "intra-wg-overlap=false", "nopt": "persistent=false",
+      "nows": "warp-specialize=false"}),
+    ("bench_c3n96pt_d64_causal", "d64_causal", T8,
+     {"ship": "", "noT": "rescale-threshold=0", "noov": "intra-wg-overlap=false",
+      "nopt": "persistent=false", "nows": "warp-specialize=false"}),
+]
+for causal in ("", "_causal"):
+    SETS.append((f"bench_n192pt_d128{causal}", f"d128{causal}", "",
+                 {"ship": "", "noov": "intra-wg-overlap=false", "nopt": "persistent=false",
+                  "nows": "warp-specialize=false", "pp": "pingpong=true"}))
+    SETS.append((f"bench_n80pt_d256{causal}", f"d256{causal}", T8,
+                 {"ship": "", "noT": "rescale-threshold=0", "noov": "intra-wg-overlap=false",
+                  "nopt": "persistent=false", "nows": "warp-specialize=false",
+                  "pp": "pingpong=true"}))
+
+
+def main():
+    fattn_opt, out = sys.argv[1], sys.argv[2]
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    env = dict(os.environ, ALLOW_SPILLS="1")
+    manifest = []
+    for kernel, dims, base, variants in SETS:
+        for label, change in variants.items():
+            tmp = os.path.join(out, "tmp")
+            shutil.rmtree(tmp, ignore_errors=True)
+            # Later pipeline options override earlier ones.
+            env["EXTRA_OPTS"] = f"{base} {change}".strip()
+            r = subprocess.run([sys.executable, os.path.join(HERE, "build_kernels.py"), fattn_opt,
+                                tmp, "--only", kernel], env=env, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(f"{label} {kernel}: {r.stderr[-2000:]}")
+            (desc,) = json.load(open(os.path.join(tmp, "manifest.json")))
+            name = f"bench_{label}_{dims}"
+            shutil.copy(os.path.join(tmp, desc["cubin"]), os.path.join(out, name + ".cubin"))
+            manifest.append(dict(desc, name=name, cubin=name + ".cubin", options=env["EXTRA_OPTS"]))
+            print(f"{name}: {r.stdout.strip()}", flush=True)
+            shutil.rmtree(tmp)
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
