@@ -297,15 +297,6 @@ std::array<string, 2> SM90KernelEmitter::rescaleFactors(
   return factor;
 }
 
-void SM90KernelEmitter::rescaleO(SmallVector<string> &o,
-                                 const std::array<string, 2> &factor) {
-  for (int64_t i = 0; i < numO; ++i)
-    o[i] = e.bin("fmul", o[i], factor[(i % 4) / 2], "f32");
-  // l of rows r and r + 8 (rowSumMma), in O's units.
-  for (int64_t r = 0; r < numAcc - numO; ++r)
-    o[numO + r] = e.bin("fmul", o[numO + r], factor[r], "f32");
-}
-
 /// P (f32, in [0, 256]: see kFP8ProbabilityLog2) as the A operand of
 /// `wgmma ... k32 .e4m3` from registers, with the keys in the order
 /// wgmma_e4m3_k32: per 32-key step kk, accumulator registers 16kk + {0, 1, 4, 5} are row r's columns 2q, 2q+1,

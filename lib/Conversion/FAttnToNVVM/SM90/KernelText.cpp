@@ -425,6 +425,15 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
   return out;
 }
 
+void SM90KernelEmitter::rescaleO(SmallVector<string> &o,
+                                 const std::array<string, 2> &factor) {
+  for (int64_t i = 0; i < numO; ++i)
+    o[i] = e.bin("fmul", o[i], factor[(i % 4) / 2], "f32");
+  // l of rows r and r + 8 (rowSumMma), in O's units.
+  for (int64_t r = 0; r < numAcc - numO; ++r)
+    o[numO + r] = e.bin("fmul", o[numO + r], factor[r], "f32");
+}
+
 void SM90KernelEmitter::rescaleOWhen(SmallVector<string> &o,
                                      const std::array<string, 2> &factor,
                                      const string &when) {
