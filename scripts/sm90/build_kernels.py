@@ -47,6 +47,10 @@ CONFIGS = [
     ("ptseq_f16_d256_causal", "f16", 256, {"causal": True}, False, 80, 2, "persistent=true intra-wg-overlap=false"),
     ("ptc3_f16_d64_causal_lse", "f16", 64, {"causal": True}, True, 128, 2, "persistent=true consumers=3 block-m=192"),
     ("ptnorev_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "persistent=true reverse-q-tiles=false"),
+    # Pingpong's turns alternate across the work items of a persistent CTA
+    # (one-KV-tile causal items back to back hung before).
+    ("ptpp_bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 128, 2, "persistent=true pingpong=true"),
+    ("ptpp_f16_d64_n192_causal", "f16", 64, {"causal": True}, False, 192, 2, "persistent=true pingpong=true"),
     # The row sums on the tensor cores (row-sum-mma: an m64n8 wgmma on a
     # ones tile per P V step) under masks, softcap, GQA and tails, in each
     # schedule (FP8 ones further down).

@@ -43,7 +43,8 @@ void SM90KernelEmitter::setWorkItem(const string &qTile,
   hi = range.hi;
 }
 
-void SM90KernelEmitter::beginWorkLoop(const string &name) {
+void SM90KernelEmitter::beginWorkLoop(const string &name,
+                                      const string &exitLabel) {
   string tb = "%" + name + "_tb", wi = "%" + name + "_wi";
   e.op(formatv("llvm.br ^{0}({1}, {1} : i32, i32)", name, e.i32(0)).str());
   e.label(name, formatv("({0}: i32, {1}: i32)", tb, wi).str());
@@ -51,8 +52,8 @@ void SM90KernelEmitter::beginWorkLoop(const string &name) {
   TextIntOps ops{e};
   string grid = e.sreg("nctaid.x");
   string w = workIndex(ops, wi, grid, e.sreg("ctaid.x"));
-  e.op(formatv("llvm.cond_br {0}, ^{1}_body, ^exit",
-               e.icmp("ult", w, totalWork), name).str());
+  e.op(formatv("llvm.cond_br {0}, ^{1}_body, ^{2}",
+               e.icmp("ult", w, totalWork), name, exitLabel).str());
   e.label(name + "_body");
   tileBase = tb;
   workOrdinal = wi;

@@ -308,8 +308,9 @@ private:
   /// Persistent kernels: branches into the loop `name` over this CTA's work
   /// items (one per round of the grid, snake order; Q tile fastest, so that
   /// neighbouring CTAs read the same K and V) and opens its body with the
-  /// item decoded; endWorkLoop branches back with the next round.
-  void beginWorkLoop(const string &name);
+  /// item decoded; endWorkLoop branches back with the next round. Past the
+  /// last item the loop leaves for `exitLabel`.
+  void beginWorkLoop(const string &name, const string &exitLabel = "exit");
   void endWorkLoop(const string &name);
   /// The ordinal of KV tile `j` in the ring: its stage and phase.
   string tileOrdinal(const string &j) {
@@ -451,6 +452,28 @@ private:
     if (pingpong())
       e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
                    pingpongBarrier(wg), e.i32(256)).str());
+  }
+  /// Opens the turns: the last consumer warpgroup lets the first one issue
+  /// first. Once per CTA: in a persistent kernel the turns alternate across
+  /// work items, so that a warpgroup never arrives twice on a barrier that
+  /// the other has not taken (which would let its two arrivals complete the
+  /// barrier between themselves; a hang, measured at 8k causal).
+  void openPingpong() {
+    if (pingpong())
+      inWarpgroup(cfg.consumerWarpgroups - 1, [&] {
+        e.op(formatv("nvvm.barrier.arrive id = {0} number_of_threads = {1}",
+                     e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
+      });
+  }
+  /// Closes them: the last warpgroup's final arrive on the first one's
+  /// barrier is still pending; the first takes it, so that every named
+  /// barrier ends the kernel complete.
+  void closePingpong() {
+    if (pingpong())
+      inWarpgroup(0, [&] {
+        e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
+                     e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
+      });
   }
   void pingpongArrive() {
     if (!pingpong())

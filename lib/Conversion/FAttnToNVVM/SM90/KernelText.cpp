@@ -482,7 +482,8 @@ void SM90KernelEmitter::emitConsumerSetup() {
   negInf = e.f32(-std::numeric_limits<float>::infinity());
   zero = e.f32(0.0f);
   if (cfg.persistent) {
-    beginWorkLoop("consume_work");
+    openPingpong();
+    beginWorkLoop("consume_work", pingpong() ? "consume_exit" : "exit");
     emitConsumerRows();
   }
   if (cfg.hasDescales())
@@ -506,12 +507,8 @@ void SM90KernelEmitter::emitConsumerSetup() {
     e.label("prefill_done");
   }
   waitBarrier(barrier(layout.qBar()), qPhase());
-  // The last consumer warpgroup lets the first one issue first.
-  if (pingpong())
-    inWarpgroup(cfg.consumerWarpgroups - 1, [&] {
-      e.op(formatv("nvvm.barrier.arrive id = {0} number_of_threads = {1}",
-                   e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
-    });
+  if (!cfg.persistent)
+    openPingpong();
 }
 
 void SM90KernelEmitter::emitConsumerRows() {
@@ -929,14 +926,9 @@ void SM90KernelEmitter::emitEpilogue() {
   e.label("epilogue", formatv("(%fm0: f32, %fm1: f32, %fl0: f32, %fl1: f32, "
                               "%facc: {0}{1})", oType,
                               carriedArgs("%fdv")).str());
-  // The last warpgroup's final arrive on the first one's barrier
-  // (pingpongBarrierBase + 0) is still pending: take it, so that every named
-  // barrier ends the kernel complete.
-  if (pingpong())
-    inWarpgroup(0, [&] {
-      e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
-                   e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
-    });
+  // The turns close with the kernel (persistent: after the last item).
+  if (!cfg.persistent)
+    closePingpong();
   // The plain loop hands Q back here (the overlapped one after its last S).
   if (!opts.intraWarpgroupOverlap)
     releaseQ();
@@ -998,10 +990,16 @@ void SM90KernelEmitter::emitEpilogue() {
       e.label(next);
     }
   }
-  if (cfg.persistent)
-    endWorkLoop("consume_work");
-  else
+  if (!cfg.persistent) {
     e.op("llvm.br ^exit");
+    return;
+  }
+  endWorkLoop("consume_work");
+  if (pingpong()) {
+    e.label("consume_exit");
+    closePingpong();
+    e.op("llvm.br ^exit");
+  }
 }
 
 string SM90KernelEmitter::emit() {
