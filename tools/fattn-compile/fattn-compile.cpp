@@ -150,8 +150,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // spill with the larger tiles (ptxas: 100 bytes at head dim 128 with
     // 192-key tiles and an LSE, 64 bytes at head dim 256 with 80-key ones).
     FloatAttr softcap = op.getSoftcapAttr();
-    bool causalSoftcap =
-        causal && softcap && softcap.getValue().convertToFloat() > 0.0f;
+    bool hasSoftcap = softcap && softcap.getValue().convertToFloat() > 0.0f;
+    bool causalSoftcap = causal && hasSoftcap;
     bool fp8 = isa<Float8E4M3FNType>(
         cast<MemRefType>(op.getQuery().getType()).getElementType());
     // FP8 head dim 128 without a mask and causal: 224-key tiles (FA3's),
@@ -204,6 +204,15 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // with per-block K/V descales, whose carried factors make it spill.
     if (fp8 && headDim > 128 && perBlockKV)
       options.intraWgOverlap = false;
+    // Pingpong (named barriers order the two consumers' GEMM issues) where
+    // it measured faster once its turns ran across a persistent CTA's work
+    // items: 16-bit head dim 256 +0.4-2% without a mask and up to +4%
+    // causal; FP8 head dim 128 causal with V^T and the row sums +4-5%
+    // (docs/PERF.md, 2026-11-30, ninth session). Equal at 16-bit head dim
+    // 128, slower for FP8 otherwise; not measured with windows or softcap.
+    options.pingpong =
+        (!fp8 && headDim > 128 && (!masked || causal) && !hasSoftcap) ||
+        (fp8 && rowSums && causal);
     // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
     // without a mask (docs/PERF.md; at 16-bit head dim 256 without a mask
     // since O leaves through the quad transpose). Sliding windows were not

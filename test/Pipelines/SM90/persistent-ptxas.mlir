@@ -27,6 +27,14 @@
 // RUN: FileCheck %s --check-prefix=GRID-CTA --implicit-check-not=rescale_threshold < %t/bf16_d256_window.json
 // RUN: FileCheck %s --check-prefix=LAZY-JSON < %t/bf16_d64_causal.json
 // RUN: FileCheck %s --check-prefix=GRID-PT --implicit-check-not=rescale_threshold < %t/bf16_d64.json
+// RUN: FileCheck %s --check-prefix=PP < %t/bf16_d256.ptx
+// RUN: FileCheck %s --check-prefix=PP < %t/bf16_d256_causal.ptx
+// RUN: FileCheck %s --check-prefix=PP < %t/fp8_d128_vt_causal.ptx
+// RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_vt_causal.ptx -o %t/j.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
+// RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/bf16_d128.ptx
+// RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/bf16_d256_causal_softcap_lse.ptx
+// RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/fp8_d128.ptx
+// RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/fp8_d256.ptx
 
 // Head dim 256 rescales O only when a row's max moves past 2^8 (16-bit; the
 // FP8 kernel here has per-block descales, whose O is always rescaled, and
@@ -36,6 +44,16 @@
 // LAZY-JSON: "meta": {
 // LAZY-JSON-NEXT: "rescale_threshold": 8
 // LAZY-PTX-COUNT-2: vote.sync.any.pred
+
+// Pingpong where it measured faster (docs/PERF.md): 16-bit head dim 256
+// without a mask and causal (not with softcap), and FP8 head dim 128 causal
+// with V^T and the row sums on the tensor cores; not at 16-bit head dim 128
+// nor for the other FP8 kernels. The turns open once and close once.
+// PP: bar.arrive 1, 256;
+// PP: bar.sync {{%r[0-9]+}}, 256;
+// PP: bar.arrive {{%r[0-9]+}}, 256;
+// PP: bar.sync 1, 256;
+// NOPP: .entry
 
 // fattn-compile runs --fattn-persistent-tiles where it measured faster
 // (docs/PERF.md): causal, and without a mask. Not with a sliding window
@@ -107,5 +125,9 @@ func.func @bf16_d128_causal_softcap_lse(%q: memref<?x?x?x128xbf16>, %k: memref<?
 }
 func.func @bf16_d256_causal_softcap_lse(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>, %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>, %lse: memref<?x?x?xf32>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>) outs(%o : memref<?x?x?x256xbf16>) lse(%lse : memref<?x?x?xf32>) {causal = true, softcap = 30.0 : f32}
+  return
+}
+func.func @fp8_d128_vt_causal(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x128x?xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<f32>, %dk: memref<f32>, %dv: memref<f32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x128x?xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<f32>, memref<f32>, memref<f32>) {causal = true, value_layout = "transposed_wgmma_e4m3_k32"}
   return
 }
