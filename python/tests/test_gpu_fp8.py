@@ -517,6 +517,9 @@ def test_fp8_sanitizer_subset(case):
 FP8_VT_SANITIZER_CASES = [
     dict(d=128, sq=77, causal=True, form="block128"),
     dict(d=256, sq=129, sk=200, form="head"),
+    # Pingpong (causal, per-tensor descales): 5 Q tiles x 32 heads, more work
+    # items than SMs.
+    dict(d=128, hq=32, hk=8, sq=600, causal=True, form="tensor"),
 ]
 
 
