@@ -162,19 +162,16 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // keeps 24: the consumers' 240 hold the tiles' row sums on the tensor
     // cores (row-sum-mma), measured 5-6% faster without a mask and up to 4%
     // causal (docs/PERF.md, 2026-11-30, seventh session); they spill at 232.
-    // Not with an LSE (it needs the exact sums: the lowering keeps the adds)
-    // nor causal with per-(batch, head) descales (4 bytes spill at 240).
-    // Without a mask three stages add 1-2% more there (causal: 0 to -2%).
+    // Not with an LSE (it needs the exact sums: the lowering keeps the adds).
+    // Causal, with pingpong (below; without it per-(batch, head) descales
+    // spill 4 bytes at 240). Without a mask three stages add 1-2% more
+    // there (causal: 0 to -2%).
     bool perBlockKV =
         op.getKDescale() &&
         cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
-    bool perHeadDescales =
-        op.getQDescale() &&
-        cast<MemRefType>(op.getQDescale().getType()).getRank() == 2;
     bool fp8WideTiles =
         fp8 && headDim <= 128 && (!masked || causal) && !perBlockKV;
-    bool rowSums = fp8WideTiles && op.hasTransposedValue() && !op.getLse() &&
-                   !(causal && perHeadDescales);
+    bool rowSums = fp8WideTiles && op.hasTransposedValue() && !op.getLse();
     options.rowSumMma = rowSums;
     if (rowSums && !causal)
       options.stages = 3;
@@ -207,7 +204,9 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // Pingpong (named barriers order the two consumers' GEMM issues) where
     // it measured faster once its turns ran across a persistent CTA's work
     // items: 16-bit head dim 256 +0.4-2% without a mask and up to +4%
-    // causal; FP8 head dim 128 causal with V^T and the row sums +4-5%
+    // causal; FP8 head dim 128 causal with V^T and the row sums +4-5% with
+    // per-tensor descales, +5-8% with per-(batch, head) ones (against the
+    // kernel without row sums, which spilled with them before pingpong)
     // (docs/PERF.md, 2026-11-30, ninth session). Equal at 16-bit head dim
     // 128, slower for FP8 otherwise; not measured with windows or softcap.
     options.pingpong =

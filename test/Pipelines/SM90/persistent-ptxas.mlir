@@ -31,6 +31,10 @@
 // RUN: FileCheck %s --check-prefix=PP < %t/bf16_d256_causal.ptx
 // RUN: FileCheck %s --check-prefix=PP < %t/fp8_d128_vt_causal.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_vt_causal.ptx -o %t/j.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
+// RUN: FileCheck %s --check-prefix=PP < %t/fp8_d128_vt_head_causal.ptx
+// RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_vt_head_causal.ptx -o %t/k.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
+// RUN: FileCheck %s --check-prefix=ROWSUMS < %t/fp8_d128_vt_causal.json
+// RUN: FileCheck %s --check-prefix=ROWSUMS < %t/fp8_d128_vt_head_causal.json
 // RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/bf16_d128.ptx
 // RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/bf16_d256_causal_softcap_lse.ptx
 // RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/fp8_d128.ptx
@@ -54,6 +58,9 @@
 // PP: bar.arrive {{%r[0-9]+}}, 256;
 // PP: bar.sync 1, 256;
 // NOPP: .entry
+// With pingpong the FP8 causal kernels sum P's rows on the tensor cores,
+// with per-(batch, head) descales too (without pingpong those spilled).
+// ROWSUMS: "row_sums": "mma"
 
 // fattn-compile runs --fattn-persistent-tiles where it measured faster
 // (docs/PERF.md): causal, and without a mask. Not with a sliding window
@@ -129,5 +136,9 @@ func.func @bf16_d256_causal_softcap_lse(%q: memref<?x?x?x256xbf16>, %k: memref<?
 }
 func.func @fp8_d128_vt_causal(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x128x?xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<f32>, %dk: memref<f32>, %dv: memref<f32>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x128x?xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<f32>, memref<f32>, memref<f32>) {causal = true, value_layout = "transposed_wgmma_e4m3_k32"}
+  return
+}
+func.func @fp8_d128_vt_head_causal(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x128x?xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<?x?xf32>, %dk: memref<?x?xf32>, %dv: memref<?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x128x?xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) {causal = true, value_layout = "transposed_wgmma_e4m3_k32"}
   return
 }
