@@ -48,7 +48,7 @@ CONFIGS = [
     ("ptc3_f16_d64_causal_lse", "f16", 64, {"causal": True}, True, 128, 2, "persistent=true consumers=3 block-m=192"),
     ("ptnorev_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "persistent=true reverse-q-tiles=false"),
     # Pingpong's turns alternate across the work items of a persistent CTA
-    # (one-KV-tile causal items back to back hung before).
+    # (a handshake per item hung at 8k causal before).
     ("ptpp_bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 128, 2, "persistent=true pingpong=true"),
     ("ptpp_f16_d64_n192_causal", "f16", 64, {"causal": True}, False, 192, 2, "persistent=true pingpong=true"),
     # The row sums on the tensor cores (row-sum-mma: an m64n8 wgmma on a

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Timing probe: the kernel's loop with the softmax's float arithmetic taken
-out of its PTX, to bound what a faster softmax could gain (the results are
-wrong; time them, never check them).
+"""Timing probe: a built kernel with the exp2s of its softmax taken out of
+its PTX, to bound what a faster exp2 could gain (the results are wrong;
+time them, never check them).
 
 usage: strip_softmax.py DIR NAME [noexp]     (DIR from build_kernels.py)
 
