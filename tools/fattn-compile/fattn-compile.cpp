@@ -183,15 +183,21 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // at 64 without a mask, whose rescale ptxas hides in the softmax. Not
     // with per-block V descales, whose rescale is never skipped, nor with
     // sliding windows (not measured).
+    // 16-bit head dim 128 without a mask (and without softcap): 160-key
+    // tiles with conditional rescaling and pingpong (below), +1-4% over the
+    // 192-key tiles without either, in three rounds of two calls (docs/
+    // PERF.md, 2026-11-30, ninth session); each alone gained 0-3%.
+    bool wideUnmasked128 = !fp8 && headDim > 96 && headDim <= 128 &&
+                           !masked && !hasSoftcap;
     if ((headDim > 128 && !perBlockKV && (!masked || causal)) ||
-        (!fp8 && headDim <= 64 && causal))
+        (!fp8 && headDim <= 64 && causal) || wideUnmasked128)
       options.rescaleThreshold = fp8 ? 0.8f : 8.0f;
     if (fp8)
       options.blockN = fp8WideTiles ? 224 : 128;
     else if (headDim > 128)
       options.blockN = causalSoftcap ? 64 : 80;
     else if (headDim > 64 && (!masked || causal) && !causalSoftcap)
-      options.blockN = 192;
+      options.blockN = wideUnmasked128 ? 160 : 192;
     else if (headDim <= 64 && causal)
       options.blockN = 96;
     if (headDim <= 64 && !fp8)
@@ -207,11 +213,13 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // causal; FP8 head dim 128 causal with V^T and the row sums +4-5% with
     // per-tensor descales, +5-8% with per-(batch, head) ones (against the
     // kernel without row sums, which spilled with them before pingpong)
-    // (docs/PERF.md, 2026-11-30, ninth session). Equal at 16-bit head dim
-    // 128, slower for FP8 otherwise; not measured with windows or softcap.
+    // (docs/PERF.md, 2026-11-30, ninth session); 16-bit head dim 128
+    // without a mask with 160-key tiles and the threshold (above). Equal at
+    // 16-bit head dim 128 causal, slower for FP8 otherwise; not measured
+    // with windows or softcap.
     options.pingpong =
         (!fp8 && headDim > 128 && (!masked || causal) && !hasSoftcap) ||
-        (fp8 && rowSums && causal);
+        (fp8 && rowSums && causal) || wideUnmasked128;
     // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
     // without a mask (docs/PERF.md; at 16-bit head dim 256 without a mask
     // since O leaves through the quad transpose). Sliding windows were not

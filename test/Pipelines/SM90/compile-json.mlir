@@ -22,12 +22,13 @@
 // CHECK-DAG: "type": "tensormap"
 // CHECK-DAG: "swizzle": "128B"
 
-// The measured tile shapes by head dim: 192-row KV tiles at head dim 128
-// without a mask and causal, 128 with a sliding window; three consumer
+// The measured tile shapes by head dim: 160-row KV tiles at head dim 128
+// without a mask (with pingpong and the rescale threshold), 192 causal, 128
+// with a sliding window; three consumer
 // warpgroups (block_m 192, 512 threads) at head dim 64, with 96-row KV tiles
 // when causal; 80-row KV tiles at head dim 256.
 // CHECK-DAG: "block_m": 128
-// CHECK-DAG: "block_n": 192
+// CHECK-DAG: "block_n": 160
 // D128C-DAG: "block_n": 192
 // D128C-DAG: "threads": 384
 // D128W-DAG: "block_n": 128

@@ -22,7 +22,8 @@
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_causal.ptx -o %t/i.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 // RUN: FileCheck %s --check-prefix=LAZY-JSON < %t/bf16_d256.json
 // RUN: FileCheck %s --check-prefix=LAZY-PTX < %t/bf16_d256_causal_softcap_lse.ptx
-// RUN: FileCheck %s --check-prefix=GRID-PT --implicit-check-not=rescale_threshold < %t/bf16_d128.json
+// RUN: FileCheck %s --check-prefix=LAZY-JSON < %t/bf16_d128.json
+// RUN: FileCheck %s --check-prefix=GRID-PT --implicit-check-not=rescale_threshold < %t/bf16_d128_causal.json
 // RUN: FileCheck %s --check-prefix=GRID-PT --implicit-check-not=rescale_threshold < %t/fp8_d256.json
 // RUN: FileCheck %s --check-prefix=GRID-CTA --implicit-check-not=rescale_threshold < %t/bf16_d256_window.json
 // RUN: FileCheck %s --check-prefix=LAZY-JSON < %t/bf16_d64_causal.json
@@ -35,24 +36,26 @@
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_vt_head_causal.ptx -o %t/k.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 // RUN: FileCheck %s --check-prefix=ROWSUMS < %t/fp8_d128_vt_causal.json
 // RUN: FileCheck %s --check-prefix=ROWSUMS < %t/fp8_d128_vt_head_causal.json
-// RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/bf16_d128.ptx
+// RUN: FileCheck %s --check-prefix=PP < %t/bf16_d128.ptx
+// RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/bf16_d128_causal.ptx
 // RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/bf16_d256_causal_softcap_lse.ptx
 // RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/fp8_d128.ptx
 // RUN: FileCheck %s --check-prefix=NOPP --implicit-check-not="bar.arrive 1," < %t/fp8_d256.ptx
 
 // Head dim 256 rescales O only when a row's max moves past 2^8 (16-bit; the
 // FP8 kernel here has per-block descales, whose O is always rescaled, and
-// head dim 128 does not, nor sliding windows, not measured), and so does
-// head dim 64 causal (not without a mask): the description says so, and
-// the PTX has the warps' votes.
+// sliding windows do not, not measured), and so do head dim 64 causal (not
+// without a mask) and 16-bit head dim 128 without a mask (not causal): the
+// description says so, and the PTX has the warps' votes.
 // LAZY-JSON: "meta": {
 // LAZY-JSON-NEXT: "rescale_threshold": 8
 // LAZY-PTX-COUNT-2: vote.sync.any.pred
 
 // Pingpong where it measured faster (docs/PERF.md): 16-bit head dim 256
-// without a mask and causal (not with softcap), and FP8 head dim 128 causal
+// without a mask and causal (not with softcap), 16-bit head dim 128 without
+// a mask (160-key tiles, with the threshold), and FP8 head dim 128 causal
 // with V^T and the row sums on the tensor cores; not at 16-bit head dim 128
-// nor for the other FP8 kernels. The turns open once and close once.
+// causal nor for the other FP8 kernels. The turns open once and close once.
 // PP: bar.arrive 1, 256;
 // PP: bar.sync {{%r[0-9]+}}, 256;
 // PP: bar.arrive {{%r[0-9]+}}, 256;
