@@ -139,8 +139,9 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     options.kernelName = entry;
     // Tile shapes measured fastest (docs/PERF.md, issue 5): head dim 256
     // takes two stages of 80-row K and V tiles (the most that fit); head
-    // dim 128 192-row tiles without a mask and causal (sliding windows,
-    // whose edge tiles waste more of them, 128); head dim 64 three consumer
+    // dim 128 192-row tiles causal (160 without a mask, with pingpong and
+    // the threshold, below; sliding windows, whose edge tiles waste more of
+    // them, 128); head dim 64 three consumer
     // warpgroups (block_m 192), with 96-row tiles when causal.
     bool masked = op.getEffectiveWindowLeft() >= 0 ||
                   op.getEffectiveWindowRight() >= 0;
