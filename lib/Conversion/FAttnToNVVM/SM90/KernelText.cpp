@@ -615,8 +615,18 @@ void SM90KernelEmitter::emitOverlappedLoop() {
       return string();
     return ", " + factor[0] + ", " + factor[1] + (lazy ? ", " + when : "");
   };
-  const char *pendingTypes =
-      !deferRescale ? "" : lazy ? ", f32, f32, i1" : ", f32, f32";
+  // The loop arguments of that state: O's factors, and with conditional
+  // rescaling the warp's decision.
+  SmallVector<std::pair<string, string>> pendingState;
+  if (deferRescale)
+    pendingState = {{"%rs0", "f32"}, {"%rs1", "f32"}};
+  if (lazy)
+    pendingState.push_back({"%rsw", "i1"});
+  string pendingTypes, pendingArgs;
+  for (const auto &[name, type] : pendingState) {
+    pendingTypes += ", " + type;
+    pendingArgs += ", " + name + ": " + type;
+  }
 
   // Prologue: S and P of the first tile (O is still zero: no rescale).
   e.label("ov_first");
@@ -644,10 +654,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   // softmax of tile j while P_{j-1} V_{j-1} completes.
   e.label("ov_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
                              "%acc: {0}, %pp: {1}{2}{3})", oType, pType,
-                             !deferRescale ? ""
-                             : lazy        ? ", %rs0: f32, %rs1: f32, %rsw: i1"
-                                           : ", %rs0: f32, %rs1: f32",
-                             carriedArgs("%dvp")).str());
+                             pendingArgs, carriedArgs("%dvp")).str());
   e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
                e.icmp("slt", "%j", hi)).str());
   const std::array<string, 2> carriedFactors = {"%rs0", "%rs1"};
