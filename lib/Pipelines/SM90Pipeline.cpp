@@ -53,6 +53,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.wideValueMma = options.wideValueMma;
   convert.rowSumMma = options.rowSumMma;
   convert.rescaleThreshold = options.rescaleThreshold;
+  convert.qBuffers = options.qBuffers;
   convert.reverseQTiles = options.reverseQTiles;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }

@@ -30,6 +30,10 @@ CONFIGS = [
     ("bf16_d256", "bf16", 256, {}, False, 64, 2, ""),
     ("bf16_d256_causal_lse", "bf16", 256, {"causal": True}, True, 64, 2, ""),
     # Schedule variants on hard cases.
+    ("q2pt_bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 128, 2, "persistent=true q-buffers=2"),
+    ("q2ptpp_bf16_d128_n160_lse", "bf16", 128, {}, True, 160, 2, "persistent=true pingpong=true rescale-threshold=8 q-buffers=2"),
+    ("q2pt_f16_d64_c3_causal", "f16", 64, {"causal": True}, False, 96, 2, "consumers=3 block-m=192 persistent=true rescale-threshold=8 q-buffers=2"),
+    ("q2pt_fp8_d128_ds3_causal_lse", "e4m3:3b64,3b128,3b128", 128, {"causal": True}, True, 128, 2, "persistent=true q-buffers=2"),
     ("pp_bf16_d128_window_lse", "bf16", 128, {"window_left": 100, "window_right": 20}, True, 128, 2, "pingpong=true"),
     ("pp_f16_d64_causal_lse", "f16", 64, {"causal": True}, True, 128, 3, "pingpong=true"),
     ("seqpp_bf16_d256_causal_lse", "bf16", 256, {"causal": True}, True, 64, 2, "intra-wg-overlap=false pingpong=true"),
@@ -116,12 +120,33 @@ SCHEDULES = {
     "c3n80pt": (C3 + "intra-wg-overlap=true persistent=true", 80, 2),
     "c3n112pt": (C3 + "intra-wg-overlap=true persistent=true", 112, 2),
     "c3n96s3pt": (C3 + "intra-wg-overlap=true persistent=true", 96, 3),
+    # fattn-compile's schedules (2026-11-30: head dim 128 without a mask, 64
+    # causal) and the tenth session's sweep of pingpong, the threshold and
+    # tiles around them
+    "lt160pppt": ("pingpong=true persistent=true rescale-threshold=8", 160, 2),
+    "c3n96ltpt": (C3 + "persistent=true rescale-threshold=8", 96, 2),
+    "pp160pt": ("pingpong=true persistent=true", 160, 2),
+    "lt160pt": ("persistent=true rescale-threshold=8", 160, 2),
+    "lt176pppt": ("pingpong=true persistent=true rescale-threshold=8", 176, 2),
+    "lt128pps3pt": ("pingpong=true persistent=true rescale-threshold=8", 128, 3),
+    "lt192pt": ("persistent=true rescale-threshold=8", 192, 2),
+    "pp192pt": ("pingpong=true persistent=true", 192, 2),
+    "c3n128ltpt": (C3 + "persistent=true rescale-threshold=8", 128, 2),
+    "c3n96lts3pt": (C3 + "persistent=true rescale-threshold=8", 96, 3),
+    # two Q buffers (q-buffers=2): the next work item's Q copied early
+    "q2lt160pppt": ("pingpong=true persistent=true rescale-threshold=8 q-buffers=2", 160, 2),
+    "q2lt160pt": ("persistent=true rescale-threshold=8 q-buffers=2", 160, 2),
+    "q2n160pt": ("persistent=true q-buffers=2", 160, 2),
+    "q2c3n96ltpt": (C3 + "persistent=true rescale-threshold=8 q-buffers=2", 96, 2),
 }
 BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt", "c3n64pt",
-                        "c3n80pt", "c3n112pt", "c3n96s3pt"],
+                        "c3n80pt", "c3n112pt", "c3n96s3pt", "c3n96ltpt", "c3n128ltpt",
+                        "c3n96lts3pt", "q2c3n96ltpt"],
                    128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160", "n144",
                          "n192", "s3", "ppn176", "ovpt", "n176pt", "ppn176pt", "s3pt",
-                         "n192pt", "n160pt", "n144pt", "ppovpt"],
+                         "n192pt", "n160pt", "n144pt", "ppovpt", "lt160pppt",
+                         "pp160pt", "lt160pt", "lt176pppt", "lt128pps3pt", "lt192pt",
+                         "pp192pt", "q2lt160pppt", "q2lt160pt", "q2n160pt"],
                    256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt", "n64pt"]}
 for _d, _variants in BENCH_HEAD_DIMS.items():
     for _v in _variants:
@@ -217,6 +242,9 @@ FP8_CONFIGS = [
     ("lz_rs_vtr24_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true row-sum-mma=true rescale-threshold=0.8"),
     ("lz_fp8_d128_ds3_causal_lse", "e4m3:3b64,3b128,3b128", 128, {"causal": True}, True, 128, 2, "rescale-threshold=0.25"),
     ("lz_seq_fp8_d256_ds2", "e4m3:2,2,2", 256, {}, False, 128, 2, "intra-wg-overlap=false rescale-threshold=0.5"),
+    # fattn-compile's FP8 d128 kernel without a mask (V^T, per-(batch, head)
+    # descales).
+    ("rs_vts3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true"),
     ("vt_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true"),
     ("vtpp_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true pingpong=true producer-registers=32 consumer-registers=232"),
     ("vtpp_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true pingpong=true"),

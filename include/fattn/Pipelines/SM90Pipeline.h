@@ -35,6 +35,11 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       llvm::cl::desc("Conditional rescaling: a row's max moves only past "
                      "this many powers of two of P (0: off)"),
       llvm::cl::init(0.0f)};
+  PassOptions::Option<int> qBuffers{
+      *this, "q-buffers",
+      llvm::cl::desc("Shared-memory buffers of Q: 1, or 2 with persistent "
+                     "tiles (the next work item's Q copied early)"),
+      llvm::cl::init(1)};
   PassOptions::Option<bool> reverseQTiles{
       *this, "reverse-q-tiles",
       llvm::cl::desc("Schedule the longest (causal) Q tiles first"),

@@ -27,9 +27,14 @@
 // with a sliding window; three consumer
 // warpgroups (block_m 192, 512 threads) at head dim 64, with 96-row KV tiles
 // when causal; 80-row KV tiles at head dim 256.
+// Without a mask at head dim 128 the ring of 160-key tiles leaves room for
+// a second Q buffer (q-buffers=2): 2 x 32768 + 2 x 81920 bytes and the
+// barriers, over the 1024 of alignment; 192-key tiles (causal) leave none.
 // CHECK-DAG: "block_m": 128
 // CHECK-DAG: "block_n": 160
+// CHECK-DAG: "dynamic_smem_bytes": 230496
 // D128C-DAG: "block_n": 192
+// D128C-DAG: "dynamic_smem_bytes": 230480
 // D128C-DAG: "threads": 384
 // D128W-DAG: "block_n": 128
 // D64-DAG: "block_m": 192

@@ -112,6 +112,10 @@ void SM90KernelEmitter::emitEntry() {
   init(layout.qBar(), 1);
   if (cfg.persistent)
     init(layout.qEmptyBar(), consumerThreads);
+  if (cfg.qBuffers == 2) {
+    init(layout.qBar1(), 1);
+    init(layout.qEmptyBar1(), consumerThreads);
+  }
   for (int64_t s = 0; s < cfg.stages; ++s) {
     init(layout.fullKBar() + 8 * s, 1);
     init(layout.fullVBar() + 8 * s, 1);
@@ -153,11 +157,16 @@ void SM90KernelEmitter::emitOnesTile() {
 }
 
 void SM90KernelEmitter::emitQLoad() {
-  string qBar = barrier(layout.qBar());
+  string qBar = qFullBar();
   e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
                qBar, e.i32(layout.qBytes)).str());
-  for (int64_t c = 0; c < chunks; ++c)
-    tmaLoad("%q_map", c, e.i32(c * cfg.blockM * 128), qBar, qTileRow, head);
+  string buffer = qBuffer();
+  for (int64_t c = 0; c < chunks; ++c) {
+    string dst = e.i32(c * cfg.blockM * 128);
+    if (!buffer.empty())
+      dst = e.add(e.mul(buffer, e.i32(layout.qBytes)), dst);
+    tmaLoad("%q_map", c, dst, qBar, qTileRow, head);
+  }
 }
 
 void SM90KernelEmitter::emitTileLoad(const string &j) {

@@ -162,7 +162,7 @@ struct SharedLayout {
     qBytes = c.headDimChunks() * c.blockM * 128;
     kvStageBytes = c.headDimChunks() * c.blockN * 128;
     vtStageBytes = c.isFP8() ? c.keyChunks() * c.headDim * 128 : 0;
-    kOffset = qBytes;
+    kOffset = qBytes * c.qBuffers;
     vOffset = kOffset + c.stages * kvStageBytes;
     vtOffset = c.valueTransposed ? vOffset : vOffset + c.stages * kvStageBytes;
     onesOffset = vtOffset + c.stages * vtStageBytes;
@@ -170,7 +170,8 @@ struct SharedLayout {
       onesOffset = (onesOffset + kOnesBytes - 1) / kOnesBytes * kOnesBytes;
     barOffset = onesOffset + (c.rowSumMma ? kOnesBytes : 0);
     ringBarriers = (c.transposesValue() ? 6 : 4) * c.stages;
-    total = barOffset + 8 * (2 + ringBarriers);
+    // Two Q buffers: the second one's full and empty barriers last.
+    total = barOffset + 8 * (2 + ringBarriers + (c.qBuffers == 2 ? 2 : 0));
   }
   static constexpr int64_t kOnesBytes = 1024;
   // Each ring barrier is an array with one 8-byte entry per stage.
@@ -184,6 +185,9 @@ struct SharedLayout {
   /// Persistent kernels: the consumers hand Q's buffer back once their last
   /// S = Q K^T of a work item has completed.
   int64_t qEmptyBar() const { return barOffset + 8 * (1 + ringBarriers); }
+  /// With two Q buffers: the second one's (qBytes on) barriers.
+  int64_t qBar1() const { return qEmptyBar() + 8; }
+  int64_t qEmptyBar1() const { return qEmptyBar() + 16; }
 };
 
 /// The descale factors of one KV tile (FP8 with descales).
@@ -281,6 +285,9 @@ private:
   // (rows and limits: of the work item).
   string wg, quad, rowInTile, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0,
       vDesc0;
+  // Q's descriptor in the work item's buffer (two Q buffers); else empty,
+  // and qDesc serves.
+  string qDescItem;
   string negInf, zero, isIssuer;
   // FP8 descales: Q's per accumulator row, and K's and V's when they are the
   // same for every tile (ranks 0 and 2); empty without descales.
@@ -317,21 +324,41 @@ private:
     string t = e.sub(j, lo);
     return cfg.persistent ? e.add(tileBase, t) : t;
   }
-  /// Parity of Q's full barrier for this work item.
-  string qPhase() {
-    return cfg.persistent ? e.bin("and", workOrdinal, e.i32(1)) : e.i32(0);
+  /// The Q buffer of this work item: with two, the CTA's items take them in
+  /// turn (an i32, 0 or 1); with one, empty.
+  string qBuffer() {
+    return cfg.qBuffers == 2 ? e.bin("and", workOrdinal, e.i32(1)) : string();
   }
+  /// Parity of Q's full barrier for this work item: each buffer's barrier
+  /// completes once per item that uses it.
+  string qPhase() {
+    if (!cfg.persistent)
+      return e.i32(0);
+    string uses = cfg.qBuffers == 2 ? e.bin("lshr", workOrdinal, e.i32(1))
+                                    : workOrdinal;
+    return e.bin("and", uses, e.i32(1));
+  }
+  /// The barrier at `first` (of Q's only buffer, or of buffer 0), or at
+  /// `second` (buffer 1), for this work item's buffer.
+  string qBarrier(int64_t first, int64_t second) {
+    string buffer = qBuffer();
+    if (buffer.empty())
+      return barrier(first);
+    string isSecond = e.icmp("ne", buffer, e.i32(0));
+    return e.smemPtr(base, e.select(isSecond, e.i32(second), e.i32(first)));
+  }
+  string qFullBar() { return qBarrier(layout.qBar(), layout.qBar1()); }
   /// Persistent kernels: every consumer thread hands Q's buffer back.
   void releaseQ() {
     if (cfg.persistent)
       e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
-                   barrier(layout.qEmptyBar())).str());
+                   qBarrier(layout.qEmptyBar(), layout.qEmptyBar1())).str());
   }
   /// Persistent kernels: the issuing thread waits until the consumers have
-  /// handed the previous work item's Q back.
+  /// handed back the previous work item's Q in the buffer.
   void waitQEmpty() {
     if (cfg.persistent)
-      waitBarrier(barrier(layout.qEmptyBar()),
+      waitBarrier(qBarrier(layout.qEmptyBar(), layout.qEmptyBar1()),
                   e.bin("xor", qPhase(), e.i32(1)));
   }
   /// The consumer's rows of the work item and their visible key columns.

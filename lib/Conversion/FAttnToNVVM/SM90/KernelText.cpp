@@ -135,7 +135,7 @@ string SM90KernelEmitter::issueQK(const string &stage) {
   // Every k step is 32 bytes of a row: 16 16-bit or 32 e4m3 elements.
   for (int64_t kk = 0; kk < dPad / kStep; ++kk) {
     int64_t c = kk / 4, within = kk % 4; // 128-byte atom, 32-byte step
-    string da = e.bin("add", qDesc, e.i64(c * cfg.blockM * 8 + within * 2), "i64");
+    string da = e.bin("add", qDescItem.empty() ? qDesc : qDescItem, e.i64(c * cfg.blockM * 8 + within * 2), "i64");
     string db = e.bin("add", kDesc, e.i64(c * bn * 8 + within * 2), "i64");
     s = e.def(formatv("nvvm.wgmma.mma_async {0}, {1}, {2}, #nvvm.shape<m = 64, "
                       "n = {3}, k = {7}>, D[<f32>, {4}], A[<{5}>, <one>, <row>], "
@@ -485,6 +485,10 @@ void SM90KernelEmitter::emitConsumerSetup() {
     openPingpong();
     beginWorkLoop("consume_work", pingpong() ? "consume_exit" : "exit");
     emitConsumerRows();
+    if (string buffer = qBuffer(); !buffer.empty())
+      qDescItem = e.bin("add", qDesc,
+                        e.zext64(e.mul(buffer, e.i32(layout.qBytes >> 4))),
+                        "i64");
   }
   if (cfg.hasDescales())
     emitDescaleSetup();
@@ -506,7 +510,7 @@ void SM90KernelEmitter::emitConsumerSetup() {
     e.op(formatv("llvm.br ^prefill({0} : i32)", e.add("%fj", e.i32(1))).str());
     e.label("prefill_done");
   }
-  waitBarrier(barrier(layout.qBar()), qPhase());
+  waitBarrier(qFullBar(), qPhase());
   if (!cfg.persistent)
     openPingpong();
 }

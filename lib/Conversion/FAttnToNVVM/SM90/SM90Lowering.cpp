@@ -288,6 +288,12 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (failed(checkRescaleThreshold(op, options.rescaleThreshold, fp8)))
     return failure();
   c.rescaleThreshold = options.rescaleThreshold;
+  // One CTA per Q tile reads one Q: a second buffer only serves persistent
+  // CTAs, whose next work item's Q it receives.
+  if (options.qBuffers != 1 && (options.qBuffers != 2 || !c.persistent))
+    return op.emitOpError() << "q-buffers " << options.qBuffers
+                            << " must be 1, or 2 with persistent tiles";
+  c.qBuffers = options.qBuffers;
   if (c.dynamicSharedBytes() > 227 * 1024)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -514,6 +520,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.wideValueMma = wideValueMma;
     options.rowSumMma = rowSumMma;
     options.rescaleThreshold = rescaleThreshold;
+    options.qBuffers = qBuffers;
     options.reverseQTiles = reverseQTiles;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });

@@ -37,6 +37,9 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "Conditional rescaling: keep a row's max until a tile's exceeds "
            "it by more than this (log2 units, so P < 2^threshold), and skip "
            "O's rescale in warps whose rows kept theirs (0: off)">,
+    Option<"qBuffers", "q-buffers", "int", /*default=*/"1",
+           "Shared-memory buffers of Q: 1, or 2 in persistent kernels (the "
+           "next work item's Q is copied while the current one is read)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
   ];

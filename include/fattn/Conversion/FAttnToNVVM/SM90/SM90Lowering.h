@@ -56,6 +56,10 @@ struct SM90Options {
   float rescaleThreshold = 0.0f;
   /// Reverse the Q tile order so that the longest causal tiles start first.
   bool reverseQTiles = true;
+  /// Shared-memory buffers of Q. Persistent kernels may take 2: the
+  /// producer then copies a work item's Q while the consumers still read
+  /// the previous item's, instead of after they hand it back.
+  int qBuffers = 1;
   /// Registers per thread the producer warpgroup keeps (setmaxnreg);
   /// 0 disables register reallocation.
   int producerRegisters = 24;
@@ -129,6 +133,8 @@ struct SM90KernelConfig {
   bool rowSumMma = false;
   /// SM90Options::rescaleThreshold (0: off).
   float rescaleThreshold = 0.0f;
+  /// SM90Options::qBuffers: 1, or 2 (persistent kernels).
+  int qBuffers = 1;
 
   bool isFP8() const { return elementType == "e4m3"; }
   /// FP8 with V stored by rows: the producer transposes each V tile.
