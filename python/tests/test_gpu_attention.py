@@ -179,6 +179,9 @@ SANITIZER_CASES = [
     # 3 Q tiles x 48 heads: more work items than SMs, so persistent CTAs hand
     # Q's buffer on from one item to the next.
     dict(dtype="bf16", d=128, hq=48, hk=8, sq=300, sk=300, causal=False, lse=False),
+    # Two Q buffers (head dim 128 without a mask): 288 items, so every CTA
+    # takes two or three and both buffers turn over.
+    dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=False, lse=True),
     # The same with pingpong (head dim 256): the consumers' turns run on
     # from one work item to the next.
     dict(dtype="bf16", d=256, hq=48, hk=8, sq=300, sk=300, causal=True, lse=False),
