@@ -231,10 +231,11 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // without a mask (160-key tiles), +0.7-2.8% in two rounds of one call,
     // most at 2k (docs/PERF.md, 2026-11-30, tenth session). Slower at head
     // dim 64 (three consumers), mixed causal with 160-key tiles. Not where
-    // the command line's tiles leave no room (two 32 KiB Q buffers and the
-    // ring of 2 stages of 160 keys fill the 227 KiB).
+    // the command line's tiles leave no room (two 32 KiB Q buffers of 128
+    // rows and the ring of 2 stages of 160 keys fill the 227 KiB).
     applyOverrides(options);
-    if (wideUnmasked128 && options.stages * options.blockN <= 2 * 160)
+    if (wideUnmasked128 && options.blockM == 128 &&
+        options.stages * options.blockN <= 2 * 160)
       options.qBuffers = 2;
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);

@@ -135,7 +135,8 @@ string SM90KernelEmitter::issueQK(const string &stage) {
   // Every k step is 32 bytes of a row: 16 16-bit or 32 e4m3 elements.
   for (int64_t kk = 0; kk < dPad / kStep; ++kk) {
     int64_t c = kk / 4, within = kk % 4; // 128-byte atom, 32-byte step
-    string da = e.bin("add", qDescItem.empty() ? qDesc : qDescItem, e.i64(c * cfg.blockM * 8 + within * 2), "i64");
+    string da = e.bin("add", qDescItem.empty() ? qDesc : qDescItem,
+                      e.i64(c * cfg.blockM * 8 + within * 2), "i64");
     string db = e.bin("add", kDesc, e.i64(c * bn * 8 + within * 2), "i64");
     s = e.def(formatv("nvvm.wgmma.mma_async {0}, {1}, {2}, #nvvm.shape<m = 64, "
                       "n = {3}, k = {7}>, D[<f32>, {4}], A[<{5}>, <one>, <row>], "
