@@ -556,6 +556,13 @@ private:
                     (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16);
     return e.bin("or", e.zext64(field), e.i64(int64_t(bits)), "i64");
   }
+  /// Descriptor `desc` moved to slot `index` (an i32) of `slotBytes` each:
+  /// a stage of the K/V ring, or a Q buffer.
+  string descriptorInSlot(const string &desc, const string &index,
+                          int64_t slotBytes) {
+    string units = e.zext64(e.mul(index, e.i32(slotBytes >> 4)));
+    return e.bin("add", desc, units, "i64");
+  }
   void tmaLoad(const string &map, int64_t chunk, const string &dstOffset,
                const string &bar, const string &row, const string &headIdx) {
     tmaCopy(map, e.i32(cfg.atomColumns() * chunk), row, dstOffset, bar,

@@ -128,8 +128,7 @@ SmallVector<string> SM90KernelEmitter::fenceValues(ArrayRef<string> values,
 }
 
 string SM90KernelEmitter::issueQK(const string &stage) {
-  string stageUnits = e.zext64(e.mul(stage, e.i32(layout.kvStageBytes >> 4)));
-  string kDesc = e.bin("add", kDesc0, stageUnits, "i64");
+  string kDesc = descriptorInSlot(kDesc0, stage, layout.kvStageBytes);
   e.op("nvvm.wgmma.fence.aligned");
   string s = e.def(formatv("llvm.mlir.zero : {0}", sType).str());
   // Every k step is 32 bytes of a row: 16 16-bit or 32 e4m3 elements.
@@ -152,8 +151,7 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
                                                ArrayRef<string> pPacked,
                                                const string &stage, bool fence) {
   int64_t stageBytes = cfg.isFP8() ? layout.vtStageBytes : layout.kvStageBytes;
-  string stageUnits = e.zext64(e.mul(stage, e.i32(stageBytes >> 4)));
-  string vDesc = e.bin("add", vDesc0, stageUnits, "i64");
+  string vDesc = descriptorInSlot(vDesc0, stage, stageBytes);
   if (fence)
     e.op("nvvm.wgmma.fence.aligned");
   // 16-bit: B = V as stored (N-major, "trans-b" 1); e4m3: B = V^T, K-major
@@ -487,9 +485,7 @@ void SM90KernelEmitter::emitConsumerSetup() {
     beginWorkLoop("consume_work", pingpong() ? "consume_exit" : "exit");
     emitConsumerRows();
     if (string buffer = qBuffer(); !buffer.empty())
-      qDescItem = e.bin("add", qDesc,
-                        e.zext64(e.mul(buffer, e.i32(layout.qBytes >> 4))),
-                        "i64");
+      qDescItem = descriptorInSlot(qDesc, buffer, layout.qBytes);
   }
   if (cfg.hasDescales())
     emitDescaleSetup();
