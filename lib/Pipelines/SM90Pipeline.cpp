@@ -54,6 +54,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.rowSumMma = options.rowSumMma;
   convert.rescaleThreshold = options.rescaleThreshold;
   convert.qBuffers = options.qBuffers;
+  convert.tmaStore = options.tmaStore;
   convert.reverseQTiles = options.reverseQTiles;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }

@@ -33,6 +33,12 @@ CONFIGS = [
     ("q2pt_bf16_d128_causal_lse", "bf16", 128, {"causal": True}, True, 128, 2, "persistent=true q-buffers=2"),
     ("q2ptpp_bf16_d128_n160_lse", "bf16", 128, {}, True, 160, 2, "persistent=true pingpong=true rescale-threshold=8 q-buffers=2"),
     ("q2pt_f16_d64_c3_causal", "f16", 64, {"causal": True}, False, 96, 2, "consumers=3 block-m=192 persistent=true rescale-threshold=8 q-buffers=2"),
+    # O by TMA stores out of the item's Q buffer (tma-store=true): rows and
+    # head-dim columns clipped by the tensor map, the sequential loop too
+    ("tsq2ptpp_bf16_d128_n160_lse", "bf16", 128, {}, True, 160, 2, "persistent=true pingpong=true rescale-threshold=8 q-buffers=2 tma-store=true"),
+    ("tsq2pt_f16_d64_c3_causal_lse", "f16", 64, {"causal": True}, True, 96, 2, "consumers=3 block-m=192 persistent=true rescale-threshold=8 q-buffers=2 tma-store=true"),
+    ("tsq2pt_bf16_d96_causal", "bf16", 96, {"causal": True}, False, 128, 2, "persistent=true q-buffers=2 tma-store=true"),
+    ("tsq2seq_bf16_d128_window_lse", "bf16", 128, {"window_left": 100, "window_right": 20}, True, 128, 2, "persistent=true intra-wg-overlap=false q-buffers=2 tma-store=true"),
     ("q2pt_fp8_d128_ds3_causal_lse", "e4m3:3b64,3b128,3b128", 128, {"causal": True}, True, 128, 2, "persistent=true q-buffers=2"),
     ("pp_bf16_d128_window_lse", "bf16", 128, {"window_left": 100, "window_right": 20}, True, 128, 2, "pingpong=true"),
     ("pp_f16_d64_causal_lse", "f16", 64, {"causal": True}, True, 128, 3, "pingpong=true"),
@@ -138,15 +144,23 @@ SCHEDULES = {
     "q2lt160pt": ("persistent=true rescale-threshold=8 q-buffers=2", 160, 2),
     "q2n160pt": ("persistent=true q-buffers=2", 160, 2),
     "q2c3n96ltpt": (C3 + "persistent=true rescale-threshold=8 q-buffers=2", 96, 2),
+    # and O by TMA stores out of the item's Q buffer (tma-store=true)
+    "tsq2lt160pppt": ("pingpong=true persistent=true rescale-threshold=8 q-buffers=2 tma-store=true", 160, 2),
+    "tsq2n160pt": ("persistent=true q-buffers=2 tma-store=true", 160, 2),
+    "tsq2c3n96ltpt": (C3 + "persistent=true rescale-threshold=8 q-buffers=2 tma-store=true", 96, 2),
+    "tsq2n128pt": ("persistent=true q-buffers=2 tma-store=true", 128, 2),
+    "q2n128pt": ("persistent=true q-buffers=2", 128, 2),
 }
 BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt", "c3n64pt",
                         "c3n80pt", "c3n112pt", "c3n96s3pt", "c3n96ltpt", "c3n128ltpt",
-                        "c3n96lts3pt", "q2c3n96ltpt"],
+                        "c3n96lts3pt", "q2c3n96ltpt",
+                        "tsq2c3n96ltpt"],
                    128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160", "n144",
                          "n192", "s3", "ppn176", "ovpt", "n176pt", "ppn176pt", "s3pt",
                          "n192pt", "n160pt", "n144pt", "ppovpt", "lt160pppt",
                          "pp160pt", "lt160pt", "lt176pppt", "lt128pps3pt", "lt192pt",
-                         "pp192pt", "q2lt160pppt", "q2lt160pt", "q2n160pt"],
+                         "pp192pt", "q2lt160pppt", "q2lt160pt", "q2n160pt",
+                         "tsq2lt160pppt", "tsq2n160pt", "tsq2n128pt", "q2n128pt"],
                    256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt", "n64pt"]}
 for _d, _variants in BENCH_HEAD_DIMS.items():
     for _v in _variants:

@@ -9,6 +9,9 @@ The mode (DIR/<new name>.{ptx,cubin} and a manifest entry; the new name
 appends the mode to the variant of bench_<variant>_d<D>[_causal], so that
 check_sm90.py --bench-matrix groups it with NAME, or prefixes other names):
   noexp   every ex2.approx becomes a move: the softmax without the MUFU
+  nostore every st.global is predicated on a condition that is never true
+          at run time (%nctaid.x == 0): O's values are still computed,
+          only the stores' memory traffic is gone (the epilogue's share)
 
 Taking out more (max, add, mul, fma on f32 too) is not offered: ptxas then
 drops some of the wgmmas (29 HGMMA of 40 left in SASS at head dim 128, and
@@ -32,6 +35,18 @@ def strip(ptx, ops):
     return pattern.subn(repl, ptx)
 
 
+def predicate_stores(ptx):
+    """Guards each unpredicated st.global with a never-true predicate that
+    ptxas cannot fold, declared at the kernel body's top."""
+    ptx, count = re.subn(r"^(\s*)(st\.global\.)", r"\1@%p_never \2", ptx, flags=re.M)
+    setup = ("\t.reg .pred \t%p_never;\n\t.reg .b32 \t%r_never;\n"
+             "\tmov.u32 \t%r_never, %nctaid.x;\n"
+             "\tsetp.eq.u32 \t%p_never, %r_never, 0;\n")
+    ptx = re.sub(r"(\.entry[^{]*\{\n(?:\s*\.reg[^\n]*\n)*)", lambda m: m.group(1) + setup,
+                 ptx, count=1)
+    return ptx, count
+
+
 def main():
     kdir, name, modes = sys.argv[1], sys.argv[2], sys.argv[3:] or ["noexp"]
     path = os.path.join(kdir, "manifest.json")
@@ -44,7 +59,8 @@ def main():
             new = f"bench_{variant}{mode}_{rest}"
         else:
             new = f"{mode}_{name}"
-        text, count = strip(ptx, STRIP[mode])
+        text, count = (predicate_stores(ptx) if mode == "nostore"
+                       else strip(ptx, STRIP[mode]))
         base = os.path.join(kdir, new)
         open(base + ".ptx", "w").write(text)
         r = subprocess.run(["ptxas", "-arch=sm_90a", "-v", base + ".ptx", "-o", base + ".cubin"],

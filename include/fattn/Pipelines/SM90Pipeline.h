@@ -40,6 +40,11 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       llvm::cl::desc("Shared-memory buffers of Q: 1, or 2 with persistent "
                      "tiles (the next work item's Q copied early)"),
       llvm::cl::init(1)};
+  PassOptions::Option<bool> tmaStore{
+      *this, "tma-store",
+      llvm::cl::desc("O leaves through the work item's Q buffer and TMA "
+                     "stores (needs q-buffers=2)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> reverseQTiles{
       *this, "reverse-q-tiles",
       llvm::cl::desc("Schedule the longest (causal) Q tiles first"),

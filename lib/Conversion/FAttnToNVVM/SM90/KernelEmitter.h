@@ -348,12 +348,23 @@ private:
     return e.smemPtr(base, e.select(isSecond, e.i32(second), e.i32(first)));
   }
   string qFullBar() { return qBarrier(layout.qBar(), layout.qBar1()); }
-  /// Persistent kernels: every consumer thread hands Q's buffer back.
+  /// Persistent kernels: every consumer thread hands Q's buffer back once
+  /// the work item's last S = Q K^T has completed. With tmaStore the buffer
+  /// still takes O: the epilogue hands it back (storeOByTma).
   void releaseQ() {
-    if (cfg.persistent)
+    if (cfg.persistent && !cfg.tmaStore)
       e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
                    qBarrier(layout.qEmptyBar(), layout.qEmptyBar1())).str());
   }
+  /// tmaStore: the thread of each consumer warpgroup that issues its TMA
+  /// stores of O (the warpgroup's first).
+  string isStoreIssuer() {
+    return e.icmp("eq", e.bin("and", tid, e.i32(127)), e.i32(0));
+  }
+  /// tmaStore: the store issuers hand the previous work item's Q buffer
+  /// back once its TMA stores have read O out of it; called early in each
+  /// item but the first, well after those stores were issued.
+  void handBackStoredQ();
   /// Persistent kernels: the issuing thread waits until the consumers have
   /// handed back the previous work item's Q in the buffer.
   void waitQEmpty() {
@@ -433,6 +444,15 @@ private:
   /// The address of O's element `offset` (i64, in elements).
   string outputElement(const string &oGlobal, const string &offset);
   void storeOStaged(ArrayRef<string> acc, const string inv[2]);
+  /// The warpgroup's rows of O / l into Q's layout at byte `bufferOffset`
+  /// (i32) of shared memory, fenced for the async proxy, then the
+  /// warpgroup's named barrier.
+  void writeOToShared(ArrayRef<string> acc, const string inv[2],
+                      const string &bufferOffset);
+  /// tmaStore: O through the work item's Q buffer and one TMA store per
+  /// 64-column atom of the warpgroup's rows (rows past seq_q and columns
+  /// past the head dim are clipped by the tensor map).
+  void storeOByTma(ArrayRef<string> acc, const string inv[2]);
   void storeOQuadTransposed(ArrayRef<string> acc, const string inv[2]);
   /// Non-persistent 16-bit kernels stage O in Q's buffer, which nothing
   /// reloads once the warpgroup's last S = Q K^T has completed.

@@ -53,7 +53,10 @@ string SM90KernelEmitter::signature() {
       for (const char *d : {"b", "h", "blk"})
         params.push_back(formatv("%{0}_descale_stride_{1}: i64", t, d).str());
   }
-  for (const char *t : {"q", "k", "v"})
+  SmallVector<const char *> maps = {"q", "k", "v"};
+  if (cfg.tmaStore)
+    maps.push_back("o");
+  for (const char *t : maps)
     params.push_back(formatv("%{0}_map: !llvm.ptr {{llvm.align = 64 : i64, "
                              "llvm.byval = !llvm.array<128 x i8>, "
                              "nvvm.grid_constant}",
@@ -508,6 +511,9 @@ void SM90KernelEmitter::emitConsumerSetup() {
     e.label("prefill_done");
   }
   waitBarrier(qFullBar(), qPhase());
+  // The overlapped loop hands the stored Q back after its first softmax.
+  if (!opts.intraWarpgroupOverlap)
+    handBackStoredQ();
   if (!cfg.persistent)
     openPingpong();
 }
@@ -596,6 +602,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     // No KV tile: Q goes back at once.
     e.label("ov_empty");
     releaseQ();
+    handBackStoredQ();
     e.op(formatv("llvm.br ^epilogue({0})", empty).str());
   } else {
     e.op(formatv("llvm.cond_br {0}, ^ov_first, ^epilogue({1})",
@@ -640,6 +647,8 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
     TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
     sm.packedP = packProbabilities(sm.probabilities);
+    // Long after the previous item's O stores were issued.
+    handBackStoredQ();
     string one = deferRescale ? e.f32(1.0f) : string();
     string none = lazy ? e.def("llvm.mlir.constant(false) : i1") : string();
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
@@ -875,7 +884,9 @@ void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<string> acc,
 /// contiguous bytes (d 256) or two rows of 256, instead of 16 bytes into
 /// each of 8 rows. The kernel ABI's 16-byte alignment of o and of its
 /// strides (align_bytes) makes the 16-byte stores legal.
-void SM90KernelEmitter::storeOStaged(ArrayRef<string> acc, const string inv[2]) {
+void SM90KernelEmitter::writeOToShared(ArrayRef<string> acc,
+                                       const string inv[2],
+                                       const string &bufferOffset) {
   int64_t atomBytes = cfg.blockM * 128;
   // Rows r and r + 8 of the thread share row % 8, hence the swizzle.
   string swizzle = e.bin("shl", e.bin("and", rowInTile, e.i32(7)), e.i32(4));
@@ -888,11 +899,68 @@ void SM90KernelEmitter::storeOStaged(ArrayRef<string> acc, const string inv[2]) 
       string unit = e.bin("xor", swizzle, e.i32((i % 8) * 16));
       string off = e.add(e.add(rowByte, unit), e.i32((i / 8) * atomBytes));
       e.op(formatv("llvm.store {0}, {1} {{alignment = 4 : i64} : i32, "
-                   "!llvm.ptr<3>", word, e.smemPtr(base, off)).str());
+                   "!llvm.ptr<3>", word,
+                   e.smemPtr(base, e.add(bufferOffset, off))).str());
     }
   }
+  // A TMA store reads the tile through the async proxy.
+  if (cfg.tmaStore)
+    e.op("nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
+         "#nvvm.shared_space<cta>}");
   e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
                e.add(e.i32(kEpilogueBarrier), wg), e.i32(128)).str());
+}
+
+void SM90KernelEmitter::storeOByTma(ArrayRef<string> acc, const string inv[2]) {
+  string buffer = e.mul(qBuffer(), e.i32(layout.qBytes));
+  writeOToShared(acc, inv, buffer);
+  string issue = fresh("o_tma"), handBack = fresh("o_hand_back"),
+         done = fresh("o_stored");
+  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", isStoreIssuer(), issue,
+               handBack).str());
+  e.label(issue);
+  string rows = e.mul(wg, e.i32(64));
+  for (int64_t c = 0; c < chunks; ++c) {
+    string src = e.add(buffer, e.add(e.i32(c * cfg.blockM * 128),
+                                     e.mul(rows, e.i32(128))));
+    e.op(formatv("nvvm.cp.async.bulk.tensor.global.shared.cta %o_map, {0}, "
+                 "box[{1}, {2}, {3}, {4}] : !llvm.ptr, !llvm.ptr<3>",
+                 e.smemPtr(base, src), e.i32(c * cfg.atomColumns()),
+                 e.add(qTileRow, rows), head, batch).str());
+  }
+  e.op("nvvm.cp.async.bulk.commit.group");
+  e.op(formatv("llvm.br ^{0}", done).str());
+  // The other threads are done with the buffer; the issuer hands it back
+  // in the next item (handBackStoredQ).
+  e.label(handBack);
+  e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
+               qBarrier(layout.qEmptyBar(), layout.qEmptyBar1())).str());
+  e.op(formatv("llvm.br ^{0}", done).str());
+  e.label(done);
+}
+
+void SM90KernelEmitter::handBackStoredQ() {
+  if (!cfg.tmaStore)
+    return;
+
+  string back = fresh("stored_q_back"), done = fresh("stored_q_done");
+  string previous = e.bin("and", e.icmp("ugt", workOrdinal, e.i32(0)),
+                          isStoreIssuer(), "i1");
+  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", previous, back, done).str());
+  e.label(back);
+  e.op("nvvm.cp.async.bulk.wait_group 0 {read}");
+  // The previous item's buffer: the other one of the two.
+  string wasSecond = e.icmp("eq", qBuffer(), e.i32(0));
+  e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
+               e.smemPtr(base, e.select(wasSecond, e.i32(layout.qEmptyBar1()),
+                                        e.i32(layout.qEmptyBar())))).str());
+  e.op(formatv("llvm.br ^{0}", done).str());
+  e.label(done);
+}
+
+void SM90KernelEmitter::storeOStaged(ArrayRef<string> acc, const string inv[2]) {
+  int64_t atomBytes = cfg.blockM * 128;
+  writeOToShared(acc, inv, e.i32(0));
 
   auto [oGlobal, oHeadBase] = outputBase();
   string thread = e.bin("and", tid, e.i32(127));
@@ -973,7 +1041,9 @@ void SM90KernelEmitter::emitEpilogue() {
       lse[r] = e.select(hasKeys, value, negInf, "f32");
     }
   }
-  if (stagesOutput())
+  if (cfg.tmaStore)
+    storeOByTma(accVals, inv);
+  else if (stagesOutput())
     storeOStaged(accVals, inv);
   else if (transposesOutputInQuads())
     storeOQuadTransposed(accVals, inv);
@@ -1024,6 +1094,9 @@ string SM90KernelEmitter::emit() {
     emitSequentialLoop();
   emitEpilogue();
   e.label("exit");
+  // Shared memory must outlive the last TMA stores' reads.
+  if (cfg.tmaStore)
+    e.op("nvvm.cp.async.bulk.wait_group 0 {read}");
   e.op("llvm.return");
   text += e.text;
   text += "  }\n";

@@ -266,9 +266,10 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (c.persistent && !c.warpSpecialize)
     return op.emitOpError("persistent tiles need the producer warpgroup of "
                           "--fattn-warp-specialize");
-  // Non-persistent 16-bit kernels write O through shared memory, each
-  // consumer warpgroup meeting on named barrier kEpilogueBarrier + w.
-  if (!fp8 && !c.persistent && options.pingpong &&
+  // Non-persistent 16-bit kernels and tmaStore write O through shared
+  // memory, each consumer warpgroup meeting on named barrier
+  // kEpilogueBarrier + w.
+  if (!fp8 && (!c.persistent || options.tmaStore) && options.pingpong &&
       options.pingpongBarrierBase + consumers > kEpilogueBarrier)
     return op.emitOpError() << "pingpong barriers "
                             << options.pingpongBarrierBase << " to "
@@ -294,6 +295,14 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
     return op.emitOpError() << "q-buffers " << options.qBuffers
                             << " must be 1, or 2 with persistent tiles";
   c.qBuffers = options.qBuffers;
+  // O goes out through the work item's Q buffer, which only a second buffer
+  // keeps free past the item's last S = Q K^T; its 128-byte rows of 16-bit
+  // atoms are those of O's tensor map (FP8's Q rows are e4m3).
+  if (options.tmaStore && (c.qBuffers != 2 || fp8))
+    return op.emitOpError()
+           << "tma-store needs "
+           << (fp8 ? "a 16-bit element type, not e4m3" : "q-buffers=2");
+  c.tmaStore = options.tmaStore;
   if (c.dynamicSharedBytes() > 227 * 1024)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -356,6 +365,12 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
                       R"("l2_promotion": "256B", "oob_fill": "zero"})",
                       t, c.elementType, rows, c.atomColumns()).str();
   }
+  // TMA stores of O: each consumer warpgroup's 64 rows of one atom.
+  if (c.tmaStore)
+    params += formatv(R"(, {{"name": "o_map", "type": "tensormap", "tensor": "o", )"
+                      R"("element_type": "{0}", "box": [1, 1, 64, {1}], )"
+                      R"("element_strides": [1, 1, 1, 1], "swizzle": "128B"})",
+                      c.outputType, c.atomColumns()).str();
   // Keys after "params": the descales, and V's layout when not by rows.
   std::string trailing = descales;
   if (c.valueTransposed)
@@ -521,6 +536,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.rowSumMma = rowSumMma;
     options.rescaleThreshold = rescaleThreshold;
     options.qBuffers = qBuffers;
+    options.tmaStore = tmaStore;
     options.reverseQTiles = reverseQTiles;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });

@@ -40,6 +40,9 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
     Option<"qBuffers", "q-buffers", "int", /*default=*/"1",
            "Shared-memory buffers of Q: 1, or 2 in persistent kernels (the "
            "next work item's Q is copied while the current one is read)">,
+    Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
+           "O leaves through its work item's Q buffer and TMA stores, which "
+           "the consumers do not wait for (needs q-buffers=2, 16-bit types)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
   ];

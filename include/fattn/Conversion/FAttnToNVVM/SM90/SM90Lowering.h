@@ -27,7 +27,8 @@ inline constexpr int64_t kFP8ProducerBarrier = 15;
 
 /// The named barriers kEpilogueBarrier + w on which consumer warpgroup w's
 /// 128 threads meet when they write O through shared memory (16-bit kernels
-/// with one CTA per Q tile; pingpong's barriers must stay below them).
+/// with one CTA per Q tile, and tma-store kernels; pingpong's barriers must
+/// stay below them).
 inline constexpr int64_t kEpilogueBarrier = 12;
 
 /// log2 of the factor by which the FP8 kernel scales P before rounding it to
@@ -60,6 +61,11 @@ struct SM90Options {
   /// producer then copies a work item's Q while the consumers still read
   /// the previous item's, instead of after they hand it back.
   int qBuffers = 1;
+  /// O is written into the work item's Q buffer (which, with two buffers,
+  /// the producer refills only two items later) and leaves by TMA stores
+  /// that the consumers issue and move on from; the buffer goes back to the
+  /// producer once the stores have read it. Needs qBuffers == 2.
+  bool tmaStore = false;
   /// Registers per thread the producer warpgroup keeps (setmaxnreg);
   /// 0 disables register reallocation.
   int producerRegisters = 24;
@@ -135,6 +141,8 @@ struct SM90KernelConfig {
   float rescaleThreshold = 0.0f;
   /// SM90Options::qBuffers: 1, or 2 (persistent kernels).
   int qBuffers = 1;
+  /// SM90Options::tmaStore: O leaves by TMA stores (an `o_map` parameter).
+  bool tmaStore = false;
 
   bool isFP8() const { return elementType == "e4m3"; }
   /// FP8 with V stored by rows: the producer transposes each V tile.
