@@ -12,6 +12,9 @@ q<rank>[b<block>]k..v.., e.g. q0k0v0 per tensor, q2k2v2 per KV head,
 q3b64k3b128v3b128 per block; `none` for no descale operands), value_layout (e4m3
 only: transposed_wgmma_e4m3_k32 for V given pre-transposed, `none` for BSHD V).
 --config-file takes a JSON list of objects with KernelConfig.make's arguments.
+A configuration that has a kernel tuned for short sequences (fattn.config.
+short_seqs_tuning; flash_attn_func runs it up to 4096 queries and keys) gets
+that kernel too.
 Copy DIR to the GPU machine and set FATTN_KERNEL_DIR=DIR (or fattn.set_kernel_dir).
 """
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from .compiler import CompileError, CompileWarning, compile_kernel, find_compiler
-from .config import KernelConfig, canonical_descale, check_value_layout
+from .config import KernelConfig, canonical_descale, check_value_layout, short_seqs_tuning
 from .library import KernelLibrary, LibraryError
 from .presets import PRESETS
 
@@ -87,7 +90,8 @@ def make_configs(arg_dicts: List[Dict], default_arch: str) -> List[KernelConfig]
             raise ValueError(f"configuration {a} has no head_dim")
         a.setdefault("arch", default_arch)
         a.setdefault("dtype", "bf16")
-        configs.append(KernelConfig.make(**a))
+        config = KernelConfig.make(**a)
+        configs += [config, short_seqs_tuning(config, 1, 1)]
     return list(dict.fromkeys(configs))  # unique, in order
 
 

@@ -51,6 +51,8 @@ def compile_kernel(config: KernelConfig, out_dir: Path, compiler: Optional[str] 
         mlir = Path(src) / "kernel.mlir"
         mlir.write_text(attention_mlir(config))
         cmd = [compiler, str(mlir), "--arch", config.arch, "--emit", "json", "-o", str(out_dir)]
+        if config.tuned_for == "short_seqs":
+            cmd.append("--short-seqs")
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:

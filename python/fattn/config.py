@@ -1,6 +1,7 @@
 """Kernel configurations: what one compiled kernel computes, and its cache key."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -20,6 +21,13 @@ VALUE_LAYOUTS = (VALUE_LAYOUT_SM90,)
 
 # (rank, block) of the q, k and v descales; block is 0 unless rank is 3.
 DescaleForm = Tuple[Tuple[int, int], Tuple[int, int], Tuple[int, int]]
+
+# What a kernel may be tuned for besides the default (long sequences): its
+# description's meta "tuned_for", fattn-compile --short-seqs. The tuning
+# changes speed, never results; flash_attn_func picks it with
+# short_seqs_tuning below.
+TUNINGS = ("short_seqs",)
+SHORT_SEQS_MAX = 4096
 
 # Hopper pipeline kernels (sm_90a) are used by default on sm_90 devices
 # (fattn-compile --arch sm_90a); FATTN_ARCH=sm_80 picks the Ampere kernels.
@@ -116,6 +124,8 @@ class KernelConfig:
     factors: ((rank, block), ...) as canonical_descale, None for none.
     value_layout (e4m3 only): None for V as [batch, heads_kv, seq_k, head_dim_v],
     VALUE_LAYOUT_SM90 for V pre-transposed by transpose_value_fp8.
+    tuned_for: None (the default kernel) or one of TUNINGS: the same results
+    from a kernel tuned for other sizes, kept apart in a library by its key.
     """
 
     arch: str
@@ -130,19 +140,23 @@ class KernelConfig:
     has_lse: bool
     descale: Optional[DescaleForm] = None
     value_layout: Optional[str] = None
+    tuned_for: Optional[str] = None
 
     @staticmethod
     def make(arch: str, dtype: str, head_dim_qk: int, head_dim_v: int | None = None,
              causal: bool = False, window_left: int = -1, window_right: int = -1,
              softcap: float = 0.0, scale: float | None = None,
              has_lse: bool = False, descale=None,
-             value_layout: Optional[str] = None) -> "KernelConfig":
+             value_layout: Optional[str] = None,
+             tuned_for: Optional[str] = None) -> "KernelConfig":
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         descale = canonical_descale(descale)
         if descale is not None and dtype != "e4m3":
             raise ValueError(f"descale factors are only for dtype 'e4m3', got {dtype!r}")
         check_value_layout(value_layout, dtype)
+        if tuned_for is not None and tuned_for not in TUNINGS:
+            raise ValueError(f"tuned_for must be None or one of {TUNINGS}, got {tuned_for!r}")
         if not (isinstance(arch, str) and arch.startswith("sm_") and len(arch) >= 5):
             raise ValueError(f"arch must look like 'sm_80' or 'sm_90a', got {arch!r}")
         head_dim_v = head_dim_qk if head_dim_v is None else head_dim_v
@@ -162,7 +176,8 @@ class KernelConfig:
         if not (math.isfinite(softcap) and softcap >= 0):
             raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
         return KernelConfig(arch, dtype, int(head_dim_qk), int(head_dim_v), bool(causal), wl, wr,
-                            to_f32(softcap), to_f32(scale), bool(has_lse), descale, value_layout)
+                            to_f32(softcap), to_f32(scale), bool(has_lse), descale, value_layout,
+                            tuned_for)
 
     @property
     def out_dtype(self) -> str:
@@ -176,7 +191,8 @@ class KernelConfig:
                 f"-wl{self.window_left}-wr{self.window_right}-sc{f32_bits(self.softcap)}"
                 f"-s{f32_bits(self.scale)}-{'lse' if self.has_lse else 'nolse'}"
                 + (f"-ds{descale_code(self.descale)}" if self.descale is not None else "")
-                + ("-vt" if self.value_layout is not None else ""))
+                + ("-vt" if self.value_layout is not None else "")
+                + (f"-{self.tuned_for}" if self.tuned_for is not None else ""))
 
     def descale_json(self) -> Optional[Dict[str, Any]]:
         """The descale form as a description's "descale" key (KERNEL-ABI.md)."""
@@ -195,6 +211,8 @@ class KernelConfig:
             d["descale"] = self.descale_json()
         if self.value_layout is None:
             del d["value_layout"]
+        if self.tuned_for is None:
+            del d["tuned_for"]
         return d
 
     @staticmethod
@@ -202,7 +220,7 @@ class KernelConfig:
         return KernelConfig.make(d["arch"], d["dtype"], d["head_dim_qk"], d["head_dim_v"],
                                  d["causal"], d["window_left"], d["window_right"], d["softcap"],
                                  d["scale"], d["has_lse"], d.get("descale"),
-                                 d.get("value_layout"))
+                                 d.get("value_layout"), d.get("tuned_for"))
 
     @staticmethod
     def from_description(desc: Mapping[str, Any]) -> "KernelConfig":
@@ -217,7 +235,32 @@ class KernelConfig:
                                  desc["head_dim_v"], desc["causal"], desc["window_left"],
                                  desc["window_right"], desc["softcap"], desc["scale"],
                                  desc["has_lse"], desc.get("descale"),
-                                 desc.get("value_layout"))
+                                 desc.get("value_layout"), _tuned_for(desc))
+
+
+def _tuned_for(desc: Mapping[str, Any]) -> Optional[str]:
+    meta = desc.get("meta")
+    if meta is None:
+        return None
+    if not isinstance(meta, Mapping):
+        raise TypeError(f"a description's meta is a JSON object, got {type(meta).__name__}")
+    return meta.get("tuned_for")
+
+
+def short_seqs_tuning(config: KernelConfig, seq_q: int, seq_k: int) -> KernelConfig:
+    """The kernel to run for these lengths: the short-sequence tuning where
+    fattn-compile --short-seqs builds a different kernel (sm_90a, 16-bit,
+    causal, head dim 97-128 for Q, K and V, no softcap; tools/fattn-compile's
+    shortCausal128) and both lengths are at most SHORT_SEQS_MAX, else
+    `config` as it is. FATTN_SHORT_SEQS=0 keeps the default kernels."""
+    if os.environ.get("FATTN_SHORT_SEQS") == "0":
+        return config
+    if (config.arch == "sm_90a" and config.dtype in ("f16", "bf16") and config.causal
+            and config.window_left < 0 and 96 < config.head_dim_qk <= 128
+            and config.head_dim_v == config.head_dim_qk and config.softcap == 0.0
+            and config.tuned_for is None and max(seq_q, seq_k) <= SHORT_SEQS_MAX):
+        return dataclasses.replace(config, tuned_for="short_seqs")
+    return config
 
 
 def default_arch(capability: tuple) -> str:

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import fattn
-from fattn.config import KernelConfig, default_arch
+from fattn.config import KernelConfig, default_arch, short_seqs_tuning
 from fattn.library import KernelLibrary
 
 HERE = Path(__file__).resolve().parent
@@ -138,12 +138,13 @@ def backend() -> str:
     return os.environ.get("FATTN_TEST_BACKEND", "fattn")
 
 
-def config_for(q, v, causal, window, softcap, scale, lse) -> KernelConfig:
-    """The configuration flash_attn_func will ask for."""
+def config_for(q, k, v, causal, window, softcap, scale, lse) -> KernelConfig:
+    """The configuration flash_attn_func will ask for (BSHD q, k, v)."""
     arch = default_arch(torch.cuda.get_device_capability())
-    return KernelConfig.make(arch, {torch.bfloat16: "bf16", torch.float16: "f16"}[q.dtype],
-                             q.shape[3], v.shape[3], causal, window[0], window[1], softcap,
-                             scale, lse)
+    config = KernelConfig.make(arch, {torch.bfloat16: "bf16", torch.float16: "f16"}[q.dtype],
+                               q.shape[3], v.shape[3], causal, window[0], window[1], softcap,
+                               scale, lse)
+    return short_seqs_tuning(config, q.shape[1], k.shape[1])
 
 
 def ensure_kernel(config: KernelConfig) -> None:

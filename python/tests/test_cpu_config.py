@@ -3,7 +3,8 @@ import math
 
 import pytest
 
-from fattn.config import KernelConfig, default_arch
+from fattn.build_library import make_configs
+from fattn.config import SHORT_SEQS_MAX, KernelConfig, default_arch, short_seqs_tuning
 from fattn.mlir_gen import attention_mlir, mlir_float
 
 
@@ -34,7 +35,8 @@ def test_keys_are_canonical():
 @pytest.mark.parametrize("field,a,b", [
     ("arch", "sm_80", "sm_90a"), ("dtype", "bf16", "f16"), ("head_dim_qk", 64, 128),
     ("head_dim_v", 64, 128), ("causal", False, True), ("window_left", -1, 64),
-    ("softcap", 0.0, 30.0), ("scale", 0.1, 0.2), ("has_lse", False, True)])
+    ("softcap", 0.0, 30.0), ("scale", 0.1, 0.2), ("has_lse", False, True),
+    ("tuned_for", None, "short_seqs")])
 def test_every_field_changes_the_key(field, a, b):
     assert make(**{field: a}).key != make(**{field: b}).key
 
@@ -57,6 +59,52 @@ def test_scale_key_is_float32_exact():
 def test_bad_configs(kw, message):
     with pytest.raises(ValueError, match=message):
         make(**kw)
+
+
+def test_tuned_for():
+    short = make(causal=True, tuned_for="short_seqs")
+    assert short.key == make(causal=True).key + "-short_seqs"
+    assert KernelConfig.from_json(short.to_json()) == short
+    assert "tuned_for" not in make().to_json()  # older indexes' exact form
+    with pytest.raises(ValueError, match="tuned_for must be None or one of"):
+        make(tuned_for="long")
+    # A description says it in its meta (fattn-compile --short-seqs).
+    desc = dict(make(causal=True).to_json(), meta={"tuned_for": "short_seqs"})
+    assert KernelConfig.from_description(desc) == short
+    assert KernelConfig.from_description(dict(desc, meta={"stages": 2})) == make(causal=True)
+    with pytest.raises(TypeError, match="meta is a JSON object"):
+        KernelConfig.from_description(dict(desc, meta=[1]))
+
+
+@pytest.mark.parametrize("kw,sq,sk,short", [
+    (dict(dtype="bf16"), 4096, 4096, True),
+    (dict(dtype="f16", has_lse=True), 1, 17, True),
+    (dict(dtype="bf16"), 4097, 4096, False),          # too long
+    (dict(dtype="bf16"), 1000, SHORT_SEQS_MAX + 1, False),
+    (dict(dtype="bf16", causal=False), 1000, 1000, False),
+    (dict(dtype="bf16", window_left=64), 1000, 1000, False),
+    (dict(dtype="bf16", softcap=30.0), 1000, 1000, False),
+    (dict(dtype="bf16", head_dim_qk=96), 1000, 1000, False),
+    (dict(dtype="bf16", head_dim_qk=64), 1000, 1000, False),
+    (dict(dtype="bf16", arch="sm_80"), 1000, 1000, False),
+    (dict(dtype="e4m3", descale="q0k0v0"), 1000, 1000, False)])
+def test_short_seqs_tuning(kw, sq, sk, short, monkeypatch):
+    args = dict(arch="sm_90a", head_dim_qk=128, causal=True)
+    args.update(kw)
+    config = KernelConfig.make(**args)
+    tuned = short_seqs_tuning(config, sq, sk)
+    assert tuned.tuned_for == ("short_seqs" if short else None)
+    assert tuned == (KernelConfig.make(**args, tuned_for="short_seqs") if short else config)
+    monkeypatch.setenv("FATTN_SHORT_SEQS", "0")
+    assert short_seqs_tuning(config, sq, sk) == config
+
+
+def test_libraries_get_the_short_seqs_kernels():
+    configs = make_configs([dict(head_dim_qk=128, causal=True), dict(head_dim_qk=128),
+                            dict(head_dim_qk=128, causal=True)], "sm_90a")
+    base = KernelConfig.make("sm_90a", "bf16", 128, causal=True)
+    assert configs == [base, short_seqs_tuning(base, 1, 1),
+                       KernelConfig.make("sm_90a", "bf16", 128)]
 
 
 def test_json_round_trip():

@@ -8,6 +8,7 @@ skips the case unless FATTN_REQUIRE_KERNELS=1. FATTN_TEST_BACKEND=naive runs the
 suite on naive nvcc-built kernels instead (checks the runtime and this harness).
 """
 import math
+import os
 
 import pytest
 
@@ -26,8 +27,21 @@ SEQLENS = [(1, 1), (17, 17), (113, 113), (1000, 1000), (2049, 2049), (17, 2049),
 
 def run_case(dtype="bf16", d=128, dv=None, b=2, hq=8, hk=None, sq=113, sk=113, causal=False,
              window=(-1, -1), softcap=0.0, scale=None, lse=False, layout="bshd",
-             out_layout="bshd"):
-    """Runs one case and checks it; returns the errors for the caller's own checks."""
+             out_layout="bshd", short_seqs=True):
+    """Runs one case and checks it; returns the errors for the caller's own checks.
+    short_seqs=False runs the default kernel where flash_attn_func would take the
+    one tuned for short sequences (FATTN_SHORT_SEQS=0)."""
+    if not short_seqs:
+        saved = os.environ.get("FATTN_SHORT_SEQS")
+        os.environ["FATTN_SHORT_SEQS"] = "0"
+        try:
+            return run_case(dtype, d, dv, b, hq, hk, sq, sk, causal, window, softcap, scale,
+                            lse, layout, out_layout)
+        finally:
+            if saved is None:
+                del os.environ["FATTN_SHORT_SEQS"]
+            else:
+                os.environ["FATTN_SHORT_SEQS"] = saved
     gen = new_generator()
     dt = TORCH_DTYPES[dtype]
     hk = hk or hq
@@ -35,7 +49,7 @@ def run_case(dtype="bf16", d=128, dv=None, b=2, hq=8, hk=None, sq=113, sk=113, c
     q = make_bshd(b, sq, hq, d, dt, layout, gen)
     k = make_bshd(b, sk, hk, d, dt, layout, gen)
     v = make_bshd(b, sk, hk, dv, dt, layout, gen)
-    ensure_kernel(config_for(q, v, causal, window, softcap, scale, lse))
+    ensure_kernel(config_for(q, k, v, causal, window, softcap, scale, lse))
 
     out = make_bshd(b, sq, hq, dv, dt, out_layout, gen).fill_(float("nan"))
     lse_out = torch.full((b, hq, sq), float("nan"), device="cuda") if lse else None
@@ -118,7 +132,7 @@ def test_packed_qkv():
     gen = new_generator()
     qkv = torch.randn(2, 1000, 3, 8, 128, generator=gen, device="cuda").to(torch.bfloat16)
     q, k, v = qkv.unbind(dim=2)
-    ensure_kernel(config_for(q, v, True, (-1, -1), 0.0, None, False))
+    ensure_kernel(config_for(q, k, v, True, (-1, -1), 0.0, None, False))
     o = fattn.flash_attn_func(q, k, v, causal=True)
     ref, _ = reference(q, k, v, 1 / math.sqrt(128), -1, 0, 0.0)
     base = baseline(q, k, v, 1 / math.sqrt(128), -1, 0, 0.0)
@@ -142,6 +156,19 @@ def test_many_work_items_per_cta(d, causal):
         # sq > sk: the first Q tiles of every head see no key; their zeros are
         # written between the other items.
         run_case(d=d, b=2, hq=32, sq=700, sk=300, causal=True, lse=d == 64)
+
+
+@pytest.mark.parametrize("short_seqs", [True, False], ids=["short", "default"])
+@pytest.mark.parametrize("dtype", TEST_DTYPES)
+def test_short_seqs_tuning(dtype, short_seqs):
+    """Causal head dim 128 up to 4096 queries and keys runs the kernel tuned
+    for short sequences (sm_90a: 128-key tiles, two Q buffers, O by TMA
+    stores); the default one must give the same results: both are checked on
+    tails that are not multiples of the tiles, many work items per CTA, GQA
+    and the LSE."""
+    run_case(dtype=dtype, d=128, b=2, hq=48, hk=8, sq=1100, sk=1100, causal=True, lse=True,
+             short_seqs=short_seqs)
+    run_case(dtype=dtype, d=128, sq=300, sk=1000, causal=True, short_seqs=short_seqs)
 
 
 def test_custom_scale():
@@ -182,6 +209,12 @@ SANITIZER_CASES = [
     # Two Q buffers (head dim 128 without a mask): 288 items, so every CTA
     # takes two or three and both buffers turn over.
     dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=False, lse=True),
+    # Causal head dim 128 tuned for short sequences: O by TMA stores out of
+    # the two Q buffers, which turn over in every CTA (288 items); and the
+    # default kernel of the same case.
+    dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=True, lse=True),
+    dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=True, lse=True,
+         short_seqs=False),
     # The same with pingpong (head dim 256): the consumers' turns run on
     # from one work item to the next.
     dict(dtype="bf16", d=256, hq=48, hk=8, sq=300, sk=300, causal=True, lse=False),

@@ -78,6 +78,15 @@ static cl::opt<int64_t> stages("stages", cl::desc("Override the K/V stages"),
                                cl::init(0), cl::cat(compileCategory));
 static cl::opt<bool> verbose("v", cl::desc("Print ptxas's -v report"),
                              cl::init(false), cl::cat(compileCategory));
+static cl::opt<bool> shortSeqs(
+    "short-seqs",
+    cl::desc("Tune the kernel for sequences of at most 4096 queries and keys "
+             "(the description's meta says \"tuned_for\": \"short_seqs\"); "
+             "it stays correct for any length"),
+    cl::init(false), cl::cat(compileCategory));
+
+/// The value of a description's "tuned_for" (meta) under --short-seqs.
+constexpr llvm::StringLiteral kShortSeqsTuning = "short_seqs";
 
 namespace {
 struct Kernel {
@@ -233,10 +242,22 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // dim 64 (three consumers), mixed causal with 160-key tiles. Not where
     // the command line's tiles leave no room (two 32 KiB Q buffers of 128
     // rows and the ring of 2 stages of 160 keys fill the 227 KiB).
+    // --short-seqs, 16-bit head dim 128 causal: 128-key tiles (192 waste
+    // more of the diagonal tiles of short items), two Q buffers and O by TMA
+    // stores (which a second buffer makes possible), +3-6% at 2k and 4k and
+    // -6% at 16k against the 192-key tiles in two rounds of one call (docs/
+    // PERF.md, 2026-11-30, eleventh session). Python's flash_attn_func asks
+    // for it up to 4096 queries and keys (config.py, short_seqs_tuning).
+    bool shortCausal128 = shortSeqs && !fp8 && causal && headDim > 96 &&
+                          headDim <= 128 && !hasSoftcap;
+    if (shortCausal128)
+      options.blockN = 128;
     applyOverrides(options);
-    if (wideUnmasked128 && options.blockM == 128 &&
-        options.stages * options.blockN <= 2 * 160)
+    bool qBuffersFit = options.blockM == 128 &&
+                       options.stages * options.blockN <= 2 * 160;
+    if ((wideUnmasked128 || shortCausal128) && qBuffersFit)
       options.qBuffers = 2;
+    options.tmaStore = shortCausal128 && qBuffersFit;
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);
     if (fp8WideTiles && options.consumers == 2 && !rowSums) {
@@ -424,7 +445,7 @@ llvm::json::Value sm80Description(const Kernel &k) {
 }
 /// The kernel's description, with the PTX named beside the cubin (the
 /// runtime falls back to it where the cubin does not load).
-FailureOr<llvm::json::Value> description(const Kernel &k) {
+FailureOr<llvm::json::Value> sourceDescription(const Kernel &k) {
   if (k.description.empty())
     return sm80Description(k);
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(k.description);
@@ -437,6 +458,21 @@ FailureOr<llvm::json::Value> description(const Kernel &k) {
   if (llvm::json::Object *object = parsed->getAsObject())
     (*object)["ptx"] = k.entry + ".ptx";
   return std::move(*parsed);
+}
+
+/// The description, with what the kernel is tuned for: a library keeps a
+/// --short-seqs kernel apart from the default one of its configuration.
+FailureOr<llvm::json::Value> description(const Kernel &k) {
+  FailureOr<llvm::json::Value> desc = sourceDescription(k);
+  if (failed(desc) || !shortSeqs)
+    return desc;
+  if (llvm::json::Object *object = desc->getAsObject()) {
+    llvm::json::Value &meta = (*object)["meta"];
+    if (!meta.getAsObject())
+      meta = llvm::json::Object{};
+    (*meta.getAsObject())["tuned_for"] = kShortSeqsTuning;
+  }
+  return desc;
 }
 } // namespace
 

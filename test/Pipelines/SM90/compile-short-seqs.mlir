@@ -1,0 +1,55 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && fattn-compile %s --arch sm_90a --emit json --short-seqs -o %t
+// RUN: FileCheck %s < %t/causal128.json
+// RUN: FileCheck %s --check-prefix=FULL < %t/full128.json
+// RUN: FileCheck %s --check-prefix=NOMAP < %t/full128.json
+// RUN: FileCheck %s --check-prefix=PTX < %t/causal128.ptx
+// RUN: rm -rf %t.long && fattn-compile %s --arch sm_90a --emit json -o %t.long
+// RUN: FileCheck %s --check-prefix=LONG < %t.long/causal128.json
+// RUN: FileCheck %s --check-prefixes=NOMAP,UNTUNED < %t.long/causal128.json
+// RUN: rm -rf %t.n192 && fattn-compile %s --arch sm_90a --emit json --short-seqs --block-n 192 -o %t.n192
+// RUN: FileCheck %s --check-prefix=N192 < %t.n192/causal128.json
+// RUN: FileCheck %s --check-prefix=NOMAP < %t.n192/causal128.json
+// RUN: rm -rf %t.sm80 && fattn-compile %s --arch sm_80 --emit json --short-seqs -o %t.sm80
+// RUN: FileCheck %s --check-prefix=SM80 < %t.sm80/causal128.json
+
+// --short-seqs, 16-bit head dim 128 causal: 128-key tiles, two Q buffers
+// (2 x 32768 + 2 x 65536 bytes and the barriers, over 1024 of alignment) and
+// O by TMA stores (the o_map tensor map); the description says what the
+// kernel is tuned for, so that a library keeps it beside the default one.
+// CHECK-DAG: "block_n": 128
+// CHECK-DAG: "dynamic_smem_bytes": 197728
+// CHECK-DAG: "name": "o_map"
+// CHECK-DAG: "tuned_for": "short_seqs"
+// PTX: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+
+// Without a mask the kernel is the default one (160-key tiles, two Q
+// buffers, direct stores), labelled all the same.
+// FULL-DAG: "block_n": 160
+// FULL-DAG: "tuned_for": "short_seqs"
+
+// The default causal kernel: 192-key tiles, one Q buffer, no label.
+// LONG-DAG: "block_n": 192
+// LONG-DAG: "dynamic_smem_bytes": 230480
+
+// Tiles from the command line that leave no room for a second Q buffer
+// keep one, and with it the direct stores.
+// N192-DAG: "block_n": 192
+// N192-DAG: "dynamic_smem_bytes": 230480
+// N192-DAG: "tuned_for": "short_seqs"
+
+// Kernels that store O directly have no o_map; untuned ones no label.
+// NOMAP-NOT: o_map
+// UNTUNED-NOT: tuned_for
+
+// sm_80 kernels have no such tuning, only the label.
+// SM80: "tuned_for": "short_seqs"
+func.func @causal128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {causal = true}
+  return
+}
+
+func.func @full128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>)
+  return
+}
