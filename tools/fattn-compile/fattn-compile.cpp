@@ -243,15 +243,19 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // the command line's tiles leave no room (two 32 KiB Q buffers of 128
     // rows and the ring of 2 stages of 160 keys fill the 227 KiB).
     // --short-seqs, 16-bit head dim 128 causal: 128-key tiles (192 waste
-    // more of the diagonal tiles of short items), two Q buffers and O by TMA
-    // stores (which a second buffer makes possible), +3-6% at 2k and 4k and
-    // -6% at 16k against the 192-key tiles in two rounds of one call (docs/
-    // PERF.md, 2026-11-30, eleventh session). Python's flash_attn_func asks
-    // for it up to 4096 queries and keys (config.py, short_seqs_tuning).
+    // more of the diagonal tiles of short items), two Q buffers, O by TMA
+    // stores (which a second buffer makes possible), pingpong and the
+    // threshold: +7-12% at 2k and 4k, +1% at 8k and -2% at 16k against the
+    // 192-key tiles, in two rounds of one call (docs/PERF.md, 2026-11-30,
+    // eleventh session). Python's flash_attn_func asks for it up to 4096
+    // queries and keys (config.py, short_seqs_tuning).
     bool shortCausal128 = shortSeqs && !fp8 && causal && headDim > 96 &&
                           headDim <= 128 && !hasSoftcap;
-    if (shortCausal128)
+    if (shortCausal128) {
       options.blockN = 128;
+      options.pingpong = true;
+      options.rescaleThreshold = 8.0f;
+    }
     applyOverrides(options);
     bool qBuffersFit = options.blockM == 128 &&
                        options.stages * options.blockN <= 2 * 160;

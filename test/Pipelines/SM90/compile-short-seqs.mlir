@@ -7,6 +7,7 @@
 // RUN: rm -rf %t.long && fattn-compile %s --arch sm_90a --emit json -o %t.long
 // RUN: FileCheck %s --check-prefix=LONG < %t.long/causal128.json
 // RUN: FileCheck %s --check-prefixes=NOMAP,UNTUNED < %t.long/causal128.json
+// RUN: FileCheck %s --check-prefix=NOPP < %t.long/causal128.ptx
 // RUN: rm -rf %t.n192 && fattn-compile %s --arch sm_90a --emit json --short-seqs --block-n 192 -o %t.n192
 // RUN: FileCheck %s --check-prefix=N192 < %t.n192/causal128.json
 // RUN: FileCheck %s --check-prefix=NOMAP < %t.n192/causal128.json
@@ -14,13 +15,16 @@
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80/causal128.json
 
 // --short-seqs, 16-bit head dim 128 causal: 128-key tiles, two Q buffers
-// (2 x 32768 + 2 x 65536 bytes and the barriers, over 1024 of alignment) and
-// O by TMA stores (the o_map tensor map); the description says what the
+// (2 x 32768 + 2 x 65536 bytes and the barriers, over 1024 of alignment), O
+// by TMA stores (the o_map tensor map), conditional rescaling and pingpong
+// (the consumers' named-barrier turns); the description says what the
 // kernel is tuned for, so that a library keeps it beside the default one.
 // CHECK-DAG: "block_n": 128
 // CHECK-DAG: "dynamic_smem_bytes": 197728
 // CHECK-DAG: "name": "o_map"
+// CHECK-DAG: "rescale_threshold": 8
 // CHECK-DAG: "tuned_for": "short_seqs"
+// PTX: bar.arrive 1, 256;
 // PTX: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
 
 // Without a mask the kernel is the default one (160-key tiles, two Q
@@ -28,7 +32,8 @@
 // FULL-DAG: "block_n": 160
 // FULL-DAG: "tuned_for": "short_seqs"
 
-// The default causal kernel: 192-key tiles, one Q buffer, no label.
+// The default causal kernel: 192-key tiles, one Q buffer, no label (and
+// neither pingpong nor the threshold).
 // LONG-DAG: "block_n": 192
 // LONG-DAG: "dynamic_smem_bytes": 230480
 
@@ -41,6 +46,7 @@
 // Kernels that store O directly have no o_map; untuned ones no label.
 // NOMAP-NOT: o_map
 // UNTUNED-NOT: tuned_for
+// NOPP-NOT: bar.arrive
 
 // sm_80 kernels have no such tuning, only the label.
 // SM80: "tuned_for": "short_seqs"
