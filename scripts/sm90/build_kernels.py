@@ -156,16 +156,12 @@ SCHEDULES = {
     "tsq2ltpp128pt": ("pingpong=true persistent=true rescale-threshold=8 q-buffers=2 tma-store=true", 128, 2),
     "tsq2n144pt": ("persistent=true q-buffers=2 tma-store=true", 144, 2),
     "tsq2n112pt": ("persistent=true q-buffers=2 tma-store=true", 112, 2),
-    # head dim 64 causal at short lengths: pingpong among three consumers
-    "c3n96ltpppt": (C3 + "pingpong=true persistent=true rescale-threshold=8", 96, 2),
-    "c3n128ltpppt": (C3 + "pingpong=true persistent=true rescale-threshold=8", 128, 2),
-    "tsq2c3n96ltpppt": (C3 + "pingpong=true persistent=true rescale-threshold=8 q-buffers=2 tma-store=true", 96, 2),
 }
 BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt", "c3n64pt",
                         "c3n80pt", "c3n112pt", "c3n96s3pt", "c3n96ltpt", "c3n128ltpt",
                         "c3n96lts3pt", "q2c3n96ltpt",
-                        "tsq2c3n96ltpt", "c3n96ltpppt", "c3n128ltpppt",
-                        "tsq2c3n96ltpppt"],
+                        "tsq2c3n96ltpt", "lt160pppt", "lt192pt", "lt128pps3pt",
+                        "tsq2ltpp128pt", "tsq2lt160pppt", "tsq2lt128pt"],
                    128: ["ov", "seq", "ovpp", "nows", "nowss3", "n176", "n160", "n144",
                          "n192", "s3", "ppn176", "ovpt", "n176pt", "ppn176pt", "s3pt",
                          "n192pt", "n160pt", "n144pt", "ppovpt", "lt160pppt",
