@@ -57,6 +57,11 @@ FAKE_COMPILER = textwrap.dedent("""\
     desc = dict(version=1, arch=args[2], entry=entry, cubin=entry + ".cubin", block_m=128,
                 block_n=64, threads=128, dynamic_smem_bytes=0, grid=[["seq_q", 128]], params=[])
     desc.update(cfg)
+    # A kernel tuned for short sequences says so in its meta, and only when asked.
+    tuned = desc.pop("tuned_for", None)
+    assert (tuned == "short_seqs") == (args[7:] == ["--short-seqs"]), args
+    if tuned:
+        desc["meta"] = dict(tuned_for=tuned)
     open(out + "/" + entry + ".json", "w").write(json.dumps(desc))
     open(out + "/" + entry + ".cubin", "wb").write(b"cubin")
     if "{warn}" == "1":
@@ -147,6 +152,15 @@ def test_compile_kernel_runs_the_cli(tmp_path):
     desc = json.loads(next(out.glob("*.json")).read_text())
     assert KernelConfig.from_description(desc) == c
     assert "fattn.attention" in (out / "kernel.mlir.src").read_text()
+
+
+def test_compile_kernel_asks_for_the_short_seqs_tuning(tmp_path):
+    c = KernelConfig.make("sm_90a", "bf16", 128, causal=True, tuned_for="short_seqs")
+    tool = fake_compiler(tmp_path, [c])
+    out = compile_kernel(c, tmp_path / "out", tool)
+    desc = json.loads(next(out.glob("*.json")).read_text())
+    assert desc["meta"] == {"tuned_for": "short_seqs"}
+    assert KernelConfig.from_description(desc) == c
 
 
 def test_compile_failure_reports_stderr_and_input(tmp_path):

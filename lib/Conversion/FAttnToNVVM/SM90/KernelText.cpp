@@ -876,14 +876,9 @@ void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<string> acc,
   }
 }
 
-/// The warpgroup writes its 64 rows of O / l into its own rows of Q's
-/// buffer, in Q's layout (atoms of 64 columns, 128-byte rows, 16-byte units
-/// swizzled by row % 8: each store instruction hits 8 distinct units, no
-/// bank conflict), meets on its named barrier, then copies whole 16-byte
-/// units out, consecutive threads along a row: a warp's store writes 512
-/// contiguous bytes (d 256) or two rows of 256, instead of 16 bytes into
-/// each of 8 rows. The kernel ABI's 16-byte alignment of o and of its
-/// strides (align_bytes) makes the 16-byte stores legal.
+/// Q's layout: atoms of 64 columns, 128-byte rows, 16-byte units swizzled by
+/// row % 8, so that each store instruction hits 8 distinct units (no bank
+/// conflict); it is also the layout of a 128B-swizzled TMA box.
 void SM90KernelEmitter::writeOToShared(ArrayRef<string> acc,
                                        const string inv[2],
                                        const string &bufferOffset) {
@@ -942,7 +937,6 @@ void SM90KernelEmitter::storeOByTma(ArrayRef<string> acc, const string inv[2]) {
 void SM90KernelEmitter::handBackStoredQ() {
   if (!cfg.tmaStore)
     return;
-
   string back = fresh("stored_q_back"), done = fresh("stored_q_done");
   string previous = e.bin("and", e.icmp("ugt", workOrdinal, e.i32(0)),
                           isStoreIssuer(), "i1");
@@ -958,6 +952,12 @@ void SM90KernelEmitter::handBackStoredQ() {
   e.label(done);
 }
 
+/// The warpgroup writes its 64 rows of O / l into its own rows of Q's
+/// buffer (writeOToShared), then copies whole 16-byte units out,
+/// consecutive threads along a row: a warp's store writes 512 contiguous
+/// bytes (d 256) or two rows of 256, instead of 16 bytes into each of 8
+/// rows. The kernel ABI's 16-byte alignment of o and of its strides
+/// (align_bytes) makes the 16-byte stores legal.
 void SM90KernelEmitter::storeOStaged(ArrayRef<string> acc, const string inv[2]) {
   int64_t atomBytes = cfg.blockM * 128;
   writeOToShared(acc, inv, e.i32(0));
