@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
@@ -257,8 +258,17 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       options.rescaleThreshold = 8.0f;
     }
     applyOverrides(options);
-    bool qBuffersFit = options.blockM == 128 &&
-                       options.stages * options.blockN <= 2 * 160;
+    // The 16-bit kernel's shared memory with a second Q buffer, as the
+    // lowering lays it out (the tiles may come from the command line).
+    fattn::SM90KernelConfig twoQBuffers;
+    twoQBuffers.elementType = "bf16";
+    twoQBuffers.headDim = headDim;
+    twoQBuffers.blockM = options.blockM;
+    twoQBuffers.blockN = options.blockN;
+    twoQBuffers.stages = options.stages;
+    twoQBuffers.qBuffers = 2;
+    bool qBuffersFit = twoQBuffers.dynamicSharedBytes() <=
+                       fattn::kMaxDynamicSharedBytes;
     if ((wideUnmasked128 || shortCausal128) && qBuffersFit)
       options.qBuffers = 2;
     options.tmaStore = shortCausal128 && qBuffersFit;

@@ -303,11 +303,12 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
            << "tma-store needs "
            << (fp8 ? "a 16-bit element type, not e4m3" : "q-buffers=2");
   c.tmaStore = options.tmaStore;
-  if (c.dynamicSharedBytes() > 227 * 1024)
+  if (c.dynamicSharedBytes() > kMaxDynamicSharedBytes)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
-                            << " bytes of shared memory, more than the 232448 "
-                               "an sm_90a CTA can have: lower block_n or stages";
+                            << " bytes of shared memory, more than the "
+                            << kMaxDynamicSharedBytes
+                            << " an sm_90a CTA can have: lower block_n or stages";
   if (failed(checkCanonicalTiledForm(op)))
     return failure();
   c.name = options.kernelName.empty() ? defaultKernelName(c) : options.kernelName;

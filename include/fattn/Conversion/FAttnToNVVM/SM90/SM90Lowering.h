@@ -31,6 +31,9 @@ inline constexpr int64_t kFP8ProducerBarrier = 15;
 /// stay below them).
 inline constexpr int64_t kEpilogueBarrier = 12;
 
+/// The most dynamic shared memory an sm_90a CTA can have (227 KiB).
+inline constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;
+
 /// log2 of the factor by which the FP8 kernel scales P before rounding it to
 /// e4m3: P * 256 <= 256 stays below e4m3's largest value (448) and puts
 /// probabilities down to 2^-14 on e4m3's normal (relative) grid.
