@@ -156,6 +156,9 @@ SCHEDULES = {
     "tsq2ltpp128pt": ("pingpong=true persistent=true rescale-threshold=8 q-buffers=2 tma-store=true", 128, 2),
     "tsq2n144pt": ("persistent=true q-buffers=2 tma-store=true", 144, 2),
     "tsq2n112pt": ("persistent=true q-buffers=2 tma-store=true", 112, 2),
+    # with the row sums on the tensor cores
+    "rsq2lt160pppt": ("pingpong=true persistent=true rescale-threshold=8 q-buffers=2 row-sum-mma=true", 160, 2),
+    "rstsq2ltpp128pt": ("pingpong=true persistent=true rescale-threshold=8 q-buffers=2 tma-store=true row-sum-mma=true", 128, 2),
 }
 BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt", "c3n64pt",
                         "c3n80pt", "c3n112pt", "c3n96s3pt", "c3n96ltpt", "c3n128ltpt",
@@ -169,7 +172,7 @@ BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt"
                          "pp192pt", "q2lt160pppt", "q2lt160pt", "q2n160pt",
                          "tsq2lt160pppt", "tsq2n160pt", "tsq2n128pt", "q2n128pt",
                          "tsq2lt128pt", "tsq2pp128pt", "tsq2ltpp128pt", "tsq2n144pt",
-                         "tsq2n112pt"],
+                         "tsq2n112pt", "rsq2lt160pppt", "rstsq2ltpp128pt"],
                    256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt", "n64pt"]}
 for _d, _variants in BENCH_HEAD_DIMS.items():
     for _v in _variants:
