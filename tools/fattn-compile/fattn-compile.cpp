@@ -198,8 +198,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // tiles with conditional rescaling and pingpong (below), +1-4% over the
     // 192-key tiles without either, in three rounds of two calls (docs/
     // PERF.md, 2026-11-30, ninth session); each alone gained 0-3%.
-    bool wideUnmasked128 = !fp8 && headDim > 96 && headDim <= 128 &&
-                           !masked && !hasSoftcap;
+    bool wide16Bit128 = !fp8 && headDim > 96 && headDim <= 128 && !hasSoftcap;
+    bool wideUnmasked128 = wide16Bit128 && !masked;
     if ((headDim > 128 && !perBlockKV && (!masked || causal)) ||
         (!fp8 && headDim <= 64 && causal) || wideUnmasked128)
       options.rescaleThreshold = fp8 ? 0.8f : 8.0f;
@@ -250,8 +250,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // 192-key tiles, in two rounds of one call (docs/PERF.md, 2026-11-30,
     // eleventh session). Python's flash_attn_func asks for it up to 4096
     // queries and keys (config.py, short_seqs_tuning).
-    bool shortCausal128 = shortSeqs && !fp8 && causal && headDim > 96 &&
-                          headDim <= 128 && !hasSoftcap;
+    bool shortCausal128 = shortSeqs && wide16Bit128 && causal;
     if (shortCausal128) {
       options.blockN = 128;
       options.pingpong = true;

@@ -161,9 +161,7 @@ void SM90KernelEmitter::emitQLoad() {
   e.op(formatv("nvvm.mbarrier.arrive.expect_tx {0}, {1} : !llvm.ptr<3>, i32",
                qBar, e.i32(layout.qBytes)).str());
   // Two buffers: the work item's one, bytes qBytes apart.
-  string buffer = qBuffer();
-  string bufferOffset =
-      buffer.empty() ? string() : e.mul(buffer, e.i32(layout.qBytes));
+  string bufferOffset = qBufferOffset();
   for (int64_t c = 0; c < chunks; ++c) {
     string dst = e.i32(c * cfg.blockM * 128);
     if (!bufferOffset.empty())

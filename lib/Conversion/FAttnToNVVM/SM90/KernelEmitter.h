@@ -348,13 +348,23 @@ private:
     return e.smemPtr(base, e.select(isSecond, e.i32(second), e.i32(first)));
   }
   string qFullBar() { return qBarrier(layout.qBar(), layout.qBar1()); }
+  /// With two Q buffers, the byte offset of this work item's (an i32); with
+  /// one, empty.
+  string qBufferOffset() {
+    string buffer = qBuffer();
+    return buffer.empty() ? string() : e.mul(buffer, e.i32(layout.qBytes));
+  }
+  /// This thread's arrival on the empty barrier of the work item's Q buffer.
+  void arriveQEmpty() {
+    e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
+                 qBarrier(layout.qEmptyBar(), layout.qEmptyBar1())).str());
+  }
   /// Persistent kernels: every consumer thread hands Q's buffer back once
   /// the work item's last S = Q K^T has completed. With tmaStore the buffer
   /// still takes O: the epilogue hands it back (storeOByTma).
   void releaseQ() {
     if (cfg.persistent && !cfg.tmaStore)
-      e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
-                   qBarrier(layout.qEmptyBar(), layout.qEmptyBar1())).str());
+      arriveQEmpty();
   }
   /// tmaStore: the thread of each consumer warpgroup that issues its TMA
   /// stores of O (the warpgroup's first).

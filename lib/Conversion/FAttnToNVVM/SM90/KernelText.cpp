@@ -907,7 +907,7 @@ void SM90KernelEmitter::writeOToShared(ArrayRef<string> acc,
 }
 
 void SM90KernelEmitter::storeOByTma(ArrayRef<string> acc, const string inv[2]) {
-  string buffer = e.mul(qBuffer(), e.i32(layout.qBytes));
+  string buffer = qBufferOffset();
   writeOToShared(acc, inv, buffer);
   string issue = fresh("o_tma"), handBack = fresh("o_hand_back"),
          done = fresh("o_stored");
@@ -928,8 +928,7 @@ void SM90KernelEmitter::storeOByTma(ArrayRef<string> acc, const string inv[2]) {
   // The other threads are done with the buffer; the issuer hands it back
   // in the next item (handBackStoredQ).
   e.label(handBack);
-  e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
-               qBarrier(layout.qEmptyBar(), layout.qEmptyBar1())).str());
+  arriveQEmpty();
   e.op(formatv("llvm.br ^{0}", done).str());
   e.label(done);
 }
@@ -944,10 +943,8 @@ void SM90KernelEmitter::handBackStoredQ() {
   e.label(back);
   e.op("nvvm.cp.async.bulk.wait_group 0 {read}");
   // The previous item's buffer: the other one of the two.
-  string wasSecond = e.icmp("eq", qBuffer(), e.i32(0));
   e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
-               e.smemPtr(base, e.select(wasSecond, e.i32(layout.qEmptyBar1()),
-                                        e.i32(layout.qEmptyBar())))).str());
+               qBarrier(layout.qEmptyBar1(), layout.qEmptyBar())).str());
   e.op(formatv("llvm.br ^{0}", done).str());
   e.label(done);
 }
