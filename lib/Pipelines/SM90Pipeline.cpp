@@ -55,6 +55,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.rescaleThreshold = options.rescaleThreshold;
   convert.qBuffers = options.qBuffers;
   convert.tmaStore = options.tmaStore;
+  convert.splitTail = options.splitTail;
   convert.reverseQTiles = options.reverseQTiles;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }

@@ -174,6 +174,31 @@ BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt"
                          "tsq2lt128pt", "tsq2pp128pt", "tsq2ltpp128pt", "tsq2n144pt",
                          "tsq2n112pt", "rsq2lt160pppt", "rstsq2ltpp128pt"],
                    256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt", "n64pt"]}
+# The split tail (split-tail=true, unmasked only) beside fattn-compile's
+# schedules without a mask: head dim 64 (three consumers), 128 (160-key
+# tiles, pingpong, the threshold, two Q buffers), 256 (80-key tiles,
+# pingpong, the threshold).
+SPLIT_TAIL = " split-tail=true"
+UNMASKED_BENCH = {
+    64: {"c3pt": SCHEDULES["c3pt"],
+         "stc3pt": (SCHEDULES["c3pt"][0] + SPLIT_TAIL, 128, 2)},
+    128: {"q2lt160pppt": SCHEDULES["q2lt160pppt"],
+          "stq2lt160pppt": (SCHEDULES["q2lt160pppt"][0] + SPLIT_TAIL, 160, 2)},
+    256: {"ltpp80pt": ("pingpong=true persistent=true rescale-threshold=8", 80, 2),
+          "stltpp80pt": ("pingpong=true persistent=true rescale-threshold=8" + SPLIT_TAIL, 80, 2)},
+}
+for _d, _variants in UNMASKED_BENCH.items():
+    for _v, (_extra, _bn, _stages) in _variants.items():
+        CONFIGS.append((f"bench_{_v}_d{_d}", "bf16", _d, {}, False, _bn, _stages, _extra))
+CONFIGS += [
+    # split-tail correctness: the shipped unmasked schedules, with an LSE,
+    # f16, GQA through check_sm90's cases.
+    ("st_bf16_d128_lse", "bf16", 128, {}, True, 160, 2, SCHEDULES["q2lt160pppt"][0] + SPLIT_TAIL),
+    ("st_f16_d64", "f16", 64, {}, False, 128, 2, SCHEDULES["c3pt"][0] + SPLIT_TAIL),
+    ("st_bf16_d256_lse", "bf16", 256, {}, True, 80, 2, UNMASKED_BENCH[256]["stltpp80pt"][0]),
+    ("st_bf16_d128_softcap", "bf16", 128, {"softcap": 30.0}, False, 128, 2, "persistent=true" + SPLIT_TAIL),
+    ("st_bf16_d96_seq", "bf16", 96, {}, False, 128, 2, "persistent=true intra-wg-overlap=false" + SPLIT_TAIL),
+]
 for _d, _variants in BENCH_HEAD_DIMS.items():
     for _v in _variants:
         _extra, _bn, _stages = SCHEDULES[_v]
@@ -277,6 +302,11 @@ FP8_CONFIGS = [
     ("lz_vt_fp8_d256_n128_ds2", "e4m3vt:2,2,2", 256, {}, False, 128, 2, "persistent=true rescale-threshold=0.8"),
     ("lz_vt_fp8_d256_n128_ds2_causal", "e4m3vt:2,2,2", 256, {"causal": True}, False, 128, 2, "persistent=true rescale-threshold=0.8"),
     ("vt_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true"),
+    # split-tail=true on fattn-compile's unmasked FP8 kernels (V^T, per-(batch,
+    # head) descales), and on per-block Q/K descales with V by rows.
+    ("st_rs_vts3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true split-tail=true"),
+    ("st_lz_vt_fp8_d256_n128_ds2", "e4m3vt:2,2,2", 256, {}, False, 128, 2, "persistent=true rescale-threshold=0.8 split-tail=true"),
+    ("st_fp8_d128_ds3q_lse", "e4m3:3b64,3b128,0", 128, {}, True, 128, 2, "persistent=true split-tail=true"),
     ("vtpp_fp8_d128_n224", "e4m3vt:0,0,0", 128, {}, False, 224, 2, "persistent=true pingpong=true producer-registers=32 consumer-registers=232"),
     ("vtpp_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true pingpong=true"),
     ("vtpp_fp8_d256_n128", "e4m3vt:0,0,0", 256, {}, False, 128, 2, "persistent=true pingpong=true"),

@@ -54,6 +54,21 @@ class Kernel:
                                        desc["entry"].encode()), "cuModuleGetFunction")
         check(cuda.cuFuncSetAttribute(self.func, 8, desc["dynamic_smem_bytes"]),
               "cuFuncSetAttribute")
+        # split-tail kernels: one zeroed slot per CTA (SM), reused by every
+        # launch (each launch leaves its arrival counters zero again).
+        self.workspace = None
+        if "workspace_bytes_per_cta" in desc:
+            sms = torch.cuda.get_device_properties(0).multi_processor_count
+            self.workspace = torch.zeros(sms * desc["workspace_bytes_per_cta"],
+                                         device="cuda", dtype=torch.uint8)
+
+    def counters_clear(self):
+        """split-tail: every arrival counter (the first 256 bytes of each
+        slot) back to zero after the launches so far."""
+        if self.workspace is None:
+            return True
+        slots = self.workspace.view(-1, self.desc["workspace_bytes_per_cta"])
+        return not slots[:, :256].any().item()
 
     def tensor_map(self, t, spec):
         """t: [B, H, S, D] view (V^T: [B, H, D, keys]) with unit last stride."""
@@ -81,7 +96,7 @@ class Kernel:
         sizes = {"batch": q.shape[0], "heads_q": q.shape[1], "heads_kv": k.shape[1],
                  "seq_q": q.shape[2], "seq_k": k.shape[2],
                  "num_sms": torch.cuda.get_device_properties(q.device).multi_processor_count}
-        tensors = {"q": q, "k": k, "v": v, "o": o, "lse": lse}
+        tensors = {"q": q, "k": k, "v": v, "o": o, "lse": lse, "workspace": self.workspace}
         for t, x in zip("qkv", descales or ()):
             tensors[t + "_descale"] = x
         for p in d["params"]:
@@ -171,6 +186,8 @@ def run_case(kern, b, hq, hkv, sq, sk):
         inf_ok = bool((lse[~fin] == -math.inf).all().item())
         line += f", LSE max abs err {lerr:.2e}, -inf rows ok {inf_ok}"
         ok = ok and lerr < 2e-3 and inf_ok and not torch.isnan(lse).any().item()
+    if not kern.counters_clear():
+        ok, line = False, line + ", split-tail counters left nonzero"
     print(("PASS" if ok else "FAIL") + line + (" NaN in output" if nan else ""))
     return ok
 
@@ -264,6 +281,8 @@ def run_fp8_case(kern, b, hq, hkv, sq, sk):
         rel = ((lse.double()[fin] - rlse[fin]).abs() / (2e-3 + 1e-3 * rlse[fin].abs())).max().item() if fin.any() else 0.0
         line += f", LSE max abs err {lerr:.2e} (bound 2e-3 + 1e-3 |LSE|: {rel:.2f} of it), -inf rows ok {inf_ok}"
         ok = ok and rel <= 1.0 and inf_ok and not torch.isnan(lse).any().item()
+    if not kern.counters_clear():
+        ok, line = False, line + ", split-tail counters left nonzero"
     print(("PASS" if ok else "FAIL") + line + (" NaN in output" if nan else ""), flush=True)
     return ok
 
@@ -405,6 +424,8 @@ CASES = [  # (B, Hq, Hkv, Sq, Sk)
     (1, 2, 2, 1, 129), (1, 4, 2, 1537, 2049),
     # More work items than SMs: persistent CTAs take several, some empty.
     (4, 16, 8, 1000, 1000), (2, 32, 32, 600, 300),
+    # A partial last round of long items (split-tail: pieces of 5-6 tiles).
+    (3, 23, 23, 2000, 1500),
 ]
 
 

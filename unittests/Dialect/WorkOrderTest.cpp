@@ -126,3 +126,104 @@ TEST(WorkOrder, CausalRoundsStayBalanced) {
     }
   EXPECT_TRUE(worseSomewhere);
 }
+
+namespace {
+/// The split tail's pieces of every CTA: whole rounds, then pieces 0 and 1
+/// (the kernel's loop stops at the first piece without an item).
+struct Piece {
+  int64_t cta, item, firstTile, endTile, rank;
+};
+std::vector<Piece> tailPieces(int64_t total, int64_t grid, int64_t tiles) {
+  Int64Ops ops;
+  std::vector<Piece> pieces;
+  for (int64_t cta = 0; cta < grid; ++cta)
+    for (int64_t piece = 0; piece < 4; ++piece) {
+      TailPiece<int64_t> p = tailPiece(ops, piece, cta, grid, total, tiles);
+      if (p.item >= total)
+        break;
+      EXPECT_LT(piece, 2) << "a CTA has at most two pieces";
+      pieces.push_back({cta, p.item, p.firstTile, p.endTile, p.rank});
+    }
+  return pieces;
+}
+} // namespace
+
+TEST(WorkOrder, SplitTailCoversEveryTileOnce) {
+  Int64Ops ops;
+  for (int64_t grid : {1, 7, 132})
+    for (int64_t total : {1, 5, 131, 132, 133, 200, 2048, 2816})
+      for (int64_t tiles : {0, 1, 2, 13, 103}) {
+        SCOPED_TRACE(testing::Message() << "total=" << total << " grid="
+                                        << grid << " tiles=" << tiles);
+        int64_t rounds = splitRounds(ops, total, grid, tiles);
+        // Whole rounds: every item below rounds * grid once (workIndex
+        // within a round is a permutation), none past `total`.
+        std::vector<int> whole(total, 0);
+        for (int64_t r = 0; r < rounds; ++r)
+          for (int64_t cta = 0; cta < grid; ++cta) {
+            int64_t index = workIndex(ops, r, grid, cta);
+            if (index < total)
+              ++whole[index];
+          }
+        int64_t first = std::min(rounds * grid, total);
+        for (int64_t i = 0; i < total; ++i)
+          ASSERT_EQ(whole[i], i < first ? 1 : 0);
+        // The split items: every tile exactly once, by pieces whose owner
+        // (the piece with tile 0) lists every other piece's CTA.
+        std::vector<std::vector<int>> seen(total - first,
+                                           std::vector<int>(tiles, 0));
+        std::vector<int> slots(grid, 0);
+        int64_t units = tailUnits(ops, total, grid, tiles);
+        for (const Piece &p : tailPieces(total, grid, tiles)) {
+          ASSERT_GE(p.item, first);
+          ASSERT_EQ(p.rank, p.item - first);
+          ASSERT_LT(p.firstTile, p.endTile);
+          ASSERT_LE(p.endTile, tiles);
+          for (int64_t t = p.firstTile; t < p.endTile; ++t)
+            ++seen[p.rank][t];
+          if (p.firstTile != 0) {
+            ++slots[p.cta];
+            continue;
+          }
+          // The owner: the CTAs after it up to the item's last unit's CTA
+          // hold its other pieces (those with a non-empty share).
+          int64_t last =
+              tailCtaOfUnit(ops, (p.rank + 1) * tiles - 1, units, grid);
+          ASSERT_GE(last, p.cta);
+          EXPECT_EQ(last == p.cta, p.endTile == tiles);
+          for (int64_t c = p.cta + 1; c <= last; ++c) {
+            int64_t begin = tailStart(ops, c, units, grid);
+            int64_t end = tailStart(ops, c + 1, units, grid);
+            if (begin == end)
+              continue;
+            ASSERT_GT(begin, p.rank * tiles);
+            ASSERT_LT(begin, (p.rank + 1) * tiles);
+          }
+        }
+        for (const auto &item : seen)
+          for (int count : item)
+            ASSERT_EQ(count, 1);
+        for (int count : slots)
+          ASSERT_LE(count, 1) << "one workspace slot per CTA";
+      }
+}
+
+TEST(WorkOrder, SplitTailBalancesTheLastRound) {
+  // Head dim 128 on 132 SMs: 2048 items of 13 tiles (2k keys, 160-key
+  // tiles) take 16 rounds whole; split, no CTA does more than 15.52 items'
+  // worth of tiles, rounded up to a tile.
+  Int64Ops ops;
+  int64_t total = 2048, grid = 132, tiles = 13;
+  EXPECT_EQ(splitRounds(ops, total, grid, tiles), 15);
+  int64_t longest = 0;
+  for (int64_t cta = 0; cta < grid; ++cta) {
+    int64_t load = 15 * tiles;
+    for (int64_t piece = 0; piece < 2; ++piece) {
+      TailPiece<int64_t> p = tailPiece(ops, piece, cta, grid, total, tiles);
+      if (p.item < total)
+        load += p.endTile - p.firstTile;
+    }
+    longest = std::max(longest, load);
+  }
+  EXPECT_EQ(longest, 15 * tiles + (68 * tiles + grid - 1) / grid);
+}

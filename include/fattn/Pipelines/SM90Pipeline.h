@@ -45,6 +45,12 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       llvm::cl::desc("O leaves through the work item's Q buffer and TMA "
                      "stores (needs q-buffers=2)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> splitTail{
+      *this, "split-tail",
+      llvm::cl::desc("Persistent unmasked kernels: split the last partial "
+                     "round's work items along their KV tiles (needs a "
+                     "workspace)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> reverseQTiles{
       *this, "reverse-q-tiles",
       llvm::cl::desc("Schedule the longest (causal) Q tiles first"),

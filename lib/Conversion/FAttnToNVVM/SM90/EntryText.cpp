@@ -51,7 +51,17 @@ void SM90KernelEmitter::beginWorkLoop(const string &name,
   // Round wi's item (WorkOrder.h: snake-ordered rounds of the grid).
   TextIntOps ops{e};
   string grid = e.sreg("nctaid.x");
-  string w = workIndex(ops, wi, grid, e.sreg("ctaid.x"));
+  string cta = e.sreg("ctaid.x");
+  string w = workIndex(ops, wi, grid, cta);
+  // The split tail: past the whole rounds, the CTA's pieces 0 and 1.
+  string inTail;
+  TailPiece<string> piece;
+  if (cfg.splitTail) {
+    inTail = e.icmp("uge", wi, tailRounds);
+    piece = tailPiece(ops, e.sub(wi, tailRounds), cta, grid, totalWork,
+                      tailTiles);
+    w = e.select(inTail, piece.item, w);
+  }
   e.op(formatv("llvm.cond_br {0}, ^{1}_body, ^{2}",
                e.icmp("ult", w, totalWork), name, exitLabel).str());
   e.label(name + "_body");
@@ -71,6 +81,18 @@ void SM90KernelEmitter::beginWorkLoop(const string &name,
       decodeWorkItem(ops, w, numQTiles, pairs, grid, params);
   string headIdx = e.bin("urem", item.pair, "%heads_q");
   setWorkItem(item.qTile, headIdx, e.bin("udiv", item.pair, "%heads_q"));
+  if (!cfg.splitTail)
+    return;
+  // A piece computes only its tiles of the item's [lo, hi).
+  string first = lo;
+  lo = e.select(inTail, e.add(first, piece.firstTile), first);
+  hi = e.select(inTail, e.add(first, piece.endTile), hi);
+  tailOwner = e.icmp("eq", piece.firstTile, e.i32(0));
+  string whole = e.bin("and", tailOwner,
+                       e.icmp("eq", piece.endTile, tailTiles), "i1");
+  string yes = e.def("llvm.mlir.constant(true) : i1");
+  tailSplit = e.bin("and", inTail, e.bin("xor", whole, yes, "i1"), "i1");
+  tailRank = piece.rank;
 }
 
 void SM90KernelEmitter::endWorkLoop(const string &name) {
@@ -85,6 +107,15 @@ void SM90KernelEmitter::emitEntry() {
     numQTiles = e.bin("udiv", e.add("%seq_q", e.i32(cfg.blockM - 1)),
                       e.i32(cfg.blockM));
     totalWork = e.mul(e.mul(numQTiles, "%heads_q"), "%batch");
+    if (cfg.splitTail) {
+      // Unmasked: every Q tile has the KV tiles of Q tile 0.
+      KVTileRange<string> range = kvRange(e, cfg, e.i32(0));
+      tailTiles = e.sub(range.hi, range.lo);
+      TextIntOps ops{e};
+      string grid = e.sreg("nctaid.x");
+      tailRounds = splitRounds(ops, totalWork, grid, tailTiles);
+      tailUnitCount = tailUnits(ops, totalWork, grid, tailTiles);
+    }
   } else {
     string ctaX = e.sreg("ctaid.x");
     string qTile = ctaX;

@@ -31,6 +31,16 @@ constexpr float kLn2 = 0.6931471805599453f;
 
 inline string str(int64_t v) { return std::to_string(v); }
 
+/// The split tail's workspace slot of a CTA (TailText.cpp): a header of one
+/// 4-byte arrival counter per consumer warp, then 4-byte words, tailSlotWords
+/// per consumer thread: the accumulator registers, the two row maxes and the
+/// two row sums, padded to whole 16-byte units.
+constexpr int64_t kTailSlotHeaderBytes = 256;
+inline int64_t tailSlotWords(const SM90KernelConfig &c) {
+  int64_t acc = c.paddedHeadDim() / 2 + (c.rowSumMma ? 2 : 0);
+  return (acc + 4 + 3) / 4 * 4;
+}
+
 /// Writes LLVM-dialect text with fresh SSA names.
 class TextEmitter {
 public:
@@ -281,6 +291,13 @@ private:
   // (the ring's stages and phases run on across items), and the items this
   // CTA did before it (its round, and the phase of Q's barriers).
   string numQTiles, totalWork, tileBase, workOrdinal;
+  // The split tail (entry-block values): the KV tiles of every item, the
+  // whole rounds before the split items and the split items' tile units.
+  string tailTiles, tailRounds, tailUnitCount;
+  // The split tail, in a work loop's body: whether the item is a piece of
+  // a split one (i1), whether the piece holds its first tile (i1), and its
+  // rank among the split items.
+  string tailSplit, tailOwner, tailRank;
   // Values of the consumer's first block, visible in the whole consumer
   // (rows and limits: of the work item).
   string wg, quad, rowInTile, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0,
@@ -392,6 +409,18 @@ private:
   void emitSequentialLoop();
   void emitOverlappedLoop();
   void emitEpilogue();
+  /// The split tail, at the epilogue: a piece without the item's first tile
+  /// leaves its O, maxes and sums in this CTA's workspace slot and branches
+  /// to `next` (the next work item); the piece with it merges the others'
+  /// into its own (`maxes`, `sums` and `acc` become the merged values).
+  /// Other items pass through.
+  void emitTailCombine(string maxes[2], string sums[2], string &acc,
+                       const string &next);
+  /// The address of word unit `unit` (16 bytes) of this thread in CTA
+  /// `cta`'s slot, and of this warp's arrival counter there.
+  string tailSlotBase(const string &cta);
+  string tailUnitPtr(const string &slot, int64_t unit);
+  string tailCounterPtr(const string &slot);
 
   /// rowSumMma: every thread writes part of the tile of ones.
   void emitOnesTile();

@@ -37,6 +37,8 @@ string SM90KernelEmitter::signature() {
                                 "%v: !llvm.ptr", "%o: !llvm.ptr"};
   if (cfg.hasLse)
     params.push_back("%lse: !llvm.ptr");
+  if (cfg.splitTail)
+    params.push_back("%workspace: !llvm.ptr");
   for (const char *n : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
     params.push_back(formatv("%{0}: i32", n).str());
   for (const char *t : {"q", "k", "v", "o"})
@@ -1005,14 +1007,17 @@ void SM90KernelEmitter::emitEpilogue() {
   // The plain loop hands Q back here (the overlapped one after its last S).
   if (!opts.intraWarpgroupOverlap)
     releaseQ();
-  const char *finalMax[2] = {"%fm0", "%fm1"}, *finalSum[2] = {"%fl0", "%fl1"};
+  string finalMax[2] = {"%fm0", "%fm1"}, finalSum[2] = {"%fl0", "%fl1"};
+  string finalAcc = "%facc";
+  if (cfg.splitTail)
+    emitTailCombine(finalMax, finalSum, finalAcc, "consume_next");
   string allLanes = e.i32(-1), clamp = e.i32(31);
   string inv[2], lse[2];
-  SmallVector<string> accVals = unpack("%facc", numAcc, oType);
+  SmallVector<string> accVals = unpack(finalAcc, numAcc, oType);
   for (int r = 0; r < 2; ++r) {
     // l: the whole row's sum in every thread of the quad (rowSumMma), or
     // each thread's share of the columns, added up across the quad.
-    string l = cfg.rowSumMma ? accVals[numO + r] : string(finalSum[r]);
+    string l = cfg.rowSumMma ? accVals[numO + r] : finalSum[r];
     if (!cfg.rowSumMma)
       for (int sh : {1, 2}) {
         string other = e.def(formatv("nvvm.shfl.sync bfly {0}, {1}, {2}, {3} : "
@@ -1069,6 +1074,12 @@ void SM90KernelEmitter::emitEpilogue() {
     e.op("llvm.br ^exit");
     return;
   }
+  // The split tail's pieces without an item's first tile come here from
+  // emitTailCombine.
+  if (cfg.splitTail) {
+    e.op("llvm.br ^consume_next");
+    e.label("consume_next");
+  }
   endWorkLoop("consume_work");
   if (pingpong()) {
     e.label("consume_exit");
@@ -1102,6 +1113,13 @@ string SM90KernelEmitter::emit() {
 
 int64_t SM90KernelConfig::dynamicSharedBytes() const {
   return SharedLayout(*this).total + 1024;
+}
+
+int64_t SM90KernelConfig::workspaceBytesPerCta() const {
+  if (!splitTail)
+    return 0;
+  return kTailSlotHeaderBytes +
+         tailSlotWords(*this) * 4 * 128 * consumerWarpgroups;
 }
 
 std::string mlir::fattn::emitSM90KernelText(const SM90KernelConfig &config,

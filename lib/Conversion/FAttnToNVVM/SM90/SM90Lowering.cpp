@@ -117,6 +117,32 @@ std::string defaultKernelName(const SM90KernelConfig &c) {
 }
 } // namespace
 
+/// The split tail (SM90Options::splitTail) cuts work items along their KV
+/// tiles, so every item must have the same tiles (no mask), a CTA must loop
+/// over items (persistent), and the pieces must combine: O in the same units
+/// in each (not per-block V descales, which move O into the last tile's) and
+/// held in registers at the end (not handed to TMA stores).
+static LogicalResult checkSplitTail(TiledAttentionOp op,
+                                    const SM90Options &options,
+                                    const SM90KernelConfig &c) {
+  if (!options.splitTail)
+    return success();
+  auto reject = [&](const char *why) {
+    return op.emitOpError() << "split-tail needs " << why;
+  };
+  if (!c.persistent)
+    return reject("persistent tiles (--fattn-persistent-tiles)");
+  if (c.windowLeft >= 0 || c.windowRight >= 0)
+    return reject("unmasked attention, whose work items all have the same "
+                  "KV tiles (no causal mask or window)");
+  if (options.tmaStore)
+    return reject("O stored from registers, not tma-store");
+  if (c.vDescale.rank == 3)
+    return reject("V descales per tensor or per (batch, head), not per "
+                  "block");
+  return success();
+}
+
 /// Conditional rescaling lets P grow to 2^threshold (times
 /// 2^kFP8ProbabilityLog2 for e4m3) before the kernel rounds it to the
 /// element type: that must stay finite there.
@@ -303,6 +329,9 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
            << "tma-store needs "
            << (fp8 ? "a 16-bit element type, not e4m3" : "q-buffers=2");
   c.tmaStore = options.tmaStore;
+  if (failed(checkSplitTail(op, options, c)))
+    return failure();
+  c.splitTail = options.splitTail;
   if (c.dynamicSharedBytes() > kMaxDynamicSharedBytes)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -327,6 +356,10 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
                        R"({"name": "v", "type": "ptr"}, {"name": "o", "type": "ptr"})";
   if (c.hasLse)
     params += R"(, {"name": "lse", "type": "ptr"})";
+  // The split tail's workspace: allocated and zeroed once by the runtime
+  // (each kernel leaves its counters zero again).
+  if (c.splitTail)
+    params += R"(, {"name": "workspace", "type": "ptr"})";
   for (const char *n : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
     params += formatv(R"(, {{"name": "{0}", "type": "u32"})", n).str();
   for (const char *t : {"q", "k", "v", "o"})
@@ -377,6 +410,10 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
   if (c.valueTransposed)
     trailing += formatv(R"(, "value_layout": "{0}")", kTransposedValueLayout)
                     .str();
+  // The split tail's workspace: this many bytes per CTA of the grid.
+  if (c.splitTail)
+    trailing += formatv(R"(, "workspace_bytes_per_cta": {0})",
+                        c.workspaceBytesPerCta()).str();
   // Information for whoever models the kernel's numerics (the runtime
   // ignores "meta"): l sums P as the P V wgmma reads it, rounded; a row's
   // max moves only past the rescale threshold (log2 units).
@@ -538,6 +575,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.rescaleThreshold = rescaleThreshold;
     options.qBuffers = qBuffers;
     options.tmaStore = tmaStore;
+    options.splitTail = splitTail;
     options.reverseQTiles = reverseQTiles;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });

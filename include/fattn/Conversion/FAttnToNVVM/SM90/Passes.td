@@ -43,6 +43,10 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
     Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
            "O leaves through its work item's Q buffer and TMA stores, which "
            "the consumers do not wait for (needs q-buffers=2, 16-bit types)">,
+    Option<"splitTail", "split-tail", "bool", /*default=*/"false",
+           "Persistent unmasked kernels: split the work items past the last "
+           "whole round along their KV tiles among all CTAs, combined "
+           "through a global workspace (a `workspace` kernel parameter)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
   ];

@@ -69,6 +69,12 @@ struct SM90Options {
   /// that the consumers issue and move on from; the buffer goes back to the
   /// producer once the stores have read it. Needs qBuffers == 2.
   bool tmaStore = false;
+  /// Persistent kernels of unmasked attention: the work items past the last
+  /// whole round of the grid are split along their KV tiles among all CTAs
+  /// (WorkOrder.h's split tail); the CTA that computes an item's first tiles
+  /// combines the other pieces, which their CTAs leave in a global
+  /// workspace (a `workspace` kernel parameter, KERNEL-ABI.md).
+  bool splitTail = false;
   /// Registers per thread the producer warpgroup keeps (setmaxnreg);
   /// 0 disables register reallocation.
   int producerRegisters = 24;
@@ -146,6 +152,8 @@ struct SM90KernelConfig {
   int qBuffers = 1;
   /// SM90Options::tmaStore: O leaves by TMA stores (an `o_map` parameter).
   bool tmaStore = false;
+  /// SM90Options::splitTail.
+  bool splitTail = false;
 
   bool isFP8() const { return elementType == "e4m3"; }
   /// FP8 with V stored by rows: the producer transposes each V tile.
@@ -166,6 +174,10 @@ struct SM90KernelConfig {
   }
   /// Dynamic shared memory in bytes, including 1 KiB of alignment slack.
   int64_t dynamicSharedBytes() const;
+  /// splitTail: the bytes of one CTA's workspace slot (the first 256 hold
+  /// one arrival counter per consumer warp, then one piece's O, row maxes
+  /// and row sums as each consumer thread holds them); 0 without it.
+  int64_t workspaceBytesPerCta() const;
 };
 
 /// The kernel of `config`, as the text of an `llvm.func` in the LLVM and NVVM

@@ -70,6 +70,91 @@ decodeWorkItem(Ops &ops, typename Ops::Int index, typename Ops::Int numQTiles,
   return {qTile, pair};
 }
 
+/// The split tail (persistent kernels of unmasked attention, whose items
+/// all have the same `tiles` KV tiles). When the grid does not divide the
+/// `total` items, a last round of whole items would leave CTAs idle while
+/// the others finish it. Instead the items past the last whole round are cut
+/// along their KV tiles: their U = (total mod grid) * tiles tile units are
+/// dealt out in order, CTA c taking units [tailStart(c), tailStart(c + 1)),
+/// tailStart(c) = c U / grid (rounded down). Fewer than `tiles` units per
+/// CTA, so a CTA's share spans at most two items: its pieces 0 and 1. The
+/// piece that holds an item's first tile combines the others (kept in a
+/// workspace slot of the CTA that computed them); every other piece is the
+/// first (or only) piece of its CTA, so each CTA fills at most one slot.
+/// With no tiles (an empty key sequence) nothing is split: the last round
+/// stays a round of whole items.
+template <typename Int> struct TailPiece {
+  /// The piece's work item, or `total` when the CTA has no such piece.
+  Int item;
+  /// The piece's KV tiles, [firstTile, endTile) of the item's `tiles`.
+  Int firstTile, endTile;
+  /// The item's rank among the split ones (item - first split item).
+  Int rank;
+};
+
+/// Rounds of whole items before the split ones.
+template <typename Ops>
+typename Ops::Int splitRounds(Ops &ops, typename Ops::Int total,
+                              typename Ops::Int grid, typename Ops::Int tiles) {
+  auto whole = ops.div(total, grid);
+  auto ceil = ops.div(ops.add(total, ops.sub(grid, ops.cst(1))), grid);
+  return ops.select(ops.lt(tiles, ops.cst(1)), ceil, whole);
+}
+
+/// The tile units of the split items (0 without tiles).
+template <typename Ops>
+typename Ops::Int tailUnits(Ops &ops, typename Ops::Int total,
+                            typename Ops::Int grid, typename Ops::Int tiles) {
+  auto rounds = splitRounds(ops, total, grid, tiles);
+  auto left = ops.sub(total, ops.mul(rounds, grid));
+  return ops.select(ops.lt(tiles, ops.cst(1)), ops.cst(0),
+                    ops.mul(left, tiles));
+}
+
+/// The first tail unit of CTA `cta` (tailStart above).
+template <typename Ops>
+typename Ops::Int tailStart(Ops &ops, typename Ops::Int cta,
+                            typename Ops::Int units, typename Ops::Int grid) {
+  return ops.div(ops.mul(cta, units), grid);
+}
+
+/// The CTA whose share holds tail unit `unit` (< units): the last c with
+/// tailStart(c) <= unit, ((unit + 1) grid - 1) / units.
+template <typename Ops>
+typename Ops::Int tailCtaOfUnit(Ops &ops, typename Ops::Int unit,
+                                typename Ops::Int units,
+                                typename Ops::Int grid) {
+  auto scaled = ops.sub(ops.mul(ops.add(unit, ops.cst(1)), grid), ops.cst(1));
+  return ops.div(scaled, ops.max(units, ops.cst(1)));
+}
+
+/// Piece `piece` (0, 1, ...; from 2 on there is none) of CTA `cta`'s share
+/// of the split tail. Values are non-negative; `Ops` as decodeWorkItem's
+/// plus min and max.
+template <typename Ops>
+TailPiece<typename Ops::Int>
+tailPiece(Ops &ops, typename Ops::Int piece, typename Ops::Int cta,
+          typename Ops::Int grid, typename Ops::Int total,
+          typename Ops::Int tiles) {
+  auto rounds = splitRounds(ops, total, grid, tiles);
+  auto units = tailUnits(ops, total, grid, tiles);
+  auto perItem = ops.max(tiles, ops.cst(1));
+  auto begin = tailStart(ops, cta, units, grid);
+  auto end = tailStart(ops, ops.add(cta, ops.cst(1)), units, grid);
+  // Piece 0 ends at the share's end or at the end of its first item.
+  auto itemEnd = ops.mul(ops.add(ops.div(begin, perItem), ops.cst(1)), perItem);
+  auto split = ops.min(end, itemEnd);
+  auto isFirst = ops.lt(piece, ops.cst(1));
+  auto lo = ops.select(isFirst, begin, split);
+  auto hi = ops.select(isFirst, split,
+                       ops.select(ops.lt(piece, ops.cst(2)), end, lo));
+  auto rank = ops.div(lo, perItem);
+  auto item = ops.add(ops.mul(rounds, grid), rank);
+  auto origin = ops.mul(rank, perItem);
+  return {ops.select(ops.lt(lo, hi), item, total), ops.sub(lo, origin),
+          ops.sub(hi, origin), rank};
+}
+
 } // namespace mlir::fattn
 
 #endif // FATTN_DIALECT_FATTN_UTILS_WORKORDER_H
