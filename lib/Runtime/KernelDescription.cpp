@@ -249,6 +249,13 @@ bool resolveParamName(ParamSpec &p, const KernelDescription &desc, ObjectReader 
     p.source = ParamSource::TensorMap;
     return true;
   }
+  if (p.name == "workspace") {
+    p.source = ParamSource::Workspace;
+    if (!desc.workspaceBytesPerCta)
+      return r.fail("parameter \"workspace\" is present but there is no "
+                    "\"workspace_bytes_per_cta\" key");
+    return typeIs({ParamType::Ptr});
+  }
   if (lookupTensor(p.name, tensor)) {
     p.source = ParamSource::Pointer;
     p.tensor = tensor;
@@ -502,11 +509,11 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
                     "head_dim_qk", "head_dim_v", "scale", "causal", "window_left",
                     "window_right", "softcap", "has_lse", "block_m", "block_n", "threads",
                     "dynamic_smem_bytes", "grid", "cluster", "align_bytes", "descale",
-                    "value_layout", "params", "meta"}))
+                    "value_layout", "workspace_bytes_per_cta", "params", "meta"}))
     return false;
 
   int64_t version = 0, headQK = 0, headV = 0, blockM = 0, blockN = 0, threads = 0, smem = 0;
-  int64_t align = 16;
+  int64_t align = 16, workspace = 0;
   if (!r.readInt("version", version, 1, 1))
     return false;
   desc.version = int(version);
@@ -530,8 +537,10 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
       !r.readInt("block_m", blockM, 1, 1 << 16) || !r.readInt("block_n", blockN, 1, 1 << 16) ||
       !r.readInt("threads", threads, 1, 1024) ||
       !r.readInt("dynamic_smem_bytes", smem, 0, INT32_MAX) ||
-      !r.readInt("align_bytes", align, 1, 256, false))
+      !r.readInt("align_bytes", align, 1, 256, false) ||
+      !r.readInt("workspace_bytes_per_cta", workspace, 1, INT32_MAX, false))
     return false;
+  desc.workspaceBytesPerCta = uint64_t(workspace);
   desc.headDimQK = headQK;
   desc.headDimV = headV;
   desc.blockM = blockM;
@@ -573,6 +582,14 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   for (size_t i = 0; i < params->asArray().size(); ++i)
     if (!parseParam(params->asArray()[i], i, desc, error))
       return false;
+  if (desc.workspaceBytesPerCta) {
+    bool found = false;
+    for (const ParamSpec &p : desc.params)
+      found |= p.source == ParamSource::Workspace;
+    if (!found)
+      return r.fail("\"workspace_bytes_per_cta\" is present but \"params\" has no "
+                    "\"workspace\" pointer");
+  }
   return !desc.hasDescale || checkDescalePointers(desc, error);
 }
 

@@ -454,6 +454,13 @@ bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
       plan.tensorMaps.push_back(req);
       break;
     }
+    case ParamSource::Workspace:
+      // The launcher's buffer for the device and stream: one slot per CTA.
+      std::memset(slot.bytes, 0, sizeof(slot.bytes));
+      plan.workspaceSlot = i;
+      plan.workspaceBytes = uint64_t(plan.grid[0]) * plan.grid[1] * plan.grid[2] *
+                            desc.workspaceBytesPerCta;
+      break;
     }
   }
   return true;

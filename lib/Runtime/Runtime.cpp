@@ -8,6 +8,7 @@
 
 #include <cuda.h>
 #include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <map>
@@ -64,10 +65,25 @@ struct fattnKernel_ {
   KernelDescription desc;
   std::string image;    // cubin (or fatbin/PTX when loaded from memory)
   std::string ptxImage; // the description's "ptx" fallback, if any
-  std::mutex mutex;     // guards modules
+  std::mutex mutex;     // guards modules and workspaces
   std::map<int, DeviceModule> modules;
+  /// The "workspace" of kernels that have one, per (device, stream): the
+  /// launches on one stream run in order and may share it (each leaves it
+  /// as it found it), launches on different streams may overlap and get
+  /// their own.
+  struct Workspace {
+    CUcontext context = nullptr;
+    CUdeviceptr ptr = 0;
+    uint64_t bytes = 0;
+  };
+  std::map<std::pair<int, CUstream>, Workspace> workspaces;
 
   ~fattnKernel_() {
+    for (auto &[key, w] : workspaces) {
+      ScopedContext scope(w.context);
+      if (scope.ok())
+        cuMemFree(w.ptr);
+    }
     for (auto &[ordinal, m] : modules) {
       // Errors are ignored: at process exit the driver may already be gone.
       if (m.module) {
@@ -83,6 +99,10 @@ struct fattnKernel_ {
 
   /// Loads the module on `ordinal` on first use.
   fattnStatus moduleFor(int ordinal, DeviceModule *&out);
+  /// A workspace of at least `bytes` for launches on `stream` of device
+  /// `ordinal` (whose context is current), zeroed on `stream` when new.
+  fattnStatus workspaceFor(int ordinal, const DeviceModule &m, CUstream stream,
+                           uint64_t bytes, CUdeviceptr &out);
   fattnStatus loadModule(DeviceModule &m, int ordinal);
 };
 
@@ -166,6 +186,34 @@ fattnStatus fattnKernel_::moduleFor(int ordinal, DeviceModule *&out) {
     return status;
   }
   out = &modules.emplace(ordinal, m).first->second;
+  return FATTN_STATUS_SUCCESS;
+}
+
+fattnStatus fattnKernel_::workspaceFor(int ordinal, const DeviceModule &m, CUstream stream,
+                                       uint64_t bytes, CUdeviceptr &out) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Workspace &w = workspaces[{ordinal, stream}];
+  if (w.bytes < bytes) {
+    CUresult r;
+    if (w.ptr) {
+      // Earlier launches on the stream may still read the smaller one.
+      if ((r = cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+        return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuStreamSynchronize") +
+                                                 where());
+      cuMemFree(w.ptr);
+      w = Workspace();
+    }
+    if ((r = cuMemAlloc(&w.ptr, bytes)) != CUDA_SUCCESS)
+      return fail(FATTN_STATUS_CUDA_ERROR,
+                  describeCudaError(r, "cuMemAlloc(workspace of " + std::to_string(bytes) +
+                                           " bytes)") +
+                      where());
+    w.context = m.context;
+    w.bytes = bytes;
+    if ((r = cuMemsetD8Async(w.ptr, 0, bytes, stream)) != CUDA_SUCCESS)
+      return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuMemsetD8Async") + where());
+  }
+  out = w.ptr;
   return FATTN_STATUS_SUCCESS;
 }
 
@@ -325,6 +373,14 @@ fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors, in
   for (const TensorMapRequest &req : plan.tensorMaps)
     if (!encodeTensorMap(req, plan, error))
       return fail(FATTN_STATUS_CUDA_ERROR, error + kernel->where());
+  if (plan.workspaceBytes) {
+    CUdeviceptr workspace = 0;
+    if (fattnStatus s = kernel->workspaceFor(ordinal, *m, static_cast<CUstream>(stream),
+                                             plan.workspaceBytes, workspace))
+      return s;
+    uint64_t address = workspace;
+    std::memcpy(plan.params[plan.workspaceSlot].bytes, &address, sizeof(address));
+  }
 
   std::vector<void *> params(plan.params.size());
   for (size_t i = 0; i < params.size(); ++i)

@@ -825,6 +825,48 @@ void testTransposedValuePlanErrors() {
 }
 } // namespace
 
+// A persistent kernel with the split tail's workspace (sm_90a split-tail).
+std::string workspaceDescription() {
+  std::string text = replaceOnce(kDescription, "{\"name\": \"lse\", \"type\": \"ptr\"}",
+                                 "{\"name\": \"lse\", \"type\": \"ptr\"}, "
+                                 "{\"name\": \"workspace\", \"type\": \"ptr\"}");
+  text = replaceOnce(text, "[[\"seq_q\", 128], [\"heads_q\", 1], [\"batch\", 1]]",
+                     "[[\"num_sms\", 1]]");
+  return replaceOnce(text, "\"block_n\": 64,",
+                     "\"block_n\": 64, \"workspace_bytes_per_cta\": 69888,");
+}
+
+void testWorkspace() {
+  KernelDescription d = exampleDescription(workspaceDescription());
+  CHECK(d.workspaceBytesPerCta == 69888);
+  CHECK(d.params.size() == 25 && d.params[5].source == ParamSource::Workspace);
+  Problem p(2, 8, 2, 1000, 2049, 128, true);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 5, 132, plan, error));
+  // One slot per CTA of the grid; the pointer is the launcher's to fill.
+  CHECK(plan.workspaceSlot == 5 && plan.workspaceBytes == 132ull * 69888);
+  CHECK(slotAs<uint64_t>(plan, 5) == 0 && slotAs<uint32_t>(plan, 6) == 2);
+  // Without the key, nothing to allocate.
+  CHECK(buildLaunchPlan(exampleDescription(), p.tensors.data(), 5, 132, plan, error) &&
+        plan.workspaceBytes == 0);
+
+  // The key and the parameter come together.
+  std::string text = workspaceDescription();
+  CHECK_CONTAINS(descError(replaceOnce(text, "\"workspace_bytes_per_cta\": 69888,", "")),
+                 "params[5]: parameter \"workspace\" is present but there is no "
+                 "\"workspace_bytes_per_cta\" key");
+  CHECK_CONTAINS(descError(replaceOnce(text, ", {\"name\": \"workspace\", \"type\": \"ptr\"}",
+                                       "")),
+                 "\"workspace_bytes_per_cta\" is present but \"params\" has no "
+                 "\"workspace\" pointer");
+  CHECK_CONTAINS(descError(replaceOnce(text, "69888", "0")),
+                 "\"workspace_bytes_per_cta\" = 0 is out of range");
+  CHECK_CONTAINS(descError(replaceOnce(text, "{\"name\": \"workspace\", \"type\": \"ptr\"}",
+                                       "{\"name\": \"workspace\", \"type\": \"u64\"}")),
+                 "parameter \"workspace\" cannot have type \"u64\"");
+}
+
 int main() {
   struct Test {
     const char *name;
@@ -847,6 +889,7 @@ int main() {
       {"ValueLayoutDescription", testValueLayoutDescription},
       {"TransposedValuePlan", testTransposedValuePlan},
       {"TransposedValuePlanErrors", testTransposedValuePlanErrors},
+      {"Workspace", testWorkspace},
   };
   int passed = 0, failed = 0;
   for (const Test &t : tests) {

@@ -78,7 +78,9 @@ constexpr const char *kTransposedWgmmaE4M3K32 =
     fattn_abi::kTransposedValueLayout;
 
 /// Where a parameter's value comes from.
-enum class ParamSource { Pointer, Size, Stride, Scalar, TensorMap };
+/// Workspace: the runtime's zeroed scratch buffer of the launch's device and
+/// stream ("workspace_bytes_per_cta" bytes per CTA of the grid).
+enum class ParamSource { Pointer, Size, Stride, Scalar, TensorMap, Workspace };
 enum class ScalarName { Scale, ScaleLog2, Softcap };
 
 struct ParamSpec {
@@ -131,6 +133,10 @@ struct KernelDescription {
   bool hasDescale = false;  // the "descale" key: launches take 8 tensors
   std::array<DescaleSpec, 3> descale; // q, k, v (index tensor - kQDescale)
   ValueLayout valueLayout = ValueLayout::Default;
+  /// "workspace_bytes_per_cta": bytes of scratch per CTA of the grid that
+  /// the "workspace" parameter points to, zeroed before the first launch and
+  /// left zeroed by each launch (KERNEL-ABI.md); 0: none.
+  uint64_t workspaceBytesPerCta = 0;
   std::vector<ParamSpec> params;
 };
 

@@ -65,6 +65,10 @@ struct LaunchPlan {
   uint32_t dynamicSmemBytes = 0;
   std::vector<ParamSlot> params;
   std::vector<TensorMapRequest> tensorMaps;
+  /// The "workspace" parameter: its slot (its bytes are left zero for the
+  /// launcher to fill) and the bytes it must point to; 0 without one.
+  size_t workspaceSlot = 0;
+  uint64_t workspaceBytes = 0;
 };
 
 /// Checks `tensors` (q, k, v, o and, when the kernel has LSE, lse) against
