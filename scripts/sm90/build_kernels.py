@@ -183,7 +183,10 @@ UNMASKED_BENCH = {
     64: {"c3pt": SCHEDULES["c3pt"],
          "stc3pt": (SCHEDULES["c3pt"][0] + SPLIT_TAIL, 128, 2)},
     128: {"q2lt160pppt": SCHEDULES["q2lt160pppt"],
-          "stq2lt160pppt": (SCHEDULES["q2lt160pppt"][0] + SPLIT_TAIL, 160, 2)},
+          "stq2lt160pppt": (SCHEDULES["q2lt160pppt"][0] + SPLIT_TAIL, 160, 2),
+          "stq2lt160pt": (SCHEDULES["q2lt160pt"][0] + SPLIT_TAIL, 160, 2),
+          "stlt160pppt": (SCHEDULES["lt160pppt"][0] + SPLIT_TAIL, 160, 2),
+          "stn192pt": (SCHEDULES["n192pt"][0] + SPLIT_TAIL, 192, 2)},
     256: {"ltpp80pt": ("pingpong=true persistent=true rescale-threshold=8", 80, 2),
           "stltpp80pt": ("pingpong=true persistent=true rescale-threshold=8" + SPLIT_TAIL, 80, 2)},
 }
