@@ -152,7 +152,8 @@ TEST(WorkOrder, SplitTailCoversEveryTileOnce) {
   Int64Ops ops;
   for (int64_t grid : {1, 7, 132})
     for (int64_t total : {1, 5, 131, 132, 133, 200, 2048, 2816})
-      for (int64_t tiles : {0, 1, 2, 13, 103}) {
+      for (int64_t tiles : {int64_t(0), int64_t(1), int64_t(2), int64_t(13),
+                            int64_t(103), kMaxSplitTiles + 1}) {
         SCOPED_TRACE(testing::Message() << "total=" << total << " grid="
                                         << grid << " tiles=" << tiles);
         int64_t rounds = splitRounds(ops, total, grid, tiles);
@@ -226,4 +227,10 @@ TEST(WorkOrder, SplitTailBalancesTheLastRound) {
     longest = std::max(longest, load);
   }
   EXPECT_EQ(longest, 15 * tiles + (68 * tiles + grid - 1) / grid);
+  // Items of more than kMaxSplitTiles tiles stay whole, so that the
+  // kernel's cta * U fits in 32 bits on grids of up to 256 CTAs.
+  EXPECT_EQ(splitRounds(ops, total, grid, kMaxSplitTiles), 15);
+  EXPECT_EQ(splitRounds(ops, total, grid, kMaxSplitTiles + 1), 16);
+  EXPECT_EQ(tailUnits(ops, total, grid, kMaxSplitTiles + 1), 0);
+  EXPECT_LT(256 * 255 * kMaxSplitTiles, int64_t(1) << 31);
 }

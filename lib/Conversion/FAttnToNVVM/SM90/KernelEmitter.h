@@ -416,8 +416,8 @@ private:
   /// Other items pass through.
   void emitTailCombine(string maxes[2], string sums[2], string &acc,
                        const string &next);
-  /// The address of word unit `unit` (16 bytes) of this thread in CTA
-  /// `cta`'s slot, and of this warp's arrival counter there.
+  /// The workspace slot of CTA `cta`; in a slot, this thread's 16-byte unit
+  /// `unit` and this warp's arrival counter.
   string tailSlotBase(const string &cta);
   string tailUnitPtr(const string &slot, int64_t unit);
   string tailCounterPtr(const string &slot);

@@ -81,8 +81,10 @@ decodeWorkItem(Ops &ops, typename Ops::Int index, typename Ops::Int numQTiles,
 /// piece that holds an item's first tile combines the others (kept in a
 /// workspace slot of the CTA that computed them); every other piece is the
 /// first (or only) piece of its CTA, so each CTA fills at most one slot.
-/// With no tiles (an empty key sequence) nothing is split: the last round
-/// stays a round of whole items.
+/// With no tiles (an empty key sequence), or more than kMaxSplitTiles (so
+/// that the kernel's 32-bit products cta * U stay below 2^31 on grids of up
+/// to 256 CTAs), nothing is split: the last round stays a round of whole
+/// items.
 template <typename Int> struct TailPiece {
   /// The piece's work item, or `total` when the CTA has no such piece.
   Int item;
@@ -92,23 +94,32 @@ template <typename Int> struct TailPiece {
   Int rank;
 };
 
+inline constexpr int64_t kMaxSplitTiles = 1 << 15;
+
+/// Whether items of `tiles` KV tiles are split (see above).
+template <typename Ops>
+typename Ops::Int splitsTiles(Ops &ops, typename Ops::Int tiles) {
+  auto none = ops.cst(0), one = ops.cst(1);
+  return ops.select(ops.lt(tiles, one), none,
+                    ops.select(ops.lt(ops.cst(kMaxSplitTiles), tiles), none, one));
+}
+
 /// Rounds of whole items before the split ones.
 template <typename Ops>
 typename Ops::Int splitRounds(Ops &ops, typename Ops::Int total,
                               typename Ops::Int grid, typename Ops::Int tiles) {
   auto whole = ops.div(total, grid);
   auto ceil = ops.div(ops.add(total, ops.sub(grid, ops.cst(1))), grid);
-  return ops.select(ops.lt(tiles, ops.cst(1)), ceil, whole);
+  return ops.select(ops.lt(splitsTiles(ops, tiles), ops.cst(1)), ceil, whole);
 }
 
-/// The tile units of the split items (0 without tiles).
+/// The tile units of the split items (0 when nothing is split).
 template <typename Ops>
 typename Ops::Int tailUnits(Ops &ops, typename Ops::Int total,
                             typename Ops::Int grid, typename Ops::Int tiles) {
   auto rounds = splitRounds(ops, total, grid, tiles);
   auto left = ops.sub(total, ops.mul(rounds, grid));
-  return ops.select(ops.lt(tiles, ops.cst(1)), ops.cst(0),
-                    ops.mul(left, tiles));
+  return ops.mul(ops.mul(left, tiles), splitsTiles(ops, tiles));
 }
 
 /// The first tail unit of CTA `cta` (tailStart above).
