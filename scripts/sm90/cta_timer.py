@@ -90,7 +90,7 @@ def run(kdir, seqlen, names):
             runs.append((ends[-1], ends[0], ends[n // 2], n))
         runs.sort()
         last, first, median, n = runs[len(runs) // 2]
-        flops = 4 * b * h * seqlen * seqlen * d
+        flops = 4 * b * h * seqlen * seqlen * d / (2 if kern.desc["causal"] else 1)
         print(f"CTA {name} N={seqlen} CTAs={n}: last end {last:.1f} us "
               f"({flops / last / 1e6:.0f} TFLOP/s), first end {first:.1f}, median end "
               f"{median:.1f}, idle share {(last - median) / last:.1%} "
