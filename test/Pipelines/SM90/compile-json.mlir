@@ -1,13 +1,17 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && fattn-compile %s --arch sm_90a --emit json -o %t
-// RUN: FileCheck %s --implicit-check-not=workspace < %t/fattn_fwd_d128_bf16_gqa.json
+// RUN: FileCheck %s < %t/fattn_fwd_d128_bf16_gqa.json
 // RUN: test -s %t/fattn_fwd_d128_bf16_gqa.cubin
 // RUN: FileCheck %s --check-prefix=PTX < %t/fattn_fwd_d128_bf16_gqa.ptx
-// RUN: FileCheck %s --check-prefix=D64 --implicit-check-not=workspace < %t/fattn_fwd_d64_causal.json
+// RUN: FileCheck %s --check-prefix=D64 < %t/fattn_fwd_d64_causal.json
 // RUN: FileCheck %s --check-prefix=D64U < %t/fattn_fwd_d64.json
-// RUN: FileCheck %s --check-prefix=D256 --implicit-check-not=workspace < %t/fattn_fwd_d256.json
+// RUN: FileCheck %s --check-prefix=D256 < %t/fattn_fwd_d256.json
 // RUN: FileCheck %s --check-prefix=D128C < %t/fattn_fwd_d128_causal.json
 // RUN: FileCheck %s --check-prefix=D128W < %t/fattn_fwd_d128_window.json
+// RUN: FileCheck %s --check-prefix=NOWS < %t/fattn_fwd_d64_causal.json
+// RUN: FileCheck %s --check-prefix=NOWS < %t/fattn_fwd_d256.json
+// RUN: FileCheck %s --check-prefix=NOWS < %t/fattn_fwd_d128_causal.json
+// RUN: FileCheck %s --check-prefix=NOWS < %t/fattn_fwd_d128_window.json
 // RUN: not fattn-compile %s --arch sm_70 --emit json -o %t 2>&1 | FileCheck %s --check-prefix=ARCH
 
 // The sm_90a description: the KERNEL-ABI parameters followed by the three
@@ -41,10 +45,12 @@
 // D64-DAG: "block_m": 192
 // D64-DAG: "block_n": 96
 // D64-DAG: "threads": 512
-// Head dim 64 without a mask splits the grid's last partial round of work
-// items along their KV tiles (split-tail), through a workspace of 256 bytes
-// of counters and 36 words per consumer thread (of 384) per CTA; the
-// other kernels have none.
+// Without a mask, head dims 64 and 128 split the grid's last partial round
+// of work items along their KV tiles (split-tail), through a workspace of
+// 256 bytes of counters and 36 (68) words per consumer thread (of 384 (256))
+// per CTA; the other kernels have none.
+// CHECK-DAG: "workspace_bytes_per_cta": 69888
+// NOWS-NOT: workspace
 // D64U-DAG: "block_m": 192
 // D64U-DAG: "block_n": 128
 // D64U-DAG: "name": "workspace",

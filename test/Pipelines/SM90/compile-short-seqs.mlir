@@ -3,11 +3,13 @@
 // RUN: FileCheck %s < %t/causal128.json
 // RUN: FileCheck %s --check-prefix=FULL < %t/full128.json
 // RUN: FileCheck %s --check-prefix=NOMAP < %t/full128.json
+// RUN: FileCheck %s --check-prefix=NOWS < %t/full128.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/causal128.ptx
 // RUN: rm -rf %t.long && fattn-compile %s --arch sm_90a --emit json -o %t.long
 // RUN: FileCheck %s --check-prefix=LONG < %t.long/causal128.json
 // RUN: FileCheck %s --check-prefixes=NOMAP,UNTUNED < %t.long/causal128.json
 // RUN: FileCheck %s --check-prefix=NOPP < %t.long/causal128.ptx
+// RUN: FileCheck %s --check-prefixes=LONGFULL,UNTUNED < %t.long/full128.json
 // RUN: rm -rf %t.n192 && fattn-compile %s --arch sm_90a --emit json --short-seqs --block-n 192 -o %t.n192
 // RUN: FileCheck %s --check-prefix=N192 < %t.n192/causal128.json
 // RUN: FileCheck %s --check-prefix=NOMAP < %t.n192/causal128.json
@@ -28,9 +30,13 @@
 // PTX: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
 
 // Without a mask the kernel is the default one (160-key tiles, two Q
-// buffers, direct stores), labelled all the same.
+// buffers, direct stores) without the split tail, which the default kernel
+// has (the workspace parameter).
 // FULL-DAG: "block_n": 160
 // FULL-DAG: "tuned_for": "short_seqs"
+// LONGFULL-DAG: "block_n": 160
+// LONGFULL-DAG: "workspace_bytes_per_cta": 69888
+// NOWS-NOT: workspace
 
 // The default causal kernel: 192-key tiles, one Q buffer, no label (and
 // neither pingpong nor the threshold).
