@@ -5,10 +5,9 @@ import math
 from typing import Optional, Tuple
 
 from ._runtime import TensorDesc
-from .config import (VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, default_arch,
-                     short_seqs_tuning)
+from .config import VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, default_arch
 from .descale import DESCALE_NAMES, resolve_descale_form
-from .kernels import get_kernel
+from .kernels import get_kernel_for_lengths
 from .quantize import KEY_GROUP
 
 _TORCH_DTYPES = None
@@ -256,7 +255,7 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
                          f"got arch {arch!r}")
     config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0], window_size[1],
                                softcap, softmax_scale, return_lse, descale, v_layout)
-    kernel = get_kernel(short_seqs_tuning(config, sq, sk))
+    kernel = get_kernel_for_lengths(config, sq, sk)
     q, k, v = (t if _aligned(t) else t.contiguous() for t in (q, k, v))
     # A pre-transposed V is already the logical [b, h, head_dim_v, keys] view.
     v_desc = _logical(v, dtype) if v_layout is None else \

@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 
 from . import compiler
 from ._runtime import Kernel
-from .config import KernelConfig
+from .config import KernelConfig, short_seqs_tuning
 from .library import KernelLibrary
 
 _DEFAULT_DIR = Path(__file__).resolve().parent / "_kernels"
@@ -76,6 +76,21 @@ def get_kernel(config: KernelConfig, compile_if_missing: bool = True) -> Kernel:
             raise KernelNotFoundError(_missing_message(config))
         _cache[config] = kernel
         return kernel
+
+
+def get_kernel_for_lengths(config: KernelConfig, seq_q: int, seq_k: int) -> Kernel:
+    """The kernel to run `config` at these lengths: the one tuned for them
+    (config.short_seqs_tuning) where there is one, else the default one. A
+    tuned kernel that no library holds and no fattn-compile can build (a
+    library built before that tuning existed) falls back to the default
+    kernel: the same results, the default schedule."""
+    tuned = short_seqs_tuning(config, seq_q, seq_k)
+    if tuned == config:
+        return get_kernel(config)
+    try:
+        return get_kernel(tuned)
+    except KernelNotFoundError:
+        return get_kernel(config)
 
 
 def _missing_message(config: KernelConfig) -> str:

@@ -1,5 +1,6 @@
 """Kernel libraries, the compile-on-first-use path with a stand-in compiler, and
 build_library (no GPU, no torch)."""
+import dataclasses
 import json
 import os
 import stat
@@ -206,6 +207,29 @@ def test_missing_kernel_without_compiler(clean_env, monkeypatch):
     monkeypatch.setattr(kernels.compiler, "find_compiler", lambda: None)
     with pytest.raises(kernels.KernelNotFoundError, match="python -m fattn.build_library"):
         kernels.get_kernel(config())
+
+
+def test_tuned_kernel_falls_back_to_the_default(monkeypatch):
+    """A library built before a configuration's short-sequence kernel existed
+    (and no fattn-compile): the default kernel runs instead; other misses
+    still raise."""
+    monkeypatch.delenv("FATTN_SHORT_SEQS", raising=False)
+    base = KernelConfig.make("sm_90a", "bf16", 128)
+    present = {base: "default"}
+
+    def lookup(c, compile_if_missing=True):
+        if c not in present:
+            raise kernels.KernelNotFoundError(c.key)
+        return present[c]
+
+    monkeypatch.setattr(kernels, "get_kernel", lookup)
+    assert kernels.get_kernel_for_lengths(base, 1000, 1000) == "default"
+    present[dataclasses.replace(base, tuned_for="short_seqs")] = "tuned"
+    assert kernels.get_kernel_for_lengths(base, 1000, 1000) == "tuned"
+    assert kernels.get_kernel_for_lengths(base, 8192, 8192) == "default"
+    del present[base]
+    with pytest.raises(kernels.KernelNotFoundError):
+        kernels.get_kernel_for_lengths(base, 8192, 8192)
 
 
 def test_kernel_dir_env(monkeypatch, tmp_path):
