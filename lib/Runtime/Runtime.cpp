@@ -203,15 +203,18 @@ fattnStatus fattnKernel_::workspaceFor(int ordinal, const DeviceModule &m, CUstr
       cuMemFree(w.ptr);
       w = Workspace();
     }
-    if ((r = cuMemAlloc(&w.ptr, bytes)) != CUDA_SUCCESS)
+    CUdeviceptr ptr = 0;
+    if ((r = cuMemAlloc(&ptr, bytes)) != CUDA_SUCCESS)
       return fail(FATTN_STATUS_CUDA_ERROR,
                   describeCudaError(r, "cuMemAlloc(workspace of " + std::to_string(bytes) +
                                            " bytes)") +
                       where());
-    w.context = m.context;
-    w.bytes = bytes;
-    if ((r = cuMemsetD8Async(w.ptr, 0, bytes, stream)) != CUDA_SUCCESS)
+    // Kept only once zeroed: a later launch must never find it dirty.
+    if ((r = cuMemsetD8Async(ptr, 0, bytes, stream)) != CUDA_SUCCESS) {
+      cuMemFree(ptr);
       return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuMemsetD8Async") + where());
+    }
+    w = {m.context, ptr, bytes};
   }
   out = w.ptr;
   return FATTN_STATUS_SUCCESS;
