@@ -275,7 +275,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // cut along their KV tiles, so that no SM idles through a partial
     // round): 16-bit head dim 64 without a mask, +4-5% at 2k-16k in two
     // rounds of one call; 16-bit head dim 128 without a mask +0.6-1.3% at
-    // 8k and 16k in three calls, 0 to -1.6% at 2k and 4k, so not under
+    // 8k and 16k in two calls, 0 to -1.6% at 2k and 4k, so not under
     // --short-seqs. About +1.6% at head dim 256 from 8k but -1 to -3% below
     // (and it spills there), -2 to -8% for FP8 (docs/PERF.md, 2026-12-01,
     // thirteenth session): not used there.
