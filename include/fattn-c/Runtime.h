@@ -109,7 +109,7 @@ FATTN_RUNTIME_API fattnStatus fattnKernelLoadData(const char *description_json,
                                                   size_t description_size, const void *image,
                                                   size_t image_size, fattnKernel *kernel);
 
-/* Unloads the kernel's modules and frees it. NULL is ignored. */
+/* Unloads the kernel's modules, frees its workspaces and itself. NULL is ignored. */
 FATTN_RUNTIME_API void fattnKernelDestroy(fattnKernel kernel);
 
 /* The kernel's entry name and whether it writes the LSE. */
@@ -128,7 +128,10 @@ FATTN_RUNTIME_API fattnStatus fattnKernelGetLaunchConfig(fattnKernel kernel,
    three descales when it reads them, in that order), encodes tensor maps and
    launches asynchronously on `stream` (a CUstream; NULL is the legacy default
    stream of that device's primary context). Returns without launching when
-   batch, heads or seq_q is 0. */
+   batch, heads or seq_q is 0. A kernel whose description has
+   "workspace_bytes_per_cta" gets a zeroed scratch buffer that the runtime
+   allocates on its first launch on each (device, stream) and frees in
+   fattnKernelDestroy (docs/KERNEL-ABI.md). */
 FATTN_RUNTIME_API fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors,
                                                 int32_t num_tensors, void *stream);
 
