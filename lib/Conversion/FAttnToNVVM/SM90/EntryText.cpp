@@ -88,10 +88,10 @@ void SM90KernelEmitter::beginWorkLoop(const string &name,
   lo = e.select(inTail, e.add(first, piece.firstTile), first);
   hi = e.select(inTail, e.add(first, piece.endTile), hi);
   tailOwner = e.icmp("eq", piece.firstTile, e.i32(0));
-  string whole = e.bin("and", tailOwner,
-                       e.icmp("eq", piece.endTile, tailTiles), "i1");
-  string yes = e.def("llvm.mlir.constant(true) : i1");
-  tailSplit = e.bin("and", inTail, e.bin("xor", whole, yes, "i1"), "i1");
+  // Split unless the piece is the whole item.
+  string partial = e.bin("or", e.icmp("ne", piece.firstTile, e.i32(0)),
+                         e.icmp("ne", piece.endTile, tailTiles), "i1");
+  tailSplit = e.bin("and", inTail, partial, "i1");
   tailRank = piece.rank;
 }
 

@@ -115,6 +115,11 @@ public:
     return def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<3>, i32) -> "
                        "!llvm.ptr<3>, i8", base, offset).str());
   }
+  /// A global pointer `base + offset` bytes (offset: i64 value).
+  string globalPtr(const string &base, const string &offset) {
+    return def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, i64) -> "
+                       "!llvm.ptr<1>, i8", base, offset).str());
+  }
 
 private:
   int counter = 0;
@@ -302,6 +307,8 @@ private:
   // (rows and limits: of the work item).
   string wg, quad, rowInTile, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0,
       vDesc0;
+  // The thread's index among the consumer threads.
+  string consumerTid;
   // Q's descriptor in the work item's buffer (two Q buffers); else empty,
   // and qDesc serves.
   string qDescItem;
@@ -317,6 +324,18 @@ private:
     return s + ")>";
   }
   string fresh(const char *prefix) { return prefix + str(labelCounter++); }
+  /// The accumulator row (0: the thread's row r, 1: r + 8) of accumulator
+  /// register i: O's registers 4k + {0, 1} and 4k + {2, 3}, then with
+  /// rowSumMma l of rows r and r + 8.
+  int accRow(int64_t i) const {
+    return static_cast<int>(i < numO ? (i % 4) / 2 : i - numO);
+  }
+  /// -scaleLog2 * max, with a max of -inf (a row that has seen no key) taken
+  /// as 0, so that exp2(s * x + this) is 0 for x = -inf rather than NaN.
+  string negScaledMax(const string &max) {
+    string safe = e.select(e.fcmp("oeq", max, negInf), zero, max, "f32");
+    return e.bin("fmul", safe, e.f32(-scaleLog2), "f32");
+  }
   /// Conditional rescaling lets a warp skip O's rescale, except with
   /// per-block V descales, whose rescale moves O into each tile's units.
   bool skipsRescale() const {

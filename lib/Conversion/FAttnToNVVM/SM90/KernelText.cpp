@@ -377,8 +377,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     out.max[r] = mx;
     // Rows that have seen no key keep max -inf; take probabilities against 0
     // so that exp2(-inf) = 0 rather than NaN.
-    string safe = e.select(e.fcmp("oeq", mx, negInf), zero, mx, "f32");
-    string negScaled = e.bin("fmul", safe, e.f32(-scaleLog2), "f32");
+    string negScaled = negScaledMax(mx);
     out.alpha[r] = e.ex2(e.fma(oldMax[r], scaleL2, negScaled));
     // A kept max rescales by exactly 1 (the FMA above leaves the rounding
     // error of oldMax * scale).
@@ -431,11 +430,9 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
 
 void SM90KernelEmitter::rescaleO(SmallVector<string> &o,
                                  const std::array<string, 2> &factor) {
-  for (int64_t i = 0; i < numO; ++i)
-    o[i] = e.bin("fmul", o[i], factor[(i % 4) / 2], "f32");
-  // l of rows r and r + 8 (rowSumMma), in O's units.
-  for (int64_t r = 0; r < numAcc - numO; ++r)
-    o[numO + r] = e.bin("fmul", o[numO + r], factor[r], "f32");
+  // With rowSumMma l of rows r and r + 8 too, in O's units.
+  for (int64_t i = 0; i < numAcc; ++i)
+    o[i] = e.bin("fmul", o[i], factor[accRow(i)], "f32");
 }
 
 void SM90KernelEmitter::rescaleOWhen(SmallVector<string> &o,
@@ -463,7 +460,8 @@ void SM90KernelEmitter::emitConsumerSetup() {
   e.label("consumer");
   if (cfg.warpSpecialize && opts.producerRegisters > 0)
     e.op(formatv("nvvm.setmaxregister increase {0}", opts.consumerRegisters).str());
-  string ctid = cfg.warpSpecialize ? e.sub(tid, e.i32(128)) : tid;
+  consumerTid = cfg.warpSpecialize ? e.sub(tid, e.i32(128)) : tid;
+  string ctid = consumerTid;
   wg = e.bin("udiv", ctid, e.i32(128)); // consumer warpgroup
   string lane = e.bin("and", tid, e.i32(31));
   string warpInWg = e.bin("and", e.bin("udiv", ctid, e.i32(32)), e.i32(3));

@@ -31,28 +31,22 @@ using namespace mlir::fattn::sm90;
 
 string SM90KernelEmitter::tailSlotBase(const string &cta) {
   string ws = e.def("llvm.addrspacecast %workspace : !llvm.ptr to !llvm.ptr<1>");
-  string offset = e.bin("mul", e.zext64(cta),
-                        e.i64(cfg.workspaceBytesPerCta()), "i64");
-  return e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, i64) -> "
-                       "!llvm.ptr<1>, i8", ws, offset).str());
+  return e.globalPtr(ws, e.bin("mul", e.zext64(cta),
+                               e.i64(cfg.workspaceBytesPerCta()), "i64"));
 }
 
 string SM90KernelEmitter::tailUnitPtr(const string &slot, int64_t unit) {
   // Unit-major, consumer thread fastest: a warp's access is 512 contiguous
   // bytes.
   int64_t threads = 128 * cfg.consumerWarpgroups;
-  string ctid = e.sub(tid, e.i32(128));
   string byte = e.add(e.i32(kTailSlotHeaderBytes + unit * threads * 16),
-                      e.mul(ctid, e.i32(16)));
-  return e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, i64) -> "
-                       "!llvm.ptr<1>, i8", slot, e.zext64(byte)).str());
+                      e.mul(consumerTid, e.i32(16)));
+  return e.globalPtr(slot, e.zext64(byte));
 }
 
 string SM90KernelEmitter::tailCounterPtr(const string &slot) {
-  string warp = e.bin("udiv", e.sub(tid, e.i32(128)), e.i32(32));
-  return e.def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, i64) -> "
-                       "!llvm.ptr<1>, i8", slot,
-                       e.zext64(e.mul(warp, e.i32(4)))).str());
+  string warp = e.bin("udiv", consumerTid, e.i32(32));
+  return e.globalPtr(slot, e.zext64(e.mul(warp, e.i32(4))));
 }
 
 void SM90KernelEmitter::emitTailCombine(string maxes[2], string sums[2],
@@ -168,9 +162,7 @@ void SM90KernelEmitter::emitTailCombine(string maxes[2], string sums[2],
     for (int r = 0; r < 2; ++r) {
       newMax[r] = e.fmax(ownMax[r], otherMax[r]);
       // Rows without keys in both keep -inf and take factors 0, not NaN.
-      string safe = e.select(e.fcmp("oeq", newMax[r], negInf), zero,
-                             newMax[r], "f32");
-      string negScaled = e.bin("fmul", safe, e.f32(-scaleLog2), "f32");
+      string negScaled = negScaledMax(newMax[r]);
       mine[r] = e.ex2(e.fma(ownMax[r], scaleL2, negScaled));
       theirs[r] = e.ex2(e.fma(otherMax[r], scaleL2, negScaled));
       newSum[r] = e.fma(otherSum[r], theirs[r],
@@ -178,9 +170,7 @@ void SM90KernelEmitter::emitTailCombine(string maxes[2], string sums[2],
     }
     SmallVector<string> o = unpack("%tail_o", numAcc, oType);
     for (int64_t i = 0; i < numAcc; ++i) {
-      // Register 4k + {0, 1} is row r, 4k + {2, 3} row r + 8; the row sums
-      // of rowSumMma (numO + r) are row r.
-      int r = i < numO ? (i % 4) / 2 : static_cast<int>(i - numO);
+      int r = accRow(i);
       o[i] = e.fma(word(i), theirs[r], e.bin("fmul", o[i], mine[r], "f32"));
     }
     e.op(formatv("llvm.br ^{0}({1}, {2} : i32, {3})", merge, following,
