@@ -52,6 +52,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.kernelName = options.kernelName;
   convert.wideValueMma = options.wideValueMma;
   convert.rowSumMma = options.rowSumMma;
+  convert.linearExp2 = options.linearExp2;
   convert.rescaleThreshold = options.rescaleThreshold;
   convert.qBuffers = options.qBuffers;
   convert.tmaStore = options.tmaStore;

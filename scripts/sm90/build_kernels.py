@@ -159,6 +159,13 @@ SCHEDULES = {
     # with the row sums on the tensor cores
     "rsq2lt160pppt": ("pingpong=true persistent=true rescale-threshold=8 q-buffers=2 row-sum-mma=true", 160, 2),
     "rstsq2ltpp128pt": ("pingpong=true persistent=true rescale-threshold=8 q-buffers=2 tma-store=true row-sum-mma=true", 128, 2),
+    # head dim 128 with three consumer warpgroups and the plain loop (no
+    # intra-warpgroup overlap, so S and P need not be live together)
+    "c3seqn128ltpt": (C3 + "intra-wg-overlap=false persistent=true rescale-threshold=8", 128, 2),
+    "c3seqn112ltpt": (C3 + "intra-wg-overlap=false persistent=true rescale-threshold=8", 112, 2),
+    "c3seqn96ltpt": (C3 + "intra-wg-overlap=false persistent=true rescale-threshold=8", 96, 2),
+    "c3seqn112lts3pt": (C3 + "intra-wg-overlap=false persistent=true rescale-threshold=8", 112, 3),
+    "q2c3seqn112ltpt": (C3 + "intra-wg-overlap=false persistent=true rescale-threshold=8 q-buffers=2", 112, 2),
 }
 BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt", "c3n64pt",
                         "c3n80pt", "c3n112pt", "c3n96s3pt", "c3n96ltpt", "c3n128ltpt",
@@ -172,7 +179,8 @@ BENCH_HEAD_DIMS = {64: ["c3", "c3seq", "c3nows", "ov", "c3pt", "ovpt", "c3n96pt"
                          "pp192pt", "q2lt160pppt", "q2lt160pt", "q2n160pt",
                          "tsq2lt160pppt", "tsq2n160pt", "tsq2n128pt", "q2n128pt",
                          "tsq2lt128pt", "tsq2pp128pt", "tsq2ltpp128pt", "tsq2n144pt",
-                         "tsq2n112pt", "rsq2lt160pppt", "rstsq2ltpp128pt"],
+                         "tsq2n112pt", "rsq2lt160pppt", "rstsq2ltpp128pt", "c3seqn128ltpt",
+                         "c3seqn112ltpt", "c3seqn96ltpt", "c3seqn112lts3pt", "q2c3seqn112ltpt"],
                    256: ["n80", "seqn80", "ppn80", "nowsn80", "ov", "n80pt", "n64pt"]}
 # The split tail (split-tail=true, unmasked only) beside fattn-compile's
 # schedules without a mask: head dim 64 (three consumers), 128 (160-key
@@ -305,6 +313,23 @@ FP8_CONFIGS = [
     ("lz_vt_fp8_d256_n128_ds2", "e4m3vt:2,2,2", 256, {}, False, 128, 2, "persistent=true rescale-threshold=0.8"),
     ("lz_vt_fp8_d256_n128_ds2_causal", "e4m3vt:2,2,2", 256, {"causal": True}, False, 128, 2, "persistent=true rescale-threshold=0.8"),
     ("vt_fp8_d128_n192", "e4m3vt:0,0,0", 128, {}, False, 192, 2, "persistent=true"),
+    # linear-exp2=true: P's e4m3 bytes from a linear 2^x, no MUFU.EX2 (needs
+    # the row sums on the tensor cores), on fattn-compile's kernels and on
+    # head dim 256 with row sums.
+    ("le_rs_vts3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true linear-exp2=true"),
+    ("le_q2rs_vtpp_fp8_d128_n224_ds2_causal", "e4m3vt:2,2,2", 128, {"causal": True}, False, 224, 2, "persistent=true row-sum-mma=true pingpong=true q-buffers=2 linear-exp2=true"),
+    ("rs_lz_vt_fp8_d256_n128_ds2", "e4m3vt:2,2,2", 256, {}, False, 128, 2, "persistent=true rescale-threshold=0.8 row-sum-mma=true"),
+    ("le_rs_lz_vt_fp8_d256_n128_ds2", "e4m3vt:2,2,2", 256, {}, False, 128, 2, "persistent=true rescale-threshold=0.8 row-sum-mma=true linear-exp2=true"),
+    ("le_lz_rs_vts3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true rescale-threshold=0.8 linear-exp2=true"),
+    ("le_rs_vtpp_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 2, "persistent=true row-sum-mma=true pingpong=true linear-exp2=true"),
+    ("le_q2rs_vts3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true q-buffers=2 linear-exp2=true"),
+    ("le_rs_vt_fp8_d128_n256_ds2", "e4m3vt:2,2,2", 128, {}, False, 256, 2, "persistent=true row-sum-mma=true linear-exp2=true"),
+    ("le_rs_vts3_fp8_d128_n192_ds2", "e4m3vt:2,2,2", 128, {}, False, 192, 3, "persistent=true row-sum-mma=true linear-exp2=true"),
+    ("le_rs_vtc3_fp8_d128_n128_ds2", "e4m3vt:2,2,2", 128, {}, False, 128, 2, "persistent=true consumers=3 block-m=192 row-sum-mma=true linear-exp2=true"),
+    ("le_rs_vtc3s3_fp8_d128_n96_ds2", "e4m3vt:2,2,2", 128, {}, False, 96, 3, "persistent=true consumers=3 block-m=192 row-sum-mma=true linear-exp2=true"),
+    ("le_rs_vtpps3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true pingpong=true linear-exp2=true"),
+    ("le_rs_vtseq_fp8_d128_softcap", "e4m3vt:0,0,0", 128, {"softcap": 30.0}, False, 128, 2, "intra-wg-overlap=false row-sum-mma=true linear-exp2=true"),
+    ("le_rs_fp8_d128_ds3q_window", "e4m3:3b64,3b128,0", 128, {"window_left": 100, "window_right": 20}, False, 128, 2, "row-sum-mma=true linear-exp2=true"),
     # split-tail=true on fattn-compile's unmasked FP8 kernels (V^T, per-(batch,
     # head) descales), and on per-block Q/K descales with V by rows.
     ("st_rs_vts3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true split-tail=true"),

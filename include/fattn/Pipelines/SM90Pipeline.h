@@ -30,6 +30,11 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       *this, "row-sum-mma",
       llvm::cl::desc("The softmax's row sums on the tensor cores (P times ones)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> linearExp2{
+      *this, "linear-exp2",
+      llvm::cl::desc("FP8: P's e4m3 bytes from a linear 2^x within each power "
+                     "of two, without MUFU.EX2 (needs row-sum-mma)"),
+      llvm::cl::init(false)};
   PassOptions::Option<float> rescaleThreshold{
       *this, "rescale-threshold",
       llvm::cl::desc("Conditional rescaling: a row's max moves only past "

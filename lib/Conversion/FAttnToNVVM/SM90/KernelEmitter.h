@@ -100,6 +100,12 @@ public:
     return def(formatv("llvm.intr.fma({0}, {1}, {2}) : (f32, f32, f32) -> f32",
                        a, b, c).str());
   }
+  /// fma.rn.sat.f32: a * b + c clamped to [0, 1] (NaN to 0).
+  string fmaSat(const string &a, const string &b, const string &c) {
+    return def(formatv("llvm.inline_asm asm_dialect = att \"fma.rn.sat.f32 "
+                       "$0, $1, $2, $3;\", \"=f,f,f,f\" {0}, {1}, {2} : (f32, "
+                       "f32, f32) -> f32", a, b, c).str());
+  }
   string ex2(const string &x) {
     return def(formatv("llvm.call_intrinsic \"llvm.nvvm.ex2.approx.ftz.f32\"({0}) "
                        ": (f32) -> f32", x).str());
@@ -527,6 +533,14 @@ private:
                           const string oldMax[2], const string oldSum[2],
                           const TileDescales &descales);
   SmallVector<string> packProbabilitiesE4M3(ArrayRef<string> p);
+  /// SM90KernelConfig::linearExp2: a row's coefficients (x = log2(256 P)
+  /// = score * coef + bias) turned into those of the byte's fma.sat; then
+  /// 256 P's e4m3 byte in the low byte of a float; then P's registers.
+  std::pair<string, string> linearExp2Affine(const string &coef,
+                                             const string &bias);
+  string linearE4M3Byte(const string &score,
+                        const std::pair<string, string> &affine);
+  SmallVector<string> gatherLinearBytes(ArrayRef<string> p);
   /// P on the A-fragment layout of the P V wgmma, from f32 probabilities.
   SmallVector<string> packProbabilities(ArrayRef<string> p);
   /// V's ring as the consumers read it: V^T for FP8.

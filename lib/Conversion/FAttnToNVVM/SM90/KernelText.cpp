@@ -399,9 +399,16 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     // (docs/PERF.md, 2026-11-30).
     SmallVector<string> sums(numS / 2 > 40 ? 2 : 1);
     int64_t inRow = 0;
+    std::pair<string, string> affine;
+    if (cfg.linearExp2)
+      affine = linearExp2Affine(coef, bias);
     for (int64_t i = 0; i < numS; ++i) {
       if ((i % 4) / 2 != r)
         continue;
+      if (cfg.linearExp2) { // l comes from the tensor cores (rowSumMma)
+        p[i] = linearE4M3Byte(sv[i], affine);
+        continue;
+      }
       p[i] = e.ex2(e.fma(sv[i], coef, bias));
       if (cfg.rowSumMma)
         continue;

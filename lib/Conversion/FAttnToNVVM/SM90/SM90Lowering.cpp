@@ -312,6 +312,15 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                                     "probabilities"
                                   : "per-block V descales rescale O by V's "
                                     "factor, which l must not take");
+  // No f32 probability is left for l: the bytes must be summed by the
+  // tensor cores.
+  if (options.linearExp2 && (!fp8 || !c.rowSumMma))
+    return op.emitOpError()
+           << "linear-exp2 "
+           << (fp8 ? "needs the row sums on the tensor cores (row-sum-mma, "
+                     "without an LSE or per-block V descales)"
+                   : "needs e4m3 inputs (it writes P's e4m3 bytes)");
+  c.linearExp2 = options.linearExp2;
   if (failed(checkRescaleThreshold(op, options.rescaleThreshold, fp8)))
     return failure();
   c.rescaleThreshold = options.rescaleThreshold;
@@ -572,6 +581,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.kernelName = kernelName;
     options.wideValueMma = wideValueMma;
     options.rowSumMma = rowSumMma;
+    options.linearExp2 = linearExp2;
     options.rescaleThreshold = rescaleThreshold;
     options.qBuffers = qBuffers;
     options.tmaStore = tmaStore;
