@@ -265,9 +265,12 @@ def run_fp8_case(kern, b, hq, hkv, sq, sk):
     ro, rlse = reference(dq, dk, dv, desc)
     nan = torch.isnan(o).any().item()
     err = ((o.double() - ro).norm() / ro.norm().clamp_min(1e-30)).item()
-    # P is rounded to e4m3 (3 mantissa bits) in the kernel: about 2e-2.
-    line = f"  B={b} Hq={hq} Hkv={hkv} Sq={sq} Sk={sk}: rel L2 err {err:.2e} (bound 4e-2)"
-    ok = not nan and err < 4e-2
+    # P is rounded to e4m3 (3 mantissa bits) in the kernel: about 2e-2. Bytes from a
+    # linear 2^x ("exp2": "linear") add the line's own 1.9% RMS to the rounding's
+    # 3.6%: about 1.13 times as much.
+    bound = 4.5e-2 if desc.get("meta", {}).get("exp2") == "linear" else 4e-2
+    line = f"  B={b} Hq={hq} Hkv={hkv} Sq={sq} Sk={sk}: rel L2 err {err:.2e} (bound {bound:g})"
+    ok = not nan and err < bound
     if lse is not None:
         fin = torch.isfinite(rlse)
         lerr = (lse.double()[fin] - rlse[fin]).abs().max().item() if fin.any() else 0.0

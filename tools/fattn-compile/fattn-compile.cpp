@@ -86,6 +86,13 @@ static cl::opt<bool> shortSeqs(
              "it stays correct for any length"),
     cl::init(false), cl::cat(compileCategory));
 
+static cl::opt<bool> linearExp2(
+    "linear-exp2",
+    cl::desc("FP8 kernels with the row sums on the tensor cores take P's "
+             "e4m3 bytes from a linear 2^x, without MUFU.EX2 (docs/FP8.md); "
+             "=false keeps the exp2s"),
+    cl::init(true), cl::cat(compileCategory));
+
 /// The value of a description's "tuned_for" (meta) under --short-seqs.
 constexpr llvm::StringLiteral kShortSeqsTuning = "short_seqs";
 
@@ -186,6 +193,12 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     options.rowSumMma = rowSums;
     if (rowSums && !causal)
       options.stages = 3;
+    // P's e4m3 bytes from a linear 2^x (no MUFU.EX2), where the row sums
+    // are the tensor cores': +11-13% at head dim 128 without a mask and
+    // +13-25% causal (docs/PERF.md, 2026-12-01, fourteenth session); P's
+    // error grows from 2.7% to 3.2% RMS (docs/FP8.md).
+    bool linearP = rowSums && linearExp2;
+    options.linearExp2 = linearP;
     // Head dim 256: conditional rescaling (a row's max moves only past 2^8
     // in P, 2^0.8 for e4m3, whose 256 P must stay below 448), which skips
     // most of O's 128 multiplies per thread and tile: measured 5-6% faster
@@ -201,7 +214,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     bool wide16Bit128 = !fp8 && headDim > 96 && headDim <= 128 && !hasSoftcap;
     bool wideUnmasked128 = wide16Bit128 && !masked;
     if ((headDim > 128 && !perBlockKV && (!masked || causal)) ||
-        (!fp8 && headDim <= 64 && causal) || wideUnmasked128)
+        (!fp8 && headDim <= 64 && causal) || wideUnmasked128 ||
+        (linearP && !causal))
       options.rescaleThreshold = fp8 ? 0.8f : 8.0f;
     if (fp8)
       options.blockN = fp8WideTiles ? 224 : 128;
@@ -230,7 +244,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // with windows or softcap.
     options.pingpong =
         (!fp8 && headDim > 128 && (!masked || causal) && !hasSoftcap) ||
-        (fp8 && rowSums && causal) || wideUnmasked128;
+        (fp8 && rowSums && causal) || wideUnmasked128 || linearP;
     // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
     // without a mask (docs/PERF.md; at 16-bit head dim 256 without a mask
     // since O leaves through the quad transpose). Sliding windows were not
@@ -260,7 +274,9 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // The 16-bit kernel's shared memory with a second Q buffer, as the
     // lowering lays it out (the tiles may come from the command line).
     fattn::SM90KernelConfig twoQBuffers;
-    twoQBuffers.elementType = "bf16";
+    twoQBuffers.elementType = fp8 ? "e4m3" : "bf16";
+    twoQBuffers.valueTransposed = op.hasTransposedValue();
+    twoQBuffers.rowSumMma = rowSums;
     twoQBuffers.headDim = headDim;
     twoQBuffers.blockM = options.blockM;
     twoQBuffers.blockN = options.blockN;
@@ -268,7 +284,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     twoQBuffers.qBuffers = 2;
     bool qBuffersFit = twoQBuffers.dynamicSharedBytes() <=
                        fattn::kMaxDynamicSharedBytes;
-    if ((wideUnmasked128 || shortCausal128) && qBuffersFit)
+    if ((wideUnmasked128 || shortCausal128 || (linearP && !causal)) &&
+        qBuffersFit)
       options.qBuffers = 2;
     options.tmaStore = shortCausal128 && qBuffersFit;
     // The split tail (the work items past the last whole round of the grid
@@ -277,10 +294,14 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // rounds of one call; 16-bit head dim 128 without a mask +0.6-1.3% at
     // 8k and 16k in two calls, 0 to -1.6% at 2k and 4k, so not under
     // --short-seqs. About +1.6% at head dim 256 from 8k but -1 to -3% below
-    // (and it spills there), -2 to -8% for FP8 (docs/PERF.md, 2026-12-01,
-    // thirteenth session): not used there.
+    // (and it spills there), -2 to -8% for FP8 with exp2s (docs/PERF.md,
+    // 2026-12-01, thirteenth session): not used there. FP8 with linear P
+    // (above), the threshold 0.8, pingpong and two Q buffers: 1,087-1,124
+    // TFLOP/s at 4k-16k against 1,066-1,112 without the split tail (2026-12-01,
+    // fourteenth session); the three alone measured 0 to +4% over linear P.
     options.splitTail = (!fp8 && headDim <= 64 && !masked) ||
-                        (wideUnmasked128 && !shortSeqs);
+                        (wideUnmasked128 && !shortSeqs) ||
+                        (linearP && !masked);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);
     if (fp8WideTiles && options.consumers == 2 && !rowSums) {

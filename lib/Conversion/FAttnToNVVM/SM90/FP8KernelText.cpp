@@ -9,6 +9,7 @@
 
 #include "KernelEmitter.h"
 
+#include "fattn/Dialect/FAttn/Utils/LinearExp2.h"
 #include "fattn/Dialect/FAttn/Utils/SM90FP8Transpose.h"
 
 using namespace mlir;
@@ -297,6 +298,48 @@ std::array<string, 2> SM90KernelEmitter::rescaleFactors(
   return factor;
 }
 
+// P's e4m3 bytes as LinearExp2.h computes them: u = byte / 256, saturated,
+// from x = log2(256 P) = score * coef + bias. The threshold's limit (256 P
+// <= 448) keeps the byte <= 126 (0x7f is e4m3's NaN).
+std::pair<string, string>
+SM90KernelEmitter::linearExp2Affine(const string &coef, const string &bias) {
+  string slope = e.f32(kLinearExp2Slope);
+  return {e.bin("fmul", coef, slope, "f32"),
+          e.fma(bias, slope, e.f32(kLinearExp2Intercept))};
+}
+
+string SM90KernelEmitter::linearE4M3Byte(
+    const string &score, const std::pair<string, string> &affine) {
+  return e.fmaSat(score, affine.first, affine.second);
+}
+
+SmallVector<string>
+SM90KernelEmitter::gatherLinearBytes(ArrayRef<string> u) {
+  // Register = the bytes of (u[i], u[i + 1], u[i + 4], u[i + 5]), low byte
+  // first, as packProbabilitiesE4M3's cvt path orders them.
+  auto halves = [&](const string &lo, const string &hi) {
+    string h = e.def(formatv("llvm.inline_asm asm_dialect = att \"cvt.rn."
+                             "f16x2.f32 $0, $1, $2;\", \"=r,f,f\" {0}, {1} : "
+                             "(f32, f32) -> i32", hi, lo).str());
+    // 256 u + 1536 in both halves: f16 0x6600 + the byte
+    return e.def(formatv("llvm.inline_asm asm_dialect = att \"fma.rn.f16x2 "
+                         "$0, $1, $2, $3;\", \"=r,r,r,r\" {0}, {1}, {2} : "
+                         "(i32, i32, i32) -> i32", h,
+                         e.i32(kLinearExp2F16Scale),
+                         e.i32(kLinearExp2F16Magic)).str());
+  };
+  SmallVector<string> packed;
+  for (int64_t kk = 0; kk < bn / 32; ++kk)
+    for (int64_t base : {0, 2, 8, 10}) {
+      int64_t i = 16 * kk + base;
+      string lo = halves(u[i], u[i + 1]), hi = halves(u[i + 4], u[i + 5]);
+      packed.push_back(e.def(
+          formatv("llvm.call_intrinsic \"llvm.nvvm.prmt\"({0}, {1}, {2}) : "
+                  "(i32, i32, i32) -> i32", lo, hi, e.i32(0x6420)).str()));
+    }
+  return packed;
+}
+
 /// P (f32, in [0, 256]: see kFP8ProbabilityLog2) as the A operand of
 /// `wgmma ... k32 .e4m3` from registers, with the keys in the order
 /// wgmma_e4m3_k32: per 32-key step kk, accumulator registers 16kk + {0, 1, 4, 5} are row r's columns 2q, 2q+1,
@@ -304,50 +347,6 @@ std::array<string, 2> SM90KernelEmitter::rescaleFactors(
 /// 7} row r + 8 (a1); +8 the same for the next 16 keys (a2, a3). So each
 /// register is two cvt.rn.satfinite.e4m3x2 and one prmt of this thread's own
 /// values; V^T's keys are permuted to match (emitTransposeV).
-// The e4m3 byte of 2^x (x = log2(256 P) <= 8 + the rescale threshold) is
-// 8 (floor(x) - 8 + 15) + m, m = round(8 (2^frac(x) - 1)); with 2^f taken as
-// 1 + f it is round(8 x + 56): linear in x, carries included. u = that / 256,
-// saturated to [0, 1] (scores of -inf and bytes below 0 give 0), plus
-// 1.5 * 2^15, whose ulp is 2^-8, leaves the rounded byte in the sum's low
-// mantissa byte. The threshold's limit (256 P <= 448) keeps it <= 126 (0x7f
-// is e4m3's NaN).
-std::pair<string, string>
-SM90KernelEmitter::linearExp2Affine(const string &coef, const string &bias) {
-  string perStep = e.f32(1.0f / 32.0f); // 8 steps per octave, / 256
-  return {e.bin("fmul", coef, perStep, "f32"),
-          e.fma(bias, perStep, e.f32((56.0f + kLinearExp2Offset) / 256.0f))};
-}
-
-string SM90KernelEmitter::linearE4M3Byte(const string &score,
-                                         const std::pair<string, string> &affine) {
-  return e.bin("fadd", e.fmaSat(score, affine.first, affine.second),
-               e.f32(49152.0f), "f32");
-}
-
-SmallVector<string>
-SM90KernelEmitter::gatherLinearBytes(ArrayRef<string> p) {
-  // Register = the low bytes of (p[i], p[i + 1], p[i + 4], p[i + 5]), low
-  // byte first, as packProbabilitiesE4M3's cvt path orders them.
-  auto word = [&](const string &f) {
-    return e.def(formatv("llvm.bitcast {0} : f32 to i32", f).str());
-  };
-  auto prmt = [&](const string &a, const string &b, int64_t selector) {
-    return e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.prmt\"({0}, {1}, "
-                         "{2}) : (i32, i32, i32) -> i32", a, b,
-                         e.i32(selector)).str());
-  };
-  SmallVector<string> packed;
-  for (int64_t kk = 0; kk < bn / 32; ++kk)
-    for (int64_t base : {0, 2, 8, 10}) {
-      int64_t i = 16 * kk + base;
-      // a.b0, b.b0 in bytes 0 and 1; then those two of each pair
-      string lo = prmt(word(p[i]), word(p[i + 1]), 0x0040);
-      string hi = prmt(word(p[i + 4]), word(p[i + 5]), 0x0040);
-      packed.push_back(prmt(lo, hi, 0x5410));
-    }
-  return packed;
-}
-
 SmallVector<string>
 SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
   // Register = e4m3 of (p[i], p[i + 1], p[i + 4], p[i + 5]), low byte first:

@@ -535,12 +535,12 @@ private:
   SmallVector<string> packProbabilitiesE4M3(ArrayRef<string> p);
   /// SM90KernelConfig::linearExp2: a row's coefficients (x = log2(256 P)
   /// = score * coef + bias) turned into those of the byte's fma.sat; then
-  /// 256 P's e4m3 byte in the low byte of a float; then P's registers.
+  /// u, 256 P's e4m3 byte / 256 (f32); then P's registers from the u.
   std::pair<string, string> linearExp2Affine(const string &coef,
                                              const string &bias);
   string linearE4M3Byte(const string &score,
                         const std::pair<string, string> &affine);
-  SmallVector<string> gatherLinearBytes(ArrayRef<string> p);
+  SmallVector<string> gatherLinearBytes(ArrayRef<string> u);
   /// P on the A-fragment layout of the P V wgmma, from f32 probabilities.
   SmallVector<string> packProbabilities(ArrayRef<string> p);
   /// V's ring as the consumers read it: V^T for FP8.

@@ -15,6 +15,7 @@
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
+#include "fattn/Dialect/FAttn/Utils/LinearExp2.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -425,10 +426,14 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
                         c.workspaceBytesPerCta()).str();
   // Information for whoever models the kernel's numerics (the runtime
   // ignores "meta"): l sums P as the P V wgmma reads it, rounded; a row's
-  // max moves only past the rescale threshold (log2 units).
+  // max moves only past the rescale threshold (log2 units); P's e4m3 bytes
+  // come from a linear 2^x (SM90KernelConfig::linearExp2).
   std::string meta;
   if (c.rowSumMma)
     meta += R"("row_sums": "mma")";
+  if (c.linearExp2)
+    meta += formatv(R"(, "exp2": "linear", "exp2_offset": {0})",
+                    exactFloat(kLinearExp2Offset)).str();
   if (c.rescaleThreshold > 0.0f)
     meta += (meta.empty() ? "" : ", ") +
             formatv(R"("rescale_threshold": {0})",

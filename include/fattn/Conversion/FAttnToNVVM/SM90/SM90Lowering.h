@@ -39,10 +39,6 @@ inline constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;
 /// probabilities down to 2^-14 on e4m3's normal (relative) grid.
 inline constexpr int kFP8ProbabilityLog2 = 8;
 
-/// The offset, in e4m3 steps (1/8 of a power of two), that centers the
-/// error of SM90Options::linearExp2's linear 2^x: its mean relative error
-/// over a power of two is then about 0 (docs/FP8.md).
-inline constexpr float kLinearExp2Offset = -0.45f;
 
 /// Choices of the sm_90a lowering that are not semantics.
 struct SM90Options {
@@ -58,8 +54,9 @@ struct SM90Options {
   /// the softmax adds no probabilities (see SM90KernelConfig::rowSumMma).
   bool rowSumMma = false;
   /// FP8 only: P's e4m3 bytes straight from the scaled scores, by a linear
-  /// 2^x within each power of two (one saturating FMA and one add per
-  /// probability, no MUFU.EX2; see SM90KernelConfig::linearExp2). Needs
+  /// 2^x within each power of two (a saturating FMA per probability, an
+  /// f16x2 conversion and FMA per two and a prmt per four, no MUFU.EX2; see
+  /// SM90KernelConfig::linearExp2). Needs
   /// rowSumMma, since no f32 probability is left for the row sums.
   bool linearExp2 = false;
   /// Conditional rescaling (FlashAttention-4's): a row's running max moves
@@ -156,11 +153,8 @@ struct SM90KernelConfig {
   /// per-block V descales (whose O rescale carries V's factor, which l must
   /// not take).
   bool rowSumMma = false;
-  /// P's e4m3 byte is round(8 log2(256 P) + 56 + kLinearExp2Offset), taken
-  /// from the low byte of a float: 2^x as 2^floor(x) (1 + frac(x)), exact at
-  /// powers of two and at most 6% high between them, an error the offset
-  /// centers (mean 0, 3.2% RMS against 2.7% for P rounded to e4m3; l sums
-  /// the same bytes on the tensor cores, so O / l sees the spread only).
+  /// P's e4m3 byte is round(8 log2(256 P) + 56 + kLinearExp2Offset)
+  /// (LinearExp2.h); l sums the same bytes on the tensor cores.
   bool linearExp2 = false;
   /// SM90Options::rescaleThreshold (0: off).
   float rescaleThreshold = 0.0f;
