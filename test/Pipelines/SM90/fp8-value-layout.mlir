@@ -11,6 +11,11 @@
 // RUN: FileCheck %s --check-prefix=REGS128 < %t.ptx/vt_d128.ptx
 // RUN: FileCheck %s --check-prefix=RSUM < %t/vt_d128.json
 // RUN: FileCheck %s --check-prefixes=JSON,D256 --implicit-check-not=row_sums < %t/vt_d256_causal.json
+// RUN: FileCheck %s --check-prefix=LINEAR < %t.ptx/vt_d128.ptx
+// RUN: rm -rf %t.exp2 && fattn-compile %s --arch sm_90a --emit ptx --linear-exp2=false -o %t.exp2
+// RUN: FileCheck %s --check-prefix=EXP2 --implicit-check-not=fma.rn.sat < %t.exp2/vt_d128.ptx
+// RUN: rm -rf %t.exp2j && fattn-compile %s --arch sm_90a --emit json --linear-exp2=false -o %t.exp2j
+// RUN: FileCheck %s --check-prefix=EXP2-JSON --implicit-check-not=exp2 < %t.exp2j/vt_d128.json
 
 // fattn-compile on FP8 with V stored as V^T (value_layout =
 // "transposed_wgmma_e4m3_k32", V [batch, kv_heads, head_dim, keys]) at head
@@ -60,9 +65,27 @@
 // At head dim 128 the tensor cores sum P's rows too (row-sum-mma): an
 // m64n8k32 wgmma after each k step of P V, and the consumers get 240
 // registers (the producer 24).
-// The description says so (for whoever models the kernel's numerics):
+// The description says so (for whoever models the kernel's numerics), and
+// that P's e4m3 bytes come from a linear 2^x (linear-exp2, with the rescale
+// threshold 0.8, pingpong, two Q buffers and the split tail's workspace):
 // RSUM: "meta": {
+// RSUM-NEXT: "exp2": "linear",
+// RSUM-NEXT: "exp2_offset": -0.44999998800000002,
+// RSUM-NEXT: "rescale_threshold": 0.80000001200000004,
 // RSUM-NEXT: "row_sums": "mma"
+// RSUM: "workspace_bytes_per_cta":
+// LINEAR: bar.sync
+// LINEAR: fma.rn.sat.f32
+// LINEAR: cvt.rn.f16x2.f32
+// LINEAR: fma.rn.f16x2
+// LINEAR: prmt.b32
+// fattn-compile --linear-exp2=false keeps the exp2s and the e4m3 conversions
+// (and the schedule from before: no threshold).
+// EXP2: ex2.approx.ftz.f32
+// EXP2: cvt.rn.satfinite.e4m3x2.f32
+// EXP2-JSON: "meta": {
+// EXP2-JSON-NEXT: "row_sums": "mma"
+// EXP2-JSON-NEXT: },
 // REGS128: setmaxnreg.dec.sync.aligned.u32 24;
 // REGS128: setmaxnreg.inc.sync.aligned.u32 240;
 // PTX128: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3

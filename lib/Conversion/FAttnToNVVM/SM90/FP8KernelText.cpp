@@ -322,11 +322,11 @@ SM90KernelEmitter::gatherLinearBytes(ArrayRef<string> u) {
                              "f16x2.f32 $0, $1, $2;\", \"=r,f,f\" {0}, {1} : "
                              "(f32, f32) -> i32", hi, lo).str());
     // 256 u + 1536 in both halves: f16 0x6600 + the byte
+    string scale = e.i32(kLinearExp2F16Scale);
+    string magic = e.i32(kLinearExp2F16Magic);
     return e.def(formatv("llvm.inline_asm asm_dialect = att \"fma.rn.f16x2 "
                          "$0, $1, $2, $3;\", \"=r,r,r,r\" {0}, {1}, {2} : "
-                         "(i32, i32, i32) -> i32", h,
-                         e.i32(kLinearExp2F16Scale),
-                         e.i32(kLinearExp2F16Magic)).str());
+                         "(i32, i32, i32) -> i32", h, scale, magic).str());
   };
   SmallVector<string> packed;
   for (int64_t kk = 0; kk < bn / 32; ++kk)
