@@ -340,6 +340,8 @@ FP8_CONFIGS = [
     ("le_rs_vt_fp8_d256_n128_ds2", "e4m3vt:2,2,2", 256, {}, False, 128, 2, "persistent=true row-sum-mma=true linear-exp2=true"),
     ("le_rs_vtpp_fp8_d256_n128_ds2", "e4m3vt:2,2,2", 256, {}, False, 128, 2, "persistent=true row-sum-mma=true pingpong=true linear-exp2=true"),
     ("le_rs_vt_fp8_d256_n96_ds2", "e4m3vt:2,2,2", 256, {}, False, 96, 2, "persistent=true row-sum-mma=true rescale-threshold=0.8 linear-exp2=true"),
+    ("le_stlzq2rs_vtpps3_fp8_d128_n192_ds2", "e4m3vt:2,2,2", 128, {}, False, 192, 3, "persistent=true row-sum-mma=true rescale-threshold=0.8 q-buffers=2 pingpong=true split-tail=true linear-exp2=true"),
+    ("le_stlzq2rs_vtpps3_fp8_d128_n160_ds2", "e4m3vt:2,2,2", 128, {}, False, 160, 3, "persistent=true row-sum-mma=true rescale-threshold=0.8 q-buffers=2 pingpong=true split-tail=true linear-exp2=true"),
     ("le_rs_vtseq_fp8_d128_softcap", "e4m3vt:0,0,0", 128, {"softcap": 30.0}, False, 128, 2, "intra-wg-overlap=false row-sum-mma=true linear-exp2=true"),
     ("le_rs_fp8_d128_ds3q_window", "e4m3:3b64,3b128,0", 128, {"window_left": 100, "window_right": 20}, False, 128, 2, "row-sum-mma=true linear-exp2=true"),
     # split-tail=true on fattn-compile's unmasked FP8 kernels (V^T, per-(batch,
