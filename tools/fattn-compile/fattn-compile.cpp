@@ -179,7 +179,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // V stored as V^T (value_layout) the producer transposes nothing and
     // keeps 24: the consumers' 240 hold the tiles' row sums on the tensor
     // cores (row-sum-mma), measured 5-6% faster without a mask and up to 4%
-    // causal (docs/PERF.md, 2026-11-30, seventh session); they spill at 232.
+    // causal (docs/PERF.md, 2026-11-30, seventh session); they spill at 232,
+    // except with P's bytes from a linear 2^x (below), which V by rows takes.
     // Not with an LSE (it needs the exact sums: the lowering keeps the adds).
     // Causal, with pingpong (below; without it per-(batch, head) descales
     // spill 4 bytes at 240). Without a mask three stages add 1-2% more
@@ -189,16 +190,19 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
         cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
     bool fp8WideTiles =
         fp8 && headDim <= 128 && (!masked || causal) && !perBlockKV;
-    bool rowSums = fp8WideTiles && op.hasTransposedValue() && !op.getLse();
+    // P's e4m3 bytes from a linear 2^x (no MUFU.EX2; needs the row sums on
+    // the tensor cores, so no LSE): with V^T +11-13% at head dim 128 without
+    // a mask and +13-25% causal; with V by rows, whose kernel fits the row
+    // sums only this way (the producer's 32 registers leave 232), +18-22%
+    // with 192-key tiles (docs/PERF.md, 2026-12-01, fourteenth session).
+    // P's error grows from 2.7% to 3.2% RMS (docs/FP8.md).
+    bool valueT = op.hasTransposedValue();
+    bool linearP = fp8WideTiles && !op.getLse() && linearExp2;
+    bool rowSums = fp8WideTiles && !op.getLse() && (valueT || linearP);
     options.rowSumMma = rowSums;
-    if (rowSums && !causal)
-      options.stages = 3;
-    // P's e4m3 bytes from a linear 2^x (no MUFU.EX2), where the row sums
-    // are the tensor cores': +11-13% at head dim 128 without a mask and
-    // +13-25% causal (docs/PERF.md, 2026-12-01, fourteenth session); P's
-    // error grows from 2.7% to 3.2% RMS (docs/FP8.md).
-    bool linearP = rowSums && linearExp2;
     options.linearExp2 = linearP;
+    if (rowSums && valueT && !causal)
+      options.stages = 3;
     // Head dim 256: conditional rescaling (a row's max moves only past 2^8
     // in P, 2^0.8 for e4m3, whose 256 P must stay below 448), which skips
     // most of O's 128 multiplies per thread and tile: measured 5-6% faster
@@ -215,10 +219,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     bool wideUnmasked128 = wide16Bit128 && !masked;
     if ((headDim > 128 && !perBlockKV && (!masked || causal)) ||
         (!fp8 && headDim <= 64 && causal) || wideUnmasked128 ||
-        (linearP && !causal))
+        (linearP && valueT && !causal))
       options.rescaleThreshold = fp8 ? 0.8f : 8.0f;
     if (fp8)
-      options.blockN = fp8WideTiles ? 224 : 128;
+      options.blockN = !fp8WideTiles ? 128 : linearP && !valueT ? 192 : 224;
     else if (headDim > 128)
       options.blockN = causalSoftcap ? 64 : 80;
     else if (headDim > 64 && (!masked || causal) && !causalSoftcap)
@@ -244,7 +248,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // with windows or softcap.
     options.pingpong =
         (!fp8 && headDim > 128 && (!masked || causal) && !hasSoftcap) ||
-        (fp8 && rowSums && causal) || wideUnmasked128 || linearP;
+        (fp8 && rowSums && causal) || wideUnmasked128 ||
+        (linearP && valueT);
     // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
     // without a mask (docs/PERF.md; at 16-bit head dim 256 without a mask
     // since O leaves through the quad transpose). Sliding windows were not
@@ -275,7 +280,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // lowering lays it out (the tiles may come from the command line).
     fattn::SM90KernelConfig twoQBuffers;
     twoQBuffers.elementType = fp8 ? "e4m3" : "bf16";
-    twoQBuffers.valueTransposed = op.hasTransposedValue();
+    twoQBuffers.valueTransposed = valueT;
     twoQBuffers.rowSumMma = rowSums;
     twoQBuffers.headDim = headDim;
     twoQBuffers.blockM = options.blockM;
@@ -284,7 +289,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     twoQBuffers.qBuffers = 2;
     bool qBuffersFit = twoQBuffers.dynamicSharedBytes() <=
                        fattn::kMaxDynamicSharedBytes;
-    if ((wideUnmasked128 || shortCausal128 || (linearP && !causal)) &&
+    if ((wideUnmasked128 || shortCausal128 || (linearP && valueT && !causal)) &&
         qBuffersFit)
       options.qBuffers = 2;
     options.tmaStore = shortCausal128 && qBuffersFit;
@@ -304,7 +309,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
                         (linearP && !masked);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);
-    if (fp8WideTiles && options.consumers == 2 && !rowSums) {
+    if (fp8WideTiles && options.consumers == 2 && (!rowSums || !valueT)) {
       options.producerRegisters = 32;
       options.consumerRegisters = 232;
     }

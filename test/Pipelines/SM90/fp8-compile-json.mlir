@@ -8,10 +8,15 @@
 // RUN: FileCheck %s --check-prefix=OVERLAP < %t.ptx/fattn_fwd_d256_e4m3_causal.ptx
 // RUN: FileCheck %s --check-prefix=PLAIN < %t.ptx/fattn_fwd_d256_e4m3_ds3.ptx
 // RUN: FileCheck %s --check-prefix=WIDE < %t.ptx/fattn_fwd_d128_e4m3.ptx
+// RUN: FileCheck %s --check-prefix=LINEAR < %t/fattn_fwd_d128_e4m3.json
+// RUN: rm -rf %t.exp2 && fattn-compile %s --arch sm_90a --emit ptx --linear-exp2=false -o %t.exp2
+// RUN: FileCheck %s --check-prefix=EXP2 --implicit-check-not=fma.rn.sat < %t.exp2/fattn_fwd_d128_e4m3.ptx
 
 // fattn-compile's FP8 tiles (docs/PERF.md): at head dim 128 without a mask
-// 224-key tiles with 32 producer and 232 consumer registers, or 128 with
-// per-block K/V descales (whole tiles per block of 128 rows); the
+// and V by rows 192-key tiles with 32 producer and 232 consumer registers,
+// P's e4m3 bytes from a linear 2^x and the row sums on the tensor cores (224
+// with the exp2s, --linear-exp2=false), or 128 with per-block K/V descales
+// (whole tiles per block of 128 rows); the
 // overlapped loop (S of the next tile in flight during the softmax: a wait
 // for all but one wgmma group), except at head dim 256 with per-block K/V
 // descales, where it spills and the plain loop runs.
@@ -22,10 +27,19 @@
 // OVERLAP: st.global.v4.b32
 // WIDE-DAG: setmaxnreg.dec.sync.aligned.u32 32;
 // WIDE-DAG: setmaxnreg.inc.sync.aligned.u32 232;
-// WIDE-DAG: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3
+// WIDE-DAG: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
+// WIDE-DAG: fma.rn.sat.f32
+// WIDE-DAG: wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3
+// LINEAR: "meta": {
+// LINEAR-NEXT: "exp2": "linear",
+// LINEAR: "row_sums": "mma"
+// LINEAR: "workspace_bytes_per_cta":
+// EXP2-DAG: setmaxnreg.inc.sync.aligned.u32 232;
+// EXP2-DAG: wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3
+// EXP2-DAG: ex2.approx.ftz.f32
 // PLAIN-NOT: wgmma.wait_group.sync.aligned 1;
 // PLAIN: st.global.b32
-// CHECK: "block_n": 224,
+// CHECK: "block_n": 192,
 // CHECK: "descale": {
 // CHECK-NEXT: "k": {
 // CHECK-NEXT: "rank": 0

@@ -41,12 +41,13 @@
 // JSON: "name": "v_map",
 // JSON: "tensor": "v",
 // JSON: "value_layout": "transposed_wgmma_e4m3_k32",
-// The same op with V by rows: V's box is its block rows, no "value_layout".
+// The same op with V by rows: V's box is its block rows (192-key tiles,
+// docs/FP8.md), no "value_layout".
 // ROWS-JSON: "name": "k_map"
 // ROWS-JSON: "box": [
 // ROWS-JSON-NEXT: 1,
 // ROWS-JSON-NEXT: 1,
-// ROWS-JSON-NEXT: 224,
+// ROWS-JSON-NEXT: 192,
 // ROWS-JSON-NEXT: 128
 // ROWS-JSON: "name": "v_map",
 
