@@ -554,6 +554,10 @@ FP8_VT_SANITIZER_CASES = [
     # Pingpong (causal, per-tensor descales): 5 Q tiles x 32 heads, more work
     # items than SMs.
     dict(d=128, hq=32, hk=8, sq=600, causal=True, form="tensor"),
+    # P's bytes from a linear 2^x (linear-exp2) without a mask: 32 work items
+    # on every SM, split along their KV tiles and merged through the
+    # workspace (the split tail).
+    dict(d=128, hq=8, hk=2, sq=1000, form="head"),
 ]
 
 
