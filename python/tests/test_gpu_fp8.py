@@ -60,6 +60,12 @@ REF_BOUND = 2.0 ** -4 / math.sqrt(3) + 2.0 ** -9  # 0.038
 # was 0.13 - 0.38 in 132 cases (2026-11-30); P left unrounded would give about 1, a
 # misread factor far more.
 EMU_FACTOR = 0.5
+# Kernels with the split tail ("workspace_bytes_per_cta"): a piece of a work item that
+# starts past its first KV tile rounds P against its own running max, not the one the
+# emulation carries over the earlier tiles, so those roundings are independent of the
+# emulation's (about 1.4 x if all were; 0.70 x measured on 2026-12-01 with every item
+# split, FP8 V^T head dim 128). A misread factor or key order still gives far more.
+EMU_FACTOR_SPLIT = 1.0
 GLOBAL_FACTOR = 1.5
 # The kernel rounds 256 P (<= 256 < 448, e4m3's largest value) rather than P, so that
 # probabilities down to 2^-14 keep e4m3's relative precision (kFP8ProbabilityLog2).
@@ -253,7 +259,8 @@ def check_accuracy(o, deq, config):
     err, emu_err, err_vs_emu = rel_l2(o, ref), rel_l2(emu, ref), rel_l2(o, emu)
     row_vs_emu, row_emu = median_row_error(o, emu), median_row_error(emu, ref)
     bound = GLOBAL_FACTOR * emu_err + EMU_FLOOR
-    row_bound = EMU_FACTOR * row_emu + EMU_FLOOR
+    row_factor = EMU_FACTOR_SPLIT if "workspace_bytes_per_cta" in desc else EMU_FACTOR
+    row_bound = row_factor * row_emu + EMU_FLOOR
     ref_limit = ref_bound(meta)
     print(f"{descale_code(config.descale)}{' V^T' if config.value_layout else ''} d={d} "
           f"sq={sq} sk={sk} causal={causal}{' linear exp2' if 'exp2' in meta else ''}: rel L2 "
@@ -262,7 +269,7 @@ def check_accuracy(o, deq, config):
           f"emulation {row_vs_emu:.3e} (bound {row_bound:.3e}), emulation {row_emu:.3e}")
     assert err <= ref_limit, f"rel L2 error {err:.3e} > {ref_limit:.3e}"
     assert row_vs_emu <= row_bound, \
-        f"median row: kernel vs emulation {row_vs_emu:.3e} > {EMU_FACTOR} x {row_emu:.3e} " \
+        f"median row: kernel vs emulation {row_vs_emu:.3e} > {row_factor} x {row_emu:.3e} " \
         f"+ {EMU_FLOOR}"
     assert err_vs_emu <= bound, \
         f"kernel vs emulation {err_vs_emu:.3e} > {GLOBAL_FACTOR} x {emu_err:.3e} + {EMU_FLOOR}"
