@@ -289,7 +289,9 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     twoQBuffers.qBuffers = 2;
     bool qBuffersFit = twoQBuffers.dynamicSharedBytes() <=
                        fattn::kMaxDynamicSharedBytes;
-    if ((wideUnmasked128 || shortCausal128 || (linearP && valueT && !causal)) &&
+    // FP8 with linear P without a mask: with V^T (above), and with V by
+    // rows, +5% (docs/PERF.md, 2026-12-01, fourteenth session).
+    if ((wideUnmasked128 || shortCausal128 || (linearP && !causal)) &&
         qBuffersFit)
       options.qBuffers = 2;
     options.tmaStore = shortCausal128 && qBuffersFit;
