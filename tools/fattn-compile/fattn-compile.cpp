@@ -88,9 +88,9 @@ static cl::opt<bool> shortSeqs(
 
 static cl::opt<bool> linearExp2(
     "linear-exp2",
-    cl::desc("FP8 kernels with the row sums on the tensor cores take P's "
-             "e4m3 bytes from a linear 2^x, without MUFU.EX2 (docs/FP8.md); "
-             "=false keeps the exp2s"),
+    cl::desc("FP8 head-dim-128 kernels without an LSE take P's e4m3 bytes "
+             "from a linear 2^x, without MUFU.EX2, and the row sums on the "
+             "tensor cores (docs/FP8.md); =false keeps the exp2s"),
     cl::init(true), cl::cat(compileCategory));
 
 /// The value of a description's "tuned_for" (meta) under --short-seqs.

@@ -308,7 +308,7 @@ SM90KernelEmitter::linearExp2Affine(const string &coef, const string &bias) {
           e.fma(bias, slope, e.f32(kLinearExp2Intercept))};
 }
 
-string SM90KernelEmitter::linearE4M3Byte(
+string SM90KernelEmitter::linearByteFraction(
     const string &score, const std::pair<string, string> &affine) {
   return e.fmaSat(score, affine.first, affine.second);
 }
@@ -356,7 +356,7 @@ SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
   // merging them with a prmt cost three more instructions per register on
   // the path from the P V wait to the next GEMMs (measured 3-15% slower,
   // docs/PERF.md).
-  if (cfg.linearExp2) // the bytes are there: gather them, three prmt each
+  if (cfg.linearExp2) // p holds each byte / 256 (linearByteFraction)
     return gatherLinearBytes(p);
   auto cvt = [&](const string &lo, const string &hi) {
     return e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.ff.to.e4m3x2.rn\"("

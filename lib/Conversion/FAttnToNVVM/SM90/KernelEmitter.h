@@ -538,7 +538,7 @@ private:
   /// u, 256 P's e4m3 byte / 256 (f32); then P's registers from the u.
   std::pair<string, string> linearExp2Affine(const string &coef,
                                              const string &bias);
-  string linearE4M3Byte(const string &score,
+  string linearByteFraction(const string &score,
                         const std::pair<string, string> &affine);
   SmallVector<string> gatherLinearBytes(ArrayRef<string> u);
   /// P on the A-fragment layout of the P V wgmma, from f32 probabilities.

@@ -406,7 +406,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
       if ((i % 4) / 2 != r)
         continue;
       if (cfg.linearExp2) { // l comes from the tensor cores (rowSumMma)
-        p[i] = linearE4M3Byte(sv[i], affine);
+        p[i] = linearByteFraction(sv[i], affine);
         continue;
       }
       p[i] = e.ex2(e.fma(sv[i], coef, bias));

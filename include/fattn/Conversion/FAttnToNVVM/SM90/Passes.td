@@ -35,7 +35,8 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "cores (else added up by the consumer threads)">,
     Option<"linearExp2", "linear-exp2", "bool", /*default=*/"false",
            "FP8: P's e4m3 bytes from a linear 2^x within each power of two "
-           "(a saturating FMA and an add, no MUFU.EX2; needs row-sum-mma)">,
+           "(a saturating FMA per score and f16x2 math per two, no "
+           "MUFU.EX2; needs row-sum-mma)">,
     Option<"rescaleThreshold", "rescale-threshold", "float", /*default=*/"0.0f",
            "Conditional rescaling: keep a row's max until a tile's exceeds "
            "it by more than this (log2 units, so P < 2^threshold), and skip "

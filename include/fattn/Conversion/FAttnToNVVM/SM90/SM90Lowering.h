@@ -39,7 +39,6 @@ inline constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;
 /// probabilities down to 2^-14 on e4m3's normal (relative) grid.
 inline constexpr int kFP8ProbabilityLog2 = 8;
 
-
 /// Choices of the sm_90a lowering that are not semantics.
 struct SM90Options {
   /// Name of the gpu.module the kernels go into (created when missing).
@@ -56,8 +55,8 @@ struct SM90Options {
   /// FP8 only: P's e4m3 bytes straight from the scaled scores, by a linear
   /// 2^x within each power of two (a saturating FMA per probability, an
   /// f16x2 conversion and FMA per two and a prmt per four, no MUFU.EX2; see
-  /// SM90KernelConfig::linearExp2). Needs
-  /// rowSumMma, since no f32 probability is left for the row sums.
+  /// SM90KernelConfig::linearExp2). Needs rowSumMma, since no f32
+  /// probability is left for the row sums.
   bool linearExp2 = false;
   /// Conditional rescaling (FlashAttention-4's): a row's running max moves
   /// only when a tile's max exceeds it by more than 2^rescaleThreshold in P
