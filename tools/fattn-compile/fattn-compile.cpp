@@ -290,8 +290,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     bool qBuffersFit = twoQBuffers.dynamicSharedBytes() <=
                        fattn::kMaxDynamicSharedBytes;
     // FP8 with linear P without a mask: with V^T (above), and with V by
-    // rows, +5% (docs/PERF.md, 2026-12-01, fourteenth session).
-    if ((wideUnmasked128 || shortCausal128 || (linearP && !causal)) &&
+    // rows, +5%; V by rows causal too, +2-4% (docs/PERF.md, 2026-12-01,
+    // fourteenth session).
+    if ((wideUnmasked128 || shortCausal128 ||
+         (linearP && (!causal || !valueT))) &&
         qBuffersFit)
       options.qBuffers = 2;
     options.tmaStore = shortCausal128 && qBuffersFit;
