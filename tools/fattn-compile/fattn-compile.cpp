@@ -197,8 +197,9 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // with 192-key tiles (docs/PERF.md, 2026-12-01, fourteenth session).
     // P's error grows from 2.7% to 3.2% RMS (docs/FP8.md).
     bool valueT = op.hasTransposedValue();
-    bool linearP = fp8WideTiles && !op.getLse() && linearExp2;
-    bool rowSums = fp8WideTiles && !op.getLse() && (valueT || linearP);
+    bool rowSumsFit = fp8WideTiles && !op.getLse();
+    bool linearP = rowSumsFit && linearExp2;
+    bool rowSums = rowSumsFit && (valueT || linearP);
     options.rowSumMma = rowSums;
     options.linearExp2 = linearP;
     if (rowSums && valueT && !causal)
@@ -276,8 +277,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       options.rescaleThreshold = 8.0f;
     }
     applyOverrides(options);
-    // The 16-bit kernel's shared memory with a second Q buffer, as the
-    // lowering lays it out (the tiles may come from the command line).
+    // The kernel's shared memory with a second Q buffer, as the lowering
+    // lays it out (the tiles may come from the command line).
     fattn::SM90KernelConfig twoQBuffers;
     twoQBuffers.elementType = fp8 ? "e4m3" : "bf16";
     twoQBuffers.valueTransposed = valueT;

@@ -308,11 +308,6 @@ SM90KernelEmitter::linearExp2Affine(const string &coef, const string &bias) {
           e.fma(bias, slope, e.f32(kLinearExp2Intercept))};
 }
 
-string SM90KernelEmitter::linearByteFraction(
-    const string &score, const std::pair<string, string> &affine) {
-  return e.fmaSat(score, affine.first, affine.second);
-}
-
 SmallVector<string>
 SM90KernelEmitter::gatherLinearBytes(ArrayRef<string> u) {
   // Register = the bytes of (u[i], u[i + 1], u[i + 4], u[i + 5]), low byte
@@ -333,9 +328,7 @@ SM90KernelEmitter::gatherLinearBytes(ArrayRef<string> u) {
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;
       string lo = halves(u[i], u[i + 1]), hi = halves(u[i + 4], u[i + 5]);
-      packed.push_back(e.def(
-          formatv("llvm.call_intrinsic \"llvm.nvvm.prmt\"({0}, {1}, {2}) : "
-                  "(i32, i32, i32) -> i32", lo, hi, e.i32(0x6420)).str()));
+      packed.push_back(e.prmt(lo, hi, e.i32(0x6420)));
     }
   return packed;
 }
@@ -356,7 +349,7 @@ SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
   // merging them with a prmt cost three more instructions per register on
   // the path from the P V wait to the next GEMMs (measured 3-15% slower,
   // docs/PERF.md).
-  if (cfg.linearExp2) // p holds each byte / 256 (linearByteFraction)
+  if (cfg.linearExp2) // p holds each byte / 256 (emitSoftmax's fma.sat)
     return gatherLinearBytes(p);
   auto cvt = [&](const string &lo, const string &hi) {
     return e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.ff.to.e4m3x2.rn\"("
@@ -378,9 +371,9 @@ SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
         auto wide = [&](const string &h) {
           return e.def(formatv("llvm.zext {0} : i16 to i32", h).str());
         };
-        packed.push_back(e.def(
-            formatv("llvm.call_intrinsic \"llvm.nvvm.prmt\"({0}, {1}, {2}) : "
-                    "(i32, i32, i32) -> i32", wide(lo), wide(hi), halves).str()));
+        // hi's zext first, as the text was emitted when measured
+        string wideHi = wide(hi), wideLo = wide(lo);
+        packed.push_back(e.prmt(wideLo, wideHi, halves));
         continue;
       }
       string v = undef;

@@ -106,6 +106,12 @@ public:
                        "$0, $1, $2, $3;\", \"=f,f,f,f\" {0}, {1}, {2} : (f32, "
                        "f32, f32) -> f32", a, b, c).str());
   }
+  /// prmt.b32: the bytes of {b, a} (a's 0-3, b's 4-7) that the four
+  /// nibbles of `selector` (an i32 value) pick, low byte first.
+  string prmt(const string &a, const string &b, const string &selector) {
+    return def(formatv("llvm.call_intrinsic \"llvm.nvvm.prmt\"({0}, {1}, {2}) : "
+                       "(i32, i32, i32) -> i32", a, b, selector).str());
+  }
   string ex2(const string &x) {
     return def(formatv("llvm.call_intrinsic \"llvm.nvvm.ex2.approx.ftz.f32\"({0}) "
                        ": (f32) -> f32", x).str());
@@ -534,12 +540,10 @@ private:
                           const TileDescales &descales);
   SmallVector<string> packProbabilitiesE4M3(ArrayRef<string> p);
   /// SM90KernelConfig::linearExp2: a row's coefficients (x = log2(256 P)
-  /// = score * coef + bias) turned into those of the byte's fma.sat; then
-  /// u, 256 P's e4m3 byte / 256 (f32); then P's registers from the u.
+  /// = score * coef + bias) turned into those of the fma.sat that gives u,
+  /// 256 P's e4m3 byte / 256 (f32); then P's registers from the u.
   std::pair<string, string> linearExp2Affine(const string &coef,
                                              const string &bias);
-  string linearByteFraction(const string &score,
-                        const std::pair<string, string> &affine);
   SmallVector<string> gatherLinearBytes(ArrayRef<string> u);
   /// P on the A-fragment layout of the P V wgmma, from f32 probabilities.
   SmallVector<string> packProbabilities(ArrayRef<string> p);

@@ -406,7 +406,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
       if ((i % 4) / 2 != r)
         continue;
       if (cfg.linearExp2) { // l comes from the tensor cores (rowSumMma)
-        p[i] = linearByteFraction(sv[i], affine);
+        p[i] = e.fmaSat(sv[i], affine.first, affine.second);
         continue;
       }
       p[i] = e.ex2(e.fma(sv[i], coef, bias));
