@@ -10,7 +10,7 @@ tensormap parameters of each kernel's JSON description.
 usage: check_sm90.py KERNEL_DIR [NAME ...] [--bench] [--bench-matrix] [--check-bench] [--bench-fp8]
   --bench-matrix: the bench_* schedule variants beside SDPA FA2/cuDNN (SEQS, ROUNDS; INTERLEAVE=n times interleaved single launches instead)
   --check-bench: also run the correctness cases on the bench_* kernels
-  --bench-fp8: the FP8 kernels (e4m3) beside SDPA cuDNN in bf16, non-causal, seqlen >= 4k
+  --bench-fp8: the FP8 kernels (e4m3) beside SDPA cuDNN in bf16 (FP8_SEQS, default 4096,8192,16384)
 
 FP8 kernels (dtype e4m3) are checked against float64 attention of the
 dequantized inputs: Q, K, V quantized here with torch (the descale shapes of
@@ -302,7 +302,7 @@ def bench_fp8(kernels, rounds):
     for d, causal in sorted({(k.desc["head_dim_qk"], k.desc["causal"]) for k in fp8.values()}):
         group = {n: k for n, k in fp8.items()
                  if k.desc["head_dim_qk"] == d and k.desc["causal"] == causal}
-        for s in (4096, 8192, 16384):
+        for s in [int(x) for x in os.environ.get("FP8_SEQS", "4096,8192,16384").split(",")]:
             b, h = max(1, 16384 // s), 2048 // d
             fns = {}
             for n, kern in group.items():
@@ -429,6 +429,9 @@ CASES = [  # (B, Hq, Hkv, Sq, Sk)
     (4, 16, 8, 1000, 1000), (2, 32, 32, 600, 300),
     # A partial last round of long items (split-tail: pieces of 5-6 tiles).
     (3, 23, 23, 2000, 1500),
+    # Last KV tiles of 1 and 32 keys (224- and 192-key tiles): narrow-last-tile's
+    # narrowest width.
+    (1, 4, 4, 333, 1345), (1, 2, 2, 200, 1376),
 ]
 
 
