@@ -57,7 +57,6 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.qBuffers = options.qBuffers;
   convert.tmaStore = options.tmaStore;
   convert.splitTail = options.splitTail;
-  convert.narrowLastTile = options.narrowLastTile;
   convert.reverseQTiles = options.reverseQTiles;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }

@@ -378,10 +378,6 @@ FP8_CONFIGS = [
     ("vtc3_fp8_d128_n96", "e4m3vt:0,0,0", 128, {}, False, 96, 2, "persistent=true consumers=3 block-m=192"),
     ("vtc3_fp8_d128_n128", "e4m3vt:0,0,0", 128, {}, False, 128, 2, "persistent=true consumers=3 block-m=192"),
     ("vtc3s3_fp8_d128_n96", "e4m3vt:0,0,0", 128, {}, False, 96, 3, "persistent=true consumers=3 block-m=192"),
-    # narrow-last-tile=true on fattn-compile's unmasked FP8 head-dim-128
-    # kernels (V^T and V by rows).
-    ("nw_le_stlzq2rs_vtpps3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true rescale-threshold=0.8 q-buffers=2 pingpong=true split-tail=true linear-exp2=true narrow-last-tile=true"),
-    ("nw_le_rows_q2strs_fp8_d128_n192_ds2", "e4m3:2,2,2", 128, {}, False, 192, 2, "persistent=true row-sum-mma=true q-buffers=2 split-tail=true producer-registers=32 consumer-registers=232 linear-exp2=true narrow-last-tile=true"),
     # Causal, one CTA per tile and persistent (fattn-compile's tiles).
     ("ov_fp8_d128_n128_causal", "e4m3:0,0,0", 128, {"causal": True}, False, 128, 2, ""),
     ("ptov_fp8_d128_n128_causal", "e4m3:0,0,0", 128, {"causal": True}, False, 128, 2, "persistent=true"),

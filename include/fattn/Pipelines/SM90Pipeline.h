@@ -56,11 +56,6 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
                      "round's work items along their KV tiles (needs a "
                      "workspace)"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> narrowLastTile{
-      *this, "narrow-last-tile",
-      llvm::cl::desc("Compute a short last KV tile only as wide as its keys "
-                     "rounded up to 32"),
-      llvm::cl::init(false)};
   PassOptions::Option<bool> reverseQTiles{
       *this, "reverse-q-tiles",
       llvm::cl::desc("Schedule the longest (causal) Q tiles first"),

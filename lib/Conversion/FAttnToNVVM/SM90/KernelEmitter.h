@@ -259,12 +259,16 @@ public:
     bn = cfg.blockN;
     dPad = cfg.paddedHeadDim();
     chunks = cfg.headDimChunks();
+    numS = bn / 2;   // S accumulator registers per thread
     numO = dPad / 2; // O accumulator registers per thread
     // With rowSumMma, l (rows r and r + 8, whole rows) rides after O's
     // registers, rescaled with O; see issuePV and foldRowSums.
     numAcc = numO + (cfg.rowSumMma ? 2 : 0);
+    sType = structType(numS, "f32");
     oType = structType(numAcc, "f32");
-    setTileWidth(bn);
+    // P: two 16-bit or four e4m3 probabilities per register.
+    numP = cfg.isFP8() ? numS / 4 : numS / 2;
+    pType = structType(numP, "i32");
     softcap = cfg.softcap > 0;
     softmaxScale = softcap ? 1.0f : cfg.scale;
     scaleLog2 = softmaxScale * kLog2E;
@@ -280,23 +284,8 @@ private:
   const SM90Options &opts;
   SharedLayout layout;
   TextEmitter e;
-  /// bn: keys per KV tile, the layout of the K and V stages and of the
-  /// mask's columns. width: keys of the S tile being emitted, bn or, for a
-  /// narrowed last tile (SM90Options::narrowLastTile), fewer; numS, sType,
-  /// numP and pType follow it.
-  int64_t bn, width, dPad, chunks, numS, numO, numAcc, numP;
+  int64_t bn, dPad, chunks, numS, numO, numAcc, numP;
   string sType, oType, pType;
-  /// The width steps of a narrowed last tile (SM90Options::narrowLastTile):
-  /// one e4m3 P V k step, two 16-bit ones.
-  static constexpr int64_t kNarrowKeys = 32;
-  void setTileWidth(int64_t keys) {
-    width = keys;
-    numS = keys / 2; // S accumulator registers per thread
-    sType = structType(numS, "f32");
-    // P: two 16-bit or four e4m3 probabilities per register.
-    numP = cfg.isFP8() ? numS / 4 : numS / 2;
-    pType = structType(numP, "i32");
-  }
   bool softcap;
   float softmaxScale, scaleLog2;
   const char *wgmmaType;

@@ -145,7 +145,7 @@ string SM90KernelEmitter::issueQK(const string &stage) {
     s = e.def(formatv("nvvm.wgmma.mma_async {0}, {1}, {2}, #nvvm.shape<m = 64, "
                       "n = {3}, k = {7}>, D[<f32>, {4}], A[<{5}>, <one>, <row>], "
                       "B[<{5}>, <one>, <col>] : {6} -> {6}",
-                      da, db, s, width, kk == 0 ? "<zero>" : "<one>", wgmmaType,
+                      da, db, s, bn, kk == 0 ? "<zero>" : "<one>", wgmmaType,
                       sType, kStep).str());
   }
   e.op("nvvm.wgmma.commit.group.sync.aligned");
@@ -192,8 +192,6 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
     return unpack(result, numAcc, structType(numAcc, "f32"));
   };
   SmallVector<string> o(oIn.begin(), oIn.begin() + numO);
-  // One k step per four registers of P: a narrowed last tile has fewer.
-  int64_t steps = pPacked.size() / 4;
   // rowSumMma: each k step's P also against the ones tile (K-major: no
   // transpose, which e4m3 lacks anyway; 8 rows of 32 bytes in its atom),
   // into an accumulator of this tile only: the first step does not add
@@ -225,7 +223,7 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
   if (cfg.isFP8()) {
     // V^T: head-dim rows of 128-key atoms; a 32-key step is 32 bytes of a
     // row, a 64-column part of O starts 64 rows further.
-    for (int64_t kk = 0; kk < steps; ++kk) {
+    for (int64_t kk = 0; kk < bn / kStep; ++kk) {
       ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
       int64_t step = (kk / 4) * cfg.headDim * 8 + (kk % 4) * 2;
       if (opts.wideValueMma) {
@@ -244,7 +242,7 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
     }
     return result();
   }
-  for (int64_t kk = 0; kk < steps; ++kk) {
+  for (int64_t kk = 0; kk < bn / 16; ++kk) {
     ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
     if (opts.wideValueMma) {
       string desc = e.bin("add", vDesc, e.i64(kk * 128), "i64");
@@ -601,9 +599,6 @@ void SM90KernelEmitter::emitSequentialLoop() {
 }
 
 void SM90KernelEmitter::emitOverlappedLoop() {
-  // P as the loop carries it: always of a whole tile.
-  const int64_t loopP = numP;
-  const string loopPType = pType;
   string oInit = e.def(formatv("llvm.mlir.zero : {0}", oType).str());
   string empty = formatv("{0}, {0}, {1}, {1}, {2}{4} : f32, f32, f32, f32, "
                          "{3}{5}", negInf, zero, oInit, oType,
@@ -677,36 +672,20 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   e.label("ov_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
                              "%acc: {0}, %pp: {1}{2}{3})", oType, pType,
                              pendingArgs, carriedArgs("%dvp")).str());
-  // narrowLastTile: the loop leaves tile hi - 1 to ov_after, which decides
-  // its width (from %j: nothing more lives across the loop).
-  if (opts.narrowLastTile)
-    e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_after",
-                 e.icmp("slt", e.add("%j", e.i32(1)), hi)).str());
-  else
-    e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
-                 e.icmp("slt", "%j", hi)).str());
+  e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
+               e.icmp("slt", "%j", hi)).str());
   const std::array<string, 2> carriedFactors = {"%rs0", "%rs1"};
   const string carriedWhen = lazy ? "%rsw" : "";
 
-  // The body of iteration j (S_j at the current width), from the loop's
-  // arguments; returns tile j's softmax with P packed, O after P_{j-1}
-  // V_{j-1}, O's factors and the carried V descale.
-  struct Step {
-    TileSoftmax sm;
-    SmallVector<string> o;
-    std::array<string, 2> factor;
-    string valueDescale;
-  };
-  auto step = [&](const string &j) {
-    Step out;
-    string t = tileOrdinal(j), prev = e.sub(t, e.i32(1));
+  e.label("ov_tile");
+  {
+    string t = tileOrdinal("%j"), prev = e.sub(t, e.i32(1));
     string stage = stageOf(t), prevStage = stageOf(prev);
-    TileDescales descales = tileDescales(j);
+    TileDescales descales = tileDescales("%j");
     waitBarrier(barrier(layout.fullKBar(), stage), phaseOf(t));
     waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
     SmallVector<string> o = unpack("%acc", numAcc, oType);
-    // P_{j-1} always has the full width: only the last tile is narrowed.
-    SmallVector<string> p = unpack("%pp", loopP, loopPType);
+    SmallVector<string> p = unpack("%pp", numP, pType);
     pingpongSync();
     string s = issueQK(stage);
     // A deferred rescale writes the accumulator registers: fence again.
@@ -718,13 +697,14 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
     release(layout.emptyKBar(), stage);
     const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
-    out.sm = emitSoftmax(s, j, oldMax, oldSum, descales);
+    TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
     // 16-bit P is packed right away (packed after the wait below, it
     // measured the same, docs/PERF.md); e4m3 P only after the wait.
     if (!cfg.isFP8())
-      out.sm.packedP = packProbabilities(out.sm.probabilities);
-    out.factor = rescaleFactors(out.sm, "%dvp", descales.value,
-                                out.valueDescale);
+      sm.packedP = packProbabilities(sm.probabilities);
+    string valueDescale;
+    std::array<string, 2> factor =
+        rescaleFactors(sm, "%dvp", descales.value, valueDescale);
     waitGroup(0);
     o = fenceValues(o, "f32");
     foldRowSums(o);
@@ -734,95 +714,42 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     // exp2s, the bulk of the softmax, still overlap the GEMM. P_j's
     // registers become the next P V's A operand.
     if (cfg.isFP8())
-      out.sm.packedP = packProbabilities(out.sm.probabilities);
+      sm.packedP = packProbabilities(sm.probabilities);
     release(emptyValueBar(), prevStage);
     emitLoadAhead(prev);
     if (!deferRescale)
-      rescaleOWhen(o, out.factor, out.sm.rescale);
-    out.o = std::move(o);
-    return out;
-  };
-
-  // The last P V and the branch to the epilogue: of tile %j - 1 from the
-  // loop's arguments, or of tile %j from a narrowed last iteration `st`.
-  auto finish = [&](const Step *st) {
-    // Every S = Q K^T of the work item has completed.
-    releaseQ();
-    string t = st ? tileOrdinal("%j") : e.sub(tileOrdinal("%j"), e.i32(1));
-    string stage = stageOf(t);
-    waitBarrier(barrier(fullValueBar(), stage), phaseOf(t));
-    SmallVector<string> o = st ? st->o : unpack("%acc", numAcc, oType);
-    SmallVector<string> p =
-        st ? st->sm.packedP : unpack("%pp", loopP, loopPType);
-    if (deferRescale)
-      rescaleOWhen(o, st ? st->factor : carriedFactors,
-                   st ? st->sm.rescale : carriedWhen);
-    pingpongSync();
-    o = issuePV(o, p, stage, /*fence=*/true);
-    pingpongArrive();
-    waitGroup(0);
-    o = fenceValues(o, "f32");
-    foldRowSums(o);
-    release(emptyValueBar(), stage);
-    const string loopMax[2] = {"%m0", "%m1"}, loopSum[2] = {"%l0", "%l1"};
-    const string *maxes = st ? st->sm.max : loopMax;
-    const string *sums = st ? st->sm.sum : loopSum;
-    e.op(formatv("llvm.br ^epilogue({0}, {1}, {2}, {3}, {4}{6} : f32, f32, "
-                 "f32, f32, {5}{7})", maxes[0], maxes[1], sums[0], sums[1],
-                 pack(o, oType), oType,
-                 carried(st ? st->valueDescale : "%dvp"), carriedTypes()).str());
-  };
-
-  e.label("ov_tile");
-  {
-    Step st = step("%j");
+      rescaleOWhen(o, factor, sm.rescale);
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
                  "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
-                 e.add("%j", e.i32(1)), st.sm.max[0], st.sm.max[1],
-                 st.sm.sum[0], st.sm.sum[1], pack(st.o, oType),
-                 pack(st.sm.packedP, pType), pending(st.factor, st.sm.rescale),
-                 carried(st.valueDescale), oType, pType, pendingTypes,
-                 carriedTypes()).str());
-  }
-
-  if (opts.narrowLastTile) {
-    // Tile %j = hi - 1 (never the item's first: ov_first computes that one
-    // whole) holding fewer keys than bn rounded down to kNarrowKeys, which
-    // only the sequence's last tile can (a piece of the split tail, or a
-    // causal tile, that ends before it holds more): one copy of the
-    // iteration and the last P V per width of kNarrowKeys steps, S and P
-    // only that wide. Otherwise the tile goes through ov_tile.
-    e.label("ov_after");
-    e.op(formatv("llvm.cond_br {0}, ^ov_width, ^ov_last",
-                 e.icmp("slt", "%j", hi)).str());
-    e.label("ov_width");
-    string keys = e.sub("%seq_k", e.mul("%j", e.i32(bn)));
-    string narrowSteps = e.bin("sdiv", e.add(keys, e.i32(kNarrowKeys - 1)),
-                               e.i32(kNarrowKeys));
-    // Widths up to bn - 2 kNarrowKeys: the next one would save at most
-    // kNarrowKeys keys, and with it ptxas spilled the V-by-rows FP8 kernel
-    // (232 registers, 192-key tiles).
-    int64_t arms = llvm::divideCeil(bn, kNarrowKeys) - 2;
-    e.op(formatv("llvm.cond_br {0}, ^ov_narrow, ^ov_tile",
-                 e.icmp("sle", narrowSteps, e.i32(arms))).str());
-    string cases;
-    for (int64_t a = 1; a <= arms; ++a)
-      cases += formatv("{0}{1}: ^ov_narrow{1}", a > 1 ? ", " : "", a).str();
-    e.label("ov_narrow");
-    e.op(formatv("llvm.switch {0} : i32, ^ov_narrow{1} [{2}]", narrowSteps,
-                 arms, cases).str());
-    for (int64_t a = 1; a <= arms; ++a) {
-      e.label(formatv("ov_narrow{0}", a).str());
-      setTileWidth(a * kNarrowKeys);
-      Step st = step("%j");
-      finish(&st);
-      setTileWidth(bn);
-    }
+                 e.add("%j", e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
+                 sm.sum[1], pack(o, oType), pack(sm.packedP, pType),
+                 pending(factor, sm.rescale), carried(valueDescale), oType,
+                 pType, pendingTypes, carriedTypes()).str());
   }
 
   // Epilogue: the last tile's rescale and P V.
   e.label("ov_last");
-  finish(nullptr);
+  {
+    // Every S = Q K^T of the work item has completed.
+    releaseQ();
+    string prev = e.sub(tileOrdinal("%j"), e.i32(1));
+    string prevStage = stageOf(prev);
+    waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
+    SmallVector<string> o = unpack("%acc", numAcc, oType);
+    SmallVector<string> p = unpack("%pp", numP, pType);
+    if (deferRescale)
+      rescaleOWhen(o, carriedFactors, carriedWhen);
+    pingpongSync();
+    o = issuePV(o, p, prevStage, /*fence=*/true);
+    pingpongArrive();
+    waitGroup(0);
+    o = fenceValues(o, "f32");
+    foldRowSums(o);
+    release(emptyValueBar(), prevStage);
+    e.op(formatv("llvm.br ^epilogue(%m0, %m1, %l0, %l1, {0}{2} : f32, f32, f32, "
+                 "f32, {1}{3})", pack(o, oType), oType, carried("%dvp"),
+                 carriedTypes()).str());
+  }
 }
 
 string SM90KernelEmitter::headOffset(const string &tensor,

@@ -342,15 +342,6 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (failed(checkSplitTail(op, options, c)))
     return failure();
   c.splitTail = options.splitTail;
-  // The narrowed copies of the last iteration are the overlapped loop's.
-  if (options.narrowLastTile && !options.intraWarpgroupOverlap)
-    return op.emitOpError() << "narrow-last-tile needs the intra-warpgroup "
-                               "overlapped loop (--fattn-intra-wg-overlap)";
-  if (options.narrowLastTile && bn <= 64)
-    return op.emitOpError() << "narrow-last-tile needs block_n above 64 (its "
-                               "narrowest width is 32 keys, its widest "
-                               "block_n - 64), found "
-                            << bn;
   if (c.dynamicSharedBytes() > kMaxDynamicSharedBytes)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -600,7 +591,6 @@ struct ConvertFAttnToNVVMSM90Pass
     options.qBuffers = qBuffers;
     options.tmaStore = tmaStore;
     options.splitTail = splitTail;
-    options.narrowLastTile = narrowLastTile;
     options.reverseQTiles = reverseQTiles;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });

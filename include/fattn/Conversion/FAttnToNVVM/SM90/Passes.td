@@ -51,10 +51,6 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "Persistent unmasked kernels: split the work items past the last "
            "whole round along their KV tiles among all CTAs, combined "
            "through a global workspace (a `workspace` kernel parameter)">,
-    Option<"narrowLastTile", "narrow-last-tile", "bool", /*default=*/"false",
-           "Compute a short last KV tile only as wide as its keys rounded up "
-           "to 32 (one copy of the overlapped loop's last iteration per "
-           "width, chosen at run time)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
   ];

@@ -81,13 +81,6 @@ struct SM90Options {
   /// combines the other pieces, which their CTAs leave in a global
   /// workspace (a `workspace` kernel parameter, KERNEL-ABI.md).
   bool splitTail = false;
-  /// The overlapped loop computes a work item's last KV tile, when the
-  /// sequence leaves it short, only as wide as its keys rounded up to 32:
-  /// one copy of the last iteration per width (32, 64, ... up to block_n -
-  /// 64), chosen at run time, so that the masked keys of the sequence tail
-  /// cost neither GEMM nor softmax work. Needs the overlapped loop and
-  /// block_n above 64.
-  bool narrowLastTile = false;
   /// Registers per thread the producer warpgroup keeps (setmaxnreg);
   /// 0 disables register reallocation.
   int producerRegisters = 24;
@@ -170,13 +163,6 @@ struct SM90KernelConfig {
   bool tmaStore = false;
   /// SM90Options::splitTail.
   bool splitTail = false;
-  /// The overlapped loop computes a work item's last KV tile, when the
-  /// sequence leaves it short, only as wide as its keys rounded up to 32:
-  /// one copy of the last iteration per width (32, 64, ... up to block_n -
-  /// 64), chosen at run time, so that the masked keys of the sequence tail
-  /// cost neither GEMM nor softmax work. Needs the overlapped loop and
-  /// block_n above 64.
-  bool narrowLastTile = false;
 
   bool isFP8() const { return elementType == "e4m3"; }
   /// FP8 with V stored by rows: the producer transposes each V tile.
