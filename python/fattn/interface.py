@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+import os
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from ._runtime import TensorDesc
 from .config import VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, default_arch
@@ -173,10 +174,60 @@ def _result(t, name, shape, dtype, device):
 
 def _aligned(t, align: int = 16) -> bool:
     """Kernels load 16-byte vectors: rows must start on 16-byte boundaries."""
+    return t.data_ptr() % align == 0 and _strides_aligned(t, align)
+
+
+def _strides_aligned(t, align: int = 16) -> bool:
     es = t.element_size()
-    if t.data_ptr() % align:
-        return False
     return all(t.stride(i) * es % align == 0 for i in range(t.dim() - 1) if t.shape[i] > 1)
+
+
+class _Checked(NamedTuple):
+    """A call whose arguments passed the checks: its kernel configuration and
+    whether q's, k's and v's strides are 16-byte aligned."""
+    config: KernelConfig
+    strides_aligned: Tuple[bool, bool, bool]
+
+
+# Calls whose arguments passed the checks, by their metadata (_call_key): a
+# later call with the same metadata skips the checks and the configuration,
+# which read nothing else (about 70 of flash_attn_func's 160 microseconds per
+# call, docs/PERF.md); the data pointers' alignment is checked on every call.
+# Cleared when full.
+_CHECKED: Dict[Any, _Checked] = {}
+_CHECKED_MAX = 1024
+
+
+def _call_key(tensors, args):
+    """What the checks read of a call: each tensor's shape, strides, dtype and
+    device, the other arguments with their types, and the environment that picks
+    the default arch. None when an argument is neither a tensor nor None, or is
+    unhashable: such a call takes the checks every time."""
+    torch = _torch()
+    metadata = []
+    for t in tensors:
+        if t is None:
+            metadata.append(None)
+        elif isinstance(t, torch.Tensor):
+            metadata.append((t.shape, t.stride(), t.dtype, t.device))
+        else:
+            return None
+    typed = []
+    for a in args:
+        if isinstance(a, (tuple, list)):
+            typed.append((type(a), tuple((type(x), x) for x in a)))
+        elif isinstance(a, torch.Tensor):
+            return None
+        else:
+            typed.append((type(a), a))
+    if args[5] is None:  # arch: default_arch reads these
+        typed.append((os.environ.get("FATTN_ARCH"), os.environ.get("FATTN_ENABLE_SM90")))
+    key = (tuple(metadata), tuple(typed))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _logical(t, dtype: str) -> TensorDesc:
@@ -184,6 +235,24 @@ def _logical(t, dtype: str) -> TensorDesc:
     b, s, h, d = t.shape
     sb, ss, sh, sd = t.stride()
     return TensorDesc.make(t.data_ptr(), dtype, (b, h, s, d), (sb, sh, ss, 1))
+
+
+def _check_arguments(q, k, v, descales, softmax_scale, causal, window_size, softcap,
+                     return_lse, arch, descale_block_q, descale_block_kv, v_layout):
+    """Every check of flash_attn_func's arguments that reads only their metadata
+    (_call_key); returns the dtype name and the descale form."""
+    dtype = _check_inputs(q, k, v, v_layout)
+    descale = _check_descales(q, k, descales, descale_block_q, descale_block_kv,
+                              fp8=dtype == "e4m3")
+    _check_devices(q, k, v, descales)
+    if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2 and
+            all(isinstance(w, int) for w in window_size)):
+        raise ValueError(f"window_size must be a pair of ints (left, right), got {window_size!r}")
+    if softmax_scale is not None and not (math.isfinite(softmax_scale) and softmax_scale > 0):
+        raise ValueError(f"softmax_scale must be a positive finite number, got {softmax_scale!r}")
+    if not (math.isfinite(softcap) and softcap >= 0):
+        raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
+    return dtype, descale
 
 
 def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool = False,
@@ -224,18 +293,15 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
                                     q_descale=dq, k_descale=dk, v_descale=dv)
     """
     torch = _torch()
-    dtype = _check_inputs(q, k, v, v_layout)
     descales = (q_descale, k_descale, v_descale)
-    descale = _check_descales(q, k, descales, descale_block_q, descale_block_kv,
-                              fp8=dtype == "e4m3")
-    _check_devices(q, k, v, descales)
-    if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2 and
-            all(isinstance(w, int) for w in window_size)):
-        raise ValueError(f"window_size must be a pair of ints (left, right), got {window_size!r}")
-    if softmax_scale is not None and not (math.isfinite(softmax_scale) and softmax_scale > 0):
-        raise ValueError(f"softmax_scale must be a positive finite number, got {softmax_scale!r}")
-    if not (math.isfinite(softcap) and softcap >= 0):
-        raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
+    args = (softmax_scale, causal, window_size, softcap, return_lse, arch, descale_block_q,
+            descale_block_kv, v_layout)
+    key = _call_key((q, k, v, out, lse_out) + descales, args)
+    checked = _CHECKED.get(key) if key is not None else None
+    if checked is None:
+        dtype, descale = _check_arguments(q, k, v, descales, *args)
+    else:
+        dtype, descale = checked.config.dtype, checked.config.descale
     b, sq, hq, d = q.shape
     sk, dv = k.shape[1], (v.shape[3] if v_layout is None else v.shape[2])
     out_dtype = torch.bfloat16 if dtype == "e4m3" else q.dtype
@@ -248,15 +314,27 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
             lse.fill_(float("-inf"))
         return (out, lse) if return_lse else out
 
-    if arch is None:
-        arch = default_arch(torch.cuda.get_device_capability(q.device))
-    if descale is not None and arch != "sm_90a":
-        raise ValueError(f"float8_e4m3fn inputs need the sm_90a pipeline (an sm_90 GPU), "
-                         f"got arch {arch!r}")
-    config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0], window_size[1],
-                               softcap, softmax_scale, return_lse, descale, v_layout)
+    if checked is None:
+        if arch is None:
+            arch = default_arch(torch.cuda.get_device_capability(q.device))
+        if descale is not None and arch != "sm_90a":
+            raise ValueError(f"float8_e4m3fn inputs need the sm_90a pipeline (an sm_90 GPU), "
+                             f"got arch {arch!r}")
+        config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0],
+                                   window_size[1], softcap, softmax_scale, return_lse, descale,
+                                   v_layout)
+        checked = _Checked(config, tuple(_strides_aligned(t) for t in (q, k, v)))
+        if key is not None:
+            if len(_CHECKED) >= _CHECKED_MAX:
+                _CHECKED.clear()
+            _CHECKED[key] = checked
+    config = checked.config
     kernel = get_kernel_for_lengths(config, sq, sk)
-    q, k, v = (t if _aligned(t) else t.contiguous() for t in (q, k, v))
+    # A misaligned view is copied (clone: contiguous() would return a
+    # contiguous view at a misaligned address as it is).
+    q, k, v = (t if ok and t.data_ptr() % 16 == 0 else
+               t.clone(memory_format=torch.contiguous_format)
+               for t, ok in zip((q, k, v), checked.strides_aligned))
     # A pre-transposed V is already the logical [b, h, head_dim_v, keys] view.
     v_desc = _logical(v, dtype) if v_layout is None else \
         TensorDesc.make(v.data_ptr(), dtype, tuple(v.shape), v.stride())
@@ -268,6 +346,10 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
         if lse is None:
             tensors.append(TensorDesc.make(0, "f32", (), ()))  # slot 4: no LSE
         tensors += [_descale_desc(t, q.device) for t in descales]
-    with torch.cuda.device(q.device):
-        kernel.launch(tensors, torch.cuda.current_stream(q.device).cuda_stream)
+    device = q.device.index
+    if device == torch.cuda.current_device():
+        kernel.launch(tensors, torch.cuda.current_stream(device).cuda_stream)
+    else:
+        with torch.cuda.device(device):
+            kernel.launch(tensors, torch.cuda.current_stream(device).cuda_stream)
     return (out, lse) if return_lse else out

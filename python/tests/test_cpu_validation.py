@@ -40,3 +40,33 @@ def test_transposed_bhsd_views_pass_the_shape_checks():
     q, k, v = (t.transpose(1, 2).contiguous().transpose(1, 2) for t in qkv())
     with pytest.raises(ValueError, match="must be a CUDA tensor"):  # i.e. only the device
         call(q, k, v)
+
+
+def test_call_key():
+    """What flash_attn_func's check cache (fattn.interface._CHECKED) keys calls by:
+    metadata and typed arguments, the default arch's environment; None for calls it
+    must check every time."""
+    from fattn.interface import _call_key
+    q, k, v = qkv()
+    args = (None, False, (-1, -1), 0.0, False, None, None, None, None)
+    key = _call_key((q, k, v, None, None), args)
+    assert key == _call_key(tuple(t.clone() for t in (q, k, v)) + (None, None), args)
+    assert key != _call_key((q, k, v[:, :, :1], None, None), args)          # shape
+    assert key != _call_key((q, k, v.transpose(1, 2).contiguous().transpose(1, 2), None,
+                             None), args)                                     # strides
+    assert key != _call_key((q, k, v.half(), None, None), args)              # dtype
+    assert key != _call_key((q, k, v, None, None),
+                            (None, False, (-1.0, -1.0)) + args[3:])          # argument types
+    assert key != _call_key((q, k, v, None, None), args[:5] + ("sm_80",) + args[6:])
+    assert _call_key((q.float().numpy(), k, v, None, None), args) is None    # not a tensor
+    assert _call_key((q, k, v, None, None), (torch.tensor(0.1),) + args[1:]) is None
+    import os
+    saved = os.environ.get("FATTN_ARCH")
+    os.environ["FATTN_ARCH"] = "sm_80"
+    try:
+        assert key != _call_key((q, k, v, None, None), args)                 # default arch
+    finally:
+        if saved is None:
+            del os.environ["FATTN_ARCH"]
+        else:
+            os.environ["FATTN_ARCH"] = saved

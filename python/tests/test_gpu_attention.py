@@ -228,6 +228,38 @@ def test_empty_inputs():
     assert o.shape == (2, 0, 8, 64)
 
 
+def test_repeated_calls_reuse_the_checks():
+    """A call with an earlier call's metadata (shapes, strides, dtypes, devices,
+    arguments) reuses its checked configuration (fattn.interface._CHECKED); any
+    other call is checked again; a misaligned data pointer is still copied."""
+    from fattn import interface
+    gen = new_generator()
+    q, k, v = (make_bshd(2, 300, 8, 128, torch.bfloat16, "bshd", gen) for _ in range(3))
+    ensure_kernel(config_for(q, k, v, False, (-1, -1), 0.0, None, False))
+    interface._CHECKED.clear()
+    fattn.flash_attn_func(q, k, v)
+    assert len(interface._CHECKED) == 1
+    q, k, v = (make_bshd(2, 300, 8, 128, torch.bfloat16, "bshd", gen) for _ in range(3))
+    o = fattn.flash_attn_func(q, k, v)
+    assert len(interface._CHECKED) == 1
+    scale = 1 / math.sqrt(128)
+    ref_o, _ = reference(q, k, v, scale, -1, -1, 0.0)
+    base_err = rel_l2(baseline(q, k, v, scale, -1, -1, 0.0), ref_o)
+    assert rel_l2(o, ref_o) <= BOUND_FACTOR * base_err + ABS_FLOOR
+    with pytest.raises(TypeError, match="one dtype"):
+        fattn.flash_attn_func(q, k, v.half())
+    with pytest.raises(ValueError, match="window_size must be a pair of ints"):
+        fattn.flash_attn_func(q, k, v, window_size=(-1.0, -1.0))
+    with pytest.raises(ValueError, match="softmax_scale must be a positive finite number"):
+        fattn.flash_attn_func(q, k, v, softmax_scale=float("nan"))
+    # The cached strides with a data pointer 2 bytes off: copied, the same result.
+    buf = torch.empty(q.numel() + 8, dtype=q.dtype, device="cuda")
+    q_off = buf[1:1 + q.numel()].view(q.shape).copy_(q)
+    assert q_off.data_ptr() % 16 and q_off.stride() == q.stride()
+    assert rel_l2(fattn.flash_attn_func(q_off, k, v), o) < 1e-6
+    assert len(interface._CHECKED) == 1
+
+
 def test_stream_and_device_guard():
     """The launch goes on torch's current stream."""
     s = torch.cuda.Stream()
