@@ -7,8 +7,13 @@ LSE = -inf. Kernels come from FATTN_KERNEL_DIR / fattn-compile; a missing kernel
 skips the case unless FATTN_REQUIRE_KERNELS=1. FATTN_TEST_BACKEND=naive runs the
 suite on naive nvcc-built kernels instead (checks the runtime and this harness).
 """
+import json
 import math
 import os
+import re
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -258,6 +263,50 @@ def test_repeated_calls_reuse_the_checks():
     assert q_off.data_ptr() % 16 and q_off.stride() == q.stride()
     assert rel_l2(fattn.flash_attn_func(q_off, k, v), o) < 1e-6
     assert len(interface._CHECKED) == 1
+
+
+def _cuobjdump():
+    for tool in (shutil.which("cuobjdump"),
+                 os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin",
+                              "cuobjdump")):
+        if tool and os.path.exists(tool):
+            return tool
+    return None
+
+
+def test_sm90_sass_tensor_cores_without_spills():
+    """Every sm_90a kernel of the kernel libraries in SASS (what runs, where the lit
+    tests check PTX and ptxas -v): its GEMMs on the tensor cores' path for its
+    dtype, QGMMA for e4m3 and HGMMA for 16-bit, never the other, and no
+    local-memory load or store (STL/LDL: ptxas spills; issues 5 and 6)."""
+    tool = _cuobjdump()
+    if tool is None:
+        pytest.skip("no cuobjdump (CUDA toolkit)")
+    from fattn.kernels import search_libraries
+    cubins = []
+    for library in search_libraries():
+        for key, rel in library.entries().items():
+            if not key.startswith("sm_90a-"):
+                continue
+            path = library.directory / rel
+            cubins.append((key, path.parent / json.loads(path.read_text())["cubin"]))
+    if not cubins:
+        pytest.skip("no sm_90a kernel in the kernel libraries")
+
+    def disassemble(cubin):
+        return subprocess.run([tool, "-sass", str(cubin)], check=True, capture_output=True,
+                              text=True).stdout
+    with ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 1)) as pool:
+        listings = list(pool.map(disassemble, [c for _, c in cubins]))
+    for (key, cubin), sass in zip(cubins, listings):
+        names = {op.split(".")[0] for op in re.findall(
+            r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass)}
+        assert names, f"{key}: no SASS instruction read from {cubin}"
+        want, other = ("QGMMA", "HGMMA") if "-e4m3-" in key else ("HGMMA", "QGMMA")
+        assert want in names and other not in names, \
+            f"{key}: {want} expected and no {other}; SASS has {sorted(names & {want, other})}"
+        assert not names & {"STL", "LDL"}, f"{key}: local-memory traffic (spills) in its SASS"
+    print(f"{len(cubins)} sm_90a kernels: HGMMA or QGMMA by dtype, no STL/LDL")
 
 
 def test_stream_and_device_guard():
