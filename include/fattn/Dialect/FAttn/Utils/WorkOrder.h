@@ -162,7 +162,8 @@ tailPiece(Ops &ops, typename Ops::Int piece, typename Ops::Int cta,
   // lo is begin or split, both the same for all of the CTA's items: the
   // rank as a choice between their quotients keeps the division out of the
   // work loop (loop-invariant), not in the chain that decodes each item.
-  auto rank = ops.select(isFirst, ops.div(begin, perItem), ops.div(split, perItem));
+  auto rank = ops.select(isFirst, ops.div(begin, perItem),
+                         ops.div(split, perItem));
   auto item = ops.add(ops.mul(rounds, grid), rank);
   auto origin = ops.mul(rank, perItem);
   return {ops.select(ops.lt(lo, hi), item, total), ops.sub(lo, origin),
