@@ -1,6 +1,7 @@
 """flash_attn_func: FlashAttention-2's interface on fattn kernels."""
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from typing import Any, Dict, NamedTuple, Optional, Tuple
@@ -346,10 +347,11 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
         if lse is None:
             tensors.append(TensorDesc.make(0, "f32", (), ()))  # slot 4: no LSE
         tensors += [_descale_desc(t, q.device) for t in descales]
+    # The device guard only where q is not on the current device (its device
+    # lookups took about 15 microseconds a call under cProfile).
     device = q.device.index
-    if device == torch.cuda.current_device():
+    guard = contextlib.nullcontext() if device == torch.cuda.current_device() \
+        else torch.cuda.device(device)
+    with guard:
         kernel.launch(tensors, torch.cuda.current_stream(device).cuda_stream)
-    else:
-        with torch.cuda.device(device):
-            kernel.launch(tensors, torch.cuda.current_stream(device).cuda_stream)
     return (out, lse) if return_lse else out

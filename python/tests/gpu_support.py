@@ -160,12 +160,17 @@ def ensure_kernel(config: KernelConfig) -> None:
         pytest.skip(f"kernel not available: {config.key}")
 
 
-def nvcc() -> Optional[str]:
-    found = shutil.which("nvcc")
+def cuda_tool(name: str) -> Optional[str]:
+    """A CUDA toolkit program (nvcc, cuobjdump): on PATH, else in CUDA_HOME/bin."""
+    found = shutil.which(name)
     if found:
         return found
-    default = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin" / "nvcc"
+    default = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin" / name
     return str(default) if default.exists() else None
+
+
+def nvcc() -> Optional[str]:
+    return cuda_tool("nvcc")
 
 
 def device_sm() -> str:

@@ -11,7 +11,6 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,7 +19,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gpu_support import (ABS_FLOOR, BOUND_FACTOR, TORCH_DTYPES, baseline, config_for,  # noqa
-                         ensure_kernel, make_bshd, new_generator, reference, rel_l2, visible)
+                         cuda_tool, ensure_kernel, make_bshd, new_generator, reference, rel_l2,
+                         visible)
 import fattn  # noqa: E402
 from fattn.presets import TEST_DTYPES, TEST_HEAD_DIMS  # noqa: E402
 
@@ -265,21 +265,12 @@ def test_repeated_calls_reuse_the_checks():
     assert len(interface._CHECKED) == 1
 
 
-def _cuobjdump():
-    for tool in (shutil.which("cuobjdump"),
-                 os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin",
-                              "cuobjdump")):
-        if tool and os.path.exists(tool):
-            return tool
-    return None
-
-
 def test_sm90_sass_tensor_cores_without_spills():
     """Every sm_90a kernel of the kernel libraries in SASS (what runs, where the lit
     tests check PTX and ptxas -v): its GEMMs on the tensor cores' path for its
     dtype, QGMMA for e4m3 and HGMMA for 16-bit, never the other, and no
     local-memory load or store (STL/LDL: ptxas spills; issues 5 and 6)."""
-    tool = _cuobjdump()
+    tool = cuda_tool("cuobjdump")
     if tool is None:
         pytest.skip("no cuobjdump (CUDA toolkit)")
     from fattn.kernels import search_libraries
