@@ -5,6 +5,12 @@ timing each function in its own block of calls favours whichever ran in a faster
 second. Launching them one call at a time in rotated order, many times over, lets
 neighbouring calls see the same clock; the median of each function's calls then
 compares them fairly (two builds of the same kernel agree within about 1%).
+
+The rounds are queued without waiting for the GPU in between: each call is
+enqueued while the calls before it still run, so its events time its GPU work,
+as in a program that launches ahead of the GPU, and not the host time of the
+launch (tens of microseconds in flash_attn_func or SDPA) that an idle GPU would
+wait for. Calls whose host time exceeds the GPU time before them still show it.
 """
 from __future__ import annotations
 
@@ -22,16 +28,16 @@ def median_ms_interleaved(fns: Dict[str, Callable[[], object]], warmup: int,
     for _ in range(warmup):
         for n in names:
             fns[n]()
-    times = {n: [] for n in names}
+    events = []
     for i in range(iters):
-        events = []
         for n in names[i % len(names):] + names[:i % len(names)]:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             fns[n]()
             end.record()
             events.append((n, start, end))
-        torch.cuda.synchronize()
-        for n, start, end in events:
-            times[n].append(start.elapsed_time(end))
+    torch.cuda.synchronize()
+    times = {n: [] for n in names}
+    for n, start, end in events:
+        times[n].append(start.elapsed_time(end))
     return {n: statistics.median(t) for n, t in times.items()}
