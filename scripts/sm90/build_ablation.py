@@ -6,34 +6,40 @@ usage: build_ablation.py FATTN_OPT OUT
 then, on the GPU machine: INTERLEAVE=40 check_sm90.py OUT --bench-matrix
 
 Each kernel is bench_<label>_d<D>[_causal]; "ship" is fattn-compile's shape
-(head dim 64: three consumers, 128-key tiles, 96 causal; 128: 192-key tiles;
-256: 80-key tiles; all persistent; the rescale threshold where fattn-compile
-sets it), the others change one thing: noov (no intra-warpgroup overlap),
-nopt (one CTA per Q tile), nows (no warp specialization, which also drops
-the overlap and persistence), pp (pingpong, two consumers only), noT (no
-conditional rescaling)."""
+(head dim 64: three consumers, 128-key tiles and the split tail, 96-key tiles
+and the rescale threshold causal; 128: 160-key tiles, pingpong, the threshold,
+two Q buffers and the split tail, 192-key tiles causal; 256: 80-key tiles,
+pingpong and the threshold; all persistent), the others change one thing:
+noov (no intra-warpgroup overlap), nopt (one CTA per Q tile, which also drops
+the split tail and the second Q buffer, both for persistent CTAs), nows (no
+warp specialization, which also drops the overlap, persistence and what needs
+it), nopp (no pingpong), noT (no conditional rescaling), noq2 (one Q buffer),
+nost (no split tail), pp (pingpong where ship has none)."""
 import json, os, shutil, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 T8 = "rescale-threshold=8"
+# What persistent CTAs carry with them: off with nopt and nows.
+NOT_PERSISTENT = "persistent=false q-buffers=1 split-tail=false"
+COMMON = {"noov": "intra-wg-overlap=false", "nopt": NOT_PERSISTENT,
+          "nows": "warp-specialize=false " + NOT_PERSISTENT}
 # (build_kernels.py kernel, the name's head-dim part, fattn-compile's extra
 # options, {label: the change})
 SETS = [
-    ("bench_c3pt_d64", "d64", "",
-     {"ship": "", "noov": "intra-wg-overlap=false", "nopt": "persistent=false",
-      "nows": "warp-specialize=false"}),
-    ("bench_c3n96pt_d64_causal", "d64_causal", T8,
-     {"ship": "", "noT": "rescale-threshold=0", "noov": "intra-wg-overlap=false",
-      "nopt": "persistent=false", "nows": "warp-specialize=false"}),
+    ("bench_stc3pt_d64", "d64", "",
+     {"ship": "", **COMMON, "nost": "split-tail=false"}),
+    ("bench_c3n96ltpt_d64_causal", "d64_causal", "",
+     {"ship": "", "noT": "rescale-threshold=0", **COMMON}),
+    ("bench_stq2lt160pppt_d128", "d128", "",
+     {"ship": "", "noT": "rescale-threshold=0", "nopp": "pingpong=false", **COMMON,
+      "noq2": "q-buffers=1", "nost": "split-tail=false"}),
+    ("bench_n192pt_d128_causal", "d128_causal", "",
+     {"ship": "", **COMMON, "pp": "pingpong=true"}),
 ]
 for causal in ("", "_causal"):
-    SETS.append((f"bench_n192pt_d128{causal}", f"d128{causal}", "",
-                 {"ship": "", "noov": "intra-wg-overlap=false", "nopt": "persistent=false",
-                  "nows": "warp-specialize=false", "pp": "pingpong=true"}))
-    SETS.append((f"bench_n80pt_d256{causal}", f"d256{causal}", T8,
-                 {"ship": "", "noT": "rescale-threshold=0", "noov": "intra-wg-overlap=false",
-                  "nopt": "persistent=false", "nows": "warp-specialize=false",
-                  "pp": "pingpong=true"}))
+    SETS.append((f"bench_n80pt_d256{causal}", f"d256{causal}", f"pingpong=true {T8}",
+                 {"ship": "", "noT": "rescale-threshold=0", "nopp": "pingpong=false",
+                  **COMMON}))
 
 
 def main():

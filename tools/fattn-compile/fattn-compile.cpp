@@ -244,12 +244,15 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // per-tensor descales, +5-8% with per-(batch, head) ones (against the
     // kernel without row sums, which spilled with them before pingpong)
     // (docs/PERF.md, 2026-11-30, ninth session); 16-bit head dim 128
-    // without a mask with 160-key tiles and the threshold (above). Equal at
-    // 16-bit head dim 128 causal, slower for FP8 otherwise; not measured
-    // with windows or softcap.
+    // without a mask with 160-key tiles and the threshold (above), but only
+    // without the split tail (below, --short-seqs): beside the split tail
+    // it now costs 1-4% at 2k-16k, in three rounds of two calls (docs/
+    // PERF.md, 2026-12-01, sixteenth session). Equal at 16-bit head dim 128
+    // causal, slower for FP8 otherwise; not measured with windows or
+    // softcap.
     options.pingpong =
         (!fp8 && headDim > 128 && (!masked || causal) && !hasSoftcap) ||
-        (fp8 && rowSums && causal) || wideUnmasked128 ||
+        (fp8 && rowSums && causal) || (wideUnmasked128 && shortSeqs) ||
         (linearP && valueT);
     // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
     // without a mask (docs/PERF.md; at 16-bit head dim 256 without a mask

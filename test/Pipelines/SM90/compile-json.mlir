@@ -28,7 +28,7 @@
 // CHECK-DAG: "swizzle": "128B"
 
 // The measured tile shapes by head dim: 160-row KV tiles at head dim 128
-// without a mask (with pingpong and the rescale threshold), 192 causal, 128
+// without a mask (with the rescale threshold and the split tail), 192 causal, 128
 // with a sliding window; three consumer
 // warpgroups (block_m 192, 512 threads) at head dim 64, with 96-row KV tiles
 // when causal; 80-row KV tiles at head dim 256.
