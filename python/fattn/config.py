@@ -250,15 +250,12 @@ def _tuned_for(desc: Mapping[str, Any]) -> Optional[str]:
 def short_seqs_tuning(config: KernelConfig, seq_q: int, seq_k: int) -> KernelConfig:
     """The kernel to run for these lengths: the short-sequence tuning where
     fattn-compile --short-seqs builds a different kernel (sm_90a, 16-bit,
-    causal or without a mask, head dim 97-128 for Q, K and V, no softcap;
-    tools/fattn-compile's shortCausal128, and wideUnmasked128 without the
-    split tail) and both lengths are at most SHORT_SEQS_MAX, else `config`
-    as it is. FATTN_SHORT_SEQS=0 keeps the default kernels."""
+    causal, head dim 97-128 for Q, K and V, no softcap; tools/fattn-compile's
+    shortCausal128) and both lengths are at most SHORT_SEQS_MAX, else
+    `config` as it is. FATTN_SHORT_SEQS=0 keeps the default kernels."""
     if os.environ.get("FATTN_SHORT_SEQS") == "0":
         return config
-    unmasked = not config.causal and config.window_left < 0 and config.window_right < 0
-    if (config.arch == "sm_90a" and config.dtype in ("f16", "bf16")
-            and (config.causal or unmasked)
+    if (config.arch == "sm_90a" and config.dtype in ("f16", "bf16") and config.causal
             and config.window_left < 0 and 96 < config.head_dim_qk <= 128
             and config.head_dim_v == config.head_dim_qk and config.softcap == 0.0
             and config.tuned_for is None and max(seq_q, seq_k) <= SHORT_SEQS_MAX):

@@ -81,10 +81,10 @@ def test_tuned_for():
     (dict(dtype="f16", has_lse=True), 1, 17, True),
     (dict(dtype="bf16"), 4097, 4096, False),          # too long
     (dict(dtype="bf16"), 1000, SHORT_SEQS_MAX + 1, False),
-    # Without a mask the default kernel splits the last round (split-tail),
-    # which short sequences run without.
-    (dict(dtype="bf16", causal=False), 1000, 1000, True),
-    (dict(dtype="f16", causal=False, has_lse=True), 4096, 2048, True),
+    # Without a mask short sequences run the default kernel too (its split
+    # tail measured as fast at 2k and 4k since it lost pingpong).
+    (dict(dtype="bf16", causal=False), 1000, 1000, False),
+    (dict(dtype="f16", causal=False, has_lse=True), 4096, 2048, False),
     (dict(dtype="bf16", causal=False), 8192, 8192, False),
     (dict(dtype="bf16", causal=False, softcap=30.0), 1000, 1000, False),
     (dict(dtype="bf16", causal=False, window_left=64, window_right=32), 1000, 1000, False),
@@ -110,8 +110,7 @@ def test_libraries_get_the_short_seqs_kernels():
                             dict(head_dim_qk=128, causal=True)], "sm_90a")
     base = KernelConfig.make("sm_90a", "bf16", 128, causal=True)
     full = KernelConfig.make("sm_90a", "bf16", 128)
-    assert configs == [base, short_seqs_tuning(base, 1, 1), full,
-                       short_seqs_tuning(full, 1, 1)]
+    assert configs == [base, short_seqs_tuning(base, 1, 1), full]
 
 
 def test_json_round_trip():

@@ -214,7 +214,7 @@ def test_tuned_kernel_falls_back_to_the_default(monkeypatch):
     (and no fattn-compile): the default kernel runs instead; other misses
     still raise."""
     monkeypatch.delenv("FATTN_SHORT_SEQS", raising=False)
-    base = KernelConfig.make("sm_90a", "bf16", 128)
+    base = KernelConfig.make("sm_90a", "bf16", 128, causal=True)
     present = {base: "default"}
 
     def lookup(c, compile_if_missing=True):

@@ -172,14 +172,13 @@ def test_split_tail(dtype):
     must leave the workspace's counters zero for the next, else a merge
     reads a piece before it is written. With an LSE, GQA and softcap too;
     fewer items than SMs split each item among 16 or 17 CTAs. Head dim 128
-    splits beyond 4096 queries or keys (shorter ones run the short-sequence
-    kernel, which does not; short_seqs=False runs the default one)."""
+    splits too, at any length."""
     for _ in range(3):
         run_case(dtype=dtype, d=64, b=3, hq=23, sq=2000, sk=2000)
     run_case(dtype=dtype, d=64, b=2, hq=32, hk=8, sq=1500, sk=2049, lse=True)
     run_case(dtype=dtype, d=64, b=1, hq=4, sq=300, sk=5000, softcap=30.0, lse=True)
     run_case(dtype=dtype, d=128, b=2, hq=18, hk=6, sq=4500, sk=4500, lse=True)
-    run_case(dtype=dtype, d=128, b=1, hq=40, sq=1000, sk=3000, short_seqs=False)
+    run_case(dtype=dtype, d=128, b=1, hq=40, sq=1000, sk=3000)
 
 
 def test_split_tail_streams():
@@ -322,7 +321,7 @@ SANITIZER_CASES = [
     # Q's buffer on from one item to the next.
     dict(dtype="bf16", d=128, hq=48, hk=8, sq=300, sk=300, causal=False, lse=False),
     # Two Q buffers (head dim 128 without a mask): 288 items, so every CTA
-    # takes two or three and both buffers turn over.
+    # takes two or three and both buffers turn over; 24 of them split.
     dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=False, lse=True),
     # Causal head dim 128 tuned for short sequences: O by TMA stores out of
     # the two Q buffers, which turn over in every CTA (288 items); and the
@@ -337,9 +336,6 @@ SANITIZER_CASES = [
     # cut into pieces merged through the workspace (its counters' release and
     # acquire are what racecheck cannot see, its memory what memcheck can).
     dict(dtype="f16", d=64, hq=92, hk=4, sq=300, sk=700, causal=False, lse=True),
-    # and head dim 128's default kernel (288 items, 24 split)
-    dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=False, lse=True,
-         short_seqs=False),
 ]
 
 

@@ -213,9 +213,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // with per-block V descales, whose rescale is never skipped, nor with
     // sliding windows (not measured).
     // 16-bit head dim 128 without a mask (and without softcap): 160-key
-    // tiles with conditional rescaling and pingpong (below), +1-4% over the
-    // 192-key tiles without either, in three rounds of two calls (docs/
-    // PERF.md, 2026-11-30, ninth session); each alone gained 0-3%.
+    // tiles with conditional rescaling and pingpong, +1-4% over the 192-key
+    // tiles without either, in three rounds of two calls (docs/PERF.md,
+    // 2026-11-30, ninth session); each alone gained 0-3%. (Pingpong has
+    // since given way to the split tail, below.)
     bool wide16Bit128 = !fp8 && headDim > 96 && headDim <= 128 && !hasSoftcap;
     bool wideUnmasked128 = wide16Bit128 && !masked;
     if ((headDim > 128 && !perBlockKV && (!masked || causal)) ||
@@ -243,17 +244,16 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // causal; FP8 head dim 128 causal with V^T and the row sums +4-5% with
     // per-tensor descales, +5-8% with per-(batch, head) ones (against the
     // kernel without row sums, which spilled with them before pingpong)
-    // (docs/PERF.md, 2026-11-30, ninth session); 16-bit head dim 128
-    // without a mask with 160-key tiles and the threshold (above), but only
-    // without the split tail (below, --short-seqs): beside the split tail
-    // it now costs 1-4% at 2k-16k, in three rounds of two calls (docs/
-    // PERF.md, 2026-12-01, sixteenth session). Equal at 16-bit head dim 128
-    // causal, slower for FP8 otherwise; not measured with windows or
-    // softcap.
+    // (docs/PERF.md, 2026-11-30, ninth session). Not 16-bit head dim 128
+    // without a mask any more: beside the split tail (below) it costs 1-4%
+    // at 2k-16k, and that kernel without pingpong runs 0-1% faster at 2k
+    // and 4k than the one with pingpong and without the split tail that
+    // --short-seqs built, in three rounds of two calls (docs/PERF.md,
+    // 2026-12-01, sixteenth session). Equal at 16-bit head dim 128 causal,
+    // slower for FP8 otherwise; not measured with windows or softcap.
     options.pingpong =
         (!fp8 && headDim > 128 && (!masked || causal) && !hasSoftcap) ||
-        (fp8 && rowSums && causal) || (wideUnmasked128 && shortSeqs) ||
-        (linearP && valueT);
+        (fp8 && rowSums && causal) || (linearP && valueT);
     // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
     // without a mask (docs/PERF.md; at 16-bit head dim 256 without a mask
     // since O leaves through the quad transpose). Sliding windows were not
@@ -305,16 +305,16 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // cut along their KV tiles, so that no SM idles through a partial
     // round): 16-bit head dim 64 without a mask, +4-5% at 2k-16k in two
     // rounds of one call; 16-bit head dim 128 without a mask +0.6-1.3% at
-    // 8k and 16k in two calls, 0 to -1.6% at 2k and 4k, so not under
-    // --short-seqs. About +1.6% at head dim 256 from 8k but -1 to -3% below
+    // 8k and 16k in two calls, 0 to -1.6% at 2k and 4k beside pingpong, and
+    // without pingpong 0 to +1% at 2k and 4k against the kernel with
+    // pingpong and without the split tail (sixteenth session). About +1.6% at head dim 256 from 8k but -1 to -3% below
     // (and it spills there), -2 to -8% for FP8 with exp2s (docs/PERF.md,
     // 2026-12-01, thirteenth session): not used there. FP8 with linear P
     // (above), the threshold 0.8, pingpong and two Q buffers: 1,087-1,124
     // TFLOP/s at 4k-16k against 1,066-1,112 without the split tail (2026-12-01,
     // fourteenth session); the three alone measured 0 to +4% over linear P.
     options.splitTail = (!fp8 && headDim <= 64 && !masked) ||
-                        (wideUnmasked128 && !shortSeqs) ||
-                        (linearP && !masked);
+                        wideUnmasked128 || (linearP && !masked);
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);
     if (fp8WideTiles && options.consumers == 2 && (!rowSums || !valueT)) {
