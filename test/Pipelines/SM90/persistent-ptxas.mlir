@@ -52,11 +52,10 @@
 // LAZY-PTX-COUNT-2: vote.sync.any.pred
 
 // Pingpong where it measured faster (docs/PERF.md): 16-bit head dim 256
-// without a mask and causal (not with softcap), 16-bit head dim 128 without
-// a mask under --short-seqs only (compile-short-seqs.mlir; beside the split
-// tail of the default kernel it is slower), and FP8 head dim 128 causal
+// without a mask and causal (not with softcap), and FP8 head dim 128 causal
 // with V^T and the row sums on the tensor cores; not at 16-bit head dim 128
-// causal nor for the other FP8 kernels. The turns open once and close once.
+// (causal equal, and slower beside the split tail without a mask) nor for
+// the other FP8 kernels. The turns open once and close once.
 // PP: bar.arrive 1, 256;
 // PP: bar.sync {{%r[0-9]+}}, 256;
 // PP: bar.arrive {{%r[0-9]+}}, 256;
