@@ -246,9 +246,9 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // kernel without row sums, which spilled with them before pingpong)
     // (docs/PERF.md, 2026-11-30, ninth session). Not 16-bit head dim 128
     // without a mask any more: beside the split tail (below) it costs 1-4%
-    // at 2k-16k, and that kernel without pingpong runs 0-1% faster at 2k
-    // and 4k than the one with pingpong and without the split tail that
-    // --short-seqs built, in three rounds of two calls (docs/PERF.md,
+    // at 2k-16k, and that kernel without pingpong runs as fast at 2k and
+    // 1% faster at 4k as the one with pingpong and without the split tail
+    // that --short-seqs built, in three rounds of two calls (docs/PERF.md,
     // 2026-12-01, sixteenth session). Equal at 16-bit head dim 128 causal,
     // slower for FP8 otherwise; not measured with windows or softcap.
     options.pingpong =
@@ -306,7 +306,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // round): 16-bit head dim 64 without a mask, +4-5% at 2k-16k in two
     // rounds of one call; 16-bit head dim 128 without a mask +0.6-1.3% at
     // 8k and 16k in two calls, 0 to -1.6% at 2k and 4k beside pingpong, and
-    // without pingpong 0 to +1% at 2k and 4k against the kernel with
+    // without pingpong -1 to +1% at 2k and 4k against the kernel with
     // pingpong and without the split tail (sixteenth session). About +1.6%
     // at head dim 256 from 8k but -1 to -3% below (and it spills there), -2
     // to -8% for FP8 with exp2s (docs/PERF.md, 2026-12-01, thirteenth

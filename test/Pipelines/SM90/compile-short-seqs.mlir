@@ -35,7 +35,7 @@
 // tiles, two Q buffers, direct stores, the split tail (the workspace
 // parameter) and no pingpong, which beside the split tail measured 1-4%
 // slower (the kernel with pingpong and without the split tail that
-// --short-seqs built until 2026-12-01 was 0-1% slower at 2k and 4k).
+// --short-seqs built until 2026-12-01 was as fast at 2k, 1% slower at 4k).
 // FULL-DAG: "tuned_for": "short_seqs"
 // LONGFULL-DAG: "block_n": 160
 // LONGFULL-DAG: "workspace_bytes_per_cta": 69888
