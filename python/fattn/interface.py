@@ -175,7 +175,11 @@ def _result(t, name, shape, dtype, device):
 
 def _aligned(t, align: int = 16) -> bool:
     """Kernels load 16-byte vectors: rows must start on 16-byte boundaries."""
-    return t.data_ptr() % align == 0 and _strides_aligned(t, align)
+    return _pointer_aligned(t, align) and _strides_aligned(t, align)
+
+
+def _pointer_aligned(t, align: int = 16) -> bool:
+    return t.data_ptr() % align == 0
 
 
 def _strides_aligned(t, align: int = 16) -> bool:
@@ -333,7 +337,7 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
     kernel = get_kernel_for_lengths(config, sq, sk)
     # A misaligned view is copied (clone: contiguous() would return a
     # contiguous view at a misaligned address as it is).
-    q, k, v = (t if ok and t.data_ptr() % 16 == 0 else
+    q, k, v = (t if ok and _pointer_aligned(t) else
                t.clone(memory_format=torch.contiguous_format)
                for t, ok in zip((q, k, v), checked.strides_aligned))
     # A pre-transposed V is already the logical [b, h, head_dim_v, keys] view.
