@@ -310,10 +310,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // pingpong and without the split tail (sixteenth session). About +1.6%
     // at head dim 256 from 8k but -1 to -3% below (and it spills there), -2
     // to -8% for FP8 with exp2s (docs/PERF.md, 2026-12-01, thirteenth
-    // session): not used there. FP8 with linear P
-    // (above), the threshold 0.8, pingpong and two Q buffers: 1,087-1,124
-    // TFLOP/s at 4k-16k against 1,066-1,112 without the split tail (2026-12-01,
-    // fourteenth session); the three alone measured 0 to +4% over linear P.
+    // session): not used there. FP8 with linear P (above), the threshold
+    // 0.8, pingpong and two Q buffers: 1,087-1,124 TFLOP/s at 4k-16k against
+    // 1,066-1,112 without the split tail (2026-12-01, fourteenth session);
+    // the three alone measured 0 to +4% over linear P.
     options.splitTail = (!fp8 && headDim <= 64 && !masked) ||
                         wideUnmasked128 || (linearP && !masked);
     // One consumer warpgroup per 64 query rows.
