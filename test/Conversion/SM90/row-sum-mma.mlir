@@ -64,8 +64,7 @@
 // OFF-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n128s2(
 // OFF-NOT: 1065369472
 // OFF-NOT: m64n8k16
-// OFF: nvvm.shfl.sync
-// OFF-SAME: bfly
+// OFF: nvvm.shfl.sync bfly
 // OFF: llvm.fcmp "ogt"
 func.func @bf16(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>)

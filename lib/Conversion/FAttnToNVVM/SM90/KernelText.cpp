@@ -470,6 +470,15 @@ void SM90KernelEmitter::emitConsumerSetup() {
   consumerTid = cfg.warpSpecialize ? e.sub(tid, e.i32(128)) : tid;
   string ctid = consumerTid;
   wg = e.bin("udiv", ctid, e.i32(128)); // consumer warpgroup
+  // Broadcast from lane 0, the warpgroup index is one that ptxas knows to be
+  // warp-uniform: Q's wgmma descriptors (which step by the warpgroup's 64
+  // rows) then stay in uniform registers instead of taking two R2UR moves
+  // before each wgmma of S = Q K^T; measured +1..2% at 16-bit head dims 64
+  // and 128 and neutral for FP8. Not above 128 columns, where ptxas then
+  // spills (docs/PERF.md, 2026-12-01, seventeenth session).
+  if (dPad <= 128)
+    wg = e.def(formatv("nvvm.shfl.sync idx {0}, {1}, {2}, {3} : i32 -> i32",
+                       e.i32(-1), wg, e.i32(0), e.i32(31)).str());
   string lane = e.bin("and", tid, e.i32(31));
   string warpInWg = e.bin("and", e.bin("udiv", ctid, e.i32(32)), e.i32(3));
   quad = e.bin("and", lane, e.i32(3));
