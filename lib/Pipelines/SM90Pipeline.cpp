@@ -58,6 +58,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.tmaStore = options.tmaStore;
   convert.splitTail = options.splitTail;
   convert.reverseQTiles = options.reverseQTiles;
+  convert.warpgroupKVRanges = options.warpgroupKVRanges;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }
 

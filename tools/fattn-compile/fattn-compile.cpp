@@ -279,6 +279,13 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       options.pingpong = true;
       options.rescaleThreshold = 8.0f;
     }
+    // Each consumer warpgroup stops at the last KV tile its own rows see
+    // (warpgroup-kv-ranges): 16-bit head dim 128 causal, +2-3% at 2k-16k;
+    // the warpgroup that skips the item's last tile also starts the next
+    // item's first one early (docs/PERF.md, 2026-12-01, seventeenth
+    // session). Neutral at head dim 64; pingpong's kernels cannot (each
+    // warpgroup must take as many turns as the other).
+    options.warpgroupKVRanges = wide16Bit128 && causal && !options.pingpong;
     applyOverrides(options);
     // The kernel's shared memory with a second Q buffer, as the lowering
     // lays it out (the tiles may come from the command line).

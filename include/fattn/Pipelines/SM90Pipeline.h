@@ -56,6 +56,11 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
                      "round's work items along their KV tiles (needs a "
                      "workspace)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> warpgroupKVRanges{
+      *this, "warpgroup-kv-ranges",
+      llvm::cl::desc("Causal: each consumer warpgroup computes only the KV "
+                     "tiles its own rows see (without pingpong)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> reverseQTiles{
       *this, "reverse-q-tiles",
       llvm::cl::desc("Schedule the longest (causal) Q tiles first"),

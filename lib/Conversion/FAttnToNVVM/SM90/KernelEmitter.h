@@ -303,6 +303,9 @@ private:
   // loop's body in each role.
   string qTileRow, head, batch, kvHead;
   string lo, fullLo, fullHi, hi;
+  // The consumer warpgroup's end of the range (warpgroupKVRanges; else hi):
+  // it hands tiles [consumerHi, hi) back unread (releaseSkippedTiles).
+  string consumerHi;
   // Persistent kernels: Q tiles per (batch, head), the number of work items,
   // and, in a work loop, the K/V tiles the ring has carried before the item
   // (the ring's stages and phases run on across items), and the items this
@@ -432,6 +435,9 @@ private:
   }
   /// The consumer's rows of the work item and their visible key columns.
   void emitConsumerRows();
+  /// warpgroupKVRanges: waits for the work item's tiles past consumerHi and
+  /// hands them back unread.
+  void releaseSkippedTiles();
   /// Opens the producer warpgroup's code: gives its registers away and
   /// returns the i1 of the one elected thread of warp 0 that issues TMA.
   string beginProducer();

@@ -549,6 +549,41 @@ void SM90KernelEmitter::emitConsumerRows() {
     loLimit[r] = cfg.windowLeft >= 0 ? e.sub(diag, e.i32(cfg.windowLeft))
                                      : e.i32(-(int64_t(1) << 30));
   }
+
+  consumerHi = hi;
+  if (!opts.warpgroupKVRanges || cfg.windowRight < 0)
+    return;
+  // The last key the warpgroup's last row inside the sequence sees; its
+  // tile ends the warpgroup's range (never before lo: an empty range).
+  string lastRow = e.sub(e.smin(e.add(qTileRow, e.mul(e.add(wg, e.i32(1)),
+                                                       e.i32(64))),
+                                "%seq_q"),
+                         e.i32(1));
+  string lastKey =
+      e.add(e.add(lastRow, offset), e.i32(cfg.windowRight));
+  string end = e.bin("sdiv", e.add(lastKey, e.i32(bn)), e.i32(bn));
+  consumerHi = e.smin(hi, e.smax(end, lo));
+}
+
+void SM90KernelEmitter::releaseSkippedTiles() {
+  if (consumerHi == hi)
+    return;
+  string top = fresh("skip"), body = fresh("skip_tile"), done = fresh("skipped");
+  string j = "%" + top + "_j";
+  e.op(formatv("llvm.br ^{0}({1} : i32)", top, consumerHi).str());
+  e.label(top, formatv("({0}: i32)", j).str());
+  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", e.icmp("slt", j, hi), body,
+               done).str());
+  e.label(body);
+  // Tile j's full barriers complete once the producer has copied it, after
+  // the stage's previous tile went back: an arrival now counts for tile j.
+  string t = tileOrdinal(j), stage = stageOf(t), phase = phaseOf(t);
+  waitBarrier(barrier(layout.fullKBar(), stage), phase);
+  release(layout.emptyKBar(), stage);
+  waitBarrier(barrier(fullValueBar(), stage), phase);
+  release(emptyValueBar(), stage);
+  e.op(formatv("llvm.br ^{0}({1} : i32)", top, e.add(j, e.i32(1))).str());
+  e.label(done);
 }
 
 /// S = Q K^T of the tile in `stage` as a GEMM turn of its own, waited for at
@@ -574,7 +609,7 @@ void SM90KernelEmitter::emitSequentialLoop() {
                              "%acc: {0}{1})", oType, carriedArgs("%dvp")).str());
   e.op(formatv("llvm.cond_br {0}, ^kv_tile, ^epilogue(%m0, %m1, %l0, %l1, %acc"
                "{2} : f32, f32, f32, f32, {1}{3})",
-               e.icmp("slt", "%j", hi), oType, carried("%dvp"),
+               e.icmp("slt", "%j", consumerHi), oType, carried("%dvp"),
                carriedTypes()).str());
 
   e.label("kv_tile");
@@ -614,7 +649,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
                          carried(e.f32(1.0f)), carriedTypes()).str();
   if (cfg.persistent) {
     e.op(formatv("llvm.cond_br {0}, ^ov_first, ^ov_empty",
-                 e.icmp("slt", lo, hi)).str());
+                 e.icmp("slt", lo, consumerHi)).str());
     // No KV tile: Q goes back at once.
     e.label("ov_empty");
     releaseQ();
@@ -622,7 +657,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     e.op(formatv("llvm.br ^epilogue({0})", empty).str());
   } else {
     e.op(formatv("llvm.cond_br {0}, ^ov_first, ^epilogue({1})",
-                 e.icmp("slt", lo, hi), empty).str());
+                 e.icmp("slt", lo, consumerHi), empty).str());
   }
 
   // O is rescaled for tile j - 1 either at the end of iteration j - 1, or
@@ -682,7 +717,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
                              "%acc: {0}, %pp: {1}{2}{3})", oType, pType,
                              pendingArgs, carriedArgs("%dvp")).str());
   e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
-               e.icmp("slt", "%j", hi)).str());
+               e.icmp("slt", "%j", consumerHi)).str());
   const std::array<string, 2> carriedFactors = {"%rs0", "%rs1"};
   const string carriedWhen = lazy ? "%rsw" : "";
 
@@ -1084,6 +1119,9 @@ void SM90KernelEmitter::emitEpilogue() {
       e.label(next);
     }
   }
+  // After O is out: the tiles this warpgroup skips are the other
+  // warpgroups' last ones, which they are still computing.
+  releaseSkippedTiles();
   if (!cfg.persistent) {
     e.op("llvm.br ^exit");
     return;

@@ -342,6 +342,15 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (failed(checkSplitTail(op, options, c)))
     return failure();
   c.splitTail = options.splitTail;
+  if (options.warpgroupKVRanges &&
+      (!options.warpSpecialize || options.pingpong))
+    return op.emitOpError()
+           << "warpgroup-kv-ranges needs "
+           << (options.pingpong
+                   ? "no pingpong, whose turns each consumer warpgroup must "
+                     "take as often as the others"
+                   : "the producer warpgroup (--fattn-warp-specialize), which "
+                     "loads the tiles a consumer warpgroup skips");
   if (c.dynamicSharedBytes() > kMaxDynamicSharedBytes)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -592,6 +601,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.tmaStore = tmaStore;
     options.splitTail = splitTail;
     options.reverseQTiles = reverseQTiles;
+    options.warpgroupKVRanges = warpgroupKVRanges;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });
     if (ops.size() > 1 && !options.kernelName.empty()) {

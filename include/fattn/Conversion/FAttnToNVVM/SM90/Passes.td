@@ -51,6 +51,11 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "Persistent unmasked kernels: split the work items past the last "
            "whole round along their KV tiles among all CTAs, combined "
            "through a global workspace (a `workspace` kernel parameter)">,
+    Option<"warpgroupKVRanges", "warpgroup-kv-ranges", "bool",
+           /*default=*/"false",
+           "Under a causal mask or right window, each consumer warpgroup "
+           "computes only the KV tiles its own rows see (needs the producer "
+           "warpgroup, without pingpong)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
   ];

@@ -81,6 +81,12 @@ struct SM90Options {
   /// combines the other pieces, which their CTAs leave in a global
   /// workspace (a `workspace` kernel parameter, KERNEL-ABI.md).
   bool splitTail = false;
+  /// Under a causal mask (or a right window), each consumer warpgroup stops
+  /// at the last KV tile its own 64 rows see, instead of the work item's:
+  /// the tiles past it it only waits for and hands back (their empty
+  /// barriers count every consumer thread). Needs the producer warpgroup
+  /// and no pingpong, whose turns each warpgroup must take equally often.
+  bool warpgroupKVRanges = false;
   /// Registers per thread the producer warpgroup keeps (setmaxnreg);
   /// 0 disables register reallocation.
   int producerRegisters = 24;
