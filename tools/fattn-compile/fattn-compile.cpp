@@ -279,13 +279,17 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       options.pingpong = true;
       options.rescaleThreshold = 8.0f;
     }
-    // Each consumer warpgroup stops at the last KV tile its own rows see
-    // (warpgroup-kv-ranges): 16-bit head dim 128 causal, +2-3% at 2k-16k;
-    // the warpgroup that skips the item's last tile also starts the next
-    // item's first one early (docs/PERF.md, 2026-12-01, seventeenth
-    // session). Neutral at head dim 64; pingpong's kernels cannot (each
-    // warpgroup must take as many turns as the other).
-    options.warpgroupKVRanges = wide16Bit128 && causal && !options.pingpong;
+    // Each consumer warpgroup stops at the last KV tile its own rows see,
+    // and one whose rows all lie past the sequence computes nothing
+    // (warpgroup-kv-ranges): 16-bit head dim 128 causal +2-3% at 2k-16k,
+    // the warpgroup that skips the item's last tile also starting the next
+    // item's first one early; head dim 64 causal 0 / +2.5% / 0 at 2k / 4k /
+    // 8k (docs/PERF.md, 2026-12-01, seventeenth session). Not with softcap
+    // or at head dims 65-96 (not measured), nor pingpong (each warpgroup
+    // must take as many turns as the other) or the split tail (the lowering
+    // refuses both).
+    options.warpgroupKVRanges = !fp8 && (headDim <= 64 || wide16Bit128) &&
+                                causal && !hasSoftcap && !options.pingpong;
     applyOverrides(options);
     // The kernel's shared memory with a second Q buffer, as the lowering
     // lays it out (the tiles may come from the command line).

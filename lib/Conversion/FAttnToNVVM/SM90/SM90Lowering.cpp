@@ -343,12 +343,15 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
     return failure();
   c.splitTail = options.splitTail;
   if (options.warpgroupKVRanges &&
-      (!options.warpSpecialize || options.pingpong))
+      (!options.warpSpecialize || options.pingpong || options.splitTail))
     return op.emitOpError()
            << "warpgroup-kv-ranges needs "
            << (options.pingpong
                    ? "no pingpong, whose turns each consumer warpgroup must "
                      "take as often as the others"
+               : options.splitTail
+                   ? "no split tail, whose pieces wait on each other before "
+                     "a warpgroup hands its skipped tiles back"
                    : "the producer warpgroup (--fattn-warp-specialize), which "
                      "loads the tiles a consumer warpgroup skips");
   if (c.dynamicSharedBytes() > kMaxDynamicSharedBytes)
