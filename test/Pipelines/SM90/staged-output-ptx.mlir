@@ -32,12 +32,16 @@
 // CHECK-NOT: st.global
 
 // A persistent kernel reloads Q's buffer for its next work item during the
-// epilogue: it stores O from the accumulator layout.
-// 12 words of O per row (96 columns, two per word) for rows r and r + 8,
-// and the LSE's 2.
+// epilogue: it stores O from registers, transposed across each quad so
+// that a thread stores 16 bytes of one row at a time: 3 units per row (96
+// columns, the padding's 32 not stored) for rows r and r + 8, then the
+// LSE's two 4-byte stores.
 // DIRECT: .entry k(
+// DIRECT-NOT: st.global
+// DIRECT-COUNT-6: st.global.v4.b32
 // DIRECT-NOT: st.global.v4
-// DIRECT-COUNT-26: st.global.b32
+// DIRECT-COUNT-2: st.global.b32
+// DIRECT-NOT: st.global
 // DIRECT-NOT: st.global
 
 // COLLIDE: error: 'fattn.tiled_attention' op pingpong barriers 11 to 12 collide with the epilogue's barriers from 12

@@ -533,13 +533,17 @@ private:
   /// Non-persistent 16-bit kernels stage O in Q's buffer, which nothing
   /// reloads once the warpgroup's last S = Q K^T has completed.
   bool stagesOutput() const { return !cfg.persistent && !cfg.isFP8(); }
-  /// Otherwise, kernels with more than 128 head-dim columns (128 4-byte
-  /// stores per thread) transpose O across each quad and store 16 bytes at
-  /// a time: measured +6..+11% at 16-bit head dim 256 causal, 2k-8k, and
-  /// +0..+7% for FP8 head dim 256 in the overlapped loop; -1..-3% for FP8
-  /// in the plain loop and for head dims <= 128 (docs/PERF.md).
+  /// Otherwise, kernels with more than 64 head-dim columns transpose O
+  /// across each quad and store 16 bytes at a time (a quarter of the store
+  /// instructions): measured +6..+11% at 16-bit head dim 256 causal, 2k-8k,
+  /// and +0..+7% for FP8 head dim 256 in the overlapped loop; at 16-bit
+  /// head dim 128 +2..+4% at 2k and 4k without a mask, where every SM
+  /// stores its O at once, and +0.5..+1% causal (docs/PERF.md, eighteenth
+  /// session). Not FP8 up to 128 columns (-2..-4% at 8k and 16k) nor the
+  /// plain loop (-1..-3%), nor head dim 64 (+1% to -4%).
   bool transposesOutputInQuads() const {
-    return dPad > 128 && (!cfg.isFP8() || opts.intraWarpgroupOverlap);
+    bool wide = dPad > 128 || (dPad > 64 && !cfg.isFP8());
+    return wide && (!cfg.isFP8() || opts.intraWarpgroupOverlap);
   }
   TileSoftmax emitSoftmax(const string &scores, const string &j,
                           const string oldMax[2], const string oldSum[2],
