@@ -6,15 +6,17 @@ usage: build_ablation.py FATTN_OPT OUT
 then, on the GPU machine: INTERLEAVE=40 check_sm90.py OUT --bench-matrix
 
 Each kernel is bench_<label>_d<D>[_causal]; "ship" is fattn-compile's shape
-(head dim 64: three consumers, 128-key tiles and the split tail, 96-key tiles
-and the rescale threshold causal; 128: 160-key tiles, pingpong, the threshold,
-two Q buffers and the split tail, 192-key tiles causal; 256: 80-key tiles,
-pingpong and the threshold; all persistent), the others change one thing:
-noov (no intra-warpgroup overlap), nopt (one CTA per Q tile, which also drops
-the split tail and the second Q buffer, both for persistent CTAs), nows (no
-warp specialization, which also drops the overlap, persistence and what needs
-it), nopp (no pingpong), noT (no conditional rescaling), noq2 (one Q buffer),
-nost (no split tail), pp (pingpong where ship has none)."""
+(head dim 64: three consumers, 128-key tiles and the split tail, causal 96-key
+tiles, the rescale threshold and per-warpgroup KV ranges; 128: 160-key tiles,
+the threshold, two Q buffers and the split tail, causal 192-key tiles and
+per-warpgroup KV ranges; 256: 80-key tiles, pingpong and the threshold; all
+persistent), the others change one thing: noov (no intra-warpgroup overlap),
+nopt (one CTA per Q tile, which also drops the split tail and the second Q
+buffer, both for persistent CTAs), nows (no warp specialization, which also
+drops the overlap, persistence and what needs them), nopp (no pingpong), noT
+(no conditional rescaling), noq2 (one Q buffer), nost (no split tail), nokvr
+(one KV range for all consumer warpgroups), pp (pingpong where ship has none,
+which also drops per-warpgroup KV ranges)."""
 import json, os, shutil, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,16 +27,21 @@ COMMON = {"noov": "intra-wg-overlap=false", "nopt": NOT_PERSISTENT,
           "nows": "warp-specialize=false " + NOT_PERSISTENT}
 # (build_kernels.py kernel, the name's head-dim part, fattn-compile's extra
 # options, {label: the change})
+# The sets with per-warpgroup KV ranges, which need the producer warpgroup
+# and no pingpong.
+KVR = "warpgroup-kv-ranges=true"
+NO_KVR = "warpgroup-kv-ranges=false"
+COMMON_KVR = dict(COMMON, nows=f"{COMMON['nows']} {NO_KVR}", nokvr=NO_KVR)
 SETS = [
     ("bench_stc3pt_d64", "d64", "",
      {"ship": "", **COMMON, "nost": "split-tail=false"}),
-    ("bench_c3n96ltpt_d64_causal", "d64_causal", "",
-     {"ship": "", "noT": "rescale-threshold=0", **COMMON}),
-    ("bench_stq2lt160pppt_d128", "d128", "",
-     {"ship": "", "noT": "rescale-threshold=0", "nopp": "pingpong=false", **COMMON,
+    ("bench_c3n96ltpt_d64_causal", "d64_causal", KVR,
+     {"ship": "", "noT": "rescale-threshold=0", **COMMON_KVR}),
+    ("bench_stq2lt160pt_d128", "d128", "",
+     {"ship": "", "noT": "rescale-threshold=0", "pp": "pingpong=true", **COMMON,
       "noq2": "q-buffers=1", "nost": "split-tail=false"}),
-    ("bench_n192pt_d128_causal", "d128_causal", "",
-     {"ship": "", **COMMON, "pp": "pingpong=true"}),
+    ("bench_n192pt_d128_causal", "d128_causal", KVR,
+     {"ship": "", **COMMON_KVR, "pp": f"pingpong=true {NO_KVR}"}),
 ]
 for causal in ("", "_causal"):
     SETS.append((f"bench_n80pt_d256{causal}", f"d256{causal}", f"pingpong=true {T8}",
