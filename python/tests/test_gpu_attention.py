@@ -323,9 +323,10 @@ SANITIZER_CASES = [
     # Two Q buffers (head dim 128 without a mask): 288 items, so every CTA
     # takes two or three and both buffers turn over; 24 of them split.
     dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=False, lse=True),
-    # Causal head dim 128 tuned for short sequences: O by TMA stores out of
-    # the two Q buffers, which turn over in every CTA (288 items); and the
-    # default kernel of the same case.
+    # Causal head dim 128 tuned for short sequences: two Q buffers, which
+    # turn over in every CTA (288 items), and per-warpgroup KV ranges (the
+    # second warpgroup of each 300-row sequence's last tile has no rows);
+    # and the default kernel of the same case.
     dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=True, lse=True),
     dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=True, lse=True,
          short_seqs=False),

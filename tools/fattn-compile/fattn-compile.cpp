@@ -267,16 +267,17 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // the command line's tiles leave no room (two 32 KiB Q buffers of 128
     // rows and the ring of 2 stages of 160 keys fill the 227 KiB).
     // --short-seqs, 16-bit head dim 128 causal: 128-key tiles (192 waste
-    // more of the diagonal tiles of short items), two Q buffers, O by TMA
-    // stores (which a second buffer makes possible), pingpong and the
+    // more of the diagonal tiles of short items), two Q buffers and the
     // threshold: +7-12% at 2k and 4k, +1% at 8k and -2% at 16k against the
     // 192-key tiles, in two rounds of one call (docs/PERF.md, 2026-11-30,
-    // eleventh session). Python's flash_attn_func asks for it up to 4096
+    // eleventh session). Since the eighteenth session without pingpong and
+    // O's TMA stores but with per-warpgroup KV ranges (below) and O's
+    // 16-byte stores from registers: +1.5-2.3% at 2k and -0.3 to +3.2% at
+    // 4k in two calls. Python's flash_attn_func asks for it up to 4096
     // queries and keys (config.py, short_seqs_tuning).
     bool shortCausal128 = shortSeqs && wide16Bit128 && causal;
     if (shortCausal128) {
       options.blockN = 128;
-      options.pingpong = true;
       options.rescaleThreshold = 8.0f;
     }
     // Each consumer warpgroup stops at the last KV tile its own rows see,
@@ -311,7 +312,6 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
          (linearP && (!causal || !valueT))) &&
         qBuffersFit)
       options.qBuffers = 2;
-    options.tmaStore = shortCausal128 && qBuffersFit;
     // The split tail (the work items past the last whole round of the grid
     // cut along their KV tiles, so that no SM idles through a partial
     // round): 16-bit head dim 64 without a mask, +4-5% at 2k-16k in two
