@@ -285,7 +285,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // (warpgroup-kv-ranges): 16-bit head dim 128 causal +2-3% at 2k-16k,
     // the warpgroup that skips the item's last tile also starting the next
     // item's first one early; head dim 64 causal 0 / +2.5% / 0 at 2k / 4k /
-    // 8k (docs/PERF.md, 2026-12-01, seventeenth session). Not with softcap
+    // 8k (docs/PERF.md, 2026-12-01, seventeenth and eighteenth sessions,
+    // the second with the warpgroups past the sequence). Not with softcap
     // or at head dims 65-96 (not measured), nor pingpong (each warpgroup
     // must take as many turns as the other) or the split tail (the lowering
     // refuses both).

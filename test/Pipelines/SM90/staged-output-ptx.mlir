@@ -42,7 +42,6 @@
 // DIRECT-NOT: st.global.v4
 // DIRECT-COUNT-2: st.global.b32
 // DIRECT-NOT: st.global
-// DIRECT-NOT: st.global
 
 // COLLIDE: error: 'fattn.tiled_attention' op pingpong barriers 11 to 12 collide with the epilogue's barriers from 12
 func.func @attn(%q: memref<?x?x?x96xbf16>, %k: memref<?x?x?x96xbf16>, %v: memref<?x?x?x96xbf16>, %o: memref<?x?x?x96xbf16>, %lse: memref<?x?x?xf32>) {

@@ -539,8 +539,9 @@ private:
   /// and +0..+7% for FP8 head dim 256 in the overlapped loop; at 16-bit
   /// head dim 128 +2..+4% at 2k and 4k without a mask, where every SM
   /// stores its O at once, and +0.5..+1% causal (docs/PERF.md, eighteenth
-  /// session). Not FP8 up to 128 columns (-2..-4% at 8k and 16k) nor the
-  /// plain loop (-1..-3%), nor head dim 64 (+1% to -4%).
+  /// session). FP8 keeps the 4-byte stores up to 128 columns (-2..-4% at 8k
+  /// and 16k) and in the plain loop (-1..-3%), and so does head dim 64 (+1%
+  /// to -4%).
   bool transposesOutputInQuads() const {
     bool wide = dPad > 128 || (dPad > 64 && !cfg.isFP8());
     return wide && (!cfg.isFP8() || opts.intraWarpgroupOverlap);
