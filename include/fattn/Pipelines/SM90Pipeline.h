@@ -58,8 +58,9 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<bool> warpgroupKVRanges{
       *this, "warpgroup-kv-ranges",
-      llvm::cl::desc("Causal: each consumer warpgroup computes only the KV "
-                     "tiles its own rows see (without pingpong)"),
+      llvm::cl::desc("Each consumer warpgroup computes only the KV tiles "
+                     "its own rows see (causal), none past the sequence "
+                     "(without pingpong or the split tail)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> reverseQTiles{
       *this, "reverse-q-tiles",

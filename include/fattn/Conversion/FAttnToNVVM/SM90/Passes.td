@@ -53,9 +53,10 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "through a global workspace (a `workspace` kernel parameter)">,
     Option<"warpgroupKVRanges", "warpgroup-kv-ranges", "bool",
            /*default=*/"false",
-           "Under a causal mask or right window, each consumer warpgroup "
-           "computes only the KV tiles its own rows see (needs the producer "
-           "warpgroup, without pingpong)">,
+           "Each consumer warpgroup computes only the KV tiles its own rows "
+           "see under a causal mask or right window, and none when its rows "
+           "lie past the sequence (needs the producer warpgroup, without "
+           "pingpong or the split tail)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
   ];

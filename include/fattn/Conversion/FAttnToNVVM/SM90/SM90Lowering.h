@@ -82,10 +82,12 @@ struct SM90Options {
   /// workspace (a `workspace` kernel parameter, KERNEL-ABI.md).
   bool splitTail = false;
   /// Under a causal mask (or a right window), each consumer warpgroup stops
-  /// at the last KV tile its own 64 rows see, instead of the work item's:
-  /// the tiles past it it only waits for and hands back (their empty
-  /// barriers count every consumer thread). Needs the producer warpgroup
-  /// and no pingpong, whose turns each warpgroup must take equally often.
+  /// at the last KV tile its own 64 rows see, instead of the work item's,
+  /// and a warpgroup whose rows all lie past the sequence computes no tile:
+  /// the tiles past its end it only waits for and hands back (their empty
+  /// barriers count every consumer thread). Needs the producer warpgroup,
+  /// no pingpong, whose turns each warpgroup must take equally often, and
+  /// no split tail, whose combine waits on other CTAs before the hand-back.
   bool warpgroupKVRanges = false;
   /// Registers per thread the producer warpgroup keeps (setmaxnreg);
   /// 0 disables register reallocation.
