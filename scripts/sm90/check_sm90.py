@@ -15,7 +15,8 @@ usage: check_sm90.py KERNEL_DIR [NAME ...] [--bench] [--bench-matrix] [--check-b
 FP8 kernels (dtype e4m3) are checked against float64 attention of the
 dequantized inputs: Q, K, V quantized here with torch (the descale shapes of
 the kernel's "descale" description: per tensor, per (batch, KV head), per
-block), inputs scaled by random factors per block so that the descales differ.
+block), inputs scaled by random factors per block so that the descales differ
+(FP8_PLAIN=1: N(0, 1) throughout, as bench/bench_fwd.py's inputs).
 A kernel whose description has "value_layout" gets V pre-transposed by
 fattn.transpose_value_fp8 ([B, H, D, keys]; the parameters follow the logical dims).
 """
@@ -241,6 +242,8 @@ def fp8_inputs(desc, b, hq, hkv, sq, sk):
         x = torch.randn(b, s, h, d, device="cuda").transpose(1, 2)
         nb = (s + 127) // 128
         f = torch.exp2(torch.empty(b, h, nb, device="cuda").uniform_(-3, 3))
+        if os.environ.get("FP8_PLAIN"):  # N(0, 1) throughout, as bench_fwd.py's inputs
+            f = torch.ones_like(f)
         x = x * f.repeat_interleave(128, 2)[:, :, :s, None]
         if desc.get("descale"):
             x8, sc = quantize(x, spec[t], hkv)
