@@ -573,7 +573,7 @@ void SM90KernelEmitter::emitConsumerRows() {
 }
 
 void SM90KernelEmitter::releaseSkippedTiles() {
-  if (consumerHi == hi)
+  if (!opts.warpgroupKVRanges)
     return;
   string top = fresh("skip"), body = fresh("skip_tile"), done = fresh("skipped");
   string j = "%" + top + "_j";

@@ -144,6 +144,30 @@ static LogicalResult checkSplitTail(TiledAttentionOp op,
   return success();
 }
 
+/// Per-warpgroup KV ranges (SM90Options::warpgroupKVRanges): a consumer
+/// warpgroup hands the tiles past its range back unread, so the producer
+/// warpgroup must load them, each warpgroup may take a different number of
+/// GEMM turns (no pingpong), and the hand-back must not wait on other CTAs
+/// (no split tail).
+static LogicalResult checkWarpgroupKVRanges(TiledAttentionOp op,
+                                            const SM90Options &options) {
+  if (!options.warpgroupKVRanges)
+    return success();
+  auto reject = [&](const char *why) {
+    return op.emitOpError() << "warpgroup-kv-ranges needs " << why;
+  };
+  if (options.pingpong)
+    return reject("no pingpong, whose turns each consumer warpgroup must "
+                  "take as often as the others");
+  if (options.splitTail)
+    return reject("no split tail, whose pieces wait on each other before a "
+                  "warpgroup hands its skipped tiles back");
+  if (!options.warpSpecialize)
+    return reject("the producer warpgroup (--fattn-warp-specialize), which "
+                  "loads the tiles a consumer warpgroup skips");
+  return success();
+}
+
 /// Conditional rescaling lets P grow to 2^threshold (times
 /// 2^kFP8ProbabilityLog2 for e4m3) before the kernel rounds it to the
 /// element type: that must stay finite there.
@@ -342,18 +366,8 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (failed(checkSplitTail(op, options, c)))
     return failure();
   c.splitTail = options.splitTail;
-  if (options.warpgroupKVRanges &&
-      (!options.warpSpecialize || options.pingpong || options.splitTail))
-    return op.emitOpError()
-           << "warpgroup-kv-ranges needs "
-           << (options.pingpong
-                   ? "no pingpong, whose turns each consumer warpgroup must "
-                     "take as often as the others"
-               : options.splitTail
-                   ? "no split tail, whose pieces wait on each other before "
-                     "a warpgroup hands its skipped tiles back"
-                   : "the producer warpgroup (--fattn-warp-specialize), which "
-                     "loads the tiles a consumer warpgroup skips");
+  if (failed(checkWarpgroupKVRanges(op, options)))
+    return failure();
   if (c.dynamicSharedBytes() > kMaxDynamicSharedBytes)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
