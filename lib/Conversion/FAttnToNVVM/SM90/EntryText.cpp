@@ -35,7 +35,10 @@ void SM90KernelEmitter::setWorkItem(const string &qTile,
   head = headIdx;
   batch = batchIdx;
   // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
-  kvHead = e.bin("udiv", head, e.bin("udiv", "%heads_q", "%heads_kv"));
+  TextIntOps ops = intOps();
+  kvHead = cfg.persistent
+               ? ops.div(head, queryGroup)
+               : e.bin("udiv", head, e.bin("udiv", "%heads_q", "%heads_kv"));
   KVTileRange<string> range = kvRange(e, cfg, qTile);
   lo = range.lo;
   fullLo = range.fullLo;
@@ -49,7 +52,7 @@ void SM90KernelEmitter::beginWorkLoop(const string &name,
   e.op(formatv("llvm.br ^{0}({1}, {1} : i32, i32)", name, e.i32(0)).str());
   e.label(name, formatv("({0}: i32, {1}: i32)", tb, wi).str());
   // Round wi's item (WorkOrder.h: snake-ordered rounds of the grid).
-  TextIntOps ops{e};
+  TextIntOps ops = intOps();
   string grid = e.sreg("nctaid.x");
   string cta = e.sreg("ctaid.x");
   string w = workIndex(ops, wi, grid, cta);
@@ -76,11 +79,10 @@ void SM90KernelEmitter::beginWorkLoop(const string &name,
   params.reverseQTiles = opts.reverseQTiles;
   params.ctasPerPair =
       std::max<int64_t>(1, 2 * cfg.paddedHeadDim() * cfg.elementBytes() / 256);
-  string pairs = e.mul("%heads_q", "%batch");
   WorkItem<string> item =
-      decodeWorkItem(ops, w, numQTiles, pairs, grid, params);
-  string headIdx = e.bin("urem", item.pair, "%heads_q");
-  setWorkItem(item.qTile, headIdx, e.bin("udiv", item.pair, "%heads_q"));
+      decodeWorkItem(ops, w, numQTiles, workPairs, grid, params);
+  setWorkItem(item.qTile, ops.rem(item.pair, "%heads_q"),
+              ops.div(item.pair, "%heads_q"));
   if (!cfg.splitTail)
     return;
   // A piece computes only its tiles of the item's [lo, hi).
@@ -95,6 +97,26 @@ void SM90KernelEmitter::beginWorkLoop(const string &name,
   tailRank = piece.rank;
 }
 
+void SM90KernelEmitter::addFastDivisor(const string &d) {
+  // d = 0 only without work items, where no quotient is used; 1 keeps the
+  // 64-bit division below defined.
+  string divisor = e.select(e.icmp("eq", d, e.i32(0)), e.i32(1), d);
+  // l = ceil(log2 d) = 32 - clz(d - 1); m = ceil(2^(31 + l) / d).
+  string clz = e.def(formatv("\"llvm.intr.ctlz\"({0}) <{{is_zero_poison = "
+                             "false}> : (i32) -> i32",
+                             e.sub(divisor, e.i32(1))).str());
+  string shift = e.sub(e.i32(32), clz);
+  string power = e.bin("shl", e.i64(1), e.zext64(e.add(shift, e.i32(31))),
+                       "i64");
+  string wideDivisor = e.zext64(divisor);
+  string numerator = e.bin(
+      "add", power, e.bin("sub", wideDivisor, e.i64(1), "i64"), "i64");
+  string multiplier =
+      e.def(formatv("llvm.trunc {0} : i64 to i32",
+                    e.bin("udiv", numerator, wideDivisor, "i64")).str());
+  fastDivisors[d] = FastDivisor{multiplier, shift};
+}
+
 void SM90KernelEmitter::endWorkLoop(const string &name) {
   string tiles = e.smax(e.sub(hi, lo), e.i32(0));
   e.op(formatv("llvm.br ^{0}({1}, {2} : i32, i32)", name,
@@ -107,6 +129,8 @@ void SM90KernelEmitter::emitEntry() {
     numQTiles = e.bin("udiv", e.add("%seq_q", e.i32(cfg.blockM - 1)),
                       e.i32(cfg.blockM));
     totalWork = e.mul(e.mul(numQTiles, "%heads_q"), "%batch");
+    workPairs = e.mul("%heads_q", "%batch");
+    queryGroup = e.bin("udiv", "%heads_q", "%heads_kv");
     if (cfg.splitTail) {
       // Unmasked: every Q tile has the KV tiles of Q tile 0.
       KVTileRange<string> range = kvRange(e, cfg, e.i32(0));

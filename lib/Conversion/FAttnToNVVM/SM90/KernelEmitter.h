@@ -15,6 +15,7 @@
 #include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <array>
@@ -137,13 +138,23 @@ private:
   int counter = 0;
 };
 
+/// A launch-time divisor's FastDivision.h multiplier and shift (i32 values
+/// that dominate the work loop that divides by it).
+struct FastDivisor {
+  string multiplier, shift;
+};
+
 /// The `Ops` of computeKVTileRange (KVTileRange.h) and of the work order
 /// (WorkOrder.h) on i32 SSA values, so the kernel visits exactly the tiles
 /// that the CPU lowering visits and the work items the unit tests check.
+/// Divisions by a value of `fastDivisors` (by SSA name) take its multiplier
+/// and shift; those of the work order have dividends below 2^31 (an item
+/// index: 2^31 items would take more Q rows than a GPU's memory holds).
 struct TextIntOps {
   using Int = string;
   using Bool = string;
   TextEmitter &e;
+  const llvm::StringMap<FastDivisor> *fastDivisors = nullptr;
   Int cst(int64_t v) { return e.i32(v); }
   Int add(Int a, Int b) { return e.add(a, b); }
   Int sub(Int a, Int b) { return e.sub(a, b); }
@@ -161,10 +172,33 @@ struct TextIntOps {
   Bool lt(Int a, Int b) { return e.icmp("slt", a, b); }
   Int select(Bool c, Int a, Int b) { return e.select(c, a, b); }
   // WorkOrder.h's, on non-negative values.
-  Int div(Int a, Int b) { return e.bin("udiv", a, b); }
-  Int rem(Int a, Int b) { return e.bin("urem", a, b); }
+  Int div(Int a, Int b) {
+    if (const FastDivisor *fast = fastDivisor(b))
+      return quotient(a, *fast);
+    return e.bin("udiv", a, b);
+  }
+  Int rem(Int a, Int b) {
+    if (fastDivisor(b))
+      return e.sub(a, e.mul(div(a, b), b));
+    return e.bin("urem", a, b);
+  }
   Bool le(Int a, Int b) { return e.icmp("ule", a, b); }
   Bool isOdd(Int a) { return e.icmp("ne", e.bin("and", a, e.i32(1)), e.i32(0)); }
+
+private:
+  const FastDivisor *fastDivisor(const Int &d) const {
+    if (!fastDivisors)
+      return nullptr;
+    auto it = fastDivisors->find(d);
+    return it == fastDivisors->end() ? nullptr : &it->second;
+  }
+  /// mulhi(2 n, m) >> l (divideByMagic).
+  Int quotient(const Int &n, const FastDivisor &d) {
+    string high = e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.mulhi.ui\"("
+                                "{0}, {1}) : (i32, i32) -> i32",
+                                e.add(n, n), d.multiplier).str());
+    return e.bin("lshr", high, d.shift);
+  }
 };
 
 /// Shared-memory layout, in bytes from the 1024-aligned base. The K and V
@@ -311,6 +345,11 @@ private:
   // (the ring's stages and phases run on across items), and the items this
   // CTA did before it (its round, and the phase of Q's barriers).
   string numQTiles, totalWork, tileBase, workOrdinal;
+  // Persistent kernels: the (batch, head) pairs and the query heads per KV
+  // head (entry-block values), and the divisors that the consumers' work
+  // loop divides by through a multiplier and a shift (addFastDivisor).
+  string workPairs, queryGroup;
+  llvm::StringMap<FastDivisor> fastDivisors;
   // The split tail (entry-block values): the KV tiles of every item, the
   // whole rounds before the split items and the split items' tile units.
   string tailTiles, tailRounds, tailUnitCount;
@@ -370,6 +409,11 @@ private:
   /// last item the loop leaves for `exitLabel`.
   void beginWorkLoop(const string &name, const string &exitLabel = "exit");
   void endWorkLoop(const string &name);
+  /// Persistent kernels: emits the multiplier and shift of launch-time
+  /// divisor `d` (FastDivision.h) where the work loop's decode can use them
+  /// (intOps); a d of 0 (no work items) is taken as 1.
+  void addFastDivisor(const string &d);
+  TextIntOps intOps() { return TextIntOps{e, &fastDivisors}; }
   /// The ordinal of KV tile `j` in the ring: its stage and phase.
   string tileOrdinal(const string &j) {
     string t = e.sub(j, lo);

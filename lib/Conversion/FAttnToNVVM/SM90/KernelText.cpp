@@ -500,6 +500,19 @@ void SM90KernelEmitter::emitConsumerSetup() {
   negInf = e.f32(-std::numeric_limits<float>::infinity());
   zero = e.f32(0.0f);
   if (cfg.persistent) {
+    // Each item's decode divides by these: a div.u32 by a register is a
+    // reciprocal-based sequence in SASS, and the decode chains three between
+    // one item's O stores and the next one's first S = Q K^T.
+    // Only the consumers: the producer decodes ahead of them, and its few
+    // registers would not hold the multipliers. Not for FP8, whose kernels
+    // measured 1-2% slower with them (docs/PERF.md, twentieth session).
+    if (!cfg.isFP8()) {
+      addFastDivisor(numQTiles);
+      addFastDivisor("%heads_q");
+      addFastDivisor(queryGroup);
+      if (cfg.windowLeft >= 0 || cfg.windowRight >= 0) // decodeWorkItem's
+        addFastDivisor(workPairs);
+    }
     openPingpong();
     beginWorkLoop("consume_work", pingpong() ? "consume_exit" : "exit");
     emitConsumerRows();
