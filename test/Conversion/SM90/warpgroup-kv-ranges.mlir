@@ -13,14 +13,24 @@
 
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n192s2_causal(
 // CHECK: nvvm.setmaxregister increase
+// After the rows' key limits (no left window: -2^30), the warpgroup's first
+// row, and one past its last row within the sequence.
+// CHECK: llvm.mlir.constant(-1073741824 : i32)
+// CHECK: llvm.mlir.constant(-1073741824 : i32)
+// CHECK-NEXT: %[[C64:[0-9]+]] = llvm.mlir.constant(64 : i32)
+// CHECK-NEXT: %[[WG_ROWS:[0-9]+]] = llvm.mul %[[WG:[0-9]+]], %[[C64]] : i32
+// CHECK-NEXT: %[[FIRST:[0-9]+]] = llvm.add %[[Q_ROW:[0-9]+]], %[[WG_ROWS]] : i32
+// CHECK-NEXT: %[[ONE:[0-9]+]] = llvm.mlir.constant(1 : i32)
+// CHECK-NEXT: %[[C64B:[0-9]+]] = llvm.mlir.constant(64 : i32)
+// CHECK-NEXT: %[[PAST:[0-9]+]] = llvm.add %[[FIRST]], %[[C64B]] : i32
+// CHECK-NEXT: %[[IN_SEQ:[0-9]+]] = llvm.icmp "slt" %[[PAST]], %arg7 : i32
+// CHECK-NEXT: %[[CLIPPED:[0-9]+]] = llvm.select %[[IN_SEQ]], %[[PAST]], %arg7 : i1, i32
+// CHECK-NEXT: llvm.sub %[[CLIPPED]], %[[ONE]] : i32
 // CHECK: %[[END:[0-9]+]] = llvm.sdiv %{{[0-9]+}}, %{{[0-9]+}} : i32
 // CHECK-NEXT: %[[GT:[0-9]+]] = llvm.icmp "sgt" %[[END]], %[[LO:[0-9]+]] : i32
 // CHECK-NEXT: %[[NOT_BELOW:[0-9]+]] = llvm.select %[[GT]], %[[END]], %[[LO]] : i1, i32
 // CHECK-NEXT: %[[LT:[0-9]+]] = llvm.icmp "slt" %[[HI:[0-9]+]], %[[NOT_BELOW]] : i32
 // CHECK-NEXT: %[[END:[0-9]+]] = llvm.select %[[LT]], %[[HI]], %[[NOT_BELOW]] : i1, i32
-// CHECK-NEXT: %[[C64:[0-9]+]] = llvm.mlir.constant(64 : i32)
-// CHECK-NEXT: %[[WG_ROWS:[0-9]+]] = llvm.mul %[[WG:[0-9]+]], %[[C64]] : i32
-// CHECK-NEXT: %[[FIRST:[0-9]+]] = llvm.add %[[Q_ROW:[0-9]+]], %[[WG_ROWS]] : i32
 // CHECK-NEXT: %[[INSIDE:[0-9]+]] = llvm.icmp "slt" %[[FIRST]], %arg7 : i32
 // CHECK-NEXT: %[[WG_HI:[0-9]+]] = llvm.select %[[INSIDE]], %[[END]], %[[LO]] : i1, i32
 // CHECK: llvm.icmp "slt" %[[LO]], %[[WG_HI]] : i32

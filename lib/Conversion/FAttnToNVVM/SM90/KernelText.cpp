@@ -566,14 +566,13 @@ void SM90KernelEmitter::emitConsumerRows() {
   consumerHi = hi;
   if (!opts.warpgroupKVRanges)
     return;
+  string firstRow = e.add(qTileRow, e.mul(wg, e.i32(64)));
   // Under a right window (causal), the last key the warpgroup's last row
   // inside the sequence sees: its tile ends the warpgroup's range.
   string end = hi;
   if (cfg.windowRight >= 0) {
     string lastRow =
-        e.sub(e.smin(e.add(qTileRow, e.mul(e.add(wg, e.i32(1)), e.i32(64))),
-                     "%seq_q"),
-              e.i32(1));
+        e.sub(e.smin(e.add(firstRow, e.i32(64)), "%seq_q"), e.i32(1));
     string lastKey = e.add(e.add(lastRow, offset), e.i32(cfg.windowRight));
     end = e.smin(hi, e.smax(e.bin("sdiv", e.add(lastKey, e.i32(bn)),
                                   e.i32(bn)),
@@ -581,7 +580,6 @@ void SM90KernelEmitter::emitConsumerRows() {
   }
   // A warpgroup whose rows all lie past the sequence (in a last, partial Q
   // tile) computes nothing.
-  string firstRow = e.add(qTileRow, e.mul(wg, e.i32(64)));
   consumerHi = e.select(e.icmp("slt", firstRow, "%seq_q"), end, lo);
 }
 
