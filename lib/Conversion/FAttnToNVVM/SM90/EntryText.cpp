@@ -35,9 +35,8 @@ void SM90KernelEmitter::setWorkItem(const string &qTile,
   head = headIdx;
   batch = batchIdx;
   // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
-  TextIntOps ops = intOps();
   kvHead = cfg.persistent
-               ? ops.div(head, queryGroup)
+               ? intOps().div(head, queryGroup)
                : e.bin("udiv", head, e.bin("udiv", "%heads_q", "%heads_kv"));
   KVTileRange<string> range = kvRange(e, cfg, qTile);
   lo = range.lo;

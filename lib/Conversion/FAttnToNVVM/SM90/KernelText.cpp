@@ -500,9 +500,11 @@ void SM90KernelEmitter::emitConsumerSetup() {
   negInf = e.f32(-std::numeric_limits<float>::infinity());
   zero = e.f32(0.0f);
   if (cfg.persistent) {
-    // Each item's decode divides by these: a div.u32 by a register is a
-    // reciprocal-based sequence in SASS, and the decode chains three between
-    // one item's O stores and the next one's first S = Q K^T.
+    // Each item's decode divides by these, three quotients in a chain
+    // between one item's O stores and the next one's first S = Q K^T; each
+    // div.u32 leaves a multiply-high and two compare-and-correct steps in
+    // the loop (ptxas hoists the reciprocal), a multiplier and a shift
+    // leave a multiply-high and a shift.
     // Only the consumers: the producer decodes ahead of them, and its few
     // registers would not hold the multipliers. Not for FP8, whose kernels
     // measured 1-2% slower with them (docs/PERF.md, twentieth session).

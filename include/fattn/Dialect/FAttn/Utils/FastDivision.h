@@ -3,10 +3,11 @@
 // A persistent sm_90a kernel decodes each work item with divisions by values
 // that are known only at launch (the Q tiles per (batch, head), the heads,
 // the query heads per KV head) but that stay the same for the whole launch.
-// A `div.u32` by a register is a sequence of about fifteen instructions
-// around a reciprocal on the MUFU, and the decode chains three of them. Here
-// each divisor d gets, once per launch, a multiplier m and a shift l such
-// that for every dividend n < 2^31
+// For a `div.u32` by a loop-invariant register ptxas hoists the reciprocal
+// (I2F, MUFU.RCP, F2I) out of the loop, but each quotient still takes a
+// multiply-high and two dependent compare-and-correct steps, and the decode
+// chains three quotients. Here each divisor d gets, once per launch, a
+// multiplier m and a shift l such that for every dividend n < 2^31
 //
 //   n / d = mulhi(2 n, m) >> l,   l = ceil(log2 d),  m = ceil(2^(31 + l) / d)
 //
