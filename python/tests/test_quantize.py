@@ -265,6 +265,74 @@ def test_block_and_rotation_beat_per_tensor_on_outliers():
 
 
 # ---------------------------------------------------------------------------
+# Searched scales
+# ---------------------------------------------------------------------------
+
+SEARCH_FORMS = [dict(per="tensor"), dict(per="head", groups=2), dict(per="block", block=8)]
+
+
+def _factor_errors(x, x8, descale, form):
+    """Squared rounding error of each factor's rows (float64), by factor."""
+    deq = fattn.dequantize_fp8(x8, descale, block=form.get("block")).double()
+    err = (deq - x.double()).pow(2)  # [b, s, h, d]
+    b, s, h, d = x.shape
+    if form["per"] == "tensor":
+        return err.sum().reshape(1)
+    if form["per"] == "head":
+        g = form["groups"]
+        return err.reshape(b, s, g, h // g, d).sum(dim=(1, 3, 4)).flatten()
+    blk = form["block"]
+    nb = -(-s // blk)
+    padded = err.new_zeros(b, nb * blk, h, d)
+    padded[:, :s] = err
+    return padded.reshape(b, nb, blk, h, d).sum(dim=(2, 4)).flatten()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("form", SEARCH_FORMS, ids=lambda f: f["per"])
+def test_search_keeps_the_best_scale(device, form):
+    """Each searched factor is one of amax / 448 * 2^(k / n), k < n, and rounds
+    its rows no worse than amax / 448 (k = 0 is a candidate); over many
+    factors some round strictly better; search=0 is the default rule."""
+    n = 16
+    q, _, _ = fattn.fa3_accuracy_inputs(2, 30, 4, 32, seed=3, device=device)
+    x = q.float()
+    plain8, plain = fattn.quantize_fp8(x, **form)
+    zero8, zero = fattn.quantize_fp8(x, search=0, **form)
+    assert torch.equal(codes(plain8), codes(zero8)) and torch.equal(plain, zero)
+    found8, found = fattn.quantize_fp8(x, search=n, **form)
+    assert found.shape == plain.shape and found.dtype == torch.float32
+    ratio = (found / plain).double().log2() * n
+    assert torch.allclose(ratio, ratio.round(), atol=1e-3), ratio
+    assert int(ratio.round().min()) >= 0 and int(ratio.round().max()) < n
+    before = _factor_errors(x, plain8, plain, form)
+    after = _factor_errors(x, found8, found, form)
+    assert bool((after <= before).all()), (after - before).max()
+    if before.numel() > 4:
+        assert bool((after < before).any())
+
+
+def test_search_lowers_attention_error_on_outliers():
+    """The FA3 protocol's inputs, exact attention of the dequantized Q, K, V
+    (each per 128-row block, Q and K rotated): searched scales round closer."""
+    q, k, v = fattn.fa3_accuracy_inputs(1, 1024, 4, 128, seed=2, dtype=torch.float32)
+    ref = _attention(q, k, v)
+    signs = fattn.hadamard_signs(128, seed=2)
+
+    def rmse(search):
+        deq = []
+        for t, sg in ((q, signs), (k, signs), (v, None)):
+            t8, d = fattn.quantize_fp8(t, block=128, signs=sg, search=search)
+            t = fattn.dequantize_fp8(t8, d, block=128)
+            deq.append(t if sg is None else fattn.hadamard_rotate(t, sg, inverse=True))
+        return (_attention(*deq) - ref).pow(2).mean().sqrt().item()
+
+    plain, searched = rmse(0), rmse(64)
+    print(f"rmse amax scales={plain:.4e} searched={searched:.4e} ({plain / searched:.3f}x)")
+    assert searched < plain
+
+
+# ---------------------------------------------------------------------------
 # Bad input
 # ---------------------------------------------------------------------------
 
@@ -296,6 +364,9 @@ def test_errors():
         fattn.hadamard_rotate(x, torch.full((16,), 0.5))
     with pytest.raises(ValueError, match="positive int"):
         fattn.hadamard_signs(0)
+    for bad in (-1, fq.MAX_SEARCH + 1, 2.0, True):
+        with pytest.raises(ValueError, match="search must be an int"):
+            fattn.quantize_fp8(x, search=bad)
     with pytest.raises(ValueError, match="needs the positive block"):
         fattn.dequantize_fp8(torch.zeros(1, 4, 2, 16, dtype=torch.float8_e4m3fn),
                              torch.ones(1, 2, 1))
