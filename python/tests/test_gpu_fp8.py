@@ -99,6 +99,8 @@ FORMS = {
                  {"descale_block_q": 128, "descale_block_kv": 128}),
     "block64": ({"block": 64}, {"block": 128},
                 {"descale_block_q": 64, "descale_block_kv": 128}),
+    "row": ({"block": 1}, {"block": 128},  # a factor per query row
+            {"descale_block_q": 1, "descale_block_kv": 128}),
 }
 
 
@@ -411,10 +413,10 @@ def rmse(o, ref):
 @pytest.mark.parametrize("d", [128, 256])
 def test_fa3_accuracy_protocol(d):
     """Q, K, V ~ N(0, 1) + N(0, 100) Bernoulli(0.001) in bf16; RMSE of O against float64
-    attention of these original inputs. Baseline: per-tensor factors. fattn: per-block
-    factors (one per Q tile of 128 rows and per K/V tile of 128), each searched among 64
-    scales for the least rounding error, with Q and K rotated by the same random-sign
-    Hadamard matrix. Both through the kernel, in this run."""
+    attention of these original inputs. Baseline: per-tensor factors. fattn: a factor
+    per query row and per K/V tile of 128 keys, each searched among 64 scales for the
+    least rounding error, with Q and K rotated by the same random-sign Hadamard matrix.
+    Both through the kernel, in this run."""
     gen = new_generator()
     seed = int(torch.randint(0, 2 ** 31 - 1, (1,), generator=gen, device="cuda").item())
     b, s, h = 1, 4096, 2048 // d
@@ -428,7 +430,9 @@ def test_fa3_accuracy_protocol(d):
                 ("per block q64/kv128", "block64", None),
                 ("per block q128/kv128 + rotation", "block128", signs),
                 ("per block q64/kv128 + rotation", "block64", signs),
-                ("per block q128/kv128 + rotation, searched (fattn)", "block128", signs, 64),
+                ("per block q128/kv128 + rotation, searched", "block128", signs, 64),
+                ("per row q/block kv128 + rotation", "row", signs),
+                ("per row q/block kv128 + rotation, searched (fattn)", "row", signs, 64),
                 ("per tensor, searched", "tensor", None, 64)]
     results = {}
     for name, form, sg, *search in variants:
@@ -439,7 +443,7 @@ def test_fa3_accuracy_protocol(d):
     except fattn.KernelNotFoundError:
         pass  # context only
     base = results["per tensor (baseline)"]
-    ours = results["per block q128/kv128 + rotation, searched (fattn)"]
+    ours = results["per row q/block kv128 + rotation, searched (fattn)"]
     print(f"\nFA3 protocol, seed {seed}, {b}x{s}x{h}x{d} (batch x seqlen x heads x head dim), "
           "RMSE against float64 of the original inputs:")
     for name, value in results.items():
