@@ -217,7 +217,7 @@ def quantize_fp8(x: "torch.Tensor", block: Optional[int] = None, per: Optional[s
     row with outliers owes most of its error to a few values. On the
     FlashAttention-3 protocol through the kernel (docs/FP8.md), n = 64 gives
     attention 2-3% less RMSE with per-block factors at head dim 128, and
-    with a factor per query row (block=1 for Q) 5.5-9.4% less than per-block
+    with a factor per query row (block=1 for Q) 5.7-9.4% less than per-block
     Q factors. The factors stay one per tensor, head or block, so the kernel
     does nothing more. The MLIR op
     fattn.quantize has no search: search=0, the default, is its rule bit for
