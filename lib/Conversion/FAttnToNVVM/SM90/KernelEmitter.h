@@ -587,8 +587,9 @@ private:
   /// and 16k) and in the plain loop (-1..-3%), and so does head dim 64 (+1%
   /// to -4%).
   bool transposesOutputInQuads() const {
-    bool wide = dPad > 128 || (dPad > 64 && !cfg.isFP8());
-    return wide && (!cfg.isFP8() || opts.intraWarpgroupOverlap);
+    if (cfg.isFP8())
+      return dPad > 128 && opts.intraWarpgroupOverlap;
+    return dPad > 64;
   }
   TileSoftmax emitSoftmax(const string &scores, const string &j,
                           const string oldMax[2], const string oldSum[2],
