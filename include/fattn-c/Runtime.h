@@ -124,6 +124,15 @@ FATTN_RUNTIME_API fattnStatus fattnKernelGetLaunchConfig(fattnKernel kernel,
                                                          int32_t num_tensors, uint32_t num_sms,
                                                          fattnLaunchConfig *config);
 
+/* The value a launch passes as the kernel's "tail_pairs" parameter (the
+   work order of persistent kernels of masked attention, docs/KERNEL-ABI.md),
+   from the same checks and `num_sms` as fattnKernelGetLaunchConfig; 0 for a
+   kernel without one. For launchers that fill the parameters themselves. */
+FATTN_RUNTIME_API fattnStatus fattnKernelGetTailPairs(fattnKernel kernel,
+                                                      const fattnTensor *tensors,
+                                                      int32_t num_tensors, uint32_t num_sms,
+                                                      uint32_t *tail_pairs);
+
 /* Checks the tensors (q, k, v, o, and lse when the kernel writes it, then the
    three descales when it reads them, in that order), encodes tensor maps and
    launches asynchronously on `stream` (a CUstream; NULL is the legacy default

@@ -59,6 +59,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.splitTail = options.splitTail;
   convert.reverseQTiles = options.reverseQTiles;
   convert.warpgroupKVRanges = options.warpgroupKVRanges;
+  convert.workOrderTail = options.workOrderTail;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
 }
 

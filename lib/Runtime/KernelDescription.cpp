@@ -249,6 +249,12 @@ bool resolveParamName(ParamSpec &p, const KernelDescription &desc, ObjectReader 
     p.source = ParamSource::TensorMap;
     return true;
   }
+  if (p.name == "tail_pairs") {
+    p.source = ParamSource::TailPairs;
+    if (!desc.hasWorkOrder)
+      return r.fail("parameter \"tail_pairs\" is present but there is no \"work_order\" key");
+    return typeIs({ParamType::U32});
+  }
   if (p.name == "workspace") {
     p.source = ParamSource::Workspace;
     if (!desc.workspaceBytesPerCta)
@@ -424,6 +430,23 @@ bool parseGrid(const Value &grid, KernelDescription &desc, ObjectReader &r) {
 
 /// "descale": {"q": {"rank": 0|2|3, "block": N}, "k": {...}, "v": {...}};
 /// "block" is given exactly for rank 3.
+/// "work_order": {"ctas_per_pair": n >= 1, "reverse_q_tiles": bool}, only
+/// for masked attention (whose items differ in length).
+bool parseWorkOrder(const Value &order, KernelDescription &desc, std::string &error) {
+  ObjectReader r(order, "\"work_order\": ", error);
+  if (order.kind() != Kind::Object)
+    return r.fail("must be an object");
+  if (!r.checkKeys({"ctas_per_pair", "reverse_q_tiles"}) ||
+      !r.readInt("ctas_per_pair", desc.ctasPerPair, 1, 1024) ||
+      !r.readBool("reverse_q_tiles", desc.reverseQTiles))
+    return false;
+  if (desc.windowLeft < 0 && desc.windowRight < 0)
+    return r.fail("needs a mask (\"causal\" or a window): without one every work item is "
+                  "as long as the others");
+  desc.hasWorkOrder = true;
+  return true;
+}
+
 bool parseDescale(const Value &descale, KernelDescription &desc, std::string &error) {
   ObjectReader r(descale, "\"descale\": ", error);
   if (descale.kind() != Kind::Object)
@@ -509,7 +532,8 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
                     "head_dim_qk", "head_dim_v", "scale", "causal", "window_left",
                     "window_right", "softcap", "has_lse", "block_m", "block_n", "threads",
                     "dynamic_smem_bytes", "grid", "cluster", "align_bytes", "descale",
-                    "value_layout", "workspace_bytes_per_cta", "params", "meta"}))
+                    "value_layout", "workspace_bytes_per_cta", "work_order", "params",
+                    "meta"}))
     return false;
 
   int64_t version = 0, headQK = 0, headV = 0, blockM = 0, blockN = 0, threads = 0, smem = 0;
@@ -575,6 +599,9 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   if (const Value *descale = root.find("descale"))
     if (!parseDescale(*descale, desc, error))
       return false;
+  if (const Value *order = root.find("work_order"))
+    if (!parseWorkOrder(*order, desc, error))
+      return false;
 
   const Value *params = r.get("params", Kind::Array, true);
   if (!params)
@@ -582,6 +609,13 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   for (size_t i = 0; i < params->asArray().size(); ++i)
     if (!parseParam(params->asArray()[i], i, desc, error))
       return false;
+  if (desc.hasWorkOrder) {
+    bool found = false;
+    for (const ParamSpec &p : desc.params)
+      found |= p.source == ParamSource::TailPairs;
+    if (!found)
+      return r.fail("\"work_order\" is present but \"params\" has no \"tail_pairs\"");
+  }
   if (desc.workspaceBytesPerCta) {
     bool found = false;
     for (const ParamSpec &p : desc.params)

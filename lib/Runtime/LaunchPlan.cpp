@@ -2,8 +2,13 @@
 
 #include "fattn/Runtime/LaunchPlan.h"
 
+#include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
+
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace fattn::runtime {
 
@@ -380,6 +385,41 @@ bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int n
   return true;
 }
 
+uint32_t tailPairsFor(const KernelDescription &desc, const ProblemSizes &sizes,
+                      uint64_t grid) {
+  using Key = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, bool>;
+  if (!desc.hasWorkOrder || !desc.blockM || !desc.blockN)
+    return 0;
+  uint64_t pairs = sizes.batch * sizes.headsQ;
+  Key key{sizes.seqQ,     sizes.seqK,        pairs,           grid,
+          desc.blockM,    desc.blockN,       desc.windowLeft, desc.windowRight,
+          desc.ctasPerPair, desc.reverseQTiles};
+  // The choice walks every work item (about a millisecond for 10^6); launches
+  // of one shape reuse it.
+  static std::mutex mutex;
+  static std::map<Key, uint32_t> chosen;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = chosen.find(key); it != chosen.end())
+    return it->second;
+  mlir::fattn::KVTileRangeParams range{desc.blockM, desc.blockN, desc.windowLeft,
+                                       desc.windowRight};
+  mlir::fattn::Int64Ops ops;
+  auto kvTiles = [&](int64_t qTile) {
+    auto r = mlir::fattn::computeKVTileRange(ops, qTile, int64_t(sizes.seqQ),
+                                             int64_t(sizes.seqK), range);
+    return r.hi - r.lo;
+  };
+  int64_t numQTiles = (int64_t(sizes.seqQ) + desc.blockM - 1) / desc.blockM;
+  int64_t tail = mlir::fattn::chooseTailPairs(
+      numQTiles, int64_t(pairs), int64_t(grid),
+      {true, desc.reverseQTiles, desc.ctasPerPair, true}, kvTiles);
+  if (chosen.size() >= 4096)
+    chosen.clear();
+  chosen.emplace(key, uint32_t(tail));
+  return uint32_t(tail);
+}
+
 bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                      uint64_t numSMs, LaunchPlan &plan, std::string &error) {
   ProblemSizes sizes;
@@ -452,6 +492,11 @@ bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
       if (!makeTensorMapRequest(desc, p, tensors[p.tensorMap.tensor], i, req, error))
         return false;
       plan.tensorMaps.push_back(req);
+      break;
+    }
+    case ParamSource::TailPairs: {
+      uint32_t tail = tailPairsFor(desc, sizes, plan.grid[0]);
+      putBytes(slot, &tail, sizeof(tail));
       break;
     }
     case ParamSource::Workspace:

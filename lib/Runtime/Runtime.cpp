@@ -331,6 +331,23 @@ fattnStatus fattnKernelGetLaunchConfig(fattnKernel kernel, const fattnTensor *te
   return FATTN_STATUS_SUCCESS;
 }
 
+fattnStatus fattnKernelGetTailPairs(fattnKernel kernel, const fattnTensor *tensors,
+                                    int32_t numTensors, uint32_t numSMs, uint32_t *tailPairs) {
+  lastError.clear();
+  if (!kernel || !tailPairs)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel or tail_pairs pointer is null");
+  LaunchPlan plan;
+  std::string error;
+  if (!buildLaunchPlan(kernel->desc, reinterpret_cast<const TensorArg *>(tensors), numTensors,
+                       numSMs, plan, error))
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
+  *tailPairs = 0;
+  for (size_t i = 0; i < plan.params.size(); ++i)
+    if (kernel->desc.params[i].source == ParamSource::TailPairs)
+      std::memcpy(tailPairs, plan.params[i].bytes, sizeof(*tailPairs));
+  return FATTN_STATUS_SUCCESS;
+}
+
 fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors, int32_t numTensors,
                               void *stream) {
   lastError.clear();

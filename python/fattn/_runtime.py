@@ -85,8 +85,11 @@ def load_library() -> ctypes.CDLL:
                                                    ctypes.POINTER(LaunchConfig)]
         lib.fattnKernelLaunch.argtypes = [ctypes.c_void_p, ctypes.POINTER(TensorDesc),
                                           ctypes.c_int32, ctypes.c_void_p]
+        lib.fattnKernelGetTailPairs.argtypes = [ctypes.c_void_p, ctypes.POINTER(TensorDesc),
+                                                ctypes.c_int32, ctypes.c_uint32,
+                                                ctypes.POINTER(ctypes.c_uint32)]
         for f in ("fattnKernelLoadFile", "fattnKernelLoadData", "fattnKernelGetLaunchConfig",
-                  "fattnKernelLaunch"):
+                  "fattnKernelGetTailPairs", "fattnKernelLaunch"):
             getattr(lib, f).restype = ctypes.c_int
         version = lib.fattnRuntimeAbiVersion()
         if version != ABI_VERSION:
@@ -113,6 +116,20 @@ class Kernel:
         self.path = Path(description_path)
         self.entry = self._lib.fattnKernelEntry(handle).decode()
 
+    @classmethod
+    def from_data(cls, description: str, image: bytes, name: str = "<data>") -> "Kernel":
+        """A kernel from a description's JSON text and its cubin's bytes."""
+        self = cls.__new__(cls)
+        self._lib = load_library()
+        handle = ctypes.c_void_p()
+        text = description.encode()
+        _check(self._lib, self._lib.fattnKernelLoadData(text, len(text), image, len(image),
+                                                        ctypes.byref(handle)))
+        self._handle = handle
+        self.path = Path(name)
+        self.entry = self._lib.fattnKernelEntry(handle).decode()
+        return self
+
     def __del__(self):
         handle = getattr(self, "_handle", None)
         if handle:
@@ -129,6 +146,14 @@ class Kernel:
         _check(self._lib, self._lib.fattnKernelGetLaunchConfig(self._handle, arr, n, num_sms,
                                                                ctypes.byref(cfg)))
         return tuple(cfg.grid), tuple(cfg.block), tuple(cfg.cluster), cfg.dynamic_smem_bytes
+
+    def tail_pairs(self, tensors: Sequence[TensorDesc], num_sms: int = 132) -> int:
+        """The "tail_pairs" parameter a launch passes (0 if the kernel has none)."""
+        arr, n = self._array(tensors)
+        out = ctypes.c_uint32()
+        _check(self._lib, self._lib.fattnKernelGetTailPairs(self._handle, arr, n, num_sms,
+                                                            ctypes.byref(out)))
+        return out.value
 
     def launch(self, tensors: Sequence[TensorDesc], stream: int) -> None:
         arr, n = self._array(tensors)

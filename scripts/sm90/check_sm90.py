@@ -42,6 +42,14 @@ def check(res, what):
         raise RuntimeError(f"{what}: {name.value.decode()}")
 
 
+def runtime_tensor(t):
+    """The runtime's view of a [B, H, S, D] tensor (check_sm90's layout)."""
+    from fattn._runtime import TensorDesc
+    dtype = {torch.bfloat16: "bf16", torch.float16: "f16",
+             torch.float8_e4m3fn: "e4m3"}[t.dtype]
+    return TensorDesc.make(t.data_ptr(), dtype, tuple(t.shape), t.stride())
+
+
 class Kernel:
     def __init__(self, kdir, desc):
         self.desc = desc
@@ -57,6 +65,15 @@ class Kernel:
               "cuFuncSetAttribute")
         # split-tail kernels: one zeroed slot per CTA (SM), reused by every
         # launch (each launch leaves its arrival counters zero again).
+        # Kernels with the work order's tail: the runtime chooses
+        # tail_pairs (KERNEL-ABI.md), from the description as fattn-opt
+        # wrote it (the manifest adds build_kernels.py's own keys).
+        self.runtime = None
+        if "work_order" in desc:
+            from fattn._runtime import Kernel as RuntimeKernel
+            own = {"name", "registers", "options", "spills", "wgmma_serialized"}
+            text = json.dumps({k: v for k, v in desc.items() if k not in own})
+            self.runtime = RuntimeKernel.from_data(text, data, desc["name"])
         self.workspace = None
         if "workspace_bytes_per_cta" in desc:
             sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -100,6 +117,9 @@ class Kernel:
         tensors = {"q": q, "k": k, "v": v, "o": o, "lse": lse, "workspace": self.workspace}
         for t, x in zip("qkv", descales or ()):
             tensors[t + "_descale"] = x
+        if self.runtime is not None:
+            sizes["tail_pairs"] = self.runtime.tail_pairs(
+                [runtime_tensor(x) for x in (q, k, v, o)], sizes["num_sms"])
         for p in d["params"]:
             n, ty = p["name"], p["type"]
             if ty == "ptr":

@@ -328,6 +328,14 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // the three alone measured 0 to +4% over linear P.
     options.splitTail = (!fp8 && headDim <= 64 && !masked) ||
                         wideUnmasked128 || (linearP && !masked);
+    // The work order's tail (the last pairs' items Q tile slowest, the
+    // count chosen per launch by the runtime): 16-bit head dim 64 causal
+    // +2.7-3.0% at 2k and unchanged at 4k, where few pairs already take
+    // that order, in three rounds of one call (docs/PERF.md, 2026-12-01,
+    // twenty-first session). At 16-bit head dim 128 causal the kernels
+    // spill (4 bytes) with it; FP8 was not measured.
+    options.workOrderTail =
+        !fp8 && headDim <= 64 && causal && options.persistent;
     // One consumer warpgroup per 64 query rows.
     options.consumers = static_cast<int>(options.blockM / 64);
     if (fp8WideTiles && options.consumers == 2 && (!rowSums || !valueT)) {

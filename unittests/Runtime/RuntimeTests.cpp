@@ -8,6 +8,7 @@
 #include "fattn/Runtime/Json.h"
 #include "fattn/Runtime/KernelDescription.h"
 #include "fattn/Runtime/LaunchPlan.h"
+#include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
 
 #include <cmath>
 #include <cstdio>
@@ -867,6 +868,61 @@ void testWorkspace() {
                  "parameter \"workspace\" cannot have type \"u64\"");
 }
 
+// A persistent kernel of causal attention with the work order's tail.
+std::string tailPairsDescription() {
+  std::string text = replaceOnce(kDescription, "{\"name\": \"seq_k\", \"type\": \"u32\"}",
+                                 "{\"name\": \"seq_k\", \"type\": \"u32\"}, "
+                                 "{\"name\": \"tail_pairs\", \"type\": \"u32\"}");
+  text = replaceOnce(text, "[[\"seq_q\", 128], [\"heads_q\", 1], [\"batch\", 1]]",
+                     "[[\"num_sms\", 1]]");
+  return replaceOnce(text, "\"block_n\": 64,",
+                     "\"block_n\": 64, \"work_order\": {\"ctas_per_pair\": 2, "
+                     "\"reverse_q_tiles\": true},");
+}
+
+void testTailPairs() {
+  KernelDescription d = exampleDescription(tailPairsDescription());
+  CHECK(d.hasWorkOrder && d.ctasPerPair == 2 && d.reverseQTiles);
+  CHECK(d.params.size() == 25 && d.params[10].source == ParamSource::TailPairs);
+  // 8 x 16 pairs of 16 Q tiles (2k, 128-row tiles of 64-key tiles): the
+  // runtime passes WorkOrder.h's choice for its grid, a real tail.
+  Problem p(8, 16, 16, 2048, 2048, 128, true);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 5, 132, plan, error));
+  int64_t expected = mlir::fattn::chooseTailPairs(
+      16, 128, 132, {true, true, 2}, [](int64_t t) { return 2 * t + 2; });
+  CHECK(expected > 1);
+  CHECK(slotAs<uint32_t>(plan, 10) == uint32_t(expected));
+  CHECK(tailPairsFor(d, ProblemSizes{8, 16, 16, 2048, 2048, 132}, 132) == expected);
+  // Few pairs (2 x 16 x 2 CTAs <= 132): all pairs are the tail, nothing to
+  // choose; and the same without "work_order".
+  Problem few(2, 16, 16, 2048, 2048, 128, true);
+  CHECK(buildLaunchPlan(d, few.tensors.data(), 5, 132, plan, error) &&
+        slotAs<uint32_t>(plan, 10) == 0);
+  CHECK(tailPairsFor(exampleDescription(), ProblemSizes{8, 16, 16, 2048, 2048, 132}, 132) == 0);
+
+  // The key and the parameter come together, with a mask.
+  std::string text = tailPairsDescription();
+  CHECK_CONTAINS(descError(replaceOnce(text, "\"work_order\": {\"ctas_per_pair\": 2, "
+                                             "\"reverse_q_tiles\": true},", "")),
+                 "params[10]: parameter \"tail_pairs\" is present but there is no "
+                 "\"work_order\" key");
+  CHECK_CONTAINS(descError(replaceOnce(text, ", {\"name\": \"tail_pairs\", \"type\": \"u32\"}",
+                                       "")),
+                 "\"work_order\" is present but \"params\" has no \"tail_pairs\"");
+  CHECK_CONTAINS(descError(replaceOnce(replaceOnce(text, "\"causal\": true", "\"causal\": false"),
+                                       "\"window_right\": 0", "\"window_right\": -1")),
+                 "\"work_order\": needs a mask");
+  CHECK_CONTAINS(descError(replaceOnce(text, "\"ctas_per_pair\": 2", "\"ctas_per_pair\": 0")),
+                 "\"work_order\": \"ctas_per_pair\" = 0 is out of range");
+  CHECK_CONTAINS(descError(replaceOnce(text, "\"reverse_q_tiles\"", "\"reverse\"")),
+                 "\"work_order\": unknown key \"reverse\"");
+  CHECK_CONTAINS(descError(replaceOnce(text, "{\"name\": \"tail_pairs\", \"type\": \"u32\"}",
+                                       "{\"name\": \"tail_pairs\", \"type\": \"u64\"}")),
+                 "parameter \"tail_pairs\" cannot have type \"u64\"");
+}
+
 int main() {
   struct Test {
     const char *name;
@@ -890,6 +946,7 @@ int main() {
       {"TransposedValuePlan", testTransposedValuePlan},
       {"TransposedValuePlanErrors", testTransposedValuePlanErrors},
       {"Workspace", testWorkspace},
+      {"TailPairs", testTailPairs},
   };
   int passed = 0, failed = 0;
   for (const Test &t : tests) {

@@ -56,6 +56,12 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
                      "round's work items along their KV tiles (needs a "
                      "workspace)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> workOrderTail{
+      *this, "work-order-tail",
+      llvm::cl::desc("Persistent masked kernels: the last (batch, head) "
+                     "pairs' items Q tile slowest, longest first (a "
+                     "tail_pairs kernel parameter)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> warpgroupKVRanges{
       *this, "warpgroup-kv-ranges",
       llvm::cl::desc("Each consumer warpgroup computes only the KV tiles "

@@ -80,7 +80,7 @@ constexpr const char *kTransposedWgmmaE4M3K32 =
 /// Where a parameter's value comes from.
 /// Workspace: the runtime's zeroed scratch buffer of the launch's device and
 /// stream ("workspace_bytes_per_cta" bytes per CTA of the grid).
-enum class ParamSource { Pointer, Size, Stride, Scalar, TensorMap, Workspace };
+enum class ParamSource { Pointer, Size, Stride, Scalar, TensorMap, Workspace, TailPairs };
 enum class ScalarName { Scale, ScaleLog2, Softcap };
 
 struct ParamSpec {
@@ -137,6 +137,12 @@ struct KernelDescription {
   /// the "workspace" parameter points to, zeroed before the first launch and
   /// left zeroed by each launch (KERNEL-ABI.md); 0: none.
   uint64_t workspaceBytesPerCta = 0;
+  /// "work_order" (persistent kernels of masked attention, with a
+  /// "tail_pairs" parameter): what the runtime needs to simulate the
+  /// kernel's order of work items and choose that parameter (WorkOrder.h).
+  bool hasWorkOrder = false;
+  int64_t ctasPerPair = 1;
+  bool reverseQTiles = true;
   std::vector<ParamSpec> params;
 };
 

@@ -82,6 +82,12 @@ bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int n
 bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
                 const ProblemSizes &sizes, LaunchPlan &plan, std::string &error);
 
+/// The "tail_pairs" parameter of a kernel with "work_order" (WorkOrder.h's
+/// chooseTailPairs over the kernel's Q tiles and their KV tiles), for a
+/// grid of `grid` CTAs; remembered per shape. 0 without "work_order".
+uint32_t tailPairsFor(const KernelDescription &desc, const ProblemSizes &sizes,
+                      uint64_t grid);
+
 /// checkTensors, then planLaunch.
 bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                      uint64_t numSMs, LaunchPlan &plan, std::string &error);

@@ -69,17 +69,10 @@ void SM90KernelEmitter::beginWorkLoop(const string &name,
   e.label(name + "_body");
   tileBase = tb;
   workOrdinal = wi;
-  // The Q tile fastest, for L2; with a mask and few (batch, head) pairs the
-  // Q tile slowest, so that rounds of causal items stay balanced: one CTA
-  // per pair for every 256 bytes of a key's K and V row keeps L2 serving
-  // them (two at head dim 128 in 16 bits, four at 256).
-  WorkOrderParams params;
-  params.masked = cfg.windowLeft >= 0 || cfg.windowRight >= 0;
-  params.reverseQTiles = opts.reverseQTiles;
-  params.ctasPerPair =
-      std::max<int64_t>(1, 2 * cfg.paddedHeadDim() * cfg.elementBytes() / 256);
-  WorkItem<string> item =
-      decodeWorkItem(ops, w, numQTiles, workPairs, grid, params);
+  // WorkOrder.h: the Q tile fastest, for L2; with a mask the tail's pairs
+  // Q tile slowest.
+  WorkItem<string> item = decodeWorkItem(ops, w, numQTiles, workPairs, grid,
+                                         cfg.workOrder(), workTailPairs);
   setWorkItem(item.qTile, ops.rem(item.pair, "%heads_q"),
               ops.div(item.pair, "%heads_q"));
   if (!cfg.splitTail)
@@ -94,6 +87,14 @@ void SM90KernelEmitter::beginWorkLoop(const string &name,
                          e.icmp("ne", piece.endTile, tailTiles), "i1");
   tailSplit = e.bin("and", inTail, partial, "i1");
   tailRank = piece.rank;
+}
+
+string SM90KernelEmitter::emitTailPairs() {
+  if (!cfg.hasTailPairs())
+    return "";
+  TextIntOps ops{e};
+  return tailPairCount(ops, workPairs, e.sreg("nctaid.x"), cfg.workOrder(),
+                       "%tail_pairs");
 }
 
 void SM90KernelEmitter::addFastDivisor(const string &d) {
@@ -129,6 +130,7 @@ void SM90KernelEmitter::emitEntry() {
                       e.i32(cfg.blockM));
     totalWork = e.mul(e.mul(numQTiles, "%heads_q"), "%batch");
     workPairs = e.mul("%heads_q", "%batch");
+    workTailPairs = emitTailPairs();
     queryGroup = e.bin("udiv", "%heads_q", "%heads_kv");
     if (cfg.splitTail) {
       // Unmasked: every Q tile has the KV tiles of Q tile 0.

@@ -345,10 +345,11 @@ private:
   // (the ring's stages and phases run on across items), and the items this
   // CTA did before it (its round, and the phase of Q's barriers).
   string numQTiles, totalWork, tileBase, workOrdinal;
-  // Persistent kernels: the (batch, head) pairs and the query heads per KV
-  // head (entry-block values), and the divisors that the consumers' work
-  // loop divides by through a multiplier and a shift (addFastDivisor).
-  string workPairs, queryGroup;
+  // Persistent kernels: the (batch, head) pairs, the tail's pairs
+  // (tailPairCount; masked attention only) and the query heads per KV head
+  // (entry-block values), and the divisors that the consumers' work loop
+  // divides by through a multiplier and a shift (addFastDivisor).
+  string workPairs, workTailPairs, queryGroup;
   llvm::StringMap<FastDivisor> fastDivisors;
   // The split tail (entry-block values): the KV tiles of every item, the
   // whole rounds before the split items and the split items' tile units.
@@ -413,6 +414,9 @@ private:
   /// divisor `d` (FastDivision.h) where the work loop's decode can use them
   /// (intOps); a d of 0 (no work items) is taken as 1.
   void addFastDivisor(const string &d);
+  /// The tail's pairs of the work order (tailPairCount of the launch's
+  /// `tail_pairs`); "" without that parameter (SM90Options::workOrderTail).
+  string emitTailPairs();
   TextIntOps intOps() { return TextIntOps{e, &fastDivisors}; }
   /// The ordinal of KV tile `j` in the ring: its stage and phase.
   string tileOrdinal(const string &j) {

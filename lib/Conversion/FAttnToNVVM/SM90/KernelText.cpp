@@ -41,6 +41,8 @@ string SM90KernelEmitter::signature() {
     params.push_back("%workspace: !llvm.ptr");
   for (const char *n : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
     params.push_back(formatv("%{0}: i32", n).str());
+  if (cfg.hasTailPairs())
+    params.push_back("%tail_pairs: i32");
   for (const char *t : {"q", "k", "v", "o"})
     for (const char *d : {"b", "h", "s"})
       params.push_back(formatv("%{0}_stride_{1}: i64", t, d).str());
@@ -512,8 +514,8 @@ void SM90KernelEmitter::emitConsumerSetup() {
       addFastDivisor(numQTiles);
       addFastDivisor("%heads_q");
       addFastDivisor(queryGroup);
-      if (cfg.windowLeft >= 0 || cfg.windowRight >= 0) // decodeWorkItem's
-        addFastDivisor(workPairs);
+      if (cfg.isMasked()) // decodeWorkItem's
+        addFastDivisor(cfg.hasTailPairs() ? workTailPairs : workPairs);
     }
     openPingpong();
     beginWorkLoop("consume_work", pingpong() ? "consume_exit" : "exit");

@@ -314,6 +314,7 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   c.consumerWarpgroups = consumers;
   c.warpSpecialize = options.warpSpecialize;
   c.persistent = options.persistent;
+  c.reverseQTiles = options.reverseQTiles;
   if (c.persistent && !c.warpSpecialize)
     return op.emitOpError("persistent tiles need the producer warpgroup of "
                           "--fattn-warp-specialize");
@@ -368,6 +369,15 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   c.splitTail = options.splitTail;
   if (failed(checkWarpgroupKVRanges(op, options)))
     return failure();
+  // The tail reorders items of unequal length, over the rounds of a
+  // persistent grid.
+  if (options.workOrderTail && (!c.persistent || !c.isMasked()))
+    return op.emitOpError()
+           << "work-order-tail needs "
+           << (c.persistent ? "masked attention (a causal mask or a window), "
+                              "whose work items differ in length"
+                            : "persistent tiles (--fattn-persistent-tiles)");
+  c.workOrderTail = options.workOrderTail;
   if (c.dynamicSharedBytes() > kMaxDynamicSharedBytes)
     return op.emitOpError() << "the sm_90a kernel needs "
                             << c.dynamicSharedBytes()
@@ -398,6 +408,8 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
     params += R"(, {"name": "workspace", "type": "ptr"})";
   for (const char *n : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
     params += formatv(R"(, {{"name": "{0}", "type": "u32"})", n).str();
+  if (c.hasTailPairs())
+    params += R"(, {"name": "tail_pairs", "type": "u32"})";
   for (const char *t : {"q", "k", "v", "o"})
     for (const char *d : {"b", "h", "s"})
       params += formatv(R"(, {{"name": "{0}_stride_{1}", "type": "u64"})", t, d).str();
@@ -446,6 +458,15 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
   if (c.valueTransposed)
     trailing += formatv(R"(, "value_layout": "{0}")", kTransposedValueLayout)
                     .str();
+  // What the launcher needs to choose `tail_pairs` (WorkOrder.h's
+  // chooseTailPairs simulates the kernel's order).
+  if (c.hasTailPairs()) {
+    WorkOrderParams order = c.workOrder();
+    trailing += formatv(R"(, "work_order": {{"ctas_per_pair": {0}, )"
+                        R"("reverse_q_tiles": {1}})",
+                        order.ctasPerPair,
+                        order.reverseQTiles ? "true" : "false").str();
+  }
   // The split tail's workspace: this many bytes per CTA of the grid.
   if (c.splitTail)
     trailing += formatv(R"(, "workspace_bytes_per_cta": {0})",
@@ -619,6 +640,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.splitTail = splitTail;
     options.reverseQTiles = reverseQTiles;
     options.warpgroupKVRanges = warpgroupKVRanges;
+    options.workOrderTail = workOrderTail;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });
     if (ops.size() > 1 && !options.kernelName.empty()) {

@@ -57,6 +57,11 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "see under a causal mask or right window, and none when its rows "
            "lie past the sequence (needs the producer warpgroup, without "
            "pingpong or the split tail)">,
+    Option<"workOrderTail", "work-order-tail", "bool", /*default=*/"false",
+           "Persistent kernels of masked attention: the last (batch, head) "
+           "pairs' work items come Q tile slowest, longest first, to balance "
+           "the grid's last rounds; the launcher passes how many pairs (a "
+           "`tail_pairs` kernel parameter)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
   ];

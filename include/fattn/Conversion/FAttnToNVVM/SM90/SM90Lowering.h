@@ -14,6 +14,7 @@
 #define FATTN_CONVERSION_FATTNTONVVM_SM90_SM90LOWERING_H
 
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -89,6 +90,12 @@ struct SM90Options {
   /// no pingpong, whose turns each warpgroup must take equally often, and
   /// no split tail, whose combine waits on other CTAs before the hand-back.
   bool warpgroupKVRanges = false;
+  /// Persistent kernels of masked attention: the last `tail_pairs` (batch,
+  /// head) pairs' work items come Q tile slowest, longest first, so that
+  /// the last rounds of the grid stay balanced; the launcher chooses the
+  /// count for each launch (a `tail_pairs` kernel parameter and a
+  /// `work_order` description key, KERNEL-ABI.md; WorkOrder.h).
+  bool workOrderTail = false;
   /// Registers per thread the producer warpgroup keeps (setmaxnreg);
   /// 0 disables register reallocation.
   int producerRegisters = 24;
@@ -147,6 +154,10 @@ struct SM90KernelConfig {
   /// Persistent CTAs (SM90Options::persistent): the grid is the number of
   /// SMs and each CTA loops over work items.
   bool persistent = false;
+  /// SM90Options::reverseQTiles and workOrderTail (the work order,
+  /// WorkOrder.h).
+  bool reverseQTiles = true;
+  bool workOrderTail = false;
 
   /// FP8 only: the descales of Q, K and V (all three or none).
   SM90Descale qDescale, kDescale, vDescale;
@@ -173,6 +184,19 @@ struct SM90KernelConfig {
   bool splitTail = false;
 
   bool isFP8() const { return elementType == "e4m3"; }
+  /// A mask (causal or windowed): Q tiles differ in their KV tiles.
+  bool isMasked() const { return windowLeft >= 0 || windowRight >= 0; }
+  /// A `tail_pairs` parameter (SM90Options::workOrderTail; the lowering
+  /// refuses it without persistent tiles or a mask).
+  bool hasTailPairs() const { return workOrderTail; }
+  /// The work order of persistent kernels (WorkOrder.h). One CTA per pair
+  /// for every 256 bytes of a key's K and V row keeps L2 serving them when
+  /// pairs are few (two at head dim 128 in 16 bits, four at 256).
+  WorkOrderParams workOrder() const {
+    return {isMasked(), reverseQTiles,
+            std::max<int64_t>(1, 2 * paddedHeadDim() * elementBytes() / 256),
+            workOrderTail};
+  }
   /// FP8 with V stored by rows: the producer transposes each V tile.
   bool transposesValue() const { return isFP8() && !valueTransposed; }
   bool hasDescales() const { return qDescale.rank >= 0; }

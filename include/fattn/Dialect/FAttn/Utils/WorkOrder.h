@@ -12,11 +12,16 @@
 // (Q tile rank, pair) with pair = batch * heads + head:
 //   - Q tile fastest: w = pair * numQTiles + rank. The CTAs of a round share
 //     pairs, and so their K and V in L2.
-//   - Q tile slowest, for masked attention (items of unequal length) with
-//     few pairs (pairs * ctasPerPair <= G): w = rank * pairs + pair. A round
-//     then holds one or a few ranks, of about one length, which a fixed
-//     assignment needs to stay balanced; at least ctasPerPair CTAs share each
-//     pair's K and V at a time.
+//   - Q tile slowest, for masked attention (items of unequal length), in
+//     the last T pairs ("the tail"): their items follow the others as
+//     w = head + rank * T + (pair - (pairs - T)), head = (pairs - T) *
+//     numQTiles. The last rounds then hold the tail's longest items first
+//     and the snake pairs them with its shortest: a fixed order of the Q
+//     tile fastest leaves the last round and a part of one unpaired, 3% of
+//     the makespan at the benchmark's causal 2k. T is a launch parameter,
+//     chosen by the launcher (chooseTailPairs: the least makespan in a model
+//     of the rounds); with few pairs (pairs * ctasPerPair <= G) T = pairs,
+//     and at least ctasPerPair CTAs share each pair's K and V at a time.
 // With reverseQTiles, rank 0 is the last Q tile (the longest causal one).
 //
 //===----------------------------------------------------------------------===//
@@ -24,7 +29,11 @@
 #ifndef FATTN_DIALECT_FATTN_UTILS_WORKORDER_H
 #define FATTN_DIALECT_FATTN_UTILS_WORKORDER_H
 
+#include "fattn/Dialect/FAttn/Utils/KVTileRange.h"
+
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace mlir::fattn {
 
@@ -35,6 +44,9 @@ struct WorkOrderParams {
   bool reverseQTiles;
   /// Masked: the Q tile is slowest when pairs * ctasPerPair <= grid.
   int64_t ctasPerPair;
+  /// Masked: the launcher passes the tail's pairs (tailPairCount); without
+  /// it the tail is all pairs when they are few and none otherwise.
+  bool launchTail = false;
 };
 
 template <typename Int> struct WorkItem { Int qTile, pair; };
@@ -50,24 +62,108 @@ typename Ops::Int workIndex(Ops &ops, typename Ops::Int round,
   return ops.add(ops.mul(round, grid), slot);
 }
 
-/// Work item `index` (< numQTiles * pairs). Besides the above, `Ops`
-/// provides div, rem and le on non-negative values (Int, Int).
+/// The tail's pairs T (above) of masked attention, 1 <= T <= pairs, from
+/// the launcher's `requested` count (a tail of 0 or 1 pair is the Q tile
+/// fastest throughout); without launchTail, pairs when they are few and 0
+/// otherwise (what decodeWorkItem then does by itself); 0 without a mask.
+/// Computed once per launch; `Ops` as decodeWorkItem's plus min and max.
+template <typename Ops>
+typename Ops::Int tailPairCount(Ops &ops, typename Ops::Int pairs,
+                                typename Ops::Int grid,
+                                const WorkOrderParams &p,
+                                typename Ops::Int requested) {
+  if (!p.masked)
+    return ops.cst(0);
+  auto few = ops.le(ops.mul(pairs, ops.cst(p.ctasPerPair)), grid);
+  if (!p.launchTail)
+    return ops.select(few, pairs, ops.cst(0));
+  auto tail = ops.max(ops.min(requested, pairs), ops.cst(1));
+  return ops.select(few, pairs, tail);
+}
+
+/// Work item `index` (< numQTiles * pairs), with `tailPairs` from
+/// tailPairCount where the launcher passes it (launchTail; else unused).
+/// Besides the above, `Ops` provides div, rem and le on non-negative values
+/// (Int, Int).
 template <typename Ops>
 WorkItem<typename Ops::Int>
 decodeWorkItem(Ops &ops, typename Ops::Int index, typename Ops::Int numQTiles,
                typename Ops::Int pairs, typename Ops::Int grid,
-               const WorkOrderParams &p) {
+               const WorkOrderParams &p, typename Ops::Int tailPairs) {
   auto rank = ops.rem(index, numQTiles);
   auto pair = ops.div(index, numQTiles);
-  if (p.masked) {
+  if (p.masked && !p.launchTail) {
+    // All pairs are the tail when they are few, none otherwise.
     auto few = ops.le(ops.mul(pairs, ops.cst(p.ctasPerPair)), grid);
     rank = ops.select(few, ops.div(index, pairs), rank);
     pair = ops.select(few, ops.rem(index, pairs), pair);
+  } else if (p.masked) {
+    auto first = ops.sub(pairs, tailPairs);
+    auto head = ops.mul(first, numQTiles);
+    auto inTail = ops.le(head, index);
+    // Out of the tail the offset is negative (or wraps): its quotient is
+    // not selected.
+    auto offset = ops.sub(index, head);
+    rank = ops.select(inTail, ops.div(offset, tailPairs), rank);
+    pair = ops.select(inTail, ops.add(first, ops.rem(offset, tailPairs)), pair);
   }
   auto qTile = p.reverseQTiles
                    ? ops.sub(ops.sub(numQTiles, ops.cst(1)), rank)
                    : rank;
   return {qTile, pair};
+}
+
+/// The CTA that takes item `index` (the inverse of workIndex).
+inline int64_t workCta(int64_t index, int64_t grid) {
+  int64_t round = index / grid, slot = index % grid;
+  return round % 2 ? grid - 1 - slot : slot;
+}
+
+/// What the model of chooseTailPairs charges a work item beyond its KV
+/// tiles: its boundary (O's stores, the next Q, the first S and softmax
+/// alone) took 2.3 iterations in a phase trace (docs/PERF.md).
+inline constexpr int64_t kItemOverheadTiles = 2;
+/// chooseTailPairs tries tails of up to this many rounds of the grid.
+inline constexpr int64_t kMaxTailRounds = 8;
+
+/// The tail's pairs with the least makespan (the longest CTA's sum of
+/// `kvTiles(qTile) + kItemOverheadTiles` over its items; ties to the
+/// shorter tail), among tails of at most kMaxTailRounds rounds; 0 when the
+/// order has no choice (no mask, no items, or few pairs). Host code: an
+/// O(items + tails^2 numQTiles + tails grid) sweep, in which the items
+/// before each candidate's tail are charged once.
+template <typename KVTiles>
+int64_t chooseTailPairs(int64_t numQTiles, int64_t pairs, int64_t grid,
+                        WorkOrderParams p, KVTiles kvTiles) {
+  Int64Ops ops;
+  p.launchTail = true;
+  if (!p.masked || numQTiles <= 0 || pairs <= 1 || grid <= 0 ||
+      pairs * p.ctasPerPair <= grid)
+    return 0;
+  std::vector<int64_t> cost(numQTiles);
+  for (int64_t t = 0; t < numQTiles; ++t)
+    cost[t] = std::max<int64_t>(kvTiles(t), 0) + kItemOverheadTiles;
+  int64_t total = numQTiles * pairs;
+  int64_t maxTail = std::clamp<int64_t>(
+      kMaxTailRounds * grid / numQTiles, 1, pairs);
+  std::vector<int64_t> load(grid, 0), withTail(grid);
+  int64_t best = 1, bestSpan = INT64_MAX, done = 0;
+  for (int64_t tail = maxTail; tail >= 1; --tail) {
+    int64_t head = (pairs - tail) * numQTiles;
+    for (; done < head; ++done)
+      load[workCta(done, grid)] +=
+          cost[decodeWorkItem(ops, done, numQTiles, pairs, grid, p, tail).qTile];
+    withTail = load;
+    for (int64_t w = head; w < total; ++w)
+      withTail[workCta(w, grid)] +=
+          cost[decodeWorkItem(ops, w, numQTiles, pairs, grid, p, tail).qTile];
+    int64_t span = *std::max_element(withTail.begin(), withTail.end());
+    if (span <= bestSpan) {
+      best = tail;
+      bestSpan = span;
+    }
+  }
+  return best;
 }
 
 /// The split tail (persistent kernels of unmasked attention, whose items
