@@ -120,6 +120,8 @@ class Kernel:
         if self.runtime is not None:
             sizes["tail_pairs"] = self.runtime.tail_pairs(
                 [runtime_tensor(x) for x in (q, k, v, o)], sizes["num_sms"])
+            if os.environ.get("TAIL_PAIRS"):  # exploration: a forced tail
+                sizes["tail_pairs"] = int(os.environ["TAIL_PAIRS"])
         for p in d["params"]:
             n, ty = p["name"], p["type"]
             if ty == "ptr":

@@ -26,20 +26,22 @@
 // CHECK: %[[FIRST:[0-9]+]] = llvm.sub %[[PAIRS]], %[[T]] : i32
 // CHECK: llvm.udiv %{{[0-9]+}}, %[[T]] : i32
 // CHECK: llvm.urem %{{[0-9]+}}, %[[T]] : i32
-// The consumers divide by T through a multiplier and a shift: an item at
-// or past (pairs - T) * tiles is the tail's, rank (item - head) / T of pair
-// pairs - T + (item - head) mod T.
+// The consumers divide by T with div.u32 too (its multiplier and shift
+// measured slower), the other divisors through multipliers and shifts: an
+// item at or past (pairs - T) * tiles is the tail's, rank (item - head) / T
+// of pair pairs - T + (item - head) mod T.
 // CHECK: nvvm.setmaxregister  increase 240
-// CHECK-COUNT-4: "llvm.intr.ctlz"
+// CHECK-COUNT-3: "llvm.intr.ctlz"
+// CHECK-NOT: "llvm.intr.ctlz"
 // CHECK: %[[CFIRST:[0-9]+]] = llvm.sub %[[PAIRS]], %[[T]] : i32
 // CHECK-NEXT: %[[HEAD:[0-9]+]] = llvm.mul %[[CFIRST]], %[[TILES:[0-9]+]] : i32
 // CHECK-NEXT: %[[IN:[0-9]+]] = llvm.icmp "ule" %[[HEAD]], %[[ITEM:[0-9]+]] : i32
 // CHECK-NEXT: %[[DELTA:[0-9]+]] = llvm.sub %[[ITEM]], %[[HEAD]] : i32
-// CHECK-NEXT: %[[OFF2:[0-9]+]] = llvm.add %[[DELTA]], %[[DELTA]] : i32
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%[[OFF2]], %{{[0-9]+}})
-// CHECK-NEXT: %[[RANK:[0-9]+]] = llvm.lshr
+// CHECK-NEXT: %[[RANK:[0-9]+]] = llvm.udiv %[[DELTA]], %[[T]] : i32
 // CHECK-NEXT: llvm.select %[[IN]], %[[RANK]], %{{[0-9]+}} : i1, i32
-// CHECK-NOT: llvm.udiv %{{[0-9]+}}, %[[T]] : i32
+// CHECK-NEXT: %[[R:[0-9]+]] = llvm.urem %[[DELTA]], %[[T]] : i32
+// CHECK-NEXT: %[[PAIR:[0-9]+]] = llvm.add %[[CFIRST]], %[[R]] : i32
+// CHECK-NEXT: llvm.select %[[IN]], %[[PAIR]], %{{[0-9]+}} : i1, i32
 // CHECK: llvm.return
 
 // Without the option: no parameter, no key, the fixed order.
