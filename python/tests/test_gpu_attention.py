@@ -19,9 +19,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gpu_support import (ABS_FLOOR, BOUND_FACTOR, TORCH_DTYPES, baseline, config_for,  # noqa
-                         cuda_tool, ensure_kernel, make_bshd, new_generator, reference, rel_l2,
-                         visible)
+                         backend, cuda_tool, ensure_kernel, make_bshd, new_generator, reference,
+                         rel_l2, visible)
 import fattn  # noqa: E402
+from fattn._runtime import TensorDesc  # noqa: E402
 from fattn.presets import TEST_DTYPES, TEST_HEAD_DIMS  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -161,6 +162,29 @@ def test_many_work_items_per_cta(d, causal):
         # sq > sk: the first Q tiles of every head see no key; their zeros are
         # written between the other items.
         run_case(d=d, b=2, hq=32, sq=700, sk=300, causal=True, lse=d == 64)
+
+
+@pytest.mark.parametrize("dtype", TEST_DTYPES)
+def test_work_order_tail(dtype):
+    """Head dim 64 causal with more (batch, head) pairs than the grid holds
+    (4 x 48 = 192 on 132 SMs): the runtime moves the last pairs' work items
+    to the end of the order, Q tile slowest (sm_90a work-order-tail), and
+    every item is still computed once: lengths that are no multiple of the
+    192-row Q tiles, seq_q != seq_k, GQA, an LSE."""
+    run_case(dtype=dtype, d=64, b=4, hq=48, hk=8, sq=1100, sk=1100, causal=True)
+    run_case(dtype=dtype, d=64, b=4, hq=48, hk=12, sq=700, sk=1300, causal=True, lse=True)
+    if backend() != "fattn" or torch.cuda.get_device_capability() != (9, 0):
+        return
+    # The library's kernel takes the tail, and the runtime chooses one of
+    # more than one pair for this shape.
+    t = torch.empty(4, 1100, 48, 64, device="cuda", dtype=TORCH_DTYPES[dtype])
+    config = config_for(t, t, t, True, (-1, -1), 0.0, None, False)
+    kernel = fattn.get_kernel(config)
+    description = json.loads(kernel.path.read_text())
+    assert "work_order" in description, kernel.path
+    view = TensorDesc.make(t.data_ptr(), dtype, (4, 48, 1100, 64),
+                           (t.stride(0), t.stride(2), t.stride(1), 1))
+    assert kernel.tail_pairs([view] * 4, 132) > 1
 
 
 @pytest.mark.parametrize("dtype", TEST_DTYPES)
@@ -337,6 +361,9 @@ SANITIZER_CASES = [
     # cut into pieces merged through the workspace (its counters' release and
     # acquire are what racecheck cannot see, its memory what memcheck can).
     dict(dtype="f16", d=64, hq=92, hk=4, sq=300, sk=700, causal=False, lse=True),
+    # The work order's tail (head dim 64 causal, 160 pairs on 132 SMs): the
+    # last pairs' items in the order the runtime's tail_pairs gives them.
+    dict(dtype="bf16", d=64, hq=160, hk=8, sq=300, sk=300, causal=True, lse=True),
 ]
 
 
