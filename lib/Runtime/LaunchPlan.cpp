@@ -411,9 +411,13 @@ uint32_t tailPairsFor(const KernelDescription &desc, const ProblemSizes &sizes,
     return r.hi - r.lo;
   };
   int64_t numQTiles = (int64_t(sizes.seqQ) + desc.blockM - 1) / desc.blockM;
+  // The bytes of one pair's K and V.
+  int64_t pairBytes = int64_t(sizes.seqK) * (desc.headDimQK + desc.headDimV) *
+                      int64_t(dtypeBytes(desc.dtype));
   int64_t tail = mlir::fattn::chooseTailPairs(
       numQTiles, int64_t(pairs), int64_t(grid),
-      {true, desc.reverseQTiles, desc.ctasPerPair, true}, kvTiles);
+      {true, desc.reverseQTiles, desc.ctasPerPair, true}, kvTiles,
+      mlir::fattn::kMaxTailBytes / std::max<int64_t>(pairBytes, 1));
   if (chosen.size() >= 4096)
     chosen.clear();
   chosen.emplace(key, uint32_t(tail));

@@ -180,6 +180,9 @@ TEST(WorkOrder, ChooseTailPairs) {
   EXPECT_GT(tail, 1);
   EXPECT_LT(double(modelSpan(11, 256, 132, p, tail, twoPerQTile)),
             0.98 * double(modelSpan(11, 256, 132, p, 0, twoPerQTile)));
+  // A cap (the launcher's L2 budget) bounds the choice.
+  for (int64_t cap : {1, 5, 17})
+    EXPECT_LE(chooseTailPairs(11, 256, 132, p, kv, cap), cap);
   // The least span of the candidates (at most kMaxTailRounds rounds), the
   // shortest such tail; shapes where grid and Q tiles share no factor.
   for (auto [numQTiles, pairs, grid] :

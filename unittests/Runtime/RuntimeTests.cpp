@@ -884,17 +884,22 @@ void testTailPairs() {
   KernelDescription d = exampleDescription(tailPairsDescription());
   CHECK(d.hasWorkOrder && d.ctasPerPair == 2 && d.reverseQTiles);
   CHECK(d.params.size() == 25 && d.params[10].source == ParamSource::TailPairs);
-  // 8 x 16 pairs of 16 Q tiles (2k, 128-row tiles of 64-key tiles): the
-  // runtime passes WorkOrder.h's choice for its grid, a real tail.
-  Problem p(8, 16, 16, 2048, 2048, 128, true);
+  // 16 x 16 pairs of 8 Q tiles (1k, 128-row tiles of 64-key tiles): the
+  // runtime passes WorkOrder.h's choice for its grid, a real tail, within
+  // the K and V that L2 keeps (1024 keys x 256 values x 2 bytes = 512 KiB a
+  // pair, so at most 48 pairs).
+  Problem p(16, 16, 16, 1024, 1024, 128, true);
   LaunchPlan plan;
   std::string error;
   CHECK(buildLaunchPlan(d, p.tensors.data(), 5, 132, plan, error));
-  int64_t expected = mlir::fattn::chooseTailPairs(
-      16, 128, 132, {true, true, 2}, [](int64_t t) { return 2 * t + 2; });
-  CHECK(expected > 1);
+  auto kv = [](int64_t t) { return 2 * t + 2; };
+  int64_t expected = mlir::fattn::chooseTailPairs(8, 256, 132, {true, true, 2}, kv, 48);
+  CHECK(expected > 1 && expected <= 48);
   CHECK(slotAs<uint32_t>(plan, 10) == uint32_t(expected));
-  CHECK(tailPairsFor(d, ProblemSizes{8, 16, 16, 2048, 2048, 132}, 132) == expected);
+  CHECK(tailPairsFor(d, ProblemSizes{16, 16, 16, 1024, 1024, 132}, 132) == expected);
+  // At 2k (1 MiB a pair, at most 24) no tail of 8 x 16 pairs fits in L2
+  // and beats the order without one.
+  CHECK(tailPairsFor(d, ProblemSizes{8, 16, 16, 2048, 2048, 132}, 132) == 1);
   // Few pairs (2 x 16 x 2 CTAs <= 132): all pairs are the tail, nothing to
   // choose; and the same without "work_order".
   Problem few(2, 16, 16, 2048, 2048, 128, true);

@@ -125,16 +125,24 @@ inline int64_t workCta(int64_t index, int64_t grid) {
 inline constexpr int64_t kItemOverheadTiles = 2;
 /// chooseTailPairs tries tails of up to this many rounds of the grid.
 inline constexpr int64_t kMaxTailRounds = 8;
+/// The tail's pairs run in the same rounds, one CTA per pair, each pair's
+/// Q tiles in later rounds: launchers keep the tail's K and V within this
+/// many bytes, which L2 holds between the rounds (a tail of 16-bit head dim
+/// 256 pairs whose K and V, about 100 MB, did not fit ran 25% slower at 1k
+/// keys; docs/PERF.md, twenty-first session).
+inline constexpr int64_t kMaxTailBytes = 24 << 20;
 
 /// The tail's pairs with the least makespan (the longest CTA's sum of
 /// `kvTiles(qTile) + kItemOverheadTiles` over its items; ties to the
-/// shorter tail), among tails of at most kMaxTailRounds rounds; 0 when the
-/// order has no choice (no mask, no items, or few pairs). Host code: an
-/// O(items + tails^2 numQTiles + tails grid) sweep, in which the items
-/// before each candidate's tail are charged once.
+/// shorter tail), among tails of at most kMaxTailRounds rounds and
+/// `maxTail` pairs; 0 when the order has no choice (no mask, no items, or
+/// few pairs). Host code: an O(items + tails^2 numQTiles + tails grid)
+/// sweep, in which the items before each candidate's tail are charged
+/// once.
 template <typename KVTiles>
 int64_t chooseTailPairs(int64_t numQTiles, int64_t pairs, int64_t grid,
-                        WorkOrderParams p, KVTiles kvTiles) {
+                        WorkOrderParams p, KVTiles kvTiles,
+                        int64_t maxTail = INT64_MAX) {
   Int64Ops ops;
   p.launchTail = true;
   if (!p.masked || numQTiles <= 0 || pairs <= 1 || grid <= 0 ||
@@ -144,8 +152,8 @@ int64_t chooseTailPairs(int64_t numQTiles, int64_t pairs, int64_t grid,
   for (int64_t t = 0; t < numQTiles; ++t)
     cost[t] = std::max<int64_t>(kvTiles(t), 0) + kItemOverheadTiles;
   int64_t total = numQTiles * pairs;
-  int64_t maxTail = std::clamp<int64_t>(
-      kMaxTailRounds * grid / numQTiles, 1, pairs);
+  maxTail = std::clamp<int64_t>(
+      std::min(maxTail, kMaxTailRounds * grid / numQTiles), 1, pairs);
   std::vector<int64_t> load(grid, 0), withTail(grid);
   int64_t best = 1, bestSpan = INT64_MAX, done = 0;
   for (int64_t tail = maxTail; tail >= 1; --tail) {
