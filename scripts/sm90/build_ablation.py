@@ -7,22 +7,24 @@ then, on the GPU machine: INTERLEAVE=40 check_sm90.py OUT --bench-matrix
 
 Each kernel is bench_<label>_d<D>[_causal]; "ship" is fattn-compile's shape
 (head dim 64: three consumers, 128-key tiles and the split tail, causal 96-key
-tiles, the rescale threshold and per-warpgroup KV ranges; 128: 160-key tiles,
+tiles, the rescale threshold, per-warpgroup KV ranges and the work order's
+tail; 128: 160-key tiles,
 the threshold, two Q buffers and the split tail, causal 192-key tiles and
 per-warpgroup KV ranges; 256: 80-key tiles, pingpong and the threshold; all
 persistent), the others change one thing: noov (no intra-warpgroup overlap),
-nopt (one CTA per Q tile, which also drops the split tail and the second Q
-buffer, both for persistent CTAs), nows (no warp specialization, which also
+nopt (one CTA per Q tile, which also drops the split tail, the work order's
+tail and the second Q buffer, all for persistent CTAs), nows (no warp specialization, which also
 drops the overlap, persistence and what needs them), nopp (no pingpong), noT
 (no conditional rescaling), noq2 (one Q buffer), nost (no split tail), nokvr
-(one KV range for all consumer warpgroups), pp (pingpong where ship has none,
-which also drops per-warpgroup KV ranges)."""
+(one KV range for all consumer warpgroups), notail (the fixed work order, no
+tail_pairs), pp (pingpong where ship has none, which also drops per-warpgroup
+KV ranges)."""
 import json, os, shutil, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 T8 = "rescale-threshold=8"
 # What persistent CTAs carry with them: off with nopt and nows.
-NOT_PERSISTENT = "persistent=false q-buffers=1 split-tail=false"
+NOT_PERSISTENT = "persistent=false q-buffers=1 split-tail=false work-order-tail=false"
 COMMON = {"noov": "intra-wg-overlap=false", "nopt": NOT_PERSISTENT,
           "nows": "warp-specialize=false " + NOT_PERSISTENT}
 # (build_kernels.py kernel, the name's head-dim part, fattn-compile's extra
@@ -35,8 +37,9 @@ COMMON_KVR = dict(COMMON, nows=f"{COMMON['nows']} {NO_KVR}", nokvr=NO_KVR)
 SETS = [
     ("bench_stc3pt_d64", "d64", "",
      {"ship": "", **COMMON, "nost": "split-tail=false"}),
-    ("bench_c3n96ltpt_d64_causal", "d64_causal", KVR,
-     {"ship": "", "noT": "rescale-threshold=0", **COMMON_KVR}),
+    ("bench_c3n96ltpt_d64_causal", "d64_causal", f"{KVR} work-order-tail=true",
+     {"ship": "", "noT": "rescale-threshold=0", **COMMON_KVR,
+      "notail": "work-order-tail=false"}),
     ("bench_stq2lt160pt_d128", "d128", "",
      {"ship": "", "noT": "rescale-threshold=0", "pp": "pingpong=true", **COMMON,
       "noq2": "q-buffers=1", "nost": "split-tail=false"}),
