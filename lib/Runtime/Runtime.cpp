@@ -263,6 +263,17 @@ fattnStatus ensureInit() {
   return FATTN_STATUS_SUCCESS;
 }
 
+/// The launch plan of fattnKernelGetLaunchConfig and fattnKernelGetTailPairs:
+/// the tensors checked as a launch would, `numSMs` for "num_sms".
+fattnStatus planWithoutGpu(fattnKernel kernel, const fattnTensor *tensors, int32_t numTensors,
+                           uint32_t numSMs, LaunchPlan &plan) {
+  std::string error;
+  if (!buildLaunchPlan(kernel->desc, reinterpret_cast<const TensorArg *>(tensors), numTensors,
+                       numSMs, plan, error))
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
+  return FATTN_STATUS_SUCCESS;
+}
+
 } // namespace
 
 extern "C" {
@@ -317,10 +328,8 @@ fattnStatus fattnKernelGetLaunchConfig(fattnKernel kernel, const fattnTensor *te
   if (!kernel || !config)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel or config pointer is null");
   LaunchPlan plan;
-  std::string error;
-  if (!buildLaunchPlan(kernel->desc, reinterpret_cast<const TensorArg *>(tensors), numTensors,
-                       numSMs, plan, error))
-    return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
+  if (fattnStatus s = planWithoutGpu(kernel, tensors, numTensors, numSMs, plan))
+    return s;
   for (int i = 0; i < 3; ++i) {
     config->grid[i] = plan.grid[i];
     config->block[i] = plan.block[i];
@@ -337,10 +346,8 @@ fattnStatus fattnKernelGetTailPairs(fattnKernel kernel, const fattnTensor *tenso
   if (!kernel || !tailPairs)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel or tail_pairs pointer is null");
   LaunchPlan plan;
-  std::string error;
-  if (!buildLaunchPlan(kernel->desc, reinterpret_cast<const TensorArg *>(tensors), numTensors,
-                       numSMs, plan, error))
-    return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
+  if (fattnStatus s = planWithoutGpu(kernel, tensors, numTensors, numSMs, plan))
+    return s;
   *tailPairs = 0;
   for (size_t i = 0; i < plan.params.size(); ++i)
     if (kernel->desc.params[i].source == ParamSource::TailPairs)
