@@ -428,8 +428,6 @@ bool parseGrid(const Value &grid, KernelDescription &desc, ObjectReader &r) {
   return true;
 }
 
-/// "descale": {"q": {"rank": 0|2|3, "block": N}, "k": {...}, "v": {...}};
-/// "block" is given exactly for rank 3.
 /// "work_order": {"ctas_per_pair": n >= 1, "reverse_q_tiles": bool}, only
 /// for masked attention (whose items differ in length).
 bool parseWorkOrder(const Value &order, KernelDescription &desc, std::string &error) {
@@ -447,6 +445,8 @@ bool parseWorkOrder(const Value &order, KernelDescription &desc, std::string &er
   return true;
 }
 
+/// "descale": {"q": {"rank": 0|2|3, "block": N}, "k": {...}, "v": {...}};
+/// "block" is given exactly for rank 3.
 bool parseDescale(const Value &descale, KernelDescription &desc, std::string &error) {
   ObjectReader r(descale, "\"descale\": ", error);
   if (descale.kind() != Kind::Object)

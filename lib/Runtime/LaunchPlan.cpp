@@ -388,13 +388,16 @@ bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int n
 uint32_t tailPairsFor(const KernelDescription &desc, const ProblemSizes &sizes,
                       uint64_t grid) {
   using Key = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, bool>;
+                         int64_t, int64_t, bool, int64_t>;
   if (!desc.hasWorkOrder || !desc.blockM || !desc.blockN)
     return 0;
   uint64_t pairs = sizes.batch * sizes.headsQ;
-  Key key{sizes.seqQ,     sizes.seqK,        pairs,           grid,
-          desc.blockM,    desc.blockN,       desc.windowLeft, desc.windowRight,
-          desc.ctasPerPair, desc.reverseQTiles};
+  // The bytes of one pair's K and V.
+  int64_t pairBytes = int64_t(sizes.seqK) * (desc.headDimQK + desc.headDimV) *
+                      int64_t(dtypeBytes(desc.dtype));
+  Key key{sizes.seqQ,       sizes.seqK,         pairs,           grid,
+          desc.blockM,      desc.blockN,        desc.windowLeft, desc.windowRight,
+          desc.ctasPerPair, desc.reverseQTiles, pairBytes};
   // The choice walks every work item (about a millisecond for 10^6); launches
   // of one shape reuse it.
   static std::mutex mutex;
@@ -411,9 +414,6 @@ uint32_t tailPairsFor(const KernelDescription &desc, const ProblemSizes &sizes,
     return r.hi - r.lo;
   };
   int64_t numQTiles = (int64_t(sizes.seqQ) + desc.blockM - 1) / desc.blockM;
-  // The bytes of one pair's K and V.
-  int64_t pairBytes = int64_t(sizes.seqK) * (desc.headDimQK + desc.headDimV) *
-                      int64_t(dtypeBytes(desc.dtype));
   int64_t tail = mlir::fattn::chooseTailPairs(
       numQTiles, int64_t(pairs), int64_t(grid),
       {true, desc.reverseQTiles, desc.ctasPerPair, true}, kvTiles,

@@ -8,17 +8,16 @@ then, on the GPU machine: INTERLEAVE=40 check_sm90.py OUT --bench-matrix
 Each kernel is bench_<label>_d<D>[_causal]; "ship" is fattn-compile's shape
 (head dim 64: three consumers, 128-key tiles and the split tail, causal 96-key
 tiles, the rescale threshold, per-warpgroup KV ranges and the work order's
-tail; 128: 160-key tiles,
-the threshold, two Q buffers and the split tail, causal 192-key tiles and
-per-warpgroup KV ranges; 256: 80-key tiles, pingpong and the threshold; all
-persistent), the others change one thing: noov (no intra-warpgroup overlap),
-nopt (one CTA per Q tile, which also drops the split tail, the work order's
-tail and the second Q buffer, all for persistent CTAs), nows (no warp specialization, which also
-drops the overlap, persistence and what needs them), nopp (no pingpong), noT
-(no conditional rescaling), noq2 (one Q buffer), nost (no split tail), nokvr
-(one KV range for all consumer warpgroups), notail (the fixed work order, no
-tail_pairs), pp (pingpong where ship has none, which also drops per-warpgroup
-KV ranges)."""
+tail; 128: 160-key tiles, the threshold, two Q buffers and the split tail,
+causal 192-key tiles and per-warpgroup KV ranges; 256: 80-key tiles, pingpong
+and the threshold; all persistent), the others change one thing: noov (no
+intra-warpgroup overlap), nopt (one CTA per Q tile, which also drops the split
+tail, the work order's tail and the second Q buffer, all for persistent CTAs),
+nows (no warp specialization, which also drops the overlap, persistence and
+what needs them), nopp (no pingpong), noT (no conditional rescaling), noq2
+(one Q buffer), nost (no split tail), nokvr (one KV range for all consumer
+warpgroups), notail (the fixed work order, no tail_pairs), pp (pingpong where
+ship has none, which also drops per-warpgroup KV ranges)."""
 import json, os, shutil, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))

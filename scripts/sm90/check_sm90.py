@@ -63,8 +63,6 @@ class Kernel:
                                        desc["entry"].encode()), "cuModuleGetFunction")
         check(cuda.cuFuncSetAttribute(self.func, 8, desc["dynamic_smem_bytes"]),
               "cuFuncSetAttribute")
-        # split-tail kernels: one zeroed slot per CTA (SM), reused by every
-        # launch (each launch leaves its arrival counters zero again).
         # Kernels with the work order's tail: the runtime chooses
         # tail_pairs (KERNEL-ABI.md), from the description as fattn-opt
         # wrote it (the manifest adds build_kernels.py's own keys).
@@ -74,6 +72,8 @@ class Kernel:
             own = {"name", "registers", "options", "spills", "wgmma_serialized"}
             text = json.dumps({k: v for k, v in desc.items() if k not in own})
             self.runtime = RuntimeKernel.from_data(text, data, desc["name"])
+        # split-tail kernels: one zeroed slot per CTA (SM), reused by every
+        # launch (each launch leaves its arrival counters zero again).
         self.workspace = None
         if "workspace_bytes_per_cta" in desc:
             sms = torch.cuda.get_device_properties(0).multi_processor_count
