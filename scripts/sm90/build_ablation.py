@@ -4,6 +4,7 @@ schedule feature changed at a time, named for check_sm90.py --bench-matrix.
 
 usage: build_ablation.py FATTN_OPT OUT
 then, on the GPU machine: INTERLEAVE=40 check_sm90.py OUT --bench-matrix
+(with FATTN_RUNTIME_LIB for the head-dim-64 causal kernels' tail_pairs)
 
 Each kernel is bench_<label>_d<D>[_causal]; "ship" is fattn-compile's shape
 (head dim 64: three consumers, 128-key tiles and the split tail, causal 96-key
