@@ -45,8 +45,7 @@ def check(res, what):
 def runtime_tensor(t):
     """The runtime's view of a [B, H, S, D] tensor (check_sm90's layout)."""
     from fattn._runtime import TensorDesc
-    dtype = {torch.bfloat16: "bf16", torch.float16: "f16",
-             torch.float8_e4m3fn: "e4m3"}[t.dtype]
+    dtype = next(name for name, (torch_dtype, _) in DT.items() if torch_dtype == t.dtype)
     return TensorDesc.make(t.data_ptr(), dtype, tuple(t.shape), t.stride())
 
 

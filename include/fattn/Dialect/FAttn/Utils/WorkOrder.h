@@ -62,21 +62,19 @@ typename Ops::Int workIndex(Ops &ops, typename Ops::Int round,
   return ops.add(ops.mul(round, grid), slot);
 }
 
-/// The tail's pairs T (above) of masked attention, 1 <= T <= pairs, from
-/// the launcher's `requested` count (a tail of 0 or 1 pair is the Q tile
-/// fastest throughout); without launchTail, pairs when they are few and 0
-/// otherwise (what decodeWorkItem then does by itself); 0 without a mask.
-/// Computed once per launch; `Ops` as decodeWorkItem's plus min and max.
+/// The tail's pairs T (above) of masked attention with launchTail, 1 <= T
+/// <= pairs, from the launcher's `requested` count (a tail of 0 or 1 pair is
+/// the Q tile fastest throughout); 0 otherwise, where decodeWorkItem takes
+/// the fixed order and no T. Computed once per launch; `Ops` as
+/// decodeWorkItem's plus min and max.
 template <typename Ops>
 typename Ops::Int tailPairCount(Ops &ops, typename Ops::Int pairs,
                                 typename Ops::Int grid,
                                 const WorkOrderParams &p,
                                 typename Ops::Int requested) {
-  if (!p.masked)
+  if (!p.masked || !p.launchTail)
     return ops.cst(0);
   auto few = ops.le(ops.mul(pairs, ops.cst(p.ctasPerPair)), grid);
-  if (!p.launchTail)
-    return ops.select(few, pairs, ops.cst(0));
   auto tail = ops.max(ops.min(requested, pairs), ops.cst(1));
   return ops.select(few, pairs, tail);
 }
