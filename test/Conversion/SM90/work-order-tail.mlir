@@ -7,13 +7,13 @@
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n64s2_causal_persistent(
 // CHECK-SAME: %arg8: i32, %arg9: i32, %arg10: i64,
 // CHECK-SAME: {\22name\22: \22seq_k\22, \22type\22: \22u32\22}, {\22name\22: \22tail_pairs\22, \22type\22: \22u32\22}, {\22name\22: \22q_stride_b\22
-// CHECK-SAME: \22work_order\22: {\22ctas_per_pair\22: 2, \22reverse_q_tiles\22: true}}"
-// Once per launch: T = pairs when they are few (pairs * 2 <= grid), else
+// CHECK-SAME: \22work_order\22: {\22ctas_per_pair\22: 3, \22reverse_q_tiles\22: true}}"
+// Once per launch: T = pairs when they are few (pairs * 3 <= grid), else
 // tail_pairs clamped to [1, pairs].
 // CHECK: %[[PAIRS:[0-9]+]] = llvm.mul %arg5, %arg4 : i32
 // CHECK-NEXT: %[[GRID:[0-9]+]] = nvvm.read.ptx.sreg.nctaid.x : i32
-// CHECK-NEXT: %[[TWO:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT: %[[NEED:[0-9]+]] = llvm.mul %[[PAIRS]], %[[TWO]] : i32
+// CHECK-NEXT: %[[THREE:[0-9]+]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT: %[[NEED:[0-9]+]] = llvm.mul %[[PAIRS]], %[[THREE]] : i32
 // CHECK-NEXT: %[[FEW:[0-9]+]] = llvm.icmp "ule" %[[NEED]], %[[GRID]] : i32
 // CHECK-NEXT: %[[ONE:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT: %[[LT:[0-9]+]] = llvm.icmp "slt" %arg9, %[[PAIRS]] : i32

@@ -191,10 +191,15 @@ struct SM90KernelConfig {
   bool hasTailPairs() const { return workOrderTail; }
   /// The work order of persistent kernels (WorkOrder.h). One CTA per pair
   /// for every 256 bytes of a key's K and V row keeps L2 serving them when
-  /// pairs are few (two at head dim 128 in 16 bits, four at 256).
+  /// pairs are few (four at head dim 256 in 16 bits); three at 16-bit head
+  /// dim 128, where 64 pairs at 4k causal ran 8% faster with the Q tile
+  /// fastest through flash_attn_func (docs/PERF.md, twenty-second session).
   WorkOrderParams workOrder() const {
+    bool wide16Bit128 = !isFP8() && paddedHeadDim() == 128;
     return {isMasked(), reverseQTiles,
-            std::max<int64_t>(1, 2 * paddedHeadDim() * elementBytes() / 256),
+            wide16Bit128
+                ? 3
+                : std::max<int64_t>(1, 2 * paddedHeadDim() * elementBytes() / 256),
             workOrderTail};
   }
   /// FP8 with V stored by rows: the producer transposes each V tile.
