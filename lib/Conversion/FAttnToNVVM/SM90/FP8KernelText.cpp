@@ -256,20 +256,39 @@ void SM90KernelEmitter::emitDescaleSetup() {
     valueScale = loadDescale("v", cfg.vDescale, kvHead, "");
 }
 
-/// K's and V's descale of KV tile `j` (descale_block_kv is a multiple of
-/// block_n: one factor per tile). A per-block V descale is floored at 2^-64
-/// (an all-zero block has 2^-126): O is kept in units of it, and 2^-126
-/// would overflow the accumulator; with the floor, values below about 1e-17
-/// in a block whose factor is floored are read too large.
+/// K's and V's descale of KV tile `j`. V's descale_block_kv is a multiple
+/// of block_n: one factor per tile. K's is that, or a divisor of block_n:
+/// then each consumer thread loads the factor of key j * block_n + its
+/// index in the warpgroup (+ 128 i for wider tiles; keys past seq_k read
+/// the last key's block, as fattn.load_descale), here, at the iteration's
+/// start, so that the load runs while S = Q K^T does (keyColumnFactors
+/// stages them). A per-block V
+/// descale is floored at 2^-64 (an all-zero block has 2^-126): O is kept in
+/// units of it, and 2^-126 would overflow the accumulator; with the floor,
+/// values below about 1e-17 in a block whose factor is floored are read too
+/// large.
 TileDescales SM90KernelEmitter::tileDescales(const string &j) {
   TileDescales d;
   if (!cfg.hasDescales())
     return d;
   string firstRow = e.mul(j, e.i32(bn));
-  d.key = keyScale.empty()
-              ? loadDescale("k", cfg.kDescale, kvHead,
-                            e.bin("udiv", firstRow, e.i32(cfg.kDescale.block)))
-              : keyScale;
+  if (cfg.hasKeyFactorsPerColumn()) {
+    string lastKey = e.sub("%seq_k", e.i32(1));
+    string lane = e.bin("urem", consumerTid, e.i32(128));
+    for (int64_t i = 0; i < cfg.keyChunks(); ++i) {
+      string key = e.smin(e.add(firstRow, e.add(lane, e.i32(128 * i))),
+                          lastKey);
+      d.keyRows.push_back(loadDescale(
+          "k", cfg.kDescale, kvHead,
+          e.bin("udiv", key, e.i32(cfg.kDescale.block))));
+    }
+  } else {
+    d.key = keyScale.empty()
+                ? loadDescale("k", cfg.kDescale, kvHead,
+                              e.bin("udiv", firstRow,
+                                    e.i32(cfg.kDescale.block)))
+                : keyScale;
+  }
   if (!carryValueDescale) {
     d.value = valueScale;
     return d;
@@ -278,6 +297,43 @@ TileDescales SM90KernelEmitter::tileDescales(const string &j) {
                          e.bin("udiv", firstRow, e.i32(cfg.vDescale.block)));
   d.value = e.fmax(v, e.f32(std::ldexp(1.0f, -64)));
   return d;
+}
+
+/// K's factors of the score columns this thread holds (keyColumnIndex), for
+/// K blocks smaller than the tile: the warpgroup writes the keys'
+/// factors (TileDescales::keyRows) into its slot and reads each thread's
+/// columns back, two adjacent ones at a time. Loading each column's factor
+/// from global memory made ptxas spill (124-252 bytes at head dim 128: 32
+/// 64-bit addresses). The warpgroup's epilogue barrier (128 threads) orders
+/// the slot: before the writes, every read of the previous tile's factors.
+SmallVector<string>
+SM90KernelEmitter::keyColumnFactors(const TileDescales &descales) {
+  string slotBarrier = e.add(e.i32(kEpilogueBarrier), wg);
+  string slot = e.add(e.i32(layout.keyFactorOffset),
+                      e.mul(wg, e.i32(layout.keyFactorSlotBytes)));
+  auto sync = [&] {
+    e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}", slotBarrier,
+                 e.i32(128)).str());
+  };
+  sync();
+  string lane = e.bin("urem", consumerTid, e.i32(128));
+  for (size_t i = 0; i < descales.keyRows.size(); ++i) {
+    string at = e.add(slot, e.mul(e.add(lane, e.i32(128 * i)), e.i32(4)));
+    e.op(formatv("llvm.store {0}, {1} : f32, !llvm.ptr<3>", descales.keyRows[i],
+                 e.smemPtr(base, at)).str());
+  }
+  sync();
+  SmallVector<string> factors;
+  string own = e.add(slot, e.mul(quad, e.i32(8)));
+  for (int64_t c = 0; c < numS / 2; c += 2) {
+    string pair = e.def(formatv("llvm.load {0} {{alignment = 8 : i64} : "
+                                "!llvm.ptr<3> -> vector<2xf32>",
+                                e.smemPtr(base, e.add(own, e.i32(4 * keyColumnOffset(c))))).str());
+    for (int k = 0; k < 2; ++k)
+      factors.push_back(e.def(formatv("llvm.extractelement {0}[{1} : i32] : "
+                                      "vector<2xf32>", pair, e.i32(k)).str()));
+  }
+  return factors;
 }
 
 /// The factors (per accumulator row) by which O is rescaled before the P V

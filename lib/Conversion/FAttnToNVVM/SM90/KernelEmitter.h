@@ -216,9 +216,15 @@ private:
 /// With rowSumMma, one 1024-byte swizzle atom of ones (in the element type)
 /// is the B operand of the m64n8 wgmma that sums P's rows: every byte of it
 /// is the same, so one atom serves every step of every tile.
+///
+/// With K's factors per score column (hasKeyFactorsPerColumn), each consumer
+/// warpgroup stages its tile's K factors in a slot of its own (one f32 per
+/// key, keyChunks() * 128 of them): each thread loads one key's factor from
+/// global memory, and reads its columns' from the slot.
 struct SharedLayout {
   int64_t stages, qBytes, kvStageBytes, vtStageBytes, kOffset, vOffset,
-      vtOffset, onesOffset, barOffset, ringBarriers, total;
+      vtOffset, onesOffset, keyFactorOffset, keyFactorSlotBytes, barOffset,
+      ringBarriers, total;
   explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
     qBytes = c.headDimChunks() * c.blockM * 128;
     kvStageBytes = c.headDimChunks() * c.blockN * 128;
@@ -229,7 +235,10 @@ struct SharedLayout {
     onesOffset = vtOffset + c.stages * vtStageBytes;
     if (c.rowSumMma)
       onesOffset = (onesOffset + kOnesBytes - 1) / kOnesBytes * kOnesBytes;
-    barOffset = onesOffset + (c.rowSumMma ? kOnesBytes : 0);
+    keyFactorOffset = onesOffset + (c.rowSumMma ? kOnesBytes : 0);
+    keyFactorSlotBytes =
+        c.hasKeyFactorsPerColumn() ? c.keyChunks() * 128 * 4 : 0;
+    barOffset = keyFactorOffset + c.consumerWarpgroups * keyFactorSlotBytes;
     ringBarriers = (c.transposesValue() ? 6 : 4) * c.stages;
     // Two Q buffers: the second one's full and empty barriers last.
     total = barOffset + 8 * (2 + ringBarriers + (c.qBuffers == 2 ? 2 : 0));
@@ -251,9 +260,13 @@ struct SharedLayout {
   int64_t qEmptyBar1() const { return qEmptyBar() + 16; }
 };
 
-/// The descale factors of one KV tile (FP8 with descales).
+/// The descale factors of one KV tile (FP8 with descales). With K's blocks
+/// smaller than the tile, `key` is empty and `keyRows` holds the factors of
+/// the keys this thread stages for its warpgroup (SM90KernelEmitter::
+/// keyColumnFactors).
 struct TileDescales {
   string key, value;
+  SmallVector<string> keyRows;
 };
 
 /// The online-softmax state a KV tile leaves behind, per accumulator row.
@@ -532,6 +545,12 @@ private:
                      const string &headIdx, const string &blockIdx);
   void emitDescaleSetup();
   TileDescales tileDescales(const string &j);
+  SmallVector<string> keyColumnFactors(const TileDescales &descales);
+  /// The S accumulator element `i` of a thread lies in score column
+  /// 2 * quad + keyColumnOffset(keyColumnIndex(i)) of its tile, for
+  /// keyColumnIndex(i) < numS / 2 (rows r and r + 8 share the column).
+  static int64_t keyColumnIndex(int64_t i) { return 2 * (i / 4) + i % 2; }
+  static int64_t keyColumnOffset(int64_t c) { return 8 * (c / 2) + c % 2; }
   std::array<string, 2> rescaleFactors(const TileSoftmax &sm,
                                        const string &prevDescale,
                                        const string &descale, string &unit);

@@ -283,12 +283,27 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
   string s = scores;
   // FP8 descales: the true score of row r is dq(r) * dk(tile) * s. The
   // factor goes into the multiplications that are there anyway (softcap's,
-  // or the exp2 FMA and the row max), never into a pass over the tile.
+  // or the exp2 FMA and the row max), never into a pass over the tile;
+  // except K's factors per column (blocks smaller than the tile), which
+  // take one multiplication per score, before the softcap and the mask.
   string rowScale[2];
   bool scaled = cfg.hasDescales();
+  bool keyColumns = scaled && cfg.hasKeyFactorsPerColumn();
   if (scaled)
     for (int r = 0; r < 2; ++r)
-      rowScale[r] = e.bin("fmul", qScale[r], descales.key, "f32");
+      rowScale[r] = keyColumns
+                        ? qScale[r]
+                        : e.bin("fmul", qScale[r], descales.key, "f32");
+  if (keyColumns) {
+    SmallVector<string> factors = keyColumnFactors(descales);
+    for (int64_t i = 0; i < numS; ++i) {
+      string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", s, i,
+                               sType).str());
+      x = e.bin("fmul", x, factors[keyColumnIndex(i)], "f32");
+      s = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", x, s, i,
+                        sType).str());
+    }
+  }
   if (softcap) {
     // s = softcap * tanh(scale * s / softcap); the softmax then uses scale 1.
     string inner[2], cap = e.f32(cfg.softcap);
@@ -324,7 +339,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     }
     string masked = s;
     for (int64_t i = 0; i < numS; ++i) {
-      int64_t r = (i % 4) / 2, col = 8 * (i / 4) + (i % 2);
+      int64_t r = (i % 4) / 2, col = keyColumnOffset(keyColumnIndex(i));
       string c = e.i32(col);
       string ok = e.bin("and", e.icmp("sle", c, hiRel[r]),
                         e.icmp("sge", c, loRel[r]), "i1");

@@ -240,13 +240,20 @@ static LogicalResult getFP8Config(TiledAttentionOp op,
                               << " (block " << d->block
                               << "): the sm_90a FP8 kernel reads ranks 0, "
                                  "2 and 3 with a positive block";
-  // One K and one V factor per KV tile: they scale S and O's rescale.
-  if (c.kDescale.block % c.blockN != 0 || c.vDescale.block % c.blockN != 0)
-    return op.emitOpError() << "the sm_90a FP8 kernel needs per-block K and V "
+  // One V factor per KV tile: it moves into O's rescale. K's blocks either
+  // hold whole tiles (a factor per tile, folded into the softmax's row
+  // factor) or split them evenly (a factor per score column).
+  if (c.vDescale.block % c.blockN != 0)
+    return op.emitOpError() << "the sm_90a FP8 kernel needs per-block V "
                                "descales of whole KV tiles: descale_block_kv "
                                "a multiple of block_n = "
-                            << c.blockN << ", found "
-                            << std::max(c.kDescale.block, c.vDescale.block);
+                            << c.blockN << ", found " << c.vDescale.block;
+  if (c.kDescale.block % c.blockN != 0 && c.blockN % c.kDescale.block != 0)
+    return op.emitOpError() << "the sm_90a FP8 kernel needs per-block K "
+                               "descales that hold whole KV tiles or divide "
+                               "them: descale_block_kv a multiple or a "
+                               "divisor of block_n = "
+                            << c.blockN << ", found " << c.kDescale.block;
   return success();
 }
 

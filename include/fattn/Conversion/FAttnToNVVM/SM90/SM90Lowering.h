@@ -205,6 +205,12 @@ struct SM90KernelConfig {
   /// FP8 with V stored by rows: the producer transposes each V tile.
   bool transposesValue() const { return isFP8() && !valueTransposed; }
   bool hasDescales() const { return qDescale.rank >= 0; }
+  /// K's per-block factors come in blocks smaller than a KV tile (down to a
+  /// factor per key), so they scale S column by column rather than once per
+  /// tile.
+  bool hasKeyFactorsPerColumn() const {
+    return kDescale.rank == 3 && kDescale.block < blockN;
+  }
   int64_t elementBytes() const { return isFP8() ? 1 : 2; }
   /// Columns of one 128-byte swizzle atom of a row.
   int64_t atomColumns() const { return 128 / elementBytes(); }
