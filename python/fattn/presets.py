@@ -43,15 +43,18 @@ def bench_specs() -> List[Dict]:
 
 
 # FP8 (issue 6): the descale forms quantize_fp8 users take. The sm_90a kernel's
-# KV tile is 128 rows and a per-block K/V factor must cover whole tiles, so K/V
-# blocks are 128; Q blocks of 128 or 64 (one factor per consumer warpgroup's rows),
-# or 1: a factor per query row, which the kernel applies per row as it does any
-# Q factor (the most accurate form with quantize_fp8's search, docs/FP8.md).
+# KV tile is 128 rows and a per-block V factor must cover whole tiles, so V blocks
+# are 128; K blocks 128, or 1: a factor per key, which scales S by column (one
+# multiplication per score, docs/FP8.md), with V then per (batch, head) since K and
+# V share descale_block_kv. Q blocks of 128 or 64 (one factor per consumer
+# warpgroup's rows), or 1: a factor per query row, which the kernel applies per
+# row as it does any Q factor (with quantize_fp8's search, the most accurate forms).
 FP8_HEAD_DIMS = (128, 256)
 FP8_DESCALES = ("q0k0v0",                                  # per tensor (the baseline)
                 "q2k2v2",                                  # per (batch, KV head), as FA3
                 "q3b128k3b128v3b128", "q3b64k3b128v3b128",  # per block
-                "q3b1k3b128v3b128")                        # Q per row, K/V per block
+                "q3b1k3b128v3b128",                        # Q per row, K/V per block
+                "q3b1k3b1v2")                              # Q and K per row, V per head
 
 
 # The same kernels with V given pre-transposed (value_layout, fattn.transpose_value_fp8)

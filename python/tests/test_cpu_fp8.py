@@ -282,17 +282,19 @@ def test_mlir_fp8_parses_and_verifies(tmp_path, descale, value_layout):
 
 def test_fp8_preset():
     configs = build_library.make_configs(fp8_specs(), "sm_80")
-    assert len(configs) == 32 and len({c.key for c in configs}) == 32
+    assert len(configs) == 36 and len({c.key for c in configs}) == 36
     assert {c.head_dim_qk for c in configs} == {128, 256}
     assert {c.causal for c in configs} == {False, True}
     for c in configs:
         assert c.arch == "sm_90a" and c.dtype == "e4m3" and c.descale is not None
         (rq, bq), (rk, bk), (rv, bv) = c.descale
-        # The kernel's KV tile is 128 rows: per-block K/V factors cover whole tiles.
-        assert bk % 128 == 0 and bv % 128 == 0
+        # The kernel's KV tile is 128 rows: per-block V factors cover whole tiles,
+        # K's cover them or divide them.
+        assert bv % 128 == 0 and (bk % 128 == 0 or 128 % bk == 0)
     bshd = [c for c in configs if c.value_layout is None]
     assert {descale_code(c.descale) for c in bshd} == {
-        "q0k0v0", "q2k2v2", "q3b128k3b128v3b128", "q3b64k3b128v3b128", "q3b1k3b128v3b128"}
+        "q0k0v0", "q2k2v2", "q3b128k3b128v3b128", "q3b64k3b128v3b128", "q3b1k3b128v3b128",
+        "q3b1k3b1v2"}
     # The pre-transposed V of `bench_fwd.py --dtype fp8` (--fp8-descale block, head,
     # tensor) and of test_gpu_fp8.py (per tensor, per block), for each head dim and mask.
     vt = [c for c in configs if c.value_layout is not None]

@@ -92,15 +92,18 @@ FA3_RMSE = 9.1e-3
 FA3_FACTOR = 2.5
 
 # Descale forms: quantize_fp8 arguments for q and for k/v, and flash_attn_func's blocks.
+# form: (quantize_fp8's arguments for Q, for K, for V, flash_attn_func's blocks).
 FORMS = {
-    "tensor": ({}, {}, {}),
-    "head": ({"per": "head"}, {"per": "head"}, {}),
-    "block128": ({"block": 128}, {"block": 128},
+    "tensor": ({}, {}, {}, {}),
+    "head": ({"per": "head"}, {"per": "head"}, {"per": "head"}, {}),
+    "block128": ({"block": 128}, {"block": 128}, {"block": 128},
                  {"descale_block_q": 128, "descale_block_kv": 128}),
-    "block64": ({"block": 64}, {"block": 128},
+    "block64": ({"block": 64}, {"block": 128}, {"block": 128},
                 {"descale_block_q": 64, "descale_block_kv": 128}),
-    "row": ({"block": 1}, {"block": 128},  # a factor per query row
+    "row": ({"block": 1}, {"block": 128}, {"block": 128},  # a factor per query row
             {"descale_block_q": 1, "descale_block_kv": 128}),
+    "rowk": ({"block": 1}, {"block": 1}, {"per": "head"},  # and per key, V per head
+             {"descale_block_q": 1, "descale_block_kv": 1}),
 }
 
 
@@ -119,16 +122,16 @@ def varied(b, s, h, d, gen, spread):
 
 def quantize(q, k, v, form, signs=None, search=0):
     """(q8, k8, v8, flash_attn_func's descale keywords, dequantized q, k, v in f32)."""
-    qkw, kvkw, blocks = FORMS[form]
+    qkw, kkw, vkw, blocks = FORMS[form]
     if qkw.get("per") == "head":
         qkw = dict(qkw, groups=k.shape[2])  # Q's factor is per KV head (FA3)
     q8, dq = fattn.quantize_fp8(q, signs=signs, search=search, **qkw)
-    k8, dk = fattn.quantize_fp8(k, signs=signs, search=search, **kvkw)
-    v8, dv = fattn.quantize_fp8(v, search=search, **kvkw)
+    k8, dk = fattn.quantize_fp8(k, signs=signs, search=search, **kkw)
+    v8, dv = fattn.quantize_fp8(v, search=search, **vkw)
     kw = dict(q_descale=dq, k_descale=dk, v_descale=dv, **blocks)
     deq = (fattn.dequantize_fp8(q8, dq, qkw.get("block")),
-           fattn.dequantize_fp8(k8, dk, kvkw.get("block")),
-           fattn.dequantize_fp8(v8, dv, kvkw.get("block")))
+           fattn.dequantize_fp8(k8, dk, kkw.get("block")),
+           fattn.dequantize_fp8(v8, dv, vkw.get("block")))
     return q8, k8, v8, kw, deq
 
 
@@ -414,9 +417,9 @@ def rmse(o, ref):
 def test_fa3_accuracy_protocol(d):
     """Q, K, V ~ N(0, 1) + N(0, 100) Bernoulli(0.001) in bf16; RMSE of O against float64
     attention of these original inputs. Baseline: per-tensor factors. fattn: a factor
-    per query row and per K/V tile of 128 keys, each searched among 64 scales for the
-    least rounding error, with Q and K rotated by the same random-sign Hadamard matrix.
-    Both through the kernel, in this run."""
+    per query row, per key and per (batch, head) for V, each searched among 64 scales
+    for the least rounding error, with Q and K rotated by the same random-sign Hadamard
+    matrix. Both through the kernel, in this run."""
     gen = new_generator()
     seed = int(torch.randint(0, 2 ** 31 - 1, (1,), generator=gen, device="cuda").item())
     b, s, h = 1, 4096, 2048 // d
@@ -432,7 +435,8 @@ def test_fa3_accuracy_protocol(d):
                 ("per block q64/kv128 + rotation", "block64", signs),
                 ("per block q128/kv128 + rotation, searched", "block128", signs, 64),
                 ("per row q/block kv128 + rotation", "row", signs),
-                ("per row q/block kv128 + rotation, searched (fattn)", "row", signs, 64),
+                ("per row q/block kv128 + rotation, searched", "row", signs, 64),
+                ("per row q/k, per head v + rotation, searched (fattn)", "rowk", signs, 64),
                 ("per tensor, searched", "tensor", None, 64)]
     results = {}
     for name, form, sg, *search in variants:
@@ -443,7 +447,7 @@ def test_fa3_accuracy_protocol(d):
     except fattn.KernelNotFoundError:
         pass  # context only
     base = results["per tensor (baseline)"]
-    ours = results["per row q/block kv128 + rotation, searched (fattn)"]
+    ours = results["per row q/k, per head v + rotation, searched (fattn)"]
     print(f"\nFA3 protocol, seed {seed}, {b}x{s}x{h}x{d} (batch x seqlen x heads x head dim), "
           "RMSE against float64 of the original inputs:")
     for name, value in results.items():
@@ -552,6 +556,9 @@ FP8_SANITIZER_CASES = [
     dict(d=128, sq=77, causal=True, form="block64"),
     dict(d=256, sq=129, sk=1, form="head"),
     dict(d=128, hq=8, hk=1, sq=300, sk=257, form="tensor"),
+    # K factors per key: each warpgroup stages its tile's factors in shared
+    # memory between two barriers; a last tile of one key (sk = 257).
+    dict(d=128, hq=4, hk=2, sq=200, sk=257, causal=True, form="rowk"),
 ]
 
 
