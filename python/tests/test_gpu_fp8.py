@@ -91,8 +91,7 @@ EMU_FLOOR = 3e-3  # bf16 output rounding (~1.5e-3 measured) and accumulation ord
 FA3_RMSE = 9.1e-3
 FA3_FACTOR = 2.5
 
-# Descale forms: quantize_fp8 arguments for q and for k/v, and flash_attn_func's blocks.
-# form: (quantize_fp8's arguments for Q, for K, for V, flash_attn_func's blocks).
+# Descale forms: (quantize_fp8's arguments for Q, for K, for V, flash_attn_func's blocks).
 FORMS = {
     "tensor": ({}, {}, {}, {}),
     "head": ({"per": "head"}, {"per": "head"}, {"per": "head"}, {}),

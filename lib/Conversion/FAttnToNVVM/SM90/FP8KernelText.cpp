@@ -262,11 +262,10 @@ void SM90KernelEmitter::emitDescaleSetup() {
 /// index in the warpgroup (+ 128 i for wider tiles; keys past seq_k read
 /// the last key's block, as fattn.load_descale), here, at the iteration's
 /// start, so that the load runs while S = Q K^T does (keyColumnFactors
-/// stages them). A per-block V
-/// descale is floored at 2^-64 (an all-zero block has 2^-126): O is kept in
-/// units of it, and 2^-126 would overflow the accumulator; with the floor,
-/// values below about 1e-17 in a block whose factor is floored are read too
-/// large.
+/// stages them). A per-block V descale is floored at 2^-64 (an all-zero
+/// block has 2^-126): O is kept in units of it, and 2^-126 would overflow
+/// the accumulator; with the floor, values below about 1e-17 in a block
+/// whose factor is floored are read too large.
 TileDescales SM90KernelEmitter::tileDescales(const string &j) {
   TileDescales d;
   if (!cfg.hasDescales())
@@ -319,19 +318,22 @@ SM90KernelEmitter::keyColumnFactors(const TileDescales &descales) {
   string lane = e.bin("urem", consumerTid, e.i32(128));
   for (size_t i = 0; i < descales.keyRows.size(); ++i) {
     string at = e.add(slot, e.mul(e.add(lane, e.i32(128 * i)), e.i32(4)));
-    e.op(formatv("llvm.store {0}, {1} : f32, !llvm.ptr<3>", descales.keyRows[i],
-                 e.smemPtr(base, at)).str());
+    e.op(formatv("llvm.store {0}, {1} : f32, !llvm.ptr<3>",
+                 descales.keyRows[i], e.smemPtr(base, at)).str());
   }
   sync();
+  // Columns c and c + 1 (c even) are adjacent keys: one 8-byte load.
   SmallVector<string> factors;
   string own = e.add(slot, e.mul(quad, e.i32(8)));
   for (int64_t c = 0; c < numS / 2; c += 2) {
+    string at = e.smemPtr(base, e.add(own, e.i32(4 * keyColumnOffset(c))));
     string pair = e.def(formatv("llvm.load {0} {{alignment = 8 : i64} : "
                                 "!llvm.ptr<3> -> vector<2xf32>",
-                                e.smemPtr(base, e.add(own, e.i32(4 * keyColumnOffset(c))))).str());
+                                at).str());
     for (int k = 0; k < 2; ++k)
       factors.push_back(e.def(formatv("llvm.extractelement {0}[{1} : i32] : "
-                                      "vector<2xf32>", pair, e.i32(k)).str()));
+                                      "vector<2xf32>",
+                                      pair, e.i32(k)).str()));
   }
   return factors;
 }
