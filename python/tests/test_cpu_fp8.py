@@ -262,7 +262,7 @@ def _fattn_opt():
 
 @pytest.mark.parametrize("value_layout", [None, VALUE_LAYOUT_SM90], ids=["bshd", "vt"])
 @pytest.mark.parametrize("descale", ["q0k0v0", "q2k2v2", "q3b64k3b128v3b128", "q0k2v3b128",
-                                     None])
+                                     "q3b1k3b1v2", None])
 def test_mlir_fp8_parses_and_verifies(tmp_path, descale, value_layout):
     """The op's verifier accepts every form (types, ranks, block attributes, V's layout)."""
     opt = _fattn_opt()
