@@ -428,6 +428,14 @@ bool parseGrid(const Value &grid, KernelDescription &desc, ObjectReader &r) {
   return true;
 }
 
+/// Whether a parameter of `desc` takes its value from `source`.
+bool hasParamFrom(const KernelDescription &desc, ParamSource source) {
+  for (const ParamSpec &p : desc.params)
+    if (p.source == source)
+      return true;
+  return false;
+}
+
 /// "work_order": {"ctas_per_pair": n >= 1, "reverse_q_tiles": bool}, only
 /// for masked attention (whose items differ in length).
 bool parseWorkOrder(const Value &order, KernelDescription &desc, std::string &error) {
@@ -609,21 +617,11 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   for (size_t i = 0; i < params->asArray().size(); ++i)
     if (!parseParam(params->asArray()[i], i, desc, error))
       return false;
-  if (desc.hasWorkOrder) {
-    bool found = false;
-    for (const ParamSpec &p : desc.params)
-      found |= p.source == ParamSource::TailPairs;
-    if (!found)
-      return r.fail("\"work_order\" is present but \"params\" has no \"tail_pairs\"");
-  }
-  if (desc.workspaceBytesPerCta) {
-    bool found = false;
-    for (const ParamSpec &p : desc.params)
-      found |= p.source == ParamSource::Workspace;
-    if (!found)
-      return r.fail("\"workspace_bytes_per_cta\" is present but \"params\" has no "
-                    "\"workspace\" pointer");
-  }
+  if (desc.hasWorkOrder && !hasParamFrom(desc, ParamSource::TailPairs))
+    return r.fail("\"work_order\" is present but \"params\" has no \"tail_pairs\"");
+  if (desc.workspaceBytesPerCta && !hasParamFrom(desc, ParamSource::Workspace))
+    return r.fail("\"workspace_bytes_per_cta\" is present but \"params\" has no "
+                  "\"workspace\" pointer");
   return !desc.hasDescale || checkDescalePointers(desc, error);
 }
 
