@@ -12,13 +12,16 @@
 // factor stays per row; V's (per head) scales O once.
 
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_e4m3_m128n128s2_dsq3b1k3b1v2(
-// The thread's key of the tile (seq_k is %arg8, k_descale %arg22 with its
-// block stride %arg29), clamped to seq_k - 1, and its factor; after the
-// consumers' constants (-inf).
+// The thread's index in its warpgroup, once in the consumers' setup; then
+// its key of the tile (seq_k is %arg8, k_descale %arg22 with its block
+// stride %arg29), clamped to seq_k - 1, and its factor, after the consumers'
+// constants (-inf).
+// CHECK: nvvm.setmaxregister increase
+// CHECK: %[[WG:[0-9]+]] = llvm.udiv %[[CTID:[0-9]+]], %{{[0-9]+}} : i32
+// CHECK-NEXT: %[[C128:[0-9]+]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: %[[LANE:[0-9]+]] = llvm.urem %[[CTID]], %[[C128]] : i32
 // CHECK: llvm.mlir.constant(0xFF800000 : f32) : f32
 // CHECK: %[[LAST:[0-9]+]] = llvm.sub %arg8, %{{[0-9]+}} : i32
-// CHECK-NEXT: %[[C128:[0-9]+]] = llvm.mlir.constant(128 : i32) : i32
-// CHECK-NEXT: %[[LANE:[0-9]+]] = llvm.urem %{{[0-9]+}}, %[[C128]] : i32
 // CHECK-NEXT: %[[ZERO:[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[OFF:[0-9]+]] = llvm.add %[[LANE]], %[[ZERO]] : i32
 // CHECK-NEXT: %[[K:[0-9]+]] = llvm.add %{{[0-9]+}}, %[[OFF]] : i32

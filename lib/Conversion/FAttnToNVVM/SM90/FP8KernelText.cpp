@@ -273,9 +273,9 @@ TileDescales SM90KernelEmitter::tileDescales(const string &j) {
   string firstRow = e.mul(j, e.i32(bn));
   if (cfg.hasKeyFactorsPerColumn()) {
     string lastKey = e.sub("%seq_k", e.i32(1));
-    string lane = e.bin("urem", consumerTid, e.i32(128));
     for (int64_t i = 0; i < cfg.keyChunks(); ++i) {
-      string key = e.smin(e.add(firstRow, e.add(lane, e.i32(128 * i))),
+      string key = e.smin(e.add(firstRow, e.add(threadInWarpgroup,
+                                                e.i32(128 * i))),
                           lastKey);
       d.keyRows.push_back(loadDescale(
           "k", cfg.kDescale, kvHead,
@@ -315,9 +315,9 @@ SM90KernelEmitter::keyColumnFactors(const TileDescales &descales) {
                  e.i32(128)).str());
   };
   sync();
-  string lane = e.bin("urem", consumerTid, e.i32(128));
   for (size_t i = 0; i < descales.keyRows.size(); ++i) {
-    string at = e.add(slot, e.mul(e.add(lane, e.i32(128 * i)), e.i32(4)));
+    string at = e.add(
+        slot, e.mul(e.add(threadInWarpgroup, e.i32(128 * i)), e.i32(4)));
     e.op(formatv("llvm.store {0}, {1} : f32, !llvm.ptr<3>",
                  descales.keyRows[i], e.smemPtr(base, at)).str());
   }

@@ -375,8 +375,9 @@ private:
   // (rows and limits: of the work item).
   string wg, quad, rowInTile, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0,
       vDesc0;
-  // The thread's index among the consumer threads.
-  string consumerTid;
+  // The thread's index among the consumer threads, and within its
+  // warpgroup (with K's factors per column only).
+  string consumerTid, threadInWarpgroup;
   // Q's descriptor in the work item's buffer (two Q buffers); else empty,
   // and qDesc serves.
   string qDescItem;

@@ -487,6 +487,9 @@ void SM90KernelEmitter::emitConsumerSetup() {
   consumerTid = cfg.warpSpecialize ? e.sub(tid, e.i32(128)) : tid;
   string ctid = consumerTid;
   wg = e.bin("udiv", ctid, e.i32(128)); // consumer warpgroup
+  // K's factors per column: each thread stages its key's (tileDescales).
+  if (cfg.hasKeyFactorsPerColumn())
+    threadInWarpgroup = e.bin("urem", ctid, e.i32(128));
   // Broadcast from lane 0, the warpgroup index is one that ptxas knows to be
   // warp-uniform: Q's wgmma descriptors (which step by the warpgroup's 64
   // rows) then stay in uniform registers instead of taking two R2UR moves
