@@ -263,6 +263,29 @@ def short_seqs_tuning(config: KernelConfig, seq_q: int, seq_k: int) -> KernelCon
     return config
 
 
+PER_TENSOR_DESCALE: DescaleForm = ((0, 0), (0, 0), (0, 0))
+PER_HEAD_DESCALE: DescaleForm = ((2, 0), (2, 0), (2, 0))
+
+
+def per_head_routing(config: KernelConfig) -> Optional[KernelConfig]:
+    """The per-(batch, KV head) kernel that takes `config`'s per-tensor descales
+    (each passed as a stride-0 [batch, heads_kv] view of the one factor), or None
+    to run `config`'s own kernel. Where routed (sm_90a FP8, head dim 128 for Q, K
+    and V, no mask, no softcap) the per-(batch, head) kernel writes the same
+    output bit for bit and measured 1-5% faster (docs/PERF.md, 2026-12-01,
+    twenty-second and twenty-third sessions); elsewhere the two read alike.
+    FATTN_PER_TENSOR_KERNELS=1 keeps the per-tensor kernels."""
+    if os.environ.get("FATTN_PER_TENSOR_KERNELS") == "1":
+        return None
+    if (config.arch == "sm_90a" and config.dtype == "e4m3"
+            and config.descale == PER_TENSOR_DESCALE
+            and config.head_dim_qk == 128 and config.head_dim_v == 128
+            and not config.causal and config.window_left < 0 and config.window_right < 0
+            and config.softcap == 0.0):
+        return dataclasses.replace(config, descale=PER_HEAD_DESCALE)
+    return None
+
+
 def default_arch(capability: tuple) -> str:
     """The pipeline for a device of this compute capability (FATTN_ARCH overrides)."""
     env = os.environ.get("FATTN_ARCH")

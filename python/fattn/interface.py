@@ -7,9 +7,10 @@ import os
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from ._runtime import TensorDesc
-from .config import VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, default_arch
+from .config import (VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, default_arch,
+                     per_head_routing)
 from .descale import DESCALE_NAMES, resolve_descale_form
-from .kernels import get_kernel_for_lengths
+from .kernels import KernelNotFoundError, get_kernel_for_lengths
 from .quantize import KEY_GROUP
 
 _TORCH_DTYPES = None
@@ -147,13 +148,30 @@ def _check_descales(q, k, descales, descale_block_q, descale_block_kv, fp8: bool
                                 descale_block_q, descale_block_kv)
 
 
-def _descale_desc(t, device) -> TensorDesc:
-    """A descale as the runtime's f32 tensor (any strides); None is a 1.0."""
+def _descale_desc(t, device, per_head=None) -> TensorDesc:
+    """A descale as the runtime's f32 tensor (any strides); None is a 1.0.
+    per_head=(batch, heads_kv): a per-tensor factor as a stride-0 view of
+    that shape, for a per-(batch, head) kernel (per_head_routing)."""
     if t is None:
         t = _ONES.get(device)
         if t is None:
             t = _ONES[device] = _torch().ones((), dtype=_torch().float32, device=device)
+    if per_head is not None:
+        return TensorDesc.make(t.data_ptr(), "f32", per_head, (0, 0))
     return TensorDesc.make(t.data_ptr(), "f32", tuple(t.shape), t.stride())
+
+
+def _select_kernel(key, checked: _Checked, seq_q: int, seq_k: int):
+    """(kernel, whether it is the per-(batch, head) kernel of per-tensor
+    descales). Without that kernel (a library without it, no compiler) the
+    call, and later ones with the same metadata, run config's own."""
+    if checked.per_head is not None:
+        try:
+            return get_kernel_for_lengths(checked.per_head, seq_q, seq_k), True
+        except KernelNotFoundError:
+            if key is not None and key in _CHECKED:
+                _CHECKED[key] = checked._replace(per_head=None)
+    return get_kernel_for_lengths(checked.config, seq_q, seq_k), False
 
 
 def _result(t, name, shape, dtype, device):
@@ -188,10 +206,13 @@ def _strides_aligned(t, align: int = 16) -> bool:
 
 
 class _Checked(NamedTuple):
-    """A call whose arguments passed the checks: its kernel configuration and
-    whether q's, k's and v's strides are 16-byte aligned."""
+    """A call whose arguments passed the checks: its kernel configuration,
+    whether q's, k's and v's strides are 16-byte aligned, and the
+    per-(batch, head) configuration that runs its per-tensor descales
+    (config.per_head_routing; None: config's own kernel)."""
     config: KernelConfig
     strides_aligned: Tuple[bool, bool, bool]
+    per_head: Optional[KernelConfig] = None
 
 
 # Calls whose arguments passed the checks, by their metadata (_call_key): a
@@ -227,6 +248,7 @@ def _call_key(tensors, args):
             typed.append((type(a), a))
     if args[5] is None:  # arch: default_arch reads these
         typed.append((os.environ.get("FATTN_ARCH"), os.environ.get("FATTN_ENABLE_SM90")))
+    typed.append(os.environ.get("FATTN_PER_TENSOR_KERNELS"))  # per_head_routing
     key = (tuple(metadata), tuple(typed))
     try:
         hash(key)
@@ -328,13 +350,14 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
         config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0],
                                    window_size[1], softcap, softmax_scale, return_lse, descale,
                                    v_layout)
-        checked = _Checked(config, tuple(_strides_aligned(t) for t in (q, k, v)))
+        checked = _Checked(config, tuple(_strides_aligned(t) for t in (q, k, v)),
+                           per_head_routing(config) if descale is not None else None)
         if key is not None:
             if len(_CHECKED) >= _CHECKED_MAX:
                 _CHECKED.clear()
             _CHECKED[key] = checked
     config = checked.config
-    kernel = get_kernel_for_lengths(config, sq, sk)
+    kernel, per_head = _select_kernel(key, checked, sq, sk)
     # A misaligned view is copied (clone: contiguous() would return a
     # contiguous view at a misaligned address as it is).
     q, k, v = (t if ok and _pointer_aligned(t) else
@@ -350,7 +373,8 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
     if descale is not None:
         if lse is None:
             tensors.append(TensorDesc.make(0, "f32", (), ()))  # slot 4: no LSE
-        tensors += [_descale_desc(t, q.device) for t in descales]
+        expand = (b, k.shape[2]) if per_head else None
+        tensors += [_descale_desc(t, q.device, expand) for t in descales]
     # The device guard only where q is not on the current device (its device
     # lookups took about 15 microseconds a call under cProfile).
     device = q.device.index

@@ -26,6 +26,7 @@ table). A configuration with no kernel skips, or fails with FATTN_REQUIRE_KERNEL
 """
 import json
 import math
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -38,7 +39,8 @@ if not hasattr(torch, "float8_e4m3fn"):
 from gpu_support import HERE, compile_cu, ensure_kernel, new_generator, reference, rel_l2  # noqa
 import fattn  # noqa: E402
 from fattn._runtime import FAttnRuntimeError, Kernel, TensorDesc  # noqa: E402
-from fattn.config import KernelConfig, descale_code  # noqa: E402
+from fattn import interface  # noqa: E402
+from fattn.config import KernelConfig, descale_code, per_head_routing  # noqa: E402
 from fattn.descale import resolve_descale_form  # noqa: E402
 from fattn.library import KernelLibrary  # noqa: E402
 
@@ -340,6 +342,66 @@ def test_fp8_descales_default_to_one():
     ref, _ = reference(q8.float(), k8.float() * 0.5, v8.float(), 1 / math.sqrt(128), -1, -1,
                        0.0)
     assert rel_l2(o, ref) <= REF_BOUND
+
+
+def launch_fresh(config, *args, **kwargs):
+    """launch_fp8 with `config`'s kernel loaded anew (so that the call shows which
+    kernel ran) and the checked-call cache empty."""
+    fattn.kernels._cache.pop(config, None)
+    interface._CHECKED.clear()
+    o, _ = launch_fp8(*args, **kwargs)
+    assert config in fattn.kernels._cache, f"{config.key} did not run"
+    return o
+
+
+@pytest.mark.parametrize("value_layout", [None, fattn.VALUE_LAYOUT_SM90], ids=["rows", "vt"])
+def test_per_tensor_descales_run_the_per_head_kernel(value_layout, monkeypatch):
+    """Per-tensor factors at head dim 128 without a mask run the per-(batch, KV head)
+    kernel, each factor a stride-0 [batch, heads_kv] view (config.per_head_routing):
+    the output is the per-tensor kernel's bit for bit (GQA, lengths off the tiles);
+    FATTN_PER_TENSOR_KERNELS=1 runs the per-tensor kernel."""
+    gen = new_generator()
+    q, k, v = varied_qkv(2, 1000, 777, 8, 2, 128, gen)
+    q8, k8, v8, kw, deq = quantize(q, k, v, "tensor")
+    if value_layout is not None:
+        v8 = fattn.transpose_value_fp8(v8)
+    own = fp8_config(q8, k8, False, kw, value_layout)
+    routed = per_head_routing(own)
+    assert routed is not None and routed.descale == ((2, 0), (2, 0), (2, 0))
+    ensure_kernel(own)
+    ensure_kernel(routed)
+    o = launch_fresh(routed, q8, k8, v8, kw, False, v_layout=value_layout)
+    check_accuracy(o, deq, own)
+    monkeypatch.setenv("FATTN_PER_TENSOR_KERNELS", "1")
+    o_own = launch_fresh(own, q8, k8, v8, kw, False, v_layout=value_layout)
+    assert torch.equal(o, o_own)
+
+
+def test_per_tensor_descales_without_the_per_head_kernel(tmp_path, monkeypatch):
+    """A library with the per-tensor kernel only, and no compiler: the call (and the
+    next, from the checked-call cache) runs it."""
+    gen = new_generator()
+    q, k, v = varied_qkv(1, 300, 300, 4, 4, 128, gen)
+    q8, k8, v8, kw, deq = quantize(q, k, v, "tensor")
+    own = fp8_config(q8, k8, False, kw)
+    ensure_kernel(own)
+    folder = tmp_path / "k"
+    shutil.copytree(Path(fattn.get_kernel(own).path).parent, folder)
+    library = KernelLibrary(tmp_path / "lib")
+    library.add(own, folder)
+    monkeypatch.setattr(fattn.compiler, "find_compiler", lambda: None)
+    fattn.set_kernel_dir(library.directory)
+    try:
+        o = launch_fresh(own, q8, k8, v8, kw, False)
+        assert interface._CHECKED and all(c.per_head is None
+                                          for c in interface._CHECKED.values())
+        again, _ = launch_fp8(q8, k8, v8, kw, False)
+        assert torch.equal(o, again)
+        assert per_head_routing(own) not in fattn.kernels._cache
+    finally:
+        interface._CHECKED.clear()
+        fattn.set_kernel_dir(None)
+    check_accuracy(o, deq, own)
 
 
 def test_fp8_empty_inputs():
