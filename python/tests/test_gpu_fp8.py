@@ -474,48 +474,72 @@ def rmse(o, ref):
     return (o.double() - ref).pow(2).mean().sqrt().item()
 
 
+FA3_VARIANTS = [("per tensor (baseline)", "tensor", False),
+                ("per tensor + rotation", "tensor", True),
+                ("per KV head", "head", False),
+                ("per block q128/kv128", "block128", False),
+                ("per block q64/kv128", "block64", False),
+                ("per block q128/kv128 + rotation", "block128", True),
+                ("per block q64/kv128 + rotation", "block64", True),
+                ("per block q128/kv128 + rotation, searched", "block128", True, 64),
+                ("per row q/block kv128 + rotation", "row", True),
+                ("per row q/block kv128 + rotation, searched", "row", True, 64),
+                ("per row q/k, per head v + rotation, searched (fattn)", "rowk", True, 64),
+                ("per tensor, searched", "tensor", False, 64)]
+FA3_BASELINE, FA3_OURS = FA3_VARIANTS[0][0], FA3_VARIANTS[10][0]
+# Fresh draws per run: one draw's factor over the baseline has a spread of its own (at
+# head dim 128, 2.44-2.81 over 30 draws, mean 2.60, sd 0.08: 3 of them below 2.5;
+# docs/PERF.md, twenty-third session), so the factor is asserted on the RMSE pooled over
+# FA3_DRAWS draws (the mean squared error over all of their outputs), and the RMSE bound
+# on every draw.
+FA3_DRAWS = 5
+
+
 @pytest.mark.parametrize("d", [128, 256])
 def test_fa3_accuracy_protocol(d):
     """Q, K, V ~ N(0, 1) + N(0, 100) Bernoulli(0.001) in bf16; RMSE of O against float64
     attention of these original inputs. Baseline: per-tensor factors. fattn: a factor
     per query row, per key and per (batch, head) for V, each searched among 64 scales
     for the least rounding error, with Q and K rotated by the same random-sign Hadamard
-    matrix. Both through the kernel, in this run."""
+    matrix. Both through the kernel, in this run: every form on the first draw (the
+    printed table), the baseline and fattn's form on FA3_DRAWS fresh draws."""
     gen = new_generator()
-    seed = int(torch.randint(0, 2 ** 31 - 1, (1,), generator=gen, device="cuda").item())
     b, s, h = 1, 4096, 2048 // d
-    q, k, v = fattn.fa3_accuracy_inputs(b, s, h, d, seed=seed, device="cuda")
-    ref, _ = reference(q, k, v, 1 / math.sqrt(d), -1, -1, 0.0)
-    signs = fattn.hadamard_signs(d, seed=seed, device="cuda")
-    variants = [("per tensor (baseline)", "tensor", None),
-                ("per tensor + rotation", "tensor", signs),
-                ("per KV head", "head", None),
-                ("per block q128/kv128", "block128", None),
-                ("per block q64/kv128", "block64", None),
-                ("per block q128/kv128 + rotation", "block128", signs),
-                ("per block q64/kv128 + rotation", "block64", signs),
-                ("per block q128/kv128 + rotation, searched", "block128", signs, 64),
-                ("per row q/block kv128 + rotation", "row", signs),
-                ("per row q/block kv128 + rotation, searched", "row", signs, 64),
-                ("per row q/k, per head v + rotation, searched (fattn)", "rowk", signs, 64),
-                ("per tensor, searched", "tensor", None, 64)]
-    results = {}
-    for name, form, sg, *search in variants:
-        o, _, _ = run_fp8(q, k, v, form, False, signs=sg, search=search[0] if search else 0)
-        results[name] = rmse(o, ref)
-    try:
-        results["bf16 inputs (fattn bf16 kernel)"] = rmse(fattn.flash_attn_func(q, k, v), ref)
-    except fattn.KernelNotFoundError:
-        pass  # context only
-    base = results["per tensor (baseline)"]
-    ours = results["per row q/k, per head v + rotation, searched (fattn)"]
-    print(f"\nFA3 protocol, seed {seed}, {b}x{s}x{h}x{d} (batch x seqlen x heads x head dim), "
-          "RMSE against float64 of the original inputs:")
-    for name, value in results.items():
-        print(f"FA3-PROTOCOL d={d} | {name} | {value:.3e} | {base / value:.2f}x")
-    assert ours <= FA3_RMSE, f"RMSE {ours:.3e} > {FA3_RMSE}"
-    assert base / ours >= FA3_FACTOR, f"{base / ours:.2f}x better than the baseline, " \
-                                      f"< {FA3_FACTOR}x"
+    squares = {FA3_BASELINE: [], FA3_OURS: []}
+    for draw in range(FA3_DRAWS):
+        seed = int(torch.randint(0, 2 ** 31 - 1, (1,), generator=gen, device="cuda").item())
+        q, k, v = fattn.fa3_accuracy_inputs(b, s, h, d, seed=seed, device="cuda")
+        ref, _ = reference(q, k, v, 1 / math.sqrt(d), -1, -1, 0.0)
+        signs = fattn.hadamard_signs(d, seed=seed, device="cuda")
+        results = {}
+        for name, form, rotate, *search in FA3_VARIANTS:
+            if draw > 0 and name not in squares:
+                continue
+            o, _, _ = run_fp8(q, k, v, form, False, signs=signs if rotate else None,
+                              search=search[0] if search else 0)
+            results[name] = rmse(o, ref)
+        if draw == 0:
+            try:
+                results["bf16 inputs (fattn bf16 kernel)"] = rmse(fattn.flash_attn_func(q, k, v),
+                                                                  ref)
+            except fattn.KernelNotFoundError:
+                pass  # context only
+            print(f"\nFA3 protocol, seed {seed}, {b}x{s}x{h}x{d} (batch x seqlen x heads x "
+                  "head dim), RMSE against float64 of the original inputs:")
+            for name, value in results.items():
+                print(f"FA3-PROTOCOL d={d} | {name} | {value:.3e} | "
+                      f"{results[FA3_BASELINE] / value:.2f}x")
+        base, ours = results[FA3_BASELINE], results[FA3_OURS]
+        print(f"FA3-PROTOCOL d={d} draw {draw} seed {seed}: baseline {base:.3e}, fattn "
+              f"{ours:.3e}, {base / ours:.2f}x")
+        assert ours <= FA3_RMSE, f"RMSE {ours:.3e} > {FA3_RMSE} (seed {seed})"
+        for name in squares:
+            squares[name].append(results[name] ** 2)
+    base, ours = (math.sqrt(sum(squares[n]) / FA3_DRAWS) for n in (FA3_BASELINE, FA3_OURS))
+    print(f"FA3-PROTOCOL d={d} pooled over {FA3_DRAWS} draws: baseline {base:.3e}, fattn "
+          f"{ours:.3e}, {base / ours:.2f}x")
+    assert base / ours >= FA3_FACTOR, f"{base / ours:.2f}x better than the baseline over " \
+                                      f"{FA3_DRAWS} draws, < {FA3_FACTOR}x"
 
 
 # ---------------------------------------------------------------------------
