@@ -474,7 +474,9 @@ def rmse(o, ref):
     return (o.double() - ref).pow(2).mean().sqrt().item()
 
 
-FA3_VARIANTS = [("per tensor (baseline)", "tensor", False),
+FA3_BASELINE = "per tensor (baseline)"
+FA3_OURS = "per row q/k, per head v + rotation, searched (fattn)"
+FA3_VARIANTS = [(FA3_BASELINE, "tensor", False),
                 ("per tensor + rotation", "tensor", True),
                 ("per KV head", "head", False),
                 ("per block q128/kv128", "block128", False),
@@ -484,9 +486,8 @@ FA3_VARIANTS = [("per tensor (baseline)", "tensor", False),
                 ("per block q128/kv128 + rotation, searched", "block128", True, 64),
                 ("per row q/block kv128 + rotation", "row", True),
                 ("per row q/block kv128 + rotation, searched", "row", True, 64),
-                ("per row q/k, per head v + rotation, searched (fattn)", "rowk", True, 64),
+                (FA3_OURS, "rowk", True, 64),
                 ("per tensor, searched", "tensor", False, 64)]
-FA3_BASELINE, FA3_OURS = FA3_VARIANTS[0][0], FA3_VARIANTS[10][0]
 # Fresh draws per run: one draw's factor over the baseline has a spread of its own (at
 # head dim 128, 2.44-2.81 over 30 draws, mean 2.60, sd 0.08: 3 of them below 2.5;
 # docs/PERF.md, twenty-third session), so the factor is asserted on the RMSE pooled over
