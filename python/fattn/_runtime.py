@@ -108,27 +108,26 @@ class Kernel:
     """One loaded kernel; the module is loaded per device on first launch."""
 
     def __init__(self, description_path: os.PathLike | str):
-        self._lib = load_library()
-        handle = ctypes.c_void_p()
-        _check(self._lib, self._lib.fattnKernelLoadFile(str(description_path).encode(),
-                                                        ctypes.byref(handle)))
-        self._handle = handle
-        self.path = Path(description_path)
-        self.entry = self._lib.fattnKernelEntry(handle).decode()
+        path = str(description_path).encode()
+        self._load(lambda lib, out: lib.fattnKernelLoadFile(path, out), Path(description_path))
 
     @classmethod
     def from_data(cls, description: str, image: bytes, name: str = "<data>") -> "Kernel":
         """A kernel from a description's JSON text and its cubin's bytes."""
         self = cls.__new__(cls)
+        text = description.encode()
+        self._load(lambda lib, out: lib.fattnKernelLoadData(text, len(text), image, len(image),
+                                                            out), Path(name))
+        return self
+
+    def _load(self, load, path: Path) -> None:
+        """Takes the handle that load(lib, handle pointer) returns a status for."""
         self._lib = load_library()
         handle = ctypes.c_void_p()
-        text = description.encode()
-        _check(self._lib, self._lib.fattnKernelLoadData(text, len(text), image, len(image),
-                                                        ctypes.byref(handle)))
+        _check(self._lib, load(self._lib, ctypes.byref(handle)))
         self._handle = handle
-        self.path = Path(name)
+        self.path = path
         self.entry = self._lib.fattnKernelEntry(handle).decode()
-        return self
 
     def __del__(self):
         handle = getattr(self, "_handle", None)

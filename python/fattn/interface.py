@@ -351,7 +351,7 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
                                    window_size[1], softcap, softmax_scale, return_lse, descale,
                                    v_layout)
         checked = _Checked(config, tuple(_strides_aligned(t) for t in (q, k, v)),
-                           per_head_routing(config) if descale is not None else None)
+                           per_head_routing(config))
         if key is not None:
             if len(_CHECKED) >= _CHECKED_MAX:
                 _CHECKED.clear()
