@@ -247,18 +247,32 @@ def _tuned_for(desc: Mapping[str, Any]) -> Optional[str]:
     return meta.get("tuned_for")
 
 
+def has_short_seqs_kernel(config: KernelConfig) -> bool:
+    """Whether fattn-compile --short-seqs builds a different kernel for
+    `config` (sm_90a, head dim 97-128 for Q, K and V, and either 16-bit,
+    causal, without softcap (tools/fattn-compile's shortCausal128), or e4m3
+    with V^T, without a mask, an LSE or per-block K descales, and with
+    some descale factors per head or block (shortFP8; flash_attn_func runs
+    per-tensor ones on the per-head kernel, per_head_routing))."""
+    if (config.arch != "sm_90a" or config.tuned_for is not None
+            or not 96 < config.head_dim_qk <= 128 or config.head_dim_v != config.head_dim_qk):
+        return False
+    if config.dtype in ("f16", "bf16"):
+        return config.causal and config.window_left < 0 and config.softcap == 0.0
+    unmasked = not config.causal and config.window_left < 0 and config.window_right < 0
+    ranks = [rank for rank, _ in config.descale] if config.descale is not None else [0, 0, 0]
+    return (config.dtype == "e4m3" and unmasked and config.value_layout == VALUE_LAYOUT_SM90
+            and not config.has_lse and ranks[1] != 3 and any(ranks))
+
+
 def short_seqs_tuning(config: KernelConfig, seq_q: int, seq_k: int) -> KernelConfig:
     """The kernel to run for these lengths: the short-sequence tuning where
-    fattn-compile --short-seqs builds a different kernel (sm_90a, 16-bit,
-    causal, head dim 97-128 for Q, K and V, no softcap; tools/fattn-compile's
-    shortCausal128) and both lengths are at most SHORT_SEQS_MAX, else
+    fattn-compile --short-seqs builds a different kernel
+    (has_short_seqs_kernel) and both lengths are at most SHORT_SEQS_MAX, else
     `config` as it is. FATTN_SHORT_SEQS=0 keeps the default kernels."""
     if os.environ.get("FATTN_SHORT_SEQS") == "0":
         return config
-    if (config.arch == "sm_90a" and config.dtype in ("f16", "bf16") and config.causal
-            and config.window_left < 0 and 96 < config.head_dim_qk <= 128
-            and config.head_dim_v == config.head_dim_qk and config.softcap == 0.0
-            and config.tuned_for is None and max(seq_q, seq_k) <= SHORT_SEQS_MAX):
+    if has_short_seqs_kernel(config) and max(seq_q, seq_k) <= SHORT_SEQS_MAX:
         return dataclasses.replace(config, tuned_for="short_seqs")
     return config
 

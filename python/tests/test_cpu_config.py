@@ -4,9 +4,11 @@ import math
 import pytest
 
 from fattn.build_library import make_configs
-from fattn.config import (SHORT_SEQS_MAX, KernelConfig, default_arch, per_head_routing,
-                          short_seqs_tuning)
+from fattn.config import (SHORT_SEQS_MAX, VALUE_LAYOUT_SM90, KernelConfig, default_arch,
+                          per_head_routing, short_seqs_tuning)
 from fattn.mlir_gen import attention_mlir, mlir_float
+
+VT = VALUE_LAYOUT_SM90
 
 
 def make(**kw):
@@ -94,7 +96,27 @@ def test_tuned_for():
     (dict(dtype="bf16", head_dim_qk=96), 1000, 1000, False),
     (dict(dtype="bf16", head_dim_qk=64), 1000, 1000, False),
     (dict(dtype="bf16", arch="sm_80"), 1000, 1000, False),
-    (dict(dtype="e4m3", descale="q0k0v0"), 1000, 1000, False)])
+    (dict(dtype="e4m3", descale="q0k0v0"), 1000, 1000, False),
+    # FP8 with V^T without a mask: two stages and O by TMA stores.
+    (dict(dtype="e4m3", causal=False, descale="q2k2v2", value_layout=VT), 4096, 4096, True),
+    (dict(dtype="e4m3", causal=False, descale="q0k2v0", value_layout=VT), 1, 300, True),
+    # Per-tensor descales (or none): the kernel would spill; flash_attn_func
+    # runs per-tensor ones on the per-head kernel.
+    (dict(dtype="e4m3", causal=False, descale="q0k0v0", value_layout=VT), 1, 300, False),
+    (dict(dtype="e4m3", causal=False, value_layout=VT), 2048, 2048, False),
+    (dict(dtype="e4m3", causal=False, descale="q3b1k3b128v3b128", value_layout=VT), 2048,
+     2048, False),                                    # per-block K: other tiles
+    (dict(dtype="e4m3", causal=False, descale="q3b128k2v2", value_layout=VT), 2048, 2048,
+     True),
+    (dict(dtype="e4m3", causal=False, descale="q2k2v2", value_layout=VT), 4096, 4097, False),
+    (dict(dtype="e4m3", causal=False, descale="q2k2v2"), 2048, 2048, False),  # V by rows
+    (dict(dtype="e4m3", descale="q2k2v2", value_layout=VT), 2048, 2048, False),  # causal
+    (dict(dtype="e4m3", causal=False, window_left=64, descale="q2k2v2", value_layout=VT),
+     2048, 2048, False),
+    (dict(dtype="e4m3", causal=False, descale="q2k2v2", value_layout=VT, has_lse=True), 2048,
+     2048, False),
+    (dict(dtype="e4m3", causal=False, descale="q2k2v2", value_layout=VT, head_dim_qk=256),
+     2048, 2048, False)])
 def test_short_seqs_tuning(kw, sq, sk, short, monkeypatch):
     args = dict(arch="sm_90a", head_dim_qk=128, causal=True)
     args.update(kw)

@@ -282,7 +282,13 @@ def test_mlir_fp8_parses_and_verifies(tmp_path, descale, value_layout):
 
 def test_fp8_preset():
     configs = build_library.make_configs(fp8_specs(), "sm_80")
-    assert len(configs) == 36 and len({c.key for c in configs}) == 36
+    assert len(configs) == 37 and len({c.key for c in configs}) == 37
+    # One kernel tuned for short sequences: per-head factors, V^T, head dim
+    # 128 without a mask (config.has_short_seqs_kernel).
+    tuned = [c for c in configs if c.tuned_for is not None]
+    assert [(c.head_dim_qk, c.causal, descale_code(c.descale), c.value_layout)
+            for c in tuned] == [(128, False, "q2k2v2", VALUE_LAYOUT_SM90)]
+    configs = [c for c in configs if c.tuned_for is None]
     assert {c.head_dim_qk for c in configs} == {128, 256}
     assert {c.causal for c in configs} == {False, True}
     for c in configs:

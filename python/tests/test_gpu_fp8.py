@@ -40,7 +40,8 @@ from gpu_support import HERE, compile_cu, ensure_kernel, new_generator, referenc
 import fattn  # noqa: E402
 from fattn._runtime import FAttnRuntimeError, Kernel, TensorDesc  # noqa: E402
 from fattn import interface  # noqa: E402
-from fattn.config import KernelConfig, descale_code, per_head_routing  # noqa: E402
+from fattn.config import (KernelConfig, descale_code, per_head_routing,  # noqa: E402
+                          short_seqs_tuning)
 from fattn.descale import resolve_descale_form  # noqa: E402
 from fattn.library import KernelLibrary  # noqa: E402
 
@@ -359,7 +360,8 @@ def test_per_tensor_descales_run_the_per_head_kernel(value_layout, monkeypatch):
     """Per-tensor factors at head dim 128 without a mask run the per-(batch, KV head)
     kernel, each factor a stride-0 [batch, heads_kv] view (config.per_head_routing):
     the output is the per-tensor kernel's bit for bit (GQA, lengths off the tiles);
-    FATTN_PER_TENSOR_KERNELS=1 runs the per-tensor kernel."""
+    FATTN_PER_TENSOR_KERNELS=1 runs the per-tensor kernel. With V^T at these
+    lengths the per-head kernel is the one tuned for short sequences."""
     gen = new_generator()
     q, k, v = varied_qkv(2, 1000, 777, 8, 2, 128, gen)
     q8, k8, v8, kw, deq = quantize(q, k, v, "tensor")
@@ -368,6 +370,8 @@ def test_per_tensor_descales_run_the_per_head_kernel(value_layout, monkeypatch):
     own = fp8_config(q8, k8, False, kw, value_layout)
     routed = per_head_routing(own)
     assert routed is not None and routed.descale == ((2, 0), (2, 0), (2, 0))
+    routed = short_seqs_tuning(routed, 1000, 777)
+    assert (routed.tuned_for is not None) == (value_layout is not None)
     ensure_kernel(own)
     ensure_kernel(routed)
     o = launch_fresh(routed, q8, k8, v8, kw, False, v_layout=value_layout)
@@ -375,6 +379,27 @@ def test_per_tensor_descales_run_the_per_head_kernel(value_layout, monkeypatch):
     monkeypatch.setenv("FATTN_PER_TENSOR_KERNELS", "1")
     o_own = launch_fresh(own, q8, k8, v8, kw, False, v_layout=value_layout)
     assert torch.equal(o, o_own)
+
+
+@pytest.mark.parametrize("b,sq,sk,hq,hk", [(2, 1100, 1100, 32, 8), (1, 300, 4096, 8, 2),
+                                           (1, 4097, 500, 4, 4)])
+def test_fp8_short_seqs_tuning(b, sq, sk, hq, hk, monkeypatch):
+    """Per-head factors, V^T, head dim 128 without a mask, up to 4096 queries and
+    keys: the kernel tuned for short sequences (O by TMA stores from a buffer of its
+    own; here with more work items than SMs) runs and gives the default kernel's
+    output bit for bit. Past 4096 the default kernel runs."""
+    gen = new_generator()
+    q8, k8, v8, kw, deq = quantize(*varied_qkv(b, sq, sk, hq, hk, 128, gen), "head")
+    vt = fattn.transpose_value_fp8(v8)
+    config = fp8_config(q8, k8, False, kw, fattn.VALUE_LAYOUT_SM90)
+    tuned = short_seqs_tuning(config, sq, sk)
+    assert (tuned != config) == (max(sq, sk) <= 4096)
+    ensure_kernel(tuned)
+    o = launch_fresh(tuned, q8, k8, vt, kw, False, v_layout=fattn.VALUE_LAYOUT_SM90)
+    check_accuracy(o, deq, config)
+    monkeypatch.setenv("FATTN_SHORT_SEQS", "0")
+    default = launch_fresh(config, q8, k8, vt, kw, False, v_layout=fattn.VALUE_LAYOUT_SM90)
+    assert torch.equal(o, default)
 
 
 def test_per_tensor_descales_without_the_per_head_kernel(tmp_path, monkeypatch):
@@ -666,6 +691,11 @@ FP8_VT_SANITIZER_CASES = [
     # on every SM, split along their KV tiles and merged through the
     # workspace (the split tail).
     dict(d=128, hq=8, hk=2, sq=1000, form="head"),
+    # The same kernel tuned for short sequences (at most 4096) stores O by
+    # TMA from a shared buffer of its own: 9 Q tiles x 32 heads, two whole
+    # rounds of the grid, so each CTA's store issuers wait for the previous
+    # item's stores to have read the buffer before it takes the next O.
+    dict(d=128, hq=32, hk=8, sq=1100, form="head"),
 ]
 
 

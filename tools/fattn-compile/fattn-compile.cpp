@@ -77,6 +77,13 @@ static cl::opt<int64_t> blockN("block-n", cl::desc("Override block_n"),
                                cl::init(0), cl::cat(compileCategory));
 static cl::opt<int64_t> stages("stages", cl::desc("Override the K/V stages"),
                                cl::init(0), cl::cat(compileCategory));
+static cl::opt<std::string> pipelineOptions(
+    "pipeline-options",
+    cl::desc("Options of the target's pipeline (fattn-sm90-pipeline or "
+             "fattn-sm80-pipeline, as fattn-opt --help lists them), applied "
+             "over the tuned defaults and the tile options above, e.g. "
+             "\"tma-store=true stages=2\""),
+    cl::init(""), cl::cat(compileCategory));
 static cl::opt<bool> verbose("v", cl::desc("Print ptxas's -v report"),
                              cl::init(false), cl::cat(compileCategory));
 static cl::opt<bool> shortSeqs(
@@ -145,11 +152,28 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     if (stages > 0)
       options.stages = stages;
   };
+  // --pipeline-options goes last, over every default chosen from the tiles.
+  auto applyPipelineOptions = [&](auto &options) -> LogicalResult {
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (pipelineOptions.empty() ||
+        succeeded(options.parseFromString(pipelineOptions, os)))
+      return success();
+    // A bad value is reported by llvm::cl itself, with an empty `error`.
+    InFlightDiagnostic diag = emitError(op.getLoc())
+                              << "--pipeline-options '" << pipelineOptions
+                              << "' is not valid";
+    if (StringRef reason = StringRef(error).trim(); !reason.empty())
+      diag << ": " << reason;
+    return diag;
+  };
   PassManager pm(ctx);
   if (arch == "sm_80") {
     fattn::SM80PipelineOptions options;
     fattn::setDefaultSM80Options(options, headDim);
     applyOverrides(options);
+    if (failed(applyPipelineOptions(options)))
+      return failure();
     fattn::buildSM80Pipeline(pm, options);
   } else {
     fattn::SM90PipelineOptions options;
@@ -280,6 +304,29 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       options.blockN = 128;
       options.rescaleThreshold = 8.0f;
     }
+    // --short-seqs, FP8 head dim 97-128 with V^T and linear P without a
+    // mask: O by TMA stores from a shared buffer of its own, in the room of
+    // the ring's third stage. An item's O then leaves while the next item
+    // starts: +5.6% at 2k and +1.8% at 4k, -0.6% at 8k, in three rounds of
+    // one call; two stages alone +0.3% at 4k and 8k (docs/PERF.md,
+    // 2026-12-01, twenty-fourth session). Python's flash_attn_func asks for
+    // it up to 4096 queries and keys (config.py, has_short_seqs_kernel).
+    // Not with per-tensor descales only (or none), where ptxas spills 4
+    // bytes; flash_attn_func runs per-tensor descales on the per-(batch,
+    // head) kernel (config.py, per_head_routing).
+    auto descaleRank = [](Value descale) -> int64_t {
+      return descale ? cast<MemRefType>(descale.getType()).getRank() : 0;
+    };
+    bool factorsPerHeadOrBlock = descaleRank(op.getQDescale()) +
+                                     descaleRank(op.getKDescale()) +
+                                     descaleRank(op.getVDescale()) >
+                                 0;
+    bool shortFP8 = shortSeqs && linearP && valueT && !masked &&
+                    headDim > 96 && factorsPerHeadOrBlock;
+    if (shortFP8) {
+      options.stages = 2;
+      options.tmaStore = true;
+    }
     // Each consumer warpgroup stops at the last KV tile its own rows see,
     // and one whose rows all lie past the sequence computes nothing
     // (warpgroup-kv-ranges): 16-bit head dim 128 causal +2-3% at 2k-16k,
@@ -342,6 +389,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       options.producerRegisters = 32;
       options.consumerRegisters = 232;
     }
+    if (failed(applyPipelineOptions(options)))
+      return failure();
     fattn::buildSM90Pipeline(pm, options);
     pm.addPass(createConvertNVVMToLLVMPass());
     pm.addPass(createReconcileUnrealizedCastsPass());

@@ -47,8 +47,9 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
       llvm::cl::init(1)};
   PassOptions::Option<bool> tmaStore{
       *this, "tma-store",
-      llvm::cl::desc("O leaves through the work item's Q buffer and TMA "
-                     "stores (needs q-buffers=2)"),
+      llvm::cl::desc("O leaves by TMA stores, through the work item's Q "
+                     "buffer (16-bit types; needs q-buffers=2) or, for e4m3, "
+                     "a shared buffer of its own"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> splitTail{
       *this, "split-tail",

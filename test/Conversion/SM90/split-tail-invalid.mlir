@@ -10,7 +10,9 @@
 // MASK: error: 'fattn.tiled_attention' op split-tail needs unmasked attention, whose work items all have the same KV tiles (no causal mask or window)
 // MASK: error: 'fattn.tiled_attention' op split-tail needs unmasked attention
 // TMA-NOT: error: 'fattn.tiled_attention' op split-tail needs unmasked
-// TMA: error: 'fattn.tiled_attention' op split-tail needs O stored from registers, not tma-store
+// A piece without its item's first tile stores no O, so it would not hand
+// back a Q buffer that O leaves through.
+// TMA: error: 'fattn.tiled_attention' op split-tail needs O stored from registers or, in FP8 kernels, through its own buffer, not tma-store through 16-bit Q's buffer
 func.func @plain(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>)
   return

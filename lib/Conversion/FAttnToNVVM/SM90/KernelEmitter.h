@@ -222,14 +222,17 @@ private:
 /// key, keyChunks() * 128 of them): each thread loads one key's factor from
 /// global memory, and reads its columns' from the slot.
 struct SharedLayout {
-  int64_t stages, qBytes, kvStageBytes, vtStageBytes, kOffset, vOffset,
-      vtOffset, onesOffset, keyFactorOffset, keyFactorSlotBytes, barOffset,
-      ringBarriers, total;
+  int64_t stages, qBytes, oOffset, oBytes, kvStageBytes, vtStageBytes,
+      kOffset, vOffset, vtOffset, onesOffset, keyFactorOffset,
+      keyFactorSlotBytes, barOffset, ringBarriers, total;
   explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
     qBytes = c.headDimChunks() * c.blockM * 128;
     kvStageBytes = c.headDimChunks() * c.blockN * 128;
     vtStageBytes = c.isFP8() ? c.keyChunks() * c.headDim * 128 : 0;
-    kOffset = qBytes * c.qBuffers;
+    // O's own staging buffer (FP8 with tmaStore), after the Q buffers.
+    oOffset = qBytes * c.qBuffers;
+    oBytes = c.hasOwnOutputBuffer() ? c.outputChunks() * c.blockM * 128 : 0;
+    kOffset = oOffset + oBytes;
     vOffset = kOffset + c.stages * kvStageBytes;
     vtOffset = c.valueTransposed ? vOffset : vOffset + c.stages * kvStageBytes;
     onesOffset = vtOffset + c.stages * vtStageBytes;
@@ -473,10 +476,10 @@ private:
                  qBarrier(layout.qEmptyBar(), layout.qEmptyBar1())).str());
   }
   /// Persistent kernels: every consumer thread hands Q's buffer back once
-  /// the work item's last S = Q K^T has completed. With tmaStore the buffer
-  /// still takes O: the epilogue hands it back (storeOByTma).
+  /// the work item's last S = Q K^T has completed. When the buffer still
+  /// takes O (16-bit tmaStore), the epilogue hands it back (storeOByTma).
   void releaseQ() {
-    if (cfg.persistent && !cfg.tmaStore)
+    if (cfg.persistent && !cfg.storesOThroughQBuffer())
       arriveQEmpty();
   }
   /// tmaStore: the thread of each consumer warpgroup that issues its TMA
@@ -593,9 +596,9 @@ private:
   /// warpgroup's named barrier.
   void writeOToShared(ArrayRef<string> acc, const string inv[2],
                       const string &bufferOffset);
-  /// tmaStore: O through the work item's Q buffer and one TMA store per
-  /// 64-column atom of the warpgroup's rows (rows past seq_q and columns
-  /// past the head dim are clipped by the tensor map).
+  /// tmaStore: O through the work item's Q buffer (FP8: O's own buffer)
+  /// and one TMA store per 64-column atom of the warpgroup's rows (rows past
+  /// seq_q and columns past the head dim are clipped by the tensor map).
   void storeOByTma(ArrayRef<string> acc, const string inv[2]);
   void storeOQuadTransposed(ArrayRef<string> acc, const string inv[2]);
   /// Non-persistent 16-bit kernels stage O in Q's buffer, which nothing

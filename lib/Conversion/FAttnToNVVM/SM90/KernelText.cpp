@@ -1002,34 +1002,52 @@ void SM90KernelEmitter::writeOToShared(ArrayRef<string> acc,
 }
 
 void SM90KernelEmitter::storeOByTma(ArrayRef<string> acc, const string inv[2]) {
-  string buffer = qBufferOffset();
+  bool ownBuffer = cfg.hasOwnOutputBuffer();
+  string buffer = ownBuffer ? e.i32(layout.oOffset) : qBufferOffset();
+  if (ownBuffer) {
+    // The warpgroup's rows of the buffer hold the previous item's O until
+    // its TMA stores have read them: the issuer waits for that (long done,
+    // an item later) and the warpgroup's barrier tells the others.
+    string wait = fresh("o_reads_wait"), free = fresh("o_reads_done");
+    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", isStoreIssuer(), wait, free)
+             .str());
+    e.label(wait);
+    e.op("nvvm.cp.async.bulk.wait_group 0 {read}");
+    e.op(formatv("llvm.br ^{0}", free).str());
+    e.label(free);
+    e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
+                 e.add(e.i32(kEpilogueBarrier), wg), e.i32(128)).str());
+  }
   writeOToShared(acc, inv, buffer);
-  string issue = fresh("o_tma"), handBack = fresh("o_hand_back"),
-         done = fresh("o_stored");
-  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", isStoreIssuer(), issue,
-               handBack).str());
+  // Only Q's buffer goes back: the other threads are done with it, and the
+  // issuer hands it back in the next item (handBackStoredQ).
+  string issue = fresh("o_tma"), done = fresh("o_stored");
+  string others = ownBuffer ? done : fresh("o_hand_back");
+  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", isStoreIssuer(), issue, others)
+           .str());
   e.label(issue);
   string rows = e.mul(wg, e.i32(64));
-  for (int64_t c = 0; c < chunks; ++c) {
+  for (int64_t c = 0; c < cfg.outputChunks(); ++c) {
     string src = e.add(buffer, e.add(e.i32(c * cfg.blockM * 128),
                                      e.mul(rows, e.i32(128))));
     e.op(formatv("nvvm.cp.async.bulk.tensor.global.shared.cta %o_map, {0}, "
                  "box[{1}, {2}, {3}, {4}] : !llvm.ptr, !llvm.ptr<3>",
-                 e.smemPtr(base, src), e.i32(c * cfg.atomColumns()),
+                 e.smemPtr(base, src),
+                 e.i32(c * SM90KernelConfig::kOutputAtomColumns),
                  e.add(qTileRow, rows), head, batch).str());
   }
   e.op("nvvm.cp.async.bulk.commit.group");
   e.op(formatv("llvm.br ^{0}", done).str());
-  // The other threads are done with the buffer; the issuer hands it back
-  // in the next item (handBackStoredQ).
-  e.label(handBack);
-  arriveQEmpty();
-  e.op(formatv("llvm.br ^{0}", done).str());
+  if (!ownBuffer) {
+    e.label(others);
+    arriveQEmpty();
+    e.op(formatv("llvm.br ^{0}", done).str());
+  }
   e.label(done);
 }
 
 void SM90KernelEmitter::handBackStoredQ() {
-  if (!cfg.tmaStore)
+  if (!cfg.storesOThroughQBuffer())
     return;
   string back = fresh("stored_q_back"), done = fresh("stored_q_done");
   string previous = e.bin("and", e.icmp("ugt", workOrdinal, e.i32(0)),

@@ -121,8 +121,9 @@ std::string defaultKernelName(const SM90KernelConfig &c) {
 /// The split tail (SM90Options::splitTail) cuts work items along their KV
 /// tiles, so every item must have the same tiles (no mask), a CTA must loop
 /// over items (persistent), and the pieces must combine: O in the same units
-/// in each (not per-block V descales, which move O into the last tile's) and
-/// held in registers at the end (not handed to TMA stores).
+/// in each (not per-block V descales, which move O into the last tile's).
+/// A piece without its item's first tile stores no O, so O must not leave
+/// through the Q buffer (16-bit tmaStore), which the stores hand back.
 static LogicalResult checkSplitTail(TiledAttentionOp op,
                                     const SM90Options &options,
                                     const SM90KernelConfig &c) {
@@ -136,8 +137,9 @@ static LogicalResult checkSplitTail(TiledAttentionOp op,
   if (c.windowLeft >= 0 || c.windowRight >= 0)
     return reject("unmasked attention, whose work items all have the same "
                   "KV tiles (no causal mask or window)");
-  if (options.tmaStore)
-    return reject("O stored from registers, not tma-store");
+  if (c.storesOThroughQBuffer())
+    return reject("O stored from registers or, in FP8 kernels, through its "
+                  "own buffer, not tma-store through 16-bit Q's buffer");
   if (c.vDescale.rank == 3)
     return reject("V descales per tensor or per (batch, head), not per "
                   "block");
@@ -328,7 +330,7 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   // Non-persistent 16-bit kernels and tmaStore write O through shared
   // memory, each consumer warpgroup meeting on named barrier
   // kEpilogueBarrier + w.
-  if (!fp8 && (!c.persistent || options.tmaStore) && options.pingpong &&
+  if (((!fp8 && !c.persistent) || options.tmaStore) && options.pingpong &&
       options.pingpongBarrierBase + consumers > kEpilogueBarrier)
     return op.emitOpError() << "pingpong barriers "
                             << options.pingpongBarrierBase << " to "
@@ -363,13 +365,14 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
     return op.emitOpError() << "q-buffers " << options.qBuffers
                             << " must be 1, or 2 with persistent tiles";
   c.qBuffers = options.qBuffers;
-  // O goes out through the work item's Q buffer, which only a second buffer
-  // keeps free past the item's last S = Q K^T; its 128-byte rows of 16-bit
-  // atoms are those of O's tensor map (FP8's Q rows are e4m3).
-  if (options.tmaStore && (c.qBuffers != 2 || fp8))
-    return op.emitOpError()
-           << "tma-store needs "
-           << (fp8 ? "a 16-bit element type, not e4m3" : "q-buffers=2");
+  // 16-bit O goes out through the work item's Q buffer, which only a second
+  // buffer keeps free past the item's last S = Q K^T; its 128-byte rows of
+  // 16-bit atoms are those of O's tensor map. FP8's Q rows are e4m3: O gets
+  // a buffer of its own (hasOwnOutputBuffer).
+  if (options.tmaStore && c.qBuffers != 2 && !fp8)
+    return op.emitOpError() << "tma-store needs q-buffers=2 for 16-bit "
+                               "element types (O goes out through the work "
+                               "item's Q buffer)";
   c.tmaStore = options.tmaStore;
   if (failed(checkSplitTail(op, options, c)))
     return failure();
@@ -459,7 +462,8 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
     params += formatv(R"(, {{"name": "o_map", "type": "tensormap", "tensor": "o", )"
                       R"("element_type": "{0}", "box": [1, 1, 64, {1}], )"
                       R"("element_strides": [1, 1, 1, 1], "swizzle": "128B"})",
-                      c.outputType, c.atomColumns()).str();
+                      c.outputType, SM90KernelConfig::kOutputAtomColumns)
+                  .str();
   // Keys after "params": the descales, and V's layout when not by rows.
   std::string trailing = descales;
   if (c.valueTransposed)

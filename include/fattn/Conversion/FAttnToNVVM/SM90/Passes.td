@@ -45,8 +45,9 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "Shared-memory buffers of Q: 1, or 2 in persistent kernels (the "
            "next work item's Q is copied while the current one is read)">,
     Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
-           "O leaves through its work item's Q buffer and TMA stores, which "
-           "the consumers do not wait for (needs q-buffers=2, 16-bit types)">,
+           "O leaves by TMA stores, which the consumers do not wait for, "
+           "through its work item's Q buffer (16-bit types; needs "
+           "q-buffers=2) or, for e4m3, a shared buffer of its own">,
     Option<"splitTail", "split-tail", "bool", /*default=*/"false",
            "Persistent unmasked kernels: split the work items past the last "
            "whole round along their KV tiles among all CTAs, combined "

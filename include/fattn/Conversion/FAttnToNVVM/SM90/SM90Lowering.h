@@ -71,10 +71,12 @@ struct SM90Options {
   /// producer then copies a work item's Q while the consumers still read
   /// the previous item's, instead of after they hand it back.
   int qBuffers = 1;
-  /// O is written into the work item's Q buffer (which, with two buffers,
-  /// the producer refills only two items later) and leaves by TMA stores
-  /// that the consumers issue and move on from; the buffer goes back to the
-  /// producer once the stores have read it. Needs qBuffers == 2.
+  /// O leaves by TMA stores that the consumers issue and move on from. In
+  /// 16-bit kernels O is written into the work item's Q buffer (which, with
+  /// two buffers, the producer refills only two items later; needs
+  /// qBuffers == 2), and the buffer goes back to the producer once the
+  /// stores have read it. FP8's e4m3 Q buffer holds half of O's bf16 tile,
+  /// so FP8 kernels stage O in a buffer of its own.
   bool tmaStore = false;
   /// Persistent kernels of unmasked attention: the work items past the last
   /// whole round of the grid are split along their KV tiles among all CTAs
@@ -184,6 +186,12 @@ struct SM90KernelConfig {
   bool splitTail = false;
 
   bool isFP8() const { return elementType == "e4m3"; }
+  /// tmaStore in an FP8 kernel: O is staged in a shared buffer of its own
+  /// (SM90Options::tmaStore), not in the work item's Q buffer.
+  bool hasOwnOutputBuffer() const { return tmaStore && isFP8(); }
+  /// tmaStore through the work item's Q buffer, which the epilogue then
+  /// hands back (16-bit kernels).
+  bool storesOThroughQBuffer() const { return tmaStore && !isFP8(); }
   /// A mask (causal or windowed): Q tiles differ in their KV tiles.
   bool isMasked() const { return windowLeft >= 0 || windowRight >= 0; }
   /// A `tail_pairs` parameter (SM90Options::workOrderTail; the lowering
@@ -219,6 +227,12 @@ struct SM90KernelConfig {
     return (headDim + atomColumns() - 1) / atomColumns() * atomColumns();
   }
   int64_t headDimChunks() const { return paddedHeadDim() / atomColumns(); }
+  /// O is 16-bit (bf16 for e4m3): 64 columns per 128-byte atom.
+  static constexpr int64_t kOutputAtomColumns = 64;
+  /// O's 64-column atoms (TMA stores: one box each).
+  int64_t outputChunks() const {
+    return (headDim + kOutputAtomColumns - 1) / kOutputAtomColumns;
+  }
   /// FP8: V^T tiles hold the keys of a head-dim row in 128-byte atoms.
   int64_t keyChunks() const { return (blockN + 127) / 128; }
   int64_t threads() const {
