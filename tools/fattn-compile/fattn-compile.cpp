@@ -307,10 +307,12 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // --short-seqs, FP8 head dim 97-128 with V^T and linear P without a
     // mask: O by TMA stores from a shared buffer of its own, in the room of
     // the ring's third stage. An item's O then leaves while the next item
-    // starts: +5.6% at 2k and +1.8% at 4k, -0.6% at 8k, in three rounds of
-    // one call; two stages alone +0.3% at 4k and 8k (docs/PERF.md,
-    // 2026-12-01, twenty-fourth session). Python's flash_attn_func asks for
-    // it up to 4096 queries and keys (config.py, has_short_seqs_kernel).
+    // starts: +5.8% at 2k, +1.9% at 4k, -0.5% at 8k and -1.6% at 16k in
+    // three rounds of one call, two stages alone +0.3%; through
+    // flash_attn_func +5% at 2k and +2.2-2.6% at 4k over five rounds
+    // (docs/PERF.md, 2026-12-01, twenty-fourth session). Python's
+    // flash_attn_func asks for it up to 4096 queries and keys (config.py,
+    // has_short_seqs_kernel).
     // Not with per-tensor descales only (or none), where ptxas spills 4
     // bytes; flash_attn_func runs per-tensor descales on the per-(batch,
     // head) kernel (config.py, per_head_routing).
