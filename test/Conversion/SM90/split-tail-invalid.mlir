@@ -12,7 +12,7 @@
 // TMA-NOT: error: 'fattn.tiled_attention' op split-tail needs unmasked
 // A piece without its item's first tile stores no O, so it would not hand
 // back a Q buffer that O leaves through.
-// TMA: error: 'fattn.tiled_attention' op split-tail needs O stored from registers or, in FP8 kernels, through its own buffer, not tma-store through 16-bit Q's buffer
+// TMA: error: 'fattn.tiled_attention' op split-tail needs O stored from registers or through a buffer of its own (FP8), not by tma-store through a 16-bit kernel's Q buffer
 func.func @plain(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>)
   return

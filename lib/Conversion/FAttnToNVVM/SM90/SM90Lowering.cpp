@@ -138,8 +138,9 @@ static LogicalResult checkSplitTail(TiledAttentionOp op,
     return reject("unmasked attention, whose work items all have the same "
                   "KV tiles (no causal mask or window)");
   if (c.storesOThroughQBuffer())
-    return reject("O stored from registers or, in FP8 kernels, through its "
-                  "own buffer, not tma-store through 16-bit Q's buffer");
+    return reject("O stored from registers or through a buffer of its own "
+                  "(FP8), not by tma-store through a 16-bit kernel's Q "
+                  "buffer");
   if (c.vDescale.rank == 3)
     return reject("V descales per tensor or per (batch, head), not per "
                   "block");
