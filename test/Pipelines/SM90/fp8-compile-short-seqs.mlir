@@ -44,8 +44,10 @@
 // PTX-COUNT-32: st.shared.b32
 // PTX-NEXT: fence.proxy.async.shared::cta;
 // PTX-NEXT: bar.sync [[WGBAR]], 128;
-// PTX: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [[[MAP:%rd[0-9]+]], {[[C0:%r[0-9]+]], [[ROW:%r[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}];
-// PTX: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [[[MAP]], {{{%r[0-9]+}}, [[ROW]], {{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}];
+// PTX: mov.b32 [[C0:%r[0-9]+]], 0;
+// PTX-NEXT: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [[[MAP:%rd[0-9]+]], {[[C0]], [[ROW:%r[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}];
+// PTX-NEXT: mov.b32 [[C64:%r[0-9]+]], 64;
+// PTX-NEXT: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [[[MAP]], {[[C64]], [[ROW]], {{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}];
 // PTX-NEXT: cp.async.bulk.commit_group;
 // Shared memory outlives the last stores' reads.
 // PTX: cp.async.bulk.wait_group.read 0;
