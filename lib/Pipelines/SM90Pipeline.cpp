@@ -57,6 +57,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.qBuffers = options.qBuffers;
   convert.tmaStore = options.tmaStore;
   convert.splitTail = options.splitTail;
+  convert.narrowTail = options.narrowTail;
   convert.reverseQTiles = options.reverseQTiles;
   convert.warpgroupKVRanges = options.warpgroupKVRanges;
   convert.workOrderTail = options.workOrderTail;

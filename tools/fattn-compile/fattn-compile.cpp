@@ -308,11 +308,15 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // mask: O by TMA stores from a shared buffer of its own, in the room of
     // the ring's third stage. An item's O then leaves while the next item
     // starts: +5.8% at 2k, +1.9% at 4k, -0.5% at 8k and -1.6% at 16k in
-    // three rounds of one call, two stages alone +0.3%; through
-    // flash_attn_func +5% at 2k and +2.2-2.6% at 4k over five rounds
-    // (docs/PERF.md, 2026-12-01, twenty-fourth session). Python's
-    // flash_attn_func asks for it up to 4096 queries and keys (config.py,
-    // has_short_seqs_kernel).
+    // three rounds of one call, two stages alone +0.3%. With the narrow
+    // tail of 64 keys on top (the sequence's last partial tile computed on
+    // 64 columns: 4096 keys are 18 tiles and 64) another +5-7% at 2k and 4k
+    // and +1.7% at 1k, whose last tile (128 keys) it does not narrow: part
+    // of the gain is ptxas's schedule of the loop. 96 and 128 keys read
+    // 0.2-1.3% lower at 2k and 4k; without two stages and TMA stores the
+    // narrow tail is within +-0.4% (docs/PERF.md, 2026-12-01, twenty-third
+    // and twenty-fourth sessions). Python's flash_attn_func asks for it up
+    // to 4096 queries and keys (config.py, has_short_seqs_kernel).
     // Not with per-tensor descales only (or none), where ptxas spills 4
     // bytes; flash_attn_func runs per-tensor descales on the per-(batch,
     // head) kernel (config.py, per_head_routing).
@@ -328,6 +332,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     if (shortFP8) {
       options.stages = 2;
       options.tmaStore = true;
+      options.narrowTail = 64;
     }
     // Each consumer warpgroup stops at the last KV tile its own rows see,
     // and one whose rows all lie past the sequence computes nothing

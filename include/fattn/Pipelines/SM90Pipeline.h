@@ -57,6 +57,11 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
                      "round's work items along their KV tiles (needs a "
                      "workspace)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int> narrowTail{
+      *this, "narrow-tail",
+      llvm::cl::desc("Unmasked kernels: a last, partial KV tile of at most "
+                     "this many keys computed that narrow (0: off)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> workOrderTail{
       *this, "work-order-tail",
       llvm::cl::desc("Persistent masked kernels: the last (batch, head) "

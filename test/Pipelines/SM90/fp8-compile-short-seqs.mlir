@@ -3,6 +3,7 @@
 // RUN: FileCheck %s --check-prefix=DESC < %t/vt.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/vt.ptx
 // RUN: FileCheck %s --check-prefix=NOSTG < %t/vt.ptx
+// RUN: FileCheck %s --check-prefix=NARROW < %t/vt.ptx
 // RUN: FileCheck %s --check-prefixes=NOMAP,ROWS < %t/rows.json
 // RUN: FileCheck %s --check-prefixes=NOMAP,CAUSAL < %t/vt_causal.json
 // RUN: FileCheck %s --check-prefixes=NOMAP,PERTENSOR < %t/vt_per_tensor.json
@@ -10,16 +11,17 @@
 // RUN: FileCheck %s --check-prefixes=NOMAP,LONG < %t.long/vt.json
 // RUN: rm -rf %t.longptx && fattn-compile %s --arch sm_90a --emit ptx -o %t.longptx
 // RUN: FileCheck %s --check-prefix=REGSTORES < %t.longptx/vt.ptx
-// RUN: rm -rf %t.opts && fattn-compile %s --arch sm_90a --emit json -o %t.opts --pipeline-options="stages=2 tma-store=true"
-// RUN: FileCheck %s --check-prefix=OPTS < %t.opts/vt.json
-// RUN: cmp %t/vt.ptx %t.opts/vt.ptx
+// RUN: FileCheck %s --check-prefix=WHOLE < %t.longptx/vt.ptx
 
-// --short-seqs, FP8 head dim 128 with V^T without a mask: two stages of
+// --short-seqs, FP8 head dim 128 with V^T without a mask: the narrow tail
+// (a last partial tile of at most 64 keys computed on 64 columns: m64n64k32
+// wgmmas for its S, four of them over the head dim), two stages of
 // 224-key tiles, and O by TMA stores from a buffer of its own (128 rows of
 // two 64-column bf16 atoms, 32768 bytes after the two e4m3 Q buffers), in the
 // room of the default kernel's third stage. O's tensor map takes boxes of 64
 // rows of one bf16 atom, as for 16-bit kernels.
 // DESC: "dynamic_smem_bytes": 190560
+// DESC: "narrow_tail": 64,
 // DESC: "tuned_for": "short_seqs"
 // DESC: "tensor": "v",
 // DESC: "box": [
@@ -67,13 +69,10 @@
 // PERTENSOR: "dynamic_smem_bytes": 219264
 // PERTENSOR: "tuned_for": "short_seqs"
 // LONG: "dynamic_smem_bytes": 219264
+// NARROW-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// WHOLE-NOT: m64n64k32
 // REGSTORES-COUNT-32: st.global.b32
 
-// --pipeline-options sets the pipeline's options over the tuned defaults:
-// the same kernel, without the label.
-// OPTS-NOT: tuned_for
-// OPTS: "dynamic_smem_bytes": 190560
-// OPTS-NOT: tuned_for
 func.func @vt(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x128x?xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<?x?xf32>, %dk: memref<?x?xf32>, %dv: memref<?x?xf32>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x128x?xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) {value_layout = "transposed_wgmma_e4m3_k32"}
   return

@@ -382,7 +382,7 @@ SM90KernelEmitter::gatherLinearBytes(ArrayRef<string> u) {
                          "(i32, i32, i32) -> i32", h, scale, magic).str());
   };
   SmallVector<string> packed;
-  for (int64_t kk = 0; kk < bn / 32; ++kk)
+  for (int64_t kk = 0; kk < columns / 32; ++kk)
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;
       string lo = halves(u[i], u[i + 1]), hi = halves(u[i + 4], u[i + 5]);
@@ -421,7 +421,7 @@ SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
   string undef = mergeInPlace ? e.def("llvm.mlir.poison : vector<2xi16>") : "";
   // bytes 0-1 of `lo`, then bytes 0-1 of `hi`
   string halves = mergeInPlace ? "" : e.i32(0x5410);
-  for (int64_t kk = 0; kk < bn / 32; ++kk)
+  for (int64_t kk = 0; kk < columns / 32; ++kk)
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;
       string lo = cvt(p[i], p[i + 1]), hi = cvt(p[i + 4], p[i + 5]);

@@ -309,16 +309,12 @@ public:
     bn = cfg.blockN;
     dPad = cfg.paddedHeadDim();
     chunks = cfg.headDimChunks();
-    numS = bn / 2;   // S accumulator registers per thread
     numO = dPad / 2; // O accumulator registers per thread
     // With rowSumMma, l (rows r and r + 8, whole rows) rides after O's
     // registers, rescaled with O; see issuePV and foldRowSums.
     numAcc = numO + (cfg.rowSumMma ? 2 : 0);
-    sType = structType(numS, "f32");
     oType = structType(numAcc, "f32");
-    // P: two 16-bit or four e4m3 probabilities per register.
-    numP = cfg.isFP8() ? numS / 4 : numS / 2;
-    pType = structType(numP, "i32");
+    setScoreColumns(bn);
     softcap = cfg.softcap > 0;
     softmaxScale = softcap ? 1.0f : cfg.scale;
     scaleLog2 = softmaxScale * kLog2E;
@@ -336,6 +332,18 @@ private:
   TextEmitter e;
   int64_t bn, dPad, chunks, numS, numO, numAcc, numP;
   string sType, oType, pType;
+  /// The score columns that S = Q K^T, the softmax and P V compute: bn, or
+  /// the narrow tail's (cfg.narrowTail) while its iteration is emitted.
+  /// The tile in shared memory keeps bn rows either way.
+  int64_t columns;
+  void setScoreColumns(int64_t n) {
+    columns = n;
+    numS = n / 2; // S accumulator registers per thread
+    sType = structType(numS, "f32");
+    // P: two 16-bit or four e4m3 probabilities per register.
+    numP = cfg.isFP8() ? numS / 4 : numS / 2;
+    pType = structType(numP, "i32");
+  }
   bool softcap;
   float softmaxScale, scaleLog2;
   const char *wgmmaType;

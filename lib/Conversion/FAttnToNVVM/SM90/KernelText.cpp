@@ -147,7 +147,7 @@ string SM90KernelEmitter::issueQK(const string &stage) {
     s = e.def(formatv("nvvm.wgmma.mma_async {0}, {1}, {2}, #nvvm.shape<m = 64, "
                       "n = {3}, k = {7}>, D[<f32>, {4}], A[<{5}>, <one>, <row>], "
                       "B[<{5}>, <one>, <col>] : {6} -> {6}",
-                      da, db, s, bn, kk == 0 ? "<zero>" : "<one>", wgmmaType,
+                      da, db, s, columns, kk == 0 ? "<zero>" : "<one>", wgmmaType,
                       sType, kStep).str());
   }
   e.op("nvvm.wgmma.commit.group.sync.aligned");
@@ -225,7 +225,7 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
   if (cfg.isFP8()) {
     // V^T: head-dim rows of 128-key atoms; a 32-key step is 32 bytes of a
     // row, a 64-column part of O starts 64 rows further.
-    for (int64_t kk = 0; kk < bn / kStep; ++kk) {
+    for (int64_t kk = 0; kk < columns / kStep; ++kk) {
       ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
       int64_t step = (kk / 4) * cfg.headDim * 8 + (kk % 4) * 2;
       if (opts.wideValueMma) {
@@ -244,7 +244,7 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
     }
     return result();
   }
-  for (int64_t kk = 0; kk < bn / 16; ++kk) {
+  for (int64_t kk = 0; kk < columns / 16; ++kk) {
     ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
     if (opts.wideValueMma) {
       string desc = e.bin("add", vDesc, e.i64(kk * 128), "i64");
@@ -731,9 +731,24 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     pendingArgs += ", " + name + ": " + type;
   }
 
+  // The narrow tail (cfg.narrowTail): when the item's last tile is the
+  // sequence's partial one with at most that many keys, and not its first
+  // (the prologue's), the loop stops a tile early and a copy of its body on
+  // that many columns computes the tile: a 64-key remainder of 224-key
+  // tiles costs about a whole tile otherwise (docs/PERF.md, twenty-third
+  // session).
+  string narrow, loopHi = consumerHi;
+
   // Prologue: S and P of the first tile (O is still zero: no rescale).
   e.label("ov_first");
   {
+    if (cfg.narrowTail > 0) {
+      string last = e.sub(consumerHi, e.i32(1));
+      string keys = e.sub("%seq_k", e.mul(last, e.i32(bn)));
+      narrow = e.bin("and", e.icmp("sle", keys, e.i32(cfg.narrowTail)),
+                     e.icmp("sgt", last, lo), "i1");
+      loopHi = e.select(narrow, last, consumerHi, "i32");
+    }
     string first = tileOrdinal(lo);
     string stage = cfg.persistent ? stageOf(first) : e.i32(0);
     string phase = cfg.persistent ? phaseOf(first) : e.i32(0);
@@ -755,18 +770,47 @@ void SM90KernelEmitter::emitOverlappedLoop() {
                  carriedTypes()).str());
   }
 
+  // The last tile's P V (its rescale first when deferred), then the
+  // epilogue. `j` is the tile after it.
+  auto lastProduct = [&](const string &j, const string max[2],
+                         const string sum[2], SmallVector<string> o,
+                         ArrayRef<string> p,
+                         const std::array<string, 2> &factors,
+                         const string &when, const string &valueDescale) {
+    // Every S = Q K^T of the work item has completed.
+    releaseQ();
+    string prev = e.sub(tileOrdinal(j), e.i32(1));
+    string prevStage = stageOf(prev);
+    waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
+    if (deferRescale)
+      rescaleOWhen(o, factors, when);
+    pingpongSync();
+    o = issuePV(o, p, prevStage, /*fence=*/true);
+    pingpongArrive();
+    waitGroup(0);
+    o = fenceValues(o, "f32");
+    foldRowSums(o);
+    release(emptyValueBar(), prevStage);
+    e.op(formatv("llvm.br ^epilogue({0}, {1}, {2}, {3}, {4}{6} : f32, f32, "
+                 "f32, f32, {5}{7})", max[0], max[1], sum[0], sum[1],
+                 pack(o, oType), oType, carried(valueDescale),
+                 carriedTypes()).str());
+  };
+
   // Iteration j: S_j and P_{j-1} V_{j-1} on the tensor cores together, the
   // softmax of tile j while P_{j-1} V_{j-1} completes.
   e.label("ov_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
                              "%acc: {0}, %pp: {1}{2}{3})", oType, pType,
                              pendingArgs, carriedArgs("%dvp")).str());
-  e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^ov_last",
-               e.icmp("slt", "%j", consumerHi)).str());
+  e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^{1}",
+               e.icmp("slt", "%j", loopHi),
+               narrow.empty() ? "ov_last" : "ov_end").str());
   const std::array<string, 2> carriedFactors = {"%rs0", "%rs1"};
   const string carriedWhen = lazy ? "%rsw" : "";
 
-  e.label("ov_tile");
-  {
+  // Tile j, on all of its columns, or (narrowTile) on the narrow tail's,
+  // going on into the last P V.
+  auto iteration = [&](bool narrowTile) {
     string t = tileOrdinal("%j"), prev = e.sub(t, e.i32(1));
     string stage = stageOf(t), prevStage = stageOf(prev);
     TileDescales descales = tileDescales("%j");
@@ -775,13 +819,19 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     SmallVector<string> o = unpack("%acc", numAcc, oType);
     SmallVector<string> p = unpack("%pp", numP, pType);
     pingpongSync();
+    if (narrowTile)
+      setScoreColumns(cfg.narrowTail);
     string s = issueQK(stage);
+    if (narrowTile)
+      setScoreColumns(bn); // P_{j-1} is a whole tile's
     // A deferred rescale writes the accumulator registers: fence again.
     if (deferRescale)
       rescaleOWhen(o, carriedFactors, carriedWhen);
     o = issuePV(o, p, prevStage, /*fence=*/deferRescale);
     pingpongArrive();
     waitGroup(1); // S_j is done; P_{j-1} V_{j-1} may still run
+    if (narrowTile)
+      setScoreColumns(cfg.narrowTail); // tile j's S, P and P V
     s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
     release(layout.emptyKBar(), stage);
     const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
@@ -807,36 +857,35 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     emitLoadAhead(prev);
     if (!deferRescale)
       rescaleOWhen(o, factor, sm.rescale);
+    if (narrowTile) {
+      lastProduct(e.add("%j", e.i32(1)), sm.max, sm.sum, o, sm.packedP,
+                  factor, lazy ? sm.rescale : string(), valueDescale);
+      setScoreColumns(bn);
+      return;
+    }
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
                  "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
                  e.add("%j", e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
                  sm.sum[1], pack(o, oType), pack(sm.packedP, pType),
                  pending(factor, sm.rescale), carried(valueDescale), oType,
                  pType, pendingTypes, carriedTypes()).str());
+  };
+  e.label("ov_tile");
+  iteration(/*narrowTile=*/false);
+  if (!narrow.empty()) {
+    e.label("ov_end");
+    e.op(formatv("llvm.cond_br {0}, ^ov_narrow, ^ov_last", narrow).str());
+    e.label("ov_narrow");
+    iteration(/*narrowTile=*/true);
   }
 
   // Epilogue: the last tile's rescale and P V.
   e.label("ov_last");
   {
-    // Every S = Q K^T of the work item has completed.
-    releaseQ();
-    string prev = e.sub(tileOrdinal("%j"), e.i32(1));
-    string prevStage = stageOf(prev);
-    waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
-    SmallVector<string> o = unpack("%acc", numAcc, oType);
-    SmallVector<string> p = unpack("%pp", numP, pType);
-    if (deferRescale)
-      rescaleOWhen(o, carriedFactors, carriedWhen);
-    pingpongSync();
-    o = issuePV(o, p, prevStage, /*fence=*/true);
-    pingpongArrive();
-    waitGroup(0);
-    o = fenceValues(o, "f32");
-    foldRowSums(o);
-    release(emptyValueBar(), prevStage);
-    e.op(formatv("llvm.br ^epilogue(%m0, %m1, %l0, %l1, {0}{2} : f32, f32, f32, "
-                 "f32, {1}{3})", pack(o, oType), oType, carried("%dvp"),
-                 carriedTypes()).str());
+    const string max[2] = {"%m0", "%m1"}, sum[2] = {"%l0", "%l1"};
+    lastProduct("%j", max, sum, unpack("%acc", numAcc, oType),
+                unpack("%pp", numP, pType), carriedFactors, carriedWhen,
+                "%dvp");
   }
 }
 

@@ -147,6 +147,33 @@ static LogicalResult checkSplitTail(TiledAttentionOp op,
   return success();
 }
 
+/// The narrow tail (SM90Options::narrowTail) replaces the overlapped loop's
+/// last iteration, and only the sequence's end may cut a tile short: no
+/// mask, whose edge tiles lie elsewhere, and K's factors once per tile
+/// (per-key ones are staged for whole tiles).
+static LogicalResult checkNarrowTail(TiledAttentionOp op,
+                                     const SM90Options &options,
+                                     const SM90KernelConfig &c) {
+  int64_t keys = options.narrowTail;
+  if (keys == 0)
+    return success();
+  auto reject = [&]() {
+    return op.emitOpError() << "narrow-tail " << keys << " needs ";
+  };
+  int64_t step = 32 / c.elementBytes();
+  if (keys < 0 || keys % step != 0 || keys >= c.blockN)
+    return reject() << "a multiple of " << step << " below block_n ("
+                    << c.blockN << ")";
+  if (!options.intraWarpgroupOverlap)
+    return reject() << "the overlapped KV loop (--fattn-intra-wg-overlap)";
+  if (c.isMasked())
+    return reject() << "unmasked attention (no causal mask or window), whose "
+                       "only short tile is the sequence's last";
+  if (c.hasKeyFactorsPerColumn())
+    return reject() << "K descales per KV tile, not per key";
+  return success();
+}
+
 /// Per-warpgroup KV ranges (SM90Options::warpgroupKVRanges): a consumer
 /// warpgroup hands the tiles past its range back unread, so the producer
 /// warpgroup must load them, each warpgroup may take a different number of
@@ -378,6 +405,9 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   if (failed(checkSplitTail(op, options, c)))
     return failure();
   c.splitTail = options.splitTail;
+  if (failed(checkNarrowTail(op, options, c)))
+    return failure();
+  c.narrowTail = options.narrowTail;
   if (failed(checkWarpgroupKVRanges(op, options)))
     return failure();
   // The tail reorders items of unequal length, over the rounds of a
@@ -497,6 +527,9 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
     meta += (meta.empty() ? "" : ", ") +
             formatv(R"("rescale_threshold": {0})",
                     exactFloat(c.rescaleThreshold)).str();
+  if (c.narrowTail > 0)
+    meta += (meta.empty() ? "" : ", ") +
+            formatv(R"("narrow_tail": {0})", c.narrowTail).str();
   if (!meta.empty())
     trailing += R"(, "meta": {)" + meta + "}";
   // One CTA per (Q tile, head, batch), or per SM for persistent kernels,
@@ -650,6 +683,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.qBuffers = qBuffers;
     options.tmaStore = tmaStore;
     options.splitTail = splitTail;
+    options.narrowTail = narrowTail;
     options.reverseQTiles = reverseQTiles;
     options.warpgroupKVRanges = warpgroupKVRanges;
     options.workOrderTail = workOrderTail;

@@ -52,6 +52,11 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "Persistent unmasked kernels: split the work items past the last "
            "whole round along their KV tiles among all CTAs, combined "
            "through a global workspace (a `workspace` kernel parameter)">,
+    Option<"narrowTail", "narrow-tail", "int", /*default=*/"0",
+           "Unmasked kernels with the overlapped loop: a work item's last KV "
+           "tile, when it is the sequence's partial one with at most this "
+           "many keys, runs its GEMMs and softmax on that many columns (a "
+           "multiple of 16, of 32 for e4m3, below block_n; 0: off)">,
     Option<"warpgroupKVRanges", "warpgroup-kv-ranges", "bool",
            /*default=*/"false",
            "Each consumer warpgroup computes only the KV tiles its own rows "

@@ -84,6 +84,13 @@ struct SM90Options {
   /// combines the other pieces, which their CTAs leave in a global
   /// workspace (a `workspace` kernel parameter, KERNEL-ABI.md).
   bool splitTail = false;
+  /// Unmasked attention with the overlapped KV loop: when a work item's
+  /// last KV tile is the sequence's partial one and holds at most this many
+  /// keys, its S = Q K^T, softmax and P V run on that many columns instead
+  /// of block_n (a second, narrower copy of the loop's body after the
+  /// loop). A multiple of the wgmma k step (16 keys, 32 for e4m3) below
+  /// block_n; 0: off.
+  int narrowTail = 0;
   /// Under a causal mask (or a right window), each consumer warpgroup stops
   /// at the last KV tile its own 64 rows see, instead of the work item's,
   /// and a warpgroup whose rows all lie past the sequence computes no tile:
@@ -184,6 +191,8 @@ struct SM90KernelConfig {
   bool tmaStore = false;
   /// SM90Options::splitTail.
   bool splitTail = false;
+  /// SM90Options::narrowTail (0: off).
+  int64_t narrowTail = 0;
 
   bool isFP8() const { return elementType == "e4m3"; }
   /// tmaStore in an FP8 kernel: O is staged in a shared buffer of its own
