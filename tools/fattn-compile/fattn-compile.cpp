@@ -317,18 +317,15 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // narrow tail is within +-0.4% (docs/PERF.md, 2026-12-01, twenty-third
     // and twenty-fourth sessions). Python's flash_attn_func asks for it up
     // to 4096 queries and keys (config.py, has_short_seqs_kernel).
-    // Not with per-tensor descales only (or none), where ptxas spills 4
-    // bytes; flash_attn_func runs per-tensor descales on the per-(batch,
-    // head) kernel (config.py, per_head_routing).
-    auto descaleRank = [](Value descale) -> int64_t {
-      return descale ? cast<MemRefType>(descale.getType()).getRank() : 0;
-    };
-    bool factorsPerHeadOrBlock = descaleRank(op.getQDescale()) +
-                                     descaleRank(op.getKDescale()) +
-                                     descaleRank(op.getVDescale()) >
-                                 0;
+    // Only where at most one of Q, K and V has a single factor: with two or
+    // three per-tensor descales (or none) ptxas spills 4 bytes.
+    // flash_attn_func runs all-per-tensor descales on the per-(batch, head)
+    // kernel (config.py, per_head_routing).
+    int perTensor = 0;
+    for (Value descale : {op.getQDescale(), op.getKDescale(), op.getVDescale()})
+      perTensor += !descale || cast<MemRefType>(descale.getType()).getRank() == 0;
     bool shortFP8 = shortSeqs && linearP && valueT && !masked &&
-                    headDim > 96 && factorsPerHeadOrBlock;
+                    headDim > 96 && perTensor <= 1;
     if (shortFP8) {
       options.stages = 2;
       options.tmaStore = true;
