@@ -307,21 +307,17 @@ TileDescales SM90KernelEmitter::tileDescales(const string &j) {
 /// the slot: before the writes, every read of the previous tile's factors.
 SmallVector<string>
 SM90KernelEmitter::keyColumnFactors(const TileDescales &descales) {
-  string slotBarrier = e.add(e.i32(kEpilogueBarrier), wg);
+  string slotBarrier = warpgroupBarrierId();
   string slot = e.add(e.i32(layout.keyFactorOffset),
                       e.mul(wg, e.i32(layout.keyFactorSlotBytes)));
-  auto sync = [&] {
-    e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}", slotBarrier,
-                 e.i32(128)).str());
-  };
-  sync();
+  warpgroupBarrier(slotBarrier);
   for (size_t i = 0; i < descales.keyRows.size(); ++i) {
     string at = e.add(
         slot, e.mul(e.add(threadInWarpgroup, e.i32(128 * i)), e.i32(4)));
     e.op(formatv("llvm.store {0}, {1} : f32, !llvm.ptr<3>",
                  descales.keyRows[i], e.smemPtr(base, at)).str());
   }
-  sync();
+  warpgroupBarrier(slotBarrier);
   // Columns c and c + 1 (c even) are adjacent keys: one 8-byte load.
   SmallVector<string> factors;
   string own = e.add(slot, e.mul(quad, e.i32(8)));

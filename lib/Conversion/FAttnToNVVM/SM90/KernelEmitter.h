@@ -490,6 +490,18 @@ private:
     if (cfg.persistent && !cfg.storesOThroughQBuffer())
       arriveQEmpty();
   }
+  /// The consumer warpgroup's own named barrier (kEpilogueBarrier + its
+  /// index, its 128 threads): orders a warpgroup's shared-memory slots (O's
+  /// staging, K's per-column factors). `id`: warpgroupBarrierId(), for
+  /// callers that meet on it more than once; empty, computed here.
+  string warpgroupBarrierId() { return e.add(e.i32(kEpilogueBarrier), wg); }
+  void warpgroupBarrier(string id = "") {
+    string threads = e.i32(128);
+    if (id.empty())
+      id = warpgroupBarrierId();
+    e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}", id, threads)
+             .str());
+  }
   /// tmaStore: the thread of each consumer warpgroup that issues its TMA
   /// stores of O (the warpgroup's first).
   string isStoreIssuer() {

@@ -1046,34 +1046,31 @@ void SM90KernelEmitter::writeOToShared(ArrayRef<string> acc,
   if (cfg.tmaStore)
     e.op("nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
          "#nvvm.shared_space<cta>}");
-  e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
-               e.add(e.i32(kEpilogueBarrier), wg), e.i32(128)).str());
+  warpgroupBarrier();
 }
 
 void SM90KernelEmitter::storeOByTma(ArrayRef<string> acc, const string inv[2]) {
   bool ownBuffer = cfg.hasOwnOutputBuffer();
   string buffer = ownBuffer ? e.i32(layout.oOffset) : qBufferOffset();
+  string issuer = isStoreIssuer();
   if (ownBuffer) {
     // The warpgroup's rows of the buffer hold the previous item's O until
     // its TMA stores have read them: the issuer waits for that (long done,
     // an item later) and the warpgroup's barrier tells the others.
     string wait = fresh("o_reads_wait"), free = fresh("o_reads_done");
-    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", isStoreIssuer(), wait, free)
-             .str());
+    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", issuer, wait, free).str());
     e.label(wait);
     e.op("nvvm.cp.async.bulk.wait_group 0 {read}");
     e.op(formatv("llvm.br ^{0}", free).str());
     e.label(free);
-    e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
-                 e.add(e.i32(kEpilogueBarrier), wg), e.i32(128)).str());
+    warpgroupBarrier();
   }
   writeOToShared(acc, inv, buffer);
   // Only Q's buffer goes back: the other threads are done with it, and the
   // issuer hands it back in the next item (handBackStoredQ).
   string issue = fresh("o_tma"), done = fresh("o_stored");
   string others = ownBuffer ? done : fresh("o_hand_back");
-  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", isStoreIssuer(), issue, others)
-           .str());
+  e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}", issuer, issue, others).str());
   e.label(issue);
   string rows = e.mul(wg, e.i32(64));
   for (int64_t c = 0; c < cfg.outputChunks(); ++c) {
