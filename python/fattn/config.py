@@ -251,7 +251,7 @@ def has_short_seqs_kernel(config: KernelConfig) -> bool:
     """Whether fattn-compile --short-seqs builds a different kernel for
     `config` (sm_90a, head dim 97-128 for Q, K and V, and either 16-bit,
     causal, without softcap (tools/fattn-compile's shortCausal128), or e4m3
-    with V^T, without a mask, an LSE or per-block K descales, and with at
+    with V^T, without a mask, an LSE or per-block K or V descales, and with at
     most one of Q, K, V descaled per tensor (shortFP8: ptxas spills the
     others; flash_attn_func runs all-per-tensor descales on the per-head
     kernel, per_head_routing))."""
@@ -263,7 +263,7 @@ def has_short_seqs_kernel(config: KernelConfig) -> bool:
     unmasked = not config.causal and config.window_left < 0 and config.window_right < 0
     ranks = [rank for rank, _ in config.descale] if config.descale is not None else [0, 0, 0]
     return (config.dtype == "e4m3" and unmasked and config.value_layout == VALUE_LAYOUT_SM90
-            and not config.has_lse and ranks[1] != 3 and ranks.count(0) <= 1)
+            and not config.has_lse and 3 not in ranks[1:] and ranks.count(0) <= 1)
 
 
 def short_seqs_tuning(config: KernelConfig, seq_q: int, seq_k: int) -> KernelConfig:

@@ -54,13 +54,14 @@ FP8_DESCALES = ("q0k0v0",                                  # per tensor (the bas
                 "q2k2v2",                                  # per (batch, KV head), as FA3
                 "q3b128k3b128v3b128", "q3b64k3b128v3b128",  # per block
                 "q3b1k3b128v3b128",                        # Q per row, K/V per block
-                "q3b1k3b1v2")                              # Q and K per row, V per head
+                "q3b1k3b1v2",                              # Q and K per row, V per head
+                "q2k2v3b128")                              # Q and K per head, V per block
 
 
 # The same kernels with V given pre-transposed (value_layout, fattn.transpose_value_fp8)
 # for the descale forms `bench_fwd.py --dtype fp8 --fp8-descale block|head|tensor`
-# times; the GPU tests use the per-tensor and per-block ones.
-FP8_VALUE_LAYOUT_DESCALES = ("q0k0v0", "q2k2v2", "q3b128k3b128v3b128")
+# times; the GPU tests use the per-tensor and per-block ones, and V alone per block.
+FP8_VALUE_LAYOUT_DESCALES = ("q0k0v0", "q2k2v2", "q3b128k3b128v3b128", "q2k2v3b128")
 
 
 def fp8_specs() -> List[Dict]:

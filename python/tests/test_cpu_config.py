@@ -107,6 +107,8 @@ def test_tuned_for():
     (dict(dtype="e4m3", causal=False, value_layout=VT), 2048, 2048, False),
     (dict(dtype="e4m3", causal=False, descale="q3b1k3b128v3b128", value_layout=VT), 2048,
      2048, False),                                    # per-block K: other tiles
+    (dict(dtype="e4m3", causal=False, descale="q2k2v3b128", value_layout=VT), 2048,
+     2048, False),                                    # per-block V too
     (dict(dtype="e4m3", causal=False, descale="q3b128k2v2", value_layout=VT), 2048, 2048,
      True),
     (dict(dtype="e4m3", causal=False, descale="q2k2v2", value_layout=VT), 4096, 4097, False),

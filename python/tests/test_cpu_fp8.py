@@ -282,7 +282,7 @@ def test_mlir_fp8_parses_and_verifies(tmp_path, descale, value_layout):
 
 def test_fp8_preset():
     configs = build_library.make_configs(fp8_specs(), "sm_80")
-    assert len(configs) == 37 and len({c.key for c in configs}) == 37
+    assert len(configs) == 45 and len({c.key for c in configs}) == 45
     # One kernel tuned for short sequences: per-head factors, V^T, head dim
     # 128 without a mask (config.has_short_seqs_kernel).
     tuned = [c for c in configs if c.tuned_for is not None]
@@ -300,14 +300,15 @@ def test_fp8_preset():
     bshd = [c for c in configs if c.value_layout is None]
     assert {descale_code(c.descale) for c in bshd} == {
         "q0k0v0", "q2k2v2", "q3b128k3b128v3b128", "q3b64k3b128v3b128", "q3b1k3b128v3b128",
-        "q3b1k3b1v2"}
+        "q3b1k3b1v2", "q2k2v3b128"}
     # The pre-transposed V of `bench_fwd.py --dtype fp8` (--fp8-descale block, head,
-    # tensor) and of test_gpu_fp8.py (per tensor, per block), for each head dim and mask.
+    # tensor) and of test_gpu_fp8.py (per tensor, per block, V per block), for each head
+    # dim and mask.
     vt = [c for c in configs if c.value_layout is not None]
-    assert {c.value_layout for c in vt} == {VALUE_LAYOUT_SM90} and len(vt) == 12
+    assert {c.value_layout for c in vt} == {VALUE_LAYOUT_SM90} and len(vt) == 16
     assert {(c.head_dim_qk, c.causal, descale_code(c.descale)) for c in vt} == {
         (d, causal, ds) for d in (128, 256) for causal in (False, True)
-        for ds in ("q0k0v0", "q2k2v2", "q3b128k3b128v3b128")}
+        for ds in ("q0k0v0", "q2k2v2", "q3b128k3b128v3b128", "q2k2v3b128")}
     assert all(fp8(head_dim_qk=c.head_dim_qk, causal=c.causal, descale=c.descale) in bshd
                for c in vt)
 

@@ -106,6 +106,8 @@ FORMS = {
             {"descale_block_q": 1, "descale_block_kv": 128}),
     "rowk": ({"block": 1}, {"block": 1}, {"per": "head"},  # and per key, V per head
              {"descale_block_q": 1, "descale_block_kv": 1}),
+    "headv128": ({"per": "head"}, {"per": "head"}, {"block": 128},  # V alone per block
+                 {"descale_block_kv": 128}),
 }
 
 
@@ -461,7 +463,7 @@ def check_value_layout(b=2, sq=1000, sk=None, hq=8, hk=2, d=128, causal=False,
 
 
 @pytest.mark.parametrize("seqlen", [1000, 4097])
-@pytest.mark.parametrize("form", ["tensor", "block128"])
+@pytest.mark.parametrize("form", ["tensor", "block128", "headv128"])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("d", [128, 256])
 def test_fp8_value_layout(d, causal, form, seqlen):

@@ -209,9 +209,14 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // Causal, with pingpong (below; without it per-(batch, head) descales
     // spill 4 bytes at 240). Without a mask three stages add 1-2% more
     // there (causal: 0 to -2%).
-    bool perBlockKV =
-        op.getKDescale() &&
-        cast<MemRefType>(op.getKDescale().getType()).getRank() == 3;
+    // Per-block V factors (one per KV tile) need tiles that divide their
+    // blocks as much as K's do; with K per head and V per block of 128 the
+    // wide tiles were refused ("descale_block_kv (128) must be a multiple
+    // of block_n").
+    auto perBlock = [](Value descale) {
+      return descale && cast<MemRefType>(descale.getType()).getRank() == 3;
+    };
+    bool perBlockKV = perBlock(op.getKDescale()) || perBlock(op.getVDescale());
     bool fp8WideTiles =
         fp8 && headDim <= 128 && (!masked || causal) && !perBlockKV;
     // P's e4m3 bytes from a linear 2^x (no MUFU.EX2; needs the row sums on

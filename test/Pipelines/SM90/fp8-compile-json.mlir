@@ -2,6 +2,7 @@
 // RUN: rm -rf %t && fattn-compile %s --arch sm_90a --emit json -o %t
 // RUN: FileCheck %s < %t/fattn_fwd_d128_e4m3.json
 // RUN: FileCheck %s --check-prefix=BLOCK < %t/fattn_fwd_d128_e4m3_ds3.json
+// RUN: FileCheck %s --check-prefix=VBLOCK < %t/fattn_fwd_d128_e4m3_dsv3.json
 // RUN: FileCheck %s --check-prefix=D256 < %t/fattn_fwd_d256_e4m3_causal.json
 // RUN: test -s %t/fattn_fwd_d256_e4m3_causal.cubin
 // RUN: rm -rf %t.ptx && fattn-compile %s --arch sm_90a --emit ptx -o %t.ptx
@@ -15,8 +16,8 @@
 // fattn-compile's FP8 tiles (docs/PERF.md): at head dim 128 without a mask
 // and V by rows 192-key tiles with 32 producer and 232 consumer registers,
 // P's e4m3 bytes from a linear 2^x and the row sums on the tensor cores (224
-// with the exp2s, --linear-exp2=false), or 128 with per-block K/V descales
-// (whole tiles per block of 128 rows); the
+// with the exp2s, --linear-exp2=false), or 128 with per-block K or V descales
+// (whole tiles per block of 128 rows, also when only V's are per block); the
 // overlapped loop (S of the next tile in flight during the softmax: a wait
 // for all but one wgmma group), except at head dim 256 with per-block K/V
 // descales, where it spills and the plain loop runs.
@@ -52,6 +53,13 @@
 // BLOCK: "block_n": 128,
 // BLOCK: "block": 128,
 // BLOCK-NEXT: "rank": 3
+// VBLOCK: "block_n": 128,
+// VBLOCK: "descale": {
+// VBLOCK-NEXT: "k": {
+// VBLOCK-NEXT: "rank": 2
+// VBLOCK: "v": {
+// VBLOCK-NEXT: "block": 128,
+// VBLOCK-NEXT: "rank": 3
 // D256: "block_n": 128,
 // D256: "causal": true,
 func.func @fattn_fwd_d128_e4m3(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<f32>, %dk: memref<f32>, %dv: memref<f32>) {
@@ -60,6 +68,10 @@ func.func @fattn_fwd_d128_e4m3(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x
 }
 func.func @fattn_fwd_d128_e4m3_ds3(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<?x?x?xf32>, %dk: memref<?x?x?xf32>, %dv: memref<?x?x?xf32>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) {descale_block_q = 128 : i64, descale_block_kv = 128 : i64}
+  return
+}
+func.func @fattn_fwd_d128_e4m3_dsv3(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<?x?xf32>, %dk: memref<?x?xf32>, %dv: memref<?x?x?xf32>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%o : memref<?x?x?x128xbf16>) descale(%dq, %dk, %dv : memref<?x?xf32>, memref<?x?xf32>, memref<?x?x?xf32>) {descale_block_kv = 128 : i64}
   return
 }
 func.func @fattn_fwd_d256_e4m3_causal(%q: memref<?x?x?x256xf8E4M3FN>, %k: memref<?x?x?x256xf8E4M3FN>, %v: memref<?x?x?x256xf8E4M3FN>, %o: memref<?x?x?x256xbf16>) {
