@@ -413,7 +413,8 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     // per SM sub-partition, which cannot hide a dependent chain of 56 adds
     // (FP8, 224-key tiles). Two chains measured up to 3% faster with rows
     // of 48 and 56 scores, and nothing or slower with 40 or fewer
-    // (docs/PERF.md, 2026-11-30).
+    // (docs/PERF.md, 2026-11-30; at 40, 16-bit 160-key tiles, 0.7-1%
+    // slower, twenty-fifth session).
     SmallVector<string> sums(numS / 2 > 40 ? 2 : 1);
     int64_t inRow = 0;
     std::pair<string, string> affine;
