@@ -321,7 +321,7 @@ SM90KernelEmitter::keyColumnFactors(const TileDescales &descales) {
   // Columns c and c + 1 (c even) are adjacent keys: one 8-byte load.
   SmallVector<string> factors;
   string own = e.add(slot, e.mul(quad, e.i32(8)));
-  for (int64_t c = 0; c < numS / 2; c += 2) {
+  for (int64_t c = 0; c < tile.numS / 2; c += 2) {
     string at = e.smemPtr(base, e.add(own, e.i32(4 * keyColumnOffset(c))));
     string pair = e.def(formatv("llvm.load {0} {{alignment = 8 : i64} : "
                                 "!llvm.ptr<3> -> vector<2xf32>",
@@ -378,7 +378,9 @@ SM90KernelEmitter::gatherLinearBytes(ArrayRef<string> u) {
                          "(i32, i32, i32) -> i32", h, scale, magic).str());
   };
   SmallVector<string> packed;
-  for (int64_t kk = 0; kk < columns / 32; ++kk)
+  // A 32-key step holds 16 of the thread's scores.
+  int64_t steps = static_cast<int64_t>(u.size()) / 16;
+  for (int64_t kk = 0; kk < steps; ++kk)
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;
       string lo = halves(u[i], u[i + 1]), hi = halves(u[i + 4], u[i + 5]);
@@ -417,7 +419,9 @@ SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<string> p) {
   string undef = mergeInPlace ? e.def("llvm.mlir.poison : vector<2xi16>") : "";
   // bytes 0-1 of `lo`, then bytes 0-1 of `hi`
   string halves = mergeInPlace ? "" : e.i32(0x5410);
-  for (int64_t kk = 0; kk < columns / 32; ++kk)
+  // A 32-key step holds 16 of the thread's scores.
+  int64_t steps = static_cast<int64_t>(p.size()) / 16;
+  for (int64_t kk = 0; kk < steps; ++kk)
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;
       string lo = cvt(p[i], p[i + 1]), hi = cvt(p[i + 4], p[i + 5]);

@@ -314,7 +314,7 @@ public:
     // registers, rescaled with O; see issuePV and foldRowSums.
     numAcc = numO + (cfg.rowSumMma ? 2 : 0);
     oType = structType(numAcc, "f32");
-    setScoreColumns(bn);
+    tile = scoreColumns(bn);
     softcap = cfg.softcap > 0;
     softmaxScale = softcap ? 1.0f : cfg.scale;
     scaleLog2 = softmaxScale * kLog2E;
@@ -330,20 +330,25 @@ private:
   const SM90Options &opts;
   SharedLayout layout;
   TextEmitter e;
-  int64_t bn, dPad, chunks, numS, numO, numAcc, numP;
-  string sType, oType, pType;
-  /// The score columns that S = Q K^T, the softmax and P V compute: bn, or
-  /// the narrow tail's (cfg.narrowTail) while its iteration is emitted.
-  /// The tile in shared memory keeps bn rows either way.
-  int64_t columns;
-  void setScoreColumns(int64_t n) {
-    columns = n;
-    numS = n / 2; // S accumulator registers per thread
-    sType = structType(numS, "f32");
-    // P: two 16-bit or four e4m3 probabilities per register.
-    numP = cfg.isFP8() ? numS / 4 : numS / 2;
-    pType = structType(numP, "i32");
+  int64_t bn, dPad, chunks, numO, numAcc;
+  string oType;
+  /// The score columns that one S = Q K^T, its softmax and its P V compute,
+  /// and their registers per thread: a whole tile's (`tile`), or the narrow
+  /// tail's (cfg.narrowTail). The tile in shared memory keeps bn rows
+  /// either way.
+  struct ScoreColumns {
+    int64_t columns;
+    int64_t numS; // S accumulator registers
+    int64_t numP; // P: two 16-bit or four e4m3 probabilities per register
+    string sType, pType;
+  };
+  ScoreColumns scoreColumns(int64_t n) const {
+    int64_t numS = n / 2;
+    int64_t numP = cfg.isFP8() ? numS / 4 : numS / 2;
+    return {n, numS, numP, structType(numS, "f32"), structType(numP, "i32")};
   }
+  /// bn columns.
+  ScoreColumns tile;
   bool softcap;
   float softmaxScale, scaleLog2;
   const char *wgmmaType;
@@ -572,7 +577,7 @@ private:
   SmallVector<string> keyColumnFactors(const TileDescales &descales);
   /// The S accumulator element `i` of a thread lies in score column
   /// 2 * quad + keyColumnOffset(keyColumnIndex(i)) of its tile, for
-  /// keyColumnIndex(i) < numS / 2 (rows r and r + 8 share the column).
+  /// keyColumnIndex(i) < tile.numS / 2 (rows r and r + 8 share the column).
   static int64_t keyColumnIndex(int64_t i) { return 2 * (i / 4) + i % 2; }
   static int64_t keyColumnOffset(int64_t c) { return 8 * (c / 2) + c % 2; }
   std::array<string, 2> rescaleFactors(const TileSoftmax &sm,
@@ -586,10 +591,11 @@ private:
                     const string &when);
 
   // Consumer pieces.
-  string issueQK(const string &stage);
+  string issueQK(const string &stage, const ScoreColumns &sc);
   string scoresAlone(const string &stage, const string &phase);
   SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
-                              const string &stage, bool fence);
+                              const string &stage, bool fence,
+                              const ScoreColumns &sc);
   /// rowSumMma: the tile's row sums of the last issuePV (an m64n8 wgmma's
   /// accumulator, columns 2 * quad + {0, 1} of rows r and r + 8, all equal),
   /// to be added to l once that wgmma has completed (foldRowSums).
@@ -640,7 +646,7 @@ private:
   }
   TileSoftmax emitSoftmax(const string &scores, const string &j,
                           const string oldMax[2], const string oldSum[2],
-                          const TileDescales &descales);
+                          const TileDescales &descales, const ScoreColumns &sc);
   SmallVector<string> packProbabilitiesE4M3(ArrayRef<string> p);
   /// SM90KernelConfig::linearExp2: a row's coefficients (x = log2(256 P)
   /// = score * coef + bias) turned into those of the fma.sat that gives u,

@@ -134,10 +134,11 @@ SmallVector<string> SM90KernelEmitter::fenceValues(ArrayRef<string> values,
   return unpack(result, n, type);
 }
 
-string SM90KernelEmitter::issueQK(const string &stage) {
+string SM90KernelEmitter::issueQK(const string &stage,
+                                  const ScoreColumns &sc) {
   string kDesc = descriptorInSlot(kDesc0, stage, layout.kvStageBytes);
   e.op("nvvm.wgmma.fence.aligned");
-  string s = e.def(formatv("llvm.mlir.zero : {0}", sType).str());
+  string s = e.def(formatv("llvm.mlir.zero : {0}", sc.sType).str());
   // Every k step is 32 bytes of a row: 16 16-bit or 32 e4m3 elements.
   for (int64_t kk = 0; kk < dPad / kStep; ++kk) {
     int64_t c = kk / 4, within = kk % 4; // 128-byte atom, 32-byte step
@@ -147,8 +148,8 @@ string SM90KernelEmitter::issueQK(const string &stage) {
     s = e.def(formatv("nvvm.wgmma.mma_async {0}, {1}, {2}, #nvvm.shape<m = 64, "
                       "n = {3}, k = {7}>, D[<f32>, {4}], A[<{5}>, <one>, <row>], "
                       "B[<{5}>, <one>, <col>] : {6} -> {6}",
-                      da, db, s, columns, kk == 0 ? "<zero>" : "<one>", wgmmaType,
-                      sType, kStep).str());
+                      da, db, s, sc.columns, kk == 0 ? "<zero>" : "<one>",
+                      wgmmaType, sc.sType, kStep).str());
   }
   e.op("nvvm.wgmma.commit.group.sync.aligned");
   return s;
@@ -156,7 +157,8 @@ string SM90KernelEmitter::issueQK(const string &stage) {
 
 SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
                                                ArrayRef<string> pPacked,
-                                               const string &stage, bool fence) {
+                                               const string &stage, bool fence,
+                                               const ScoreColumns &sc) {
   int64_t stageBytes = cfg.isFP8() ? layout.vtStageBytes : layout.kvStageBytes;
   string vDesc = descriptorInSlot(vDesc0, stage, stageBytes);
   if (fence)
@@ -225,7 +227,7 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
   if (cfg.isFP8()) {
     // V^T: head-dim rows of 128-key atoms; a 32-key step is 32 bytes of a
     // row, a 64-column part of O starts 64 rows further.
-    for (int64_t kk = 0; kk < columns / kStep; ++kk) {
+    for (int64_t kk = 0; kk < sc.columns / kStep; ++kk) {
       ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
       int64_t step = (kk / 4) * cfg.headDim * 8 + (kk % 4) * 2;
       if (opts.wideValueMma) {
@@ -244,7 +246,7 @@ SmallVector<string> SM90KernelEmitter::issuePV(ArrayRef<string> oIn,
     }
     return result();
   }
-  for (int64_t kk = 0; kk < columns / 16; ++kk) {
+  for (int64_t kk = 0; kk < sc.columns / 16; ++kk) {
     ArrayRef<string> a(pPacked.data() + 4 * kk, 4);
     if (opts.wideValueMma) {
       string desc = e.bin("add", vDesc, e.i64(kk * 128), "i64");
@@ -279,7 +281,8 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
                                            const string &j,
                                            const string oldMax[2],
                                            const string oldSum[2],
-                                           const TileDescales &descales) {
+                                           const TileDescales &descales,
+                                           const ScoreColumns &sc) {
   string s = scores;
   // FP8 descales: the true score of row r is dq(r) * dk(tile) * s. The
   // factor goes into the multiplications that are there anyway (softcap's,
@@ -296,12 +299,12 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
                         : e.bin("fmul", qScale[r], descales.key, "f32");
   if (keyColumns) {
     SmallVector<string> factors = keyColumnFactors(descales);
-    for (int64_t i = 0; i < numS; ++i) {
+    for (int64_t i = 0; i < sc.numS; ++i) {
       string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", s, i,
-                               sType).str());
+                               sc.sType).str());
       x = e.bin("fmul", x, factors[keyColumnIndex(i)], "f32");
       s = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", x, s, i,
-                        sType).str());
+                        sc.sType).str());
     }
   }
   if (softcap) {
@@ -312,13 +315,15 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
       for (int r = 0; r < 2; ++r)
         inner[r] = e.bin("fmul", rowScale[r], inner[r], "f32");
     scaled = false; // the capped scores are true scores
-    for (int64_t i = 0; i < numS; ++i) {
-      string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", s, i, sType).str());
+    for (int64_t i = 0; i < sc.numS; ++i) {
+      string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", s, i,
+                               sc.sType).str());
       x = e.bin("fmul", x, inner[(i % 4) / 2], "f32");
       x = e.def(formatv("llvm.inline_asm asm_dialect = att \"tanh.approx.f32 $0, "
                         "$1;\", \"=f,f\" {0} : (f32) -> f32", x).str());
       x = e.bin("fmul", x, cap, "f32");
-      s = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", x, s, i, sType).str());
+      s = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", x, s, i,
+                        sc.sType).str());
     }
   }
 
@@ -327,7 +332,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
   string needMask = e.bin("or", e.icmp("slt", j, fullLo),
                           e.icmp("sge", j, fullHi), "i1");
   e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}({3} : {4})", needMask, maskLabel,
-               softmaxLabel, s, sType).str());
+               softmaxLabel, s, sc.sType).str());
 
   e.label(maskLabel);
   {
@@ -338,35 +343,36 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
       loRel[r] = e.sub(loLimit[r], colBase);
     }
     string masked = s;
-    for (int64_t i = 0; i < numS; ++i) {
+    for (int64_t i = 0; i < sc.numS; ++i) {
       int64_t r = (i % 4) / 2, col = keyColumnOffset(keyColumnIndex(i));
       string c = e.i32(col);
       string ok = e.bin("and", e.icmp("sle", c, hiRel[r]),
                         e.icmp("sge", c, loRel[r]), "i1");
       string x = e.def(formatv("llvm.extractvalue {0}[{1}] : {2}", masked, i,
-                               sType).str());
+                               sc.sType).str());
       x = e.select(ok, x, negInf, "f32");
       masked = e.def(formatv("llvm.insertvalue {0}, {1}[{2}] : {3}", x, masked,
-                             i, sType).str());
+                             i, sc.sType).str());
     }
-    e.op(formatv("llvm.br ^{0}({1} : {2})", softmaxLabel, masked, sType).str());
+    e.op(formatv("llvm.br ^{0}({1} : {2})", softmaxLabel, masked, sc.sType)
+             .str());
   }
 
   // ---- online softmax on the accumulator layout ----
   string arg = "%scores_" + softmaxLabel;
-  e.label(softmaxLabel, formatv("({0}: {1})", arg, sType).str());
-  SmallVector<string> sv = unpack(arg, numS, sType);
+  e.label(softmaxLabel, formatv("({0}: {1})", arg, sc.sType).str());
+  SmallVector<string> sv = unpack(arg, sc.numS, sc.sType);
   string scaleL2 = e.f32(scaleLog2);
   string allLanes = e.i32(-1), clamp = e.i32(31);
   TileSoftmax out;
-  SmallVector<string> p(numS);
+  SmallVector<string> p(sc.numS);
   const bool lazyRescale = cfg.rescaleThreshold > 0.0f;
   string grew[2];
   for (int r = 0; r < 2; ++r) {
     // With descales the max is taken over the stored scores and scaled once
     // (the factor is positive), then merged with the running max.
     string mx = scaled ? negInf : oldMax[r];
-    for (int64_t i = 0; i < numS; ++i)
+    for (int64_t i = 0; i < sc.numS; ++i)
       if ((i % 4) / 2 == r)
         mx = e.fmax(mx, sv[i]);
     // The four threads of a quad hold the same rows.
@@ -415,12 +421,12 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(const string &scores,
     // of 48 and 56 scores, and nothing or slower with 40 or fewer
     // (docs/PERF.md, 2026-11-30; at 40, 16-bit 160-key tiles, 0.7-1%
     // slower, twenty-fifth session).
-    SmallVector<string> sums(numS / 2 > 40 ? 2 : 1);
+    SmallVector<string> sums(sc.numS / 2 > 40 ? 2 : 1);
     int64_t inRow = 0;
     std::pair<string, string> affine;
     if (cfg.linearExp2)
       affine = linearExp2Affine(coef, bias);
-    for (int64_t i = 0; i < numS; ++i) {
+    for (int64_t i = 0; i < sc.numS; ++i) {
       if ((i % 4) / 2 != r)
         continue;
       if (cfg.linearExp2) { // l comes from the tensor cores (rowSumMma)
@@ -636,10 +642,10 @@ void SM90KernelEmitter::releaseSkippedTiles() {
 string SM90KernelEmitter::scoresAlone(const string &stage, const string &phase) {
   waitBarrier(barrier(layout.fullKBar(), stage), phase);
   pingpongSync();
-  string s = issueQK(stage);
+  string s = issueQK(stage, tile);
   pingpongArrive();
   waitGroup(0);
-  s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
+  s = pack(fenceValues(unpack(s, tile.numS, tile.sType), "f32"), tile.sType);
   release(layout.emptyKBar(), stage);
   return s;
 }
@@ -664,7 +670,7 @@ void SM90KernelEmitter::emitSequentialLoop() {
   TileDescales descales = tileDescales("%j");
   string s = scoresAlone(stage, phase);
   const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
-  TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
+  TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales, tile);
   sm.packedP = packProbabilities(sm.probabilities);
   // O *= alpha (and, with per-block V descales, into this tile's units).
   SmallVector<string> o = unpack("%acc", numAcc, oType);
@@ -674,7 +680,7 @@ void SM90KernelEmitter::emitSequentialLoop() {
 
   waitBarrier(barrier(fullValueBar(), stage), phase);
   pingpongSync();
-  o = issuePV(o, sm.packedP, stage, /*fence=*/true);
+  o = issuePV(o, sm.packedP, stage, /*fence=*/true, tile);
   pingpongArrive();
   waitGroup(0);
   o = fenceValues(o, "f32");
@@ -739,6 +745,8 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   // tiles costs about a whole tile otherwise (docs/PERF.md, twenty-third
   // session).
   string narrow, loopHi = consumerHi;
+  const ScoreColumns narrowColumns =
+      cfg.narrowTail > 0 ? scoreColumns(cfg.narrowTail) : tile;
 
   // Prologue: S and P of the first tile (O is still zero: no rescale).
   e.label("ov_first");
@@ -756,7 +764,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     TileDescales descales = tileDescales(lo);
     string s = scoresAlone(stage, phase);
     const string oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
-    TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales);
+    TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales, tile);
     sm.packedP = packProbabilities(sm.probabilities);
     // Long after the previous item's O stores were issued.
     handBackStoredQ();
@@ -765,19 +773,20 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
                  "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
                  e.add(lo, e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
-                 sm.sum[1], oInit, pack(sm.packedP, pType),
+                 sm.sum[1], oInit, pack(sm.packedP, tile.pType),
                  pending({one, one}, none),
-                 carried(descales.value), oType, pType, pendingTypes,
+                 carried(descales.value), oType, tile.pType, pendingTypes,
                  carriedTypes()).str());
   }
 
   // The last tile's P V (its rescale first when deferred), then the
-  // epilogue. `j` is the tile after it.
+  // epilogue. `j` is the tile after it; `sc` its columns.
   auto lastProduct = [&](const string &j, const string max[2],
                          const string sum[2], SmallVector<string> o,
                          ArrayRef<string> p,
                          const std::array<string, 2> &factors,
-                         const string &when, const string &valueDescale) {
+                         const string &when, const string &valueDescale,
+                         const ScoreColumns &sc) {
     // Every S = Q K^T of the work item has completed.
     releaseQ();
     string prev = e.sub(tileOrdinal(j), e.i32(1));
@@ -786,7 +795,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     if (deferRescale)
       rescaleOWhen(o, factors, when);
     pingpongSync();
-    o = issuePV(o, p, prevStage, /*fence=*/true);
+    o = issuePV(o, p, prevStage, /*fence=*/true, sc);
     pingpongArrive();
     waitGroup(0);
     o = fenceValues(o, "f32");
@@ -801,7 +810,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   // Iteration j: S_j and P_{j-1} V_{j-1} on the tensor cores together, the
   // softmax of tile j while P_{j-1} V_{j-1} completes.
   e.label("ov_loop", formatv("(%j: i32, %m0: f32, %m1: f32, %l0: f32, %l1: f32, "
-                             "%acc: {0}, %pp: {1}{2}{3})", oType, pType,
+                             "%acc: {0}, %pp: {1}{2}{3})", oType, tile.pType,
                              pendingArgs, carriedArgs("%dvp")).str());
   e.op(formatv("llvm.cond_br {0}, ^ov_tile, ^{1}",
                e.icmp("slt", "%j", loopHi),
@@ -818,25 +827,21 @@ void SM90KernelEmitter::emitOverlappedLoop() {
     waitBarrier(barrier(layout.fullKBar(), stage), phaseOf(t));
     waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
     SmallVector<string> o = unpack("%acc", numAcc, oType);
-    SmallVector<string> p = unpack("%pp", numP, pType);
+    // P_{j-1} is a whole tile's; tile j's S, P and P V are on `sc`.
+    SmallVector<string> p = unpack("%pp", tile.numP, tile.pType);
+    const ScoreColumns &sc = narrowTile ? narrowColumns : tile;
     pingpongSync();
-    if (narrowTile)
-      setScoreColumns(cfg.narrowTail);
-    string s = issueQK(stage);
-    if (narrowTile)
-      setScoreColumns(bn); // P_{j-1} is a whole tile's
+    string s = issueQK(stage, sc);
     // A deferred rescale writes the accumulator registers: fence again.
     if (deferRescale)
       rescaleOWhen(o, carriedFactors, carriedWhen);
-    o = issuePV(o, p, prevStage, /*fence=*/deferRescale);
+    o = issuePV(o, p, prevStage, /*fence=*/deferRescale, tile);
     pingpongArrive();
     waitGroup(1); // S_j is done; P_{j-1} V_{j-1} may still run
-    if (narrowTile)
-      setScoreColumns(cfg.narrowTail); // tile j's S, P and P V
-    s = pack(fenceValues(unpack(s, numS, sType), "f32"), sType);
+    s = pack(fenceValues(unpack(s, sc.numS, sc.sType), "f32"), sc.sType);
     release(layout.emptyKBar(), stage);
     const string oldMax[2] = {"%m0", "%m1"}, oldSum[2] = {"%l0", "%l1"};
-    TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales);
+    TileSoftmax sm = emitSoftmax(s, "%j", oldMax, oldSum, descales, sc);
     // 16-bit P is packed right away (packed after the wait below, it
     // measured the same, docs/PERF.md); e4m3 P only after the wait.
     if (!cfg.isFP8())
@@ -860,16 +865,15 @@ void SM90KernelEmitter::emitOverlappedLoop() {
       rescaleOWhen(o, factor, sm.rescale);
     if (narrowTile) {
       lastProduct(e.add("%j", e.i32(1)), sm.max, sm.sum, o, sm.packedP,
-                  factor, lazy ? sm.rescale : string(), valueDescale);
-      setScoreColumns(bn);
+                  factor, lazy ? sm.rescale : string(), valueDescale, sc);
       return;
     }
     e.op(formatv("llvm.br ^ov_loop({0}, {1}, {2}, {3}, {4}, {5}, {6}{7}{8} : "
                  "i32, f32, f32, f32, f32, {9}, {10}{11}{12})",
                  e.add("%j", e.i32(1)), sm.max[0], sm.max[1], sm.sum[0],
-                 sm.sum[1], pack(o, oType), pack(sm.packedP, pType),
+                 sm.sum[1], pack(o, oType), pack(sm.packedP, tile.pType),
                  pending(factor, sm.rescale), carried(valueDescale), oType,
-                 pType, pendingTypes, carriedTypes()).str());
+                 tile.pType, pendingTypes, carriedTypes()).str());
   };
   e.label("ov_tile");
   iteration(/*narrowTile=*/false);
@@ -885,8 +889,8 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   {
     const string max[2] = {"%m0", "%m1"}, sum[2] = {"%l0", "%l1"};
     lastProduct("%j", max, sum, unpack("%acc", numAcc, oType),
-                unpack("%pp", numP, pType), carriedFactors, carriedWhen,
-                "%dvp");
+                unpack("%pp", tile.numP, tile.pType), carriedFactors,
+                carriedWhen, "%dvp", tile);
   }
 }
 
