@@ -254,7 +254,8 @@ def has_short_seqs_kernel(config: KernelConfig) -> bool:
     with V^T, without a mask, an LSE or per-block K or V descales, and with at
     most one of Q, K, V descaled per tensor (shortFP8: ptxas spills the
     others; flash_attn_func runs all-per-tensor descales on the per-head
-    kernel, per_head_routing))."""
+    kernel, per_head_routing)). tests/test_cpu_short_seqs_rule.py checks it
+    against fattn-compile's PTX with and without --short-seqs."""
     if (config.arch != "sm_90a" or config.tuned_for is not None
             or not 96 < config.head_dim_qk <= 128 or config.head_dim_v != config.head_dim_qk):
         return False

@@ -321,7 +321,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // 0.2-1.3% lower at 2k and 4k; without two stages and TMA stores the
     // narrow tail is within +-0.4% (docs/PERF.md, 2026-12-01, twenty-third
     // and twenty-fourth sessions). Python's flash_attn_func asks for it up
-    // to 4096 queries and keys (config.py, has_short_seqs_kernel).
+    // to 4096 queries and keys (config.py, has_short_seqs_kernel, which
+    // python/tests/test_cpu_short_seqs_rule.py holds to this rule).
     // Only where at most one of Q, K and V has a single factor: with two or
     // three per-tensor descales (or none) ptxas spills 4 bytes.
     // flash_attn_func runs all-per-tensor descales on the per-(batch, head)
