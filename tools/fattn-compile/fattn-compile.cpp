@@ -213,10 +213,13 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // blocks as much as K's do; with K per head and V per block of 128 the
     // wide tiles were refused ("descale_block_kv (128) must be a multiple
     // of block_n").
-    auto perBlock = [](Value descale) {
-      return descale && cast<MemRefType>(descale.getType()).getRank() == 3;
+    // A descale's form by its rank: 0 per tensor (or none: a factor of 1),
+    // 2 per (batch, head), 3 per block of rows.
+    auto descaleRank = [](Value descale) -> int64_t {
+      return descale ? cast<MemRefType>(descale.getType()).getRank() : 0;
     };
-    bool perBlockKV = perBlock(op.getKDescale()) || perBlock(op.getVDescale());
+    bool perBlockKV = descaleRank(op.getKDescale()) == 3 ||
+                      descaleRank(op.getVDescale()) == 3;
     bool fp8WideTiles =
         fp8 && headDim <= 128 && (!masked || causal) && !perBlockKV;
     // P's e4m3 bytes from a linear 2^x (no MUFU.EX2; needs the row sums on
@@ -329,7 +332,7 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // kernel (config.py, per_head_routing).
     int perTensor = 0;
     for (Value descale : {op.getQDescale(), op.getKDescale(), op.getVDescale()})
-      perTensor += !descale || cast<MemRefType>(descale.getType()).getRank() == 0;
+      perTensor += descaleRank(descale) == 0;
     bool shortFP8 = shortSeqs && linearP && valueT && !masked &&
                     headDim > 96 && perTensor <= 1;
     if (shortFP8) {
