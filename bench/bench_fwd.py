@@ -9,7 +9,11 @@ Configurations of ../shared/ANCHORS.md: bf16, batch x seqlen = 16384 tokens,
 heads x head_dim = 2048, BSHD inputs. TFLOP/s = 4*B*H*N^2*D / time, halved when causal.
 Time: CUDA events around each call after a warm-up, median of --rep calls (with
 --interleave, the --rep calls of fattn and the peers alternate one by one, so that the
-GPU's clock drift during the run does not favour one column).
+GPU's clock drift during the run does not favour one column). The default warm-up, 100
+calls of each, lets the H200's clock settle: after only 10, the first timed calls of a
+2k row still run 3-5% faster than the GPU sustains, the peers more than fattn, and a
+median of 40 calls lands in that transient (docs/PERF.md, 2026-12-02, twenty-sixth
+session).
 fattn's output is checked against SDPA's before it is timed; a kernel that is not
 available (no library entry, no fattn-compile) is reported as missing.
 
@@ -212,8 +216,10 @@ def main():
     p.add_argument("--fp8-v-layout", default="both", choices=["both", "bshd", "transposed"],
                    help="fp8: time fattn with V as given (bshd), pre-transposed by "
                         "fattn.transpose_value_fp8 (transposed), or both side by side")
-    p.add_argument("--warmup", type=int, default=10)
-    p.add_argument("--rep", type=int, default=50)
+    p.add_argument("--warmup", type=int, default=100,
+                   help="untimed calls of each before timing (default 100)")
+    p.add_argument("--rep", type=int, default=200,
+                   help="timed calls of each; the median is reported (default 200)")
     p.add_argument("--interleave", action="store_true",
                    help="time fattn and the peers by --rep interleaved single calls "
                         "(rotated order, median) instead of --rep calls of each in turn")
