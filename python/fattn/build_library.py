@@ -13,7 +13,7 @@ q3b64k3b128v3b128 per block; `none` for no descale operands), value_layout (e4m3
 only: transposed_wgmma_e4m3_k32 for V given pre-transposed, `none` for BSHD V).
 --config-file takes a JSON list of objects with KernelConfig.make's arguments.
 A configuration that has a kernel tuned for short sequences (fattn.config.
-short_seqs_tuning; flash_attn_func runs it up to 4096 queries and keys) gets
+short_seqs_tuning; flash_attn_func runs it up to short_seqs_max's lengths) gets
 that kernel too.
 Copy DIR to the GPU machine and set FATTN_KERNEL_DIR=DIR (or fattn.set_kernel_dir).
 """

@@ -94,7 +94,15 @@ def test_tuned_for():
     (dict(dtype="bf16", window_left=64), 1000, 1000, False),
     (dict(dtype="bf16", softcap=30.0), 1000, 1000, False),
     (dict(dtype="bf16", head_dim_qk=96), 1000, 1000, False),
-    (dict(dtype="bf16", head_dim_qk=64), 1000, 1000, False),
+    # Head dims up to 64, causal: two consumer warpgroups, up to 1024 only.
+    (dict(dtype="bf16", head_dim_qk=64), 1000, 1000, True),
+    (dict(dtype="f16", head_dim_qk=32, has_lse=True), 1024, 1024, True),
+    (dict(dtype="bf16", head_dim_qk=64), 1025, 1000, False),
+    (dict(dtype="bf16", head_dim_qk=64), 1000, 2048, False),
+    (dict(dtype="bf16", head_dim_qk=64, causal=False), 1000, 1000, False),
+    (dict(dtype="bf16", head_dim_qk=64, softcap=30.0), 1000, 1000, False),
+    (dict(dtype="bf16", head_dim_qk=64, window_left=64), 1000, 1000, False),
+    (dict(dtype="bf16", head_dim_qk=80), 1000, 1000, False),
     (dict(dtype="bf16", arch="sm_80"), 1000, 1000, False),
     (dict(dtype="e4m3", descale="q0k0v0"), 1000, 1000, False),
     # FP8 with V^T without a mask: two stages and O by TMA stores.

@@ -31,7 +31,7 @@ def fp8(**kw):
 
 
 # Each condition of the rule, met and missed (tools/fattn-compile's
-# shortCausal128 and shortFP8).
+# shortCausal64, shortCausal128 and shortFP8).
 CONFIGS = [
     sm90(),                                    # 16-bit causal head dim 128: tuned
     sm90(dtype="f16", has_lse=True),
@@ -41,6 +41,12 @@ CONFIGS = [
     sm90(window_left=64, window_right=0),
     sm90(head_dim_qk=96),                      # below 97
     sm90(head_dim_qk=256),
+    sm90(head_dim_qk=64),                      # up to 64, causal: tuned
+    sm90(head_dim_qk=32, dtype="f16", has_lse=True),
+    sm90(head_dim_qk=80),                      # 65-96
+    sm90(head_dim_qk=64, causal=False),
+    sm90(head_dim_qk=64, softcap=30.0),
+    sm90(head_dim_qk=64, window_left=64, window_right=0),
     fp8(),                                     # FP8 V^T per head: tuned
     fp8(descale="q0k2v2"),                     # one per-tensor factor
     fp8(descale="q2k2v0"),

@@ -242,6 +242,22 @@ def test_short_seqs_tuning(dtype, short_seqs):
     run_case(dtype=dtype, d=128, sq=300, sk=1000, causal=True, short_seqs=short_seqs)
 
 
+@pytest.mark.parametrize("short_seqs", [True, False], ids=["short", "default"])
+@pytest.mark.parametrize("dtype", TEST_DTYPES)
+def test_short_seqs_tuning_head_dim_64(dtype, short_seqs):
+    """Causal head dim 64 up to 1024 queries and keys runs the kernel tuned
+    for short sequences (sm_90a: two consumer warpgroups of 128 rows and
+    128-key tiles instead of three and 96-key ones); the default one must give
+    the same results: many work items per CTA with GQA and the LSE, tails that
+    are not multiples of either kernel's tiles, and more queries than keys
+    (rows that see no key)."""
+    run_case(dtype=dtype, d=64, b=2, hq=48, hk=8, sq=1000, sk=1000, causal=True, lse=True,
+             short_seqs=short_seqs)
+    run_case(dtype=dtype, d=64, sq=300, sk=1000, causal=True, short_seqs=short_seqs)
+    run_case(dtype=dtype, d=64, b=2, hq=8, hk=2, sq=1000, sk=700, causal=True, lse=True,
+             short_seqs=short_seqs)
+
+
 def test_custom_scale():
     run_case(d=128, sq=1000, sk=1000, scale=0.3, causal=True)
 
@@ -362,8 +378,12 @@ SANITIZER_CASES = [
     # acquire are what racecheck cannot see, its memory what memcheck can).
     dict(dtype="f16", d=64, hq=92, hk=4, sq=300, sk=700, causal=False, lse=True),
     # The work order's tail (head dim 64 causal, 160 pairs on 132 SMs): the
-    # last pairs' items in the order the runtime's tail_pairs gives them.
+    # last pairs' items in the order the runtime's tail_pairs gives them; the
+    # kernel tuned for short sequences (two consumer warpgroups) and the
+    # default one (three).
     dict(dtype="bf16", d=64, hq=160, hk=8, sq=300, sk=300, causal=True, lse=True),
+    dict(dtype="bf16", d=64, hq=160, hk=8, sq=300, sk=300, causal=True, lse=True,
+         short_seqs=False),
 ]
 
 

@@ -88,9 +88,10 @@ static cl::opt<bool> verbose("v", cl::desc("Print ptxas's -v report"),
                              cl::init(false), cl::cat(compileCategory));
 static cl::opt<bool> shortSeqs(
     "short-seqs",
-    cl::desc("Tune the kernel for sequences of at most 4096 queries and keys "
-             "(the description's meta says \"tuned_for\": \"short_seqs\"); "
-             "it stays correct for any length"),
+    cl::desc("Tune the kernel for short sequences (flash_attn_func runs it "
+             "up to 4096 queries and keys, 1024 at head dims up to 64; the "
+             "description's meta says \"tuned_for\": \"short_seqs\"); it "
+             "stays correct for any length"),
     cl::init(false), cl::cat(compileCategory));
 
 static cl::opt<bool> linearExp2(
@@ -311,6 +312,18 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     if (shortCausal128) {
       options.blockN = 128;
       options.rescaleThreshold = 8.0f;
+    }
+    // --short-seqs, 16-bit head dim up to 64 causal without softcap: two
+    // consumer warpgroups and 128-key tiles instead of three and 96-key
+    // ones: +13% at 1k (16 x 1024, 32 heads), but -4% at 2k and -9% at 4k,
+    // in two rounds of one call (docs/PERF.md, 2026-12-02, twenty-sixth
+    // session). Python's flash_attn_func asks for it only up to 1024
+    // queries and keys (config.py, short_seqs_max).
+    bool shortCausal64 = shortSeqs && !fp8 && headDim <= 64 && causal &&
+                         !hasSoftcap;
+    if (shortCausal64) {
+      options.blockM = 128;
+      options.blockN = 128;
     }
     // --short-seqs, FP8 head dim 97-128 with V^T and linear P without a
     // mask: O by TMA stores from a shared buffer of its own, in the room of
