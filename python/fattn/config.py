@@ -28,9 +28,10 @@ DescaleForm = Tuple[Tuple[int, int], Tuple[int, int], Tuple[int, int]]
 # short_seqs_tuning below.
 TUNINGS = ("short_seqs",)
 SHORT_SEQS_MAX = 4096
-# 16-bit head dims up to 64, causal: the tuned kernel (two consumer warpgroups)
-# is faster at 1k and slower from 2k (docs/PERF.md, 2026-12-02).
-SHORT_SEQS_MAX_HEAD_DIM_64 = 1024
+# The 16-bit kernels whose tuning is another tile shape (head dims up to 64
+# causal: two consumer warpgroups; 97-128 without a mask: 128-key tiles) are
+# faster at 1k and slower from 2k (docs/PERF.md, 2026-12-02).
+SHORT_SEQS_MAX_TILES = 1024
 
 # Hopper pipeline kernels (sm_90a) are used by default on sm_90 devices
 # (fattn-compile --arch sm_90a); FATTN_ARCH=sm_80 picks the Ampere kernels.
@@ -252,9 +253,10 @@ def _tuned_for(desc: Mapping[str, Any]) -> Optional[str]:
 
 def has_short_seqs_kernel(config: KernelConfig) -> bool:
     """Whether fattn-compile --short-seqs builds a different kernel for
-    `config` (sm_90a, Q, K and V of one head dim, and either 16-bit, causal,
-    without softcap, at head dims up to 64 or 97-128 (tools/fattn-compile's
-    shortCausal64 and shortCausal128), or e4m3 at head dims 97-128 with V^T,
+    `config` (sm_90a, Q, K and V of one head dim, and either 16-bit without
+    softcap, causal at head dims up to 64 or 97-128 or without a mask at 97-128
+    (tools/fattn-compile's shortCausal64, shortCausal128 and wideUnmasked128
+    under --short-seqs), or e4m3 at head dims 97-128 with V^T,
     without a mask, an LSE or per-block K or V descales, and with at most one
     of Q, K, V descaled per tensor (shortFP8: ptxas spills the others;
     flash_attn_func runs all-per-tensor descales on the per-head kernel,
@@ -263,12 +265,14 @@ def has_short_seqs_kernel(config: KernelConfig) -> bool:
     if (config.arch != "sm_90a" or config.tuned_for is not None
             or config.head_dim_v != config.head_dim_qk):
         return False
-    if config.dtype in ("f16", "bf16"):
-        return (config.causal and config.window_left < 0 and config.softcap == 0.0
-                and (config.head_dim_qk <= 64 or 96 < config.head_dim_qk <= 128))
-    if not 96 < config.head_dim_qk <= 128:
-        return False
     unmasked = not config.causal and config.window_left < 0 and config.window_right < 0
+    wide = 96 < config.head_dim_qk <= 128
+    if config.dtype in ("f16", "bf16"):
+        causal = config.causal and config.window_left < 0
+        return config.softcap == 0.0 and ((causal and (config.head_dim_qk <= 64 or wide))
+                                          or (unmasked and wide))
+    if not wide:
+        return False
     ranks = [rank for rank, _ in config.descale] if config.descale is not None else [0, 0, 0]
     return (config.dtype == "e4m3" and unmasked and config.value_layout == VALUE_LAYOUT_SM90
             and not config.has_lse and 3 not in ranks[1:] and ranks.count(0) <= 1)
@@ -276,10 +280,10 @@ def has_short_seqs_kernel(config: KernelConfig) -> bool:
 
 def short_seqs_max(config: KernelConfig) -> int:
     """The longest sequence (queries or keys) that runs `config`'s short-sequence
-    kernel: SHORT_SEQS_MAX, or SHORT_SEQS_MAX_HEAD_DIM_64 for the 16-bit kernels
-    of head dims up to 64."""
-    if config.dtype in ("f16", "bf16") and config.head_dim_qk <= 64:
-        return SHORT_SEQS_MAX_HEAD_DIM_64
+    kernel: SHORT_SEQS_MAX, or SHORT_SEQS_MAX_TILES for the 16-bit kernels of
+    head dims up to 64 and those without a mask."""
+    if config.dtype in ("f16", "bf16") and (config.head_dim_qk <= 64 or not config.causal):
+        return SHORT_SEQS_MAX_TILES
     return SHORT_SEQS_MAX
 
 

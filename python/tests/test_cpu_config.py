@@ -84,9 +84,10 @@ def test_tuned_for():
     (dict(dtype="f16", has_lse=True), 1, 17, True),
     (dict(dtype="bf16"), 4097, 4096, False),          # too long
     (dict(dtype="bf16"), 1000, SHORT_SEQS_MAX + 1, False),
-    # Without a mask short sequences run the default kernel too (its split
-    # tail measured as fast at 2k and 4k since it lost pingpong).
-    (dict(dtype="bf16", causal=False), 1000, 1000, False),
+    # Without a mask: 128-key tiles up to 1024 only (slower from 2k).
+    (dict(dtype="bf16", causal=False), 1000, 1000, True),
+    (dict(dtype="f16", causal=False, has_lse=True, head_dim_qk=112), 1024, 17, True),
+    (dict(dtype="bf16", causal=False), 1025, 1000, False),
     (dict(dtype="f16", causal=False, has_lse=True), 4096, 2048, False),
     (dict(dtype="bf16", causal=False), 8192, 8192, False),
     (dict(dtype="bf16", causal=False, softcap=30.0), 1000, 1000, False),
@@ -171,10 +172,14 @@ def test_per_head_routing(kw, routed, monkeypatch):
 
 def test_libraries_get_the_short_seqs_kernels():
     configs = make_configs([dict(head_dim_qk=128, causal=True), dict(head_dim_qk=128),
-                            dict(head_dim_qk=128, causal=True)], "sm_90a")
+                            dict(head_dim_qk=256), dict(head_dim_qk=128, causal=True)],
+                           "sm_90a")
     base = KernelConfig.make("sm_90a", "bf16", 128, causal=True)
     full = KernelConfig.make("sm_90a", "bf16", 128)
-    assert configs == [base, short_seqs_tuning(base, 1, 1), full]
+    wide = KernelConfig.make("sm_90a", "bf16", 256)  # no tuned kernel
+    assert configs == [base, short_seqs_tuning(base, 1, 1), full, short_seqs_tuning(full, 1, 1),
+                       wide]
+    assert short_seqs_tuning(wide, 1, 1) == wide
 
 
 def test_json_round_trip():

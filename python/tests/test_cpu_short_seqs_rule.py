@@ -31,12 +31,17 @@ def fp8(**kw):
 
 
 # Each condition of the rule, met and missed (tools/fattn-compile's
-# shortCausal64, shortCausal128 and shortFP8).
+# shortCausal64, shortCausal128, wideUnmasked128 under --short-seqs and
+# shortFP8).
 CONFIGS = [
     sm90(),                                    # 16-bit causal head dim 128: tuned
     sm90(dtype="f16", has_lse=True),
     sm90(head_dim_qk=112),                     # 97-128
-    sm90(causal=False),                        # no mask: the default kernel
+    sm90(causal=False),                        # no mask: tuned (128-key tiles)
+    sm90(causal=False, head_dim_qk=112, dtype="f16", has_lse=True),
+    sm90(causal=False, softcap=30.0),
+    sm90(causal=False, window_left=64, window_right=32),
+    sm90(causal=False, head_dim_qk=96),
     sm90(softcap=30.0),
     sm90(window_left=64, window_right=0),
     sm90(head_dim_qk=96),                      # below 97

@@ -258,6 +258,21 @@ def test_short_seqs_tuning_head_dim_64(dtype, short_seqs):
              short_seqs=short_seqs)
 
 
+@pytest.mark.parametrize("short_seqs", [True, False], ids=["short", "default"])
+@pytest.mark.parametrize("dtype", TEST_DTYPES)
+def test_short_seqs_tuning_without_a_mask(dtype, short_seqs):
+    """Head dim 128 without a mask up to 1024 queries and keys runs the kernel
+    tuned for short sequences (sm_90a: 128-key tiles instead of 160); the
+    default one must give the same results: many work items per CTA (with the
+    split tail's pieces) with GQA and the LSE, and tails that are not multiples
+    of either kernel's tiles."""
+    run_case(dtype=dtype, d=128, b=2, hq=48, hk=8, sq=1000, sk=1000, lse=True,
+             short_seqs=short_seqs)
+    run_case(dtype=dtype, d=128, sq=300, sk=1000, short_seqs=short_seqs)
+    run_case(dtype=dtype, d=128, b=2, hq=8, hk=2, sq=1000, sk=17, lse=True,
+             short_seqs=short_seqs)
+
+
 def test_custom_scale():
     run_case(d=128, sq=1000, sk=1000, scale=0.3, causal=True)
 
@@ -363,6 +378,10 @@ SANITIZER_CASES = [
     # Two Q buffers (head dim 128 without a mask): 288 items, so every CTA
     # takes two or three and both buffers turn over; 24 of them split.
     dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=False, lse=True),
+    # The same on the default kernel (160-key tiles; the case above runs the
+    # one tuned for short sequences, 128-key tiles).
+    dict(dtype="bf16", d=128, hq=96, hk=8, sq=300, sk=300, causal=False, lse=True,
+         short_seqs=False),
     # Causal head dim 128 tuned for short sequences: two Q buffers, which
     # turn over in every CTA (288 items), and per-warpgroup KV ranges (the
     # second warpgroup of each 300-row sequence's last tile has no rows);

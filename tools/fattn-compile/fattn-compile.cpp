@@ -89,9 +89,9 @@ static cl::opt<bool> verbose("v", cl::desc("Print ptxas's -v report"),
 static cl::opt<bool> shortSeqs(
     "short-seqs",
     cl::desc("Tune the kernel for short sequences (flash_attn_func runs it "
-             "up to 4096 queries and keys, 1024 at head dims up to 64; the "
-             "description's meta says \"tuned_for\": \"short_seqs\"); it "
-             "stays correct for any length"),
+             "up to 4096 queries and keys, or 1024 where only the 16-bit tile "
+             "shape changes; the description's meta says \"tuned_for\": "
+             "\"short_seqs\"); it stays correct for any length"),
     cl::init(false), cl::cat(compileCategory));
 
 static cl::opt<bool> linearExp2(
@@ -325,6 +325,15 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
       options.blockM = 128;
       options.blockN = 128;
     }
+    // --short-seqs, 16-bit head dim 97-128 without a mask (or softcap):
+    // 128-key tiles instead of 160, so that 1024 keys are eight whole tiles
+    // rather than six and a 64-key remainder: +4.4% at 1k (16 x 1024, 16
+    // heads), -3% at 2k, in two rounds of one call (the narrow tail of 64
+    // keys: +3.3%) (docs/PERF.md, 2026-12-02, twenty-sixth session).
+    // flash_attn_func asks for it only up to 1024 queries and keys
+    // (config.py, short_seqs_max).
+    if (shortSeqs && wideUnmasked128)
+      options.blockN = 128;
     // --short-seqs, FP8 head dim 97-128 with V^T and linear P without a
     // mask: O by TMA stores from a shared buffer of its own, in the room of
     // the ring's third stage. An item's O then leaves while the next item
