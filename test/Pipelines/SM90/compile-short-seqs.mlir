@@ -3,7 +3,6 @@
 // RUN: FileCheck %s < %t/causal128.json
 // RUN: FileCheck %s --check-prefix=FULL < %t/full128.json
 // RUN: FileCheck %s --check-prefix=NOMAP < %t/full128.json
-// RUN: FileCheck %s --check-prefix=LONGFULL < %t/full128.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/causal128.ptx
 // RUN: FileCheck %s --check-prefix=NOMAP < %t/causal128.json
 // RUN: FileCheck %s --check-prefix=NOPP < %t/causal128.ptx
@@ -14,6 +13,8 @@
 // RUN: FileCheck %s --check-prefixes=LONGFULL,UNTUNED < %t.long/full128.json
 // RUN: FileCheck %s --check-prefix=NOPP < %t/full128.ptx
 // RUN: FileCheck %s --check-prefix=NOPP < %t.long/full128.ptx
+// RUN: FileCheck %s --check-prefix=C64 < %t/causal64.json
+// RUN: FileCheck %s --check-prefixes=LONGC64,UNTUNED < %t.long/causal64.json
 // RUN: rm -rf %t.n192 && fattn-compile %s --arch sm_90a --emit json --short-seqs --block-n 192 -o %t.n192
 // RUN: FileCheck %s --check-prefix=N192 < %t.n192/causal128.json
 // RUN: FileCheck %s --check-prefix=NOMAP < %t.n192/causal128.json
@@ -36,14 +37,27 @@
 // PTX-NOT: st.global
 // PTX-NOT: bulk_group
 
-// Without a mask the kernel is the default one, only labelled: 160-key
-// tiles, two Q buffers, direct stores, the split tail (the workspace
-// parameter) and no pingpong, which beside the split tail measured 1-4%
-// slower (the kernel with pingpong and without the split tail that
-// --short-seqs built until 2026-12-01 was as fast at 2k, 1% slower at 4k).
+// Without a mask: 128-key tiles instead of the default kernel's 160 (1024
+// keys are then eight whole tiles), and otherwise the default's schedule: two
+// Q buffers, direct stores, the split tail (the workspace parameter) and no
+// pingpong, which beside the split tail measured 1-4% slower.
+// FULL-DAG: "block_n": 128
+// FULL-DAG: "dynamic_smem_bytes": 197728
+// FULL-DAG: "workspace_bytes_per_cta": 69888
 // FULL-DAG: "tuned_for": "short_seqs"
 // LONGFULL-DAG: "block_n": 160
 // LONGFULL-DAG: "workspace_bytes_per_cta": 69888
+
+// Causal head dim 64: two consumer warpgroups (block_m 128) and 128-key
+// tiles, against the default kernel's three (192) and 96-key tiles; both
+// with per-warpgroup KV ranges and the work order's tail (tail_pairs).
+// C64-DAG: "block_m": 128
+// C64-DAG: "block_n": 128
+// C64-DAG: "tuned_for": "short_seqs"
+// C64-DAG: "name": "tail_pairs"
+// LONGC64-DAG: "block_m": 192
+// LONGC64-DAG: "block_n": 96
+// LONGC64-DAG: "name": "tail_pairs"
 
 // The default causal kernel: 192-key tiles, one Q buffer, no label (and
 // neither pingpong nor the threshold).
@@ -70,5 +84,10 @@ func.func @causal128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v:
 
 func.func @full128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>)
+  return
+}
+
+func.func @causal64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>) {causal = true}
   return
 }
