@@ -255,8 +255,8 @@ def has_short_seqs_kernel(config: KernelConfig) -> bool:
     """Whether fattn-compile --short-seqs builds a different kernel for
     `config` (sm_90a, Q, K and V of one head dim, and either 16-bit without
     softcap, causal at head dims up to 64 or 97-128 or without a mask at 97-128
-    (tools/fattn-compile's shortCausal64, shortCausal128 and wideUnmasked128
-    under --short-seqs), or e4m3 at head dims 97-128 with V^T,
+    (tools/fattn-compile's shortCausal64, shortCausal128 and shortUnmasked128),
+    or e4m3 at head dims 97-128 with V^T,
     without a mask, an LSE or per-block K or V descales, and with at most one
     of Q, K, V descaled per tensor (shortFP8: ptxas spills the others;
     flash_attn_func runs all-per-tensor descales on the per-head kernel,

@@ -31,8 +31,7 @@ def fp8(**kw):
 
 
 # Each condition of the rule, met and missed (tools/fattn-compile's
-# shortCausal64, shortCausal128, wideUnmasked128 under --short-seqs and
-# shortFP8).
+# shortCausal64, shortCausal128, shortUnmasked128 and shortFP8).
 CONFIGS = [
     sm90(),                                    # 16-bit causal head dim 128: tuned
     sm90(dtype="f16", has_lse=True),

@@ -332,7 +332,8 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
     // keys: +3.3%) (docs/PERF.md, 2026-12-02, twenty-sixth session).
     // flash_attn_func asks for it only up to 1024 queries and keys
     // (config.py, short_seqs_max).
-    if (shortSeqs && wideUnmasked128)
+    bool shortUnmasked128 = shortSeqs && wideUnmasked128;
+    if (shortUnmasked128)
       options.blockN = 128;
     // --short-seqs, FP8 head dim 97-128 with V^T and linear P without a
     // mask: O by TMA stores from a shared buffer of its own, in the room of
