@@ -38,9 +38,79 @@ SHORT_SEQS_MAX_TILES = 1024
 HOPPER_KERNELS_AVAILABLE = True
 
 
+# Kernels take sizes, windows and descale blocks as 32-bit integers.
+INT32_MAX = 2 ** 31 - 1
+_ARCH = re.compile(r"sm_[0-9]{2,}[a-z]?")
+
+
 def to_f32(x: float) -> float:
     """Rounds to the nearest float32, so that keys and attributes are exact."""
     return struct.unpack("<f", struct.pack("<f", float(x)))[0]
+
+
+def check_arch(arch) -> str:
+    """An arch name such as 'sm_80' or 'sm_90a' (it becomes part of file names)."""
+    if not (isinstance(arch, str) and _ARCH.fullmatch(arch)):
+        raise ValueError(f"arch must look like 'sm_80' or 'sm_90a', got {arch!r}")
+    return arch
+
+
+def check_flag(name: str, value) -> bool:
+    """A bool argument: True/False, 0/1 or a numpy bool. Anything else is a
+    TypeError: a string such as "False" would be truthy."""
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)) or \
+            type(value).__name__ == "bool_":
+        return bool(value)
+    raise TypeError(f"{name} must be a bool, got {value!r}")
+
+
+def _real(name: str, value) -> float:
+    if isinstance(value, (bool, str, bytes)):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError, RuntimeError):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}") from None
+
+
+def _f32_or_none(x: float) -> Optional[float]:
+    try:
+        return to_f32(x)
+    except OverflowError:
+        return None
+
+
+def check_scale(value) -> float:
+    """softmax_scale: a positive number, finite and non-zero in float32 (the
+    kernels' type); returns it rounded to float32."""
+    x = _real("softmax_scale", value)
+    f = _f32_or_none(x) if math.isfinite(x) and x > 0 else None
+    if f is None or f == 0.0:
+        raise ValueError(f"softmax_scale must be a positive finite number (in float32), got "
+                         f"{value!r}")
+    return f
+
+
+def check_softcap(value) -> float:
+    """softcap: 0 (none) or a positive number, finite and non-zero in float32;
+    returns it rounded to float32."""
+    x = _real("softcap", value)
+    f = _f32_or_none(x) if math.isfinite(x) and x >= 0 else None
+    if f is None or (x > 0 and f == 0.0):
+        raise ValueError(f"softcap must be a finite number >= 0 (non-zero in float32 unless 0), "
+                         f"got {value!r}")
+    return f
+
+
+def check_window(name: str, value) -> int:
+    """One side of a window: an int (negative or None: unbounded, -1) at most INT32_MAX."""
+    if value is None:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int (-1: unbounded), got {value!r}")
+    if value > INT32_MAX:
+        raise ValueError(f"{name} must be at most 2**31 - 1 (or -1: unbounded), got {value}")
+    return -1 if value < 0 else int(value)
 
 
 def f32_bits(x: float) -> str:
@@ -94,6 +164,8 @@ def canonical_descale(descale) -> Optional[DescaleForm]:
         if rank == 3 and block <= 0:
             raise ValueError(f"a per-block (rank 3) {t} descale needs a positive block, "
                              f"got {block}")
+        if block > INT32_MAX:
+            raise ValueError(f"the {t} descale block must be at most 2**31 - 1, got {block}")
         if rank != 3 and block != 0:
             raise ValueError(f"the {t} descale has rank {rank}: a block ({block}) is only for "
                              "rank 3")
@@ -109,7 +181,7 @@ def check_value_layout(value_layout: Optional[str], dtype: str) -> None:
     """None, or VALUE_LAYOUT_SM90 with dtype "e4m3"; raises ValueError otherwise."""
     if value_layout is None:
         return
-    if value_layout not in VALUE_LAYOUTS:
+    if not isinstance(value_layout, str) or value_layout not in VALUE_LAYOUTS:
         raise ValueError(f"value_layout must be None or one of {VALUE_LAYOUTS}, got "
                          f"{value_layout!r}")
     if dtype != "e4m3":
@@ -153,34 +225,29 @@ class KernelConfig:
              has_lse: bool = False, descale=None,
              value_layout: Optional[str] = None,
              tuned_for: Optional[str] = None) -> "KernelConfig":
-        if dtype not in DTYPES:
+        if not isinstance(dtype, str) or dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         descale = canonical_descale(descale)
         if descale is not None and dtype != "e4m3":
             raise ValueError(f"descale factors are only for dtype 'e4m3', got {dtype!r}")
         check_value_layout(value_layout, dtype)
-        if tuned_for is not None and tuned_for not in TUNINGS:
+        if tuned_for is not None and (not isinstance(tuned_for, str) or tuned_for not in TUNINGS):
             raise ValueError(f"tuned_for must be None or one of {TUNINGS}, got {tuned_for!r}")
-        if not (isinstance(arch, str) and arch.startswith("sm_") and len(arch) >= 5):
-            raise ValueError(f"arch must look like 'sm_80' or 'sm_90a', got {arch!r}")
+        check_arch(arch)
         head_dim_v = head_dim_qk if head_dim_v is None else head_dim_v
         for name, d in (("head_dim_qk", head_dim_qk), ("head_dim_v", head_dim_v)):
-            if not isinstance(d, int) or d < 1 or d > 1024:
+            if isinstance(d, bool) or not isinstance(d, int) or d < 1 or d > 1024:
                 raise ValueError(f"{name} must be an integer in [1, 1024], got {d!r}")
-        wl = -1 if window_left is None or window_left < 0 else int(window_left)
-        wr = -1 if window_right is None or window_right < 0 else int(window_right)
+        causal, has_lse = check_flag("causal", causal), check_flag("has_lse", has_lse)
+        wl = check_window("window_left", window_left)
+        wr = check_window("window_right", window_right)
         if causal:
             wr = 0
         elif wr == 0:
             causal = True  # the same mask: one kernel for both spellings
-        if scale is None:
-            scale = 1.0 / math.sqrt(head_dim_qk)
-        if not (math.isfinite(scale) and scale > 0):
-            raise ValueError(f"softmax_scale must be a positive finite number, got {scale!r}")
-        if not (math.isfinite(softcap) and softcap >= 0):
-            raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
-        return KernelConfig(arch, dtype, int(head_dim_qk), int(head_dim_v), bool(causal), wl, wr,
-                            to_f32(softcap), to_f32(scale), bool(has_lse), descale, value_layout,
+        scale = check_scale(1.0 / math.sqrt(head_dim_qk) if scale is None else scale)
+        return KernelConfig(arch, dtype, int(head_dim_qk), int(head_dim_v), causal, wl, wr,
+                            check_softcap(softcap), scale, has_lse, descale, value_layout,
                             tuned_for)
 
     @property

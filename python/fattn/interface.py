@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from ._runtime import TensorDesc
-from .config import (VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, default_arch,
-                     per_head_routing)
+from .config import (INT32_MAX, VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, check_arch,
+                     check_flag, check_scale, check_softcap, default_arch, per_head_routing)
 from .descale import DESCALE_NAMES, resolve_descale_form
 from .kernels import KernelNotFoundError, get_kernel_for_lengths
 from .quantize import KEY_GROUP
@@ -28,11 +27,24 @@ def _torch():
     return torch
 
 
+def _check_dense(name: str, t) -> None:
+    """A strided (dense) tensor, whose strides and data pointer the kernels can read,
+    with sizes that fit the kernels' 32-bit indices."""
+    torch = _torch()
+    if t.layout != torch.strided or getattr(t, "is_nested", False):
+        raise TypeError(f"{name} must be a dense (strided) tensor, got layout {t.layout}"
+                        + (" (nested)" if getattr(t, "is_nested", False) else ""))
+    if any(n > INT32_MAX for n in t.shape):
+        raise ValueError(f"{name} has shape {tuple(t.shape)}; fattn takes sizes up to "
+                         "2**31 - 1")
+
+
 def _check_tensor(name: str, t) -> None:
     """A BSHD input: a torch tensor of a supported dtype, 4 dims, last dim contiguous."""
     torch = _torch()
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    _check_dense(name, t)
     if t.dtype not in _TORCH_DTYPES:
         raise TypeError(f"{name} has dtype {t.dtype}; fattn supports torch.float16, "
                         "torch.bfloat16 and torch.float8_e4m3fn")
@@ -78,15 +90,15 @@ def _check_qk(q, k) -> None:
         raise ValueError(f"k has head_dim {dk} but q has {d} (shapes q {tuple(q.shape)}, "
                          f"k {tuple(k.shape)})")
     if hk == 0 or hq % hk != 0:
-        raise ValueError(f"the number of query heads ({hq}) must be a multiple of the number of "
-                         f"key/value heads ({hk})")
+        raise ValueError(f"q and k: the number of query heads ({hq}) must be a multiple of the "
+                         f"number of key/value heads ({hk})")
 
 
 def _check_transposed_v(q, k, v, v_layout: str) -> None:
     """v for v_layout=VALUE_LAYOUT_SM90: e4m3 [batch, heads_kv, head_dim_v, keys],
     keys >= seqlen_k and a multiple of 16, as transpose_value_fp8 returns it."""
     torch = _torch()
-    if v_layout not in VALUE_LAYOUTS:
+    if not isinstance(v_layout, str) or v_layout not in VALUE_LAYOUTS:
         raise ValueError(f"v_layout must be None or {VALUE_LAYOUT_SM90!r}, got {v_layout!r}")
     f8 = getattr(torch, "float8_e4m3fn", None)
     if q.dtype != f8:
@@ -94,6 +106,7 @@ def _check_transposed_v(q, k, v, v_layout: str) -> None:
                          f"have dtype {q.dtype}")
     if not isinstance(v, torch.Tensor):
         raise TypeError(f"v must be a torch.Tensor, got {type(v).__name__}")
+    _check_dense("v", v)
     if v.dtype != f8:
         raise ValueError(f"v_layout={v_layout!r} needs a float8_e4m3fn v (from "
                          f"fattn.transpose_value_fp8), got {v.dtype}")
@@ -141,11 +154,17 @@ def _check_descales(q, k, descales, descale_block_q, descale_block_kv, fp8: bool
             continue
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        _check_dense(name, t)
         if t.dtype != torch.float32:
             raise TypeError(f"{name} must be float32, got {t.dtype}")
-    return resolve_descale_form(tuple(q.shape), tuple(k.shape),
+    form = resolve_descale_form(tuple(q.shape), tuple(k.shape),
                                 [None if t is None else tuple(t.shape) for t in descales],
                                 descale_block_q, descale_block_kv)
+    for name, block in (("descale_block_q", descale_block_q),
+                        ("descale_block_kv", descale_block_kv)):
+        if block is not None and block > INT32_MAX:
+            raise ValueError(f"{name} must be at most 2**31 - 1, got {block}")
+    return form
 
 
 def _descale_desc(t, device, per_head=None) -> TensorDesc:
@@ -181,6 +200,7 @@ def _result(t, name, shape, dtype, device):
         return torch.empty(shape, dtype=dtype, device=device)
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    _check_dense(name, t)
     if tuple(t.shape) != shape or t.dtype != dtype or t.device != device:
         raise ValueError(f"{name} must be a {dtype} tensor of shape {shape} on {device}, got "
                          f"{t.dtype} {tuple(t.shape)} on {t.device}")
@@ -188,7 +208,49 @@ def _result(t, name, shape, dtype, device):
         raise ValueError(f"{name} must have a contiguous last dim, got strides {t.stride()}")
     if not _aligned(t, 16 if len(shape) == 4 else 4):
         raise ValueError(f"{name} must be 16-byte aligned with 16-byte aligned strides")
+    if t.numel() and _overlaps_itself(t):
+        raise ValueError(f"{name} has overlapping elements (strides {t.stride()} for shape "
+                         f"{tuple(t.shape)}): the kernel writes every element")
     return t
+
+
+def _overlaps_itself(t) -> bool:
+    """Whether two elements of t may share memory: with its dims ordered by
+    stride, each stride must exceed the span of the dims below it (a sufficient
+    test, exact for dense and padded layouts in any dim order)."""
+    span = 0
+    for n, stride in sorted(((n, s) for n, s in zip(t.shape, t.stride()) if n > 1),
+                            key=lambda ns: ns[1]):
+        if stride <= span:
+            return True
+        span += stride * (n - 1)
+    return False
+
+
+def _byte_range(t) -> Tuple[int, int]:
+    """[first, last + 1) bytes of a non-empty tensor's elements."""
+    last = sum(s * (n - 1) for n, s in zip(t.shape, t.stride()))
+    return t.data_ptr(), t.data_ptr() + (last + 1) * t.element_size()
+
+
+def _check_output_memory(outputs, inputs) -> None:
+    """A caller's out / lse_out must not share memory with an input or with each
+    other: the kernel would read what it has written (or write one element
+    twice). Byte ranges are compared, which also refuses outputs interleaved
+    with an input's elements without sharing any."""
+    outputs = [(n, t) for n, t in outputs if t is not None and t.numel()]
+    if not outputs:
+        return
+    others = [(n, t) for n, t in inputs if t is not None and t.numel()] + outputs
+    for name, t in outputs:
+        lo, hi = _byte_range(t)
+        for other, u in others:
+            if other == name:
+                continue
+            ulo, uhi = _byte_range(u)
+            if lo < uhi and ulo < hi:
+                raise ValueError(f"{name} shares memory with {other}: outputs must not overlap "
+                                 "the inputs or each other")
 
 
 def _aligned(t, align: int = 16) -> bool:
@@ -235,7 +297,10 @@ def _call_key(tensors, args):
         if t is None:
             metadata.append(None)
         elif isinstance(t, torch.Tensor):
-            metadata.append((t.shape, t.stride(), t.dtype, t.device))
+            try:
+                metadata.append((t.shape, t.stride(), t.dtype, t.device))
+            except (RuntimeError, NotImplementedError):  # no strides (sparse, nested)
+                return None
         else:
             return None
     typed = []
@@ -271,14 +336,20 @@ def _check_arguments(q, k, v, descales, softmax_scale, causal, window_size, soft
     dtype = _check_inputs(q, k, v, v_layout)
     descale = _check_descales(q, k, descales, descale_block_q, descale_block_kv,
                               fp8=dtype == "e4m3")
-    _check_devices(q, k, v, descales)
     if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2 and
-            all(isinstance(w, int) for w in window_size)):
+            all(isinstance(w, int) and not isinstance(w, bool) for w in window_size)):
         raise ValueError(f"window_size must be a pair of ints (left, right), got {window_size!r}")
-    if softmax_scale is not None and not (math.isfinite(softmax_scale) and softmax_scale > 0):
-        raise ValueError(f"softmax_scale must be a positive finite number, got {softmax_scale!r}")
-    if not (math.isfinite(softcap) and softcap >= 0):
-        raise ValueError(f"softcap must be a finite number >= 0, got {softcap!r}")
+    if max(window_size) > INT32_MAX:
+        raise ValueError(f"window_size must be at most 2**31 - 1 on each side (-1: unbounded), "
+                         f"got {tuple(window_size)}")
+    if softmax_scale is not None:
+        check_scale(softmax_scale)
+    check_softcap(softcap)
+    check_flag("causal", causal)
+    check_flag("return_lse", return_lse)
+    if arch is not None:
+        check_arch(arch)
+    _check_devices(q, k, v, descales)
     return dtype, descale
 
 
@@ -332,9 +403,15 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
     b, sq, hq, d = q.shape
     sk, dv = k.shape[1], (v.shape[3] if v_layout is None else v.shape[2])
     out_dtype = torch.bfloat16 if dtype == "e4m3" else q.dtype
+    given_out = out
     out = _result(out, "out", (b, sq, hq, dv), out_dtype, q.device)
     lse = _result(lse_out, "lse_out", (b, hq, sq), torch.float32, q.device) if return_lse \
         else None
+    if given_out is not None or lse_out is not None:
+        if lse_out is not None and not return_lse:
+            raise ValueError("lse_out is given but return_lse is False (pass return_lse=True)")
+        _check_output_memory((("out", out), ("lse_out", lse)),
+                             (("q", q), ("k", k), ("v", v)) + tuple(zip(DESCALE_NAMES, descales)))
     if out.numel() == 0 or sk == 0:
         out.zero_()  # no query, or no key to attend to: O = 0, LSE = -inf
         if lse is not None:
