@@ -254,20 +254,23 @@ def _f8(torch):
     return getattr(torch, "float8_e4m3fn", None)
 
 
-def _tensor(torch, shape, dtype, layout):
+def _tensor(torch, shape, dtype, layout, device="cpu"):
     """A [b, s, h, d] tensor of `dtype` stored as `layout` (bshd, bhsd, padded)."""
     b, s, h, d = shape
     if layout == "bhsd":
-        base = torch.zeros(b, h, s, d)
-        return base.to(dtype).transpose(1, 2)
+        return torch.zeros(b, h, s, d, device=device).to(dtype).transpose(1, 2)
     if layout == "padded":
-        return torch.zeros(b, s, h + 1, d + 8).to(dtype)[:, :, 1:, :d]
-    return torch.zeros(b, s, h, d).to(dtype)
+        return torch.zeros(b, s, h + 1, d + 8, device=device).to(dtype)[:, :, 1:, :d]
+    return torch.zeros(b, s, h, d, device=device).to(dtype)
+
+
+def _zeros(torch, shape, like):
+    return torch.zeros(shape, device=like.device).to(like.dtype)
 
 
 @st.composite
-def valid_calls(draw):
-    """flash_attn_func's arguments, all good, on CPU tensors."""
+def valid_calls(draw, device="cpu"):
+    """flash_attn_func's arguments, all good, on `device`."""
     torch = _torch()
     dtypes = [torch.bfloat16, torch.float16] + ([_f8(torch)] if _f8(torch) else [])
     dtype = draw(st.sampled_from(dtypes))
@@ -278,9 +281,9 @@ def valid_calls(draw):
     d = draw(st.sampled_from([8, 16, 64, 128]))
     dv = draw(st.sampled_from([d, 32]))
     layouts = st.sampled_from(["bshd", "bhsd", "padded"])
-    q = _tensor(torch, (b, sq, hq, d), dtype, draw(layouts))
-    k = _tensor(torch, (b, sk, hk, d), dtype, draw(layouts))
-    v = _tensor(torch, (b, sk, hk, dv), dtype, draw(layouts))
+    q = _tensor(torch, (b, sq, hq, d), dtype, draw(layouts), device)
+    k = _tensor(torch, (b, sk, hk, d), dtype, draw(layouts), device)
+    v = _tensor(torch, (b, sk, hk, dv), dtype, draw(layouts), device)
     kw = dict(softmax_scale=draw(st.none() | st.floats(1e-3, 10.0)),
               causal=draw(st.booleans()),
               window_size=draw(st.tuples(st.integers(-3, 50), st.integers(-3, 50))),
@@ -300,7 +303,7 @@ def valid_calls(draw):
             if rank is None:
                 continue
             shape = {0: (), 2: (b, hk), 3: (b, heads, _ceildiv(seq, block))}[rank]
-            kw[f"{t}_descale"] = torch.ones(shape, dtype=torch.float32)
+            kw[f"{t}_descale"] = torch.ones(shape, dtype=torch.float32, device=device)
             if rank == 3:
                 kw[block_name] = block
     return dict(q=q, k=k, v=v, **kw)
@@ -315,7 +318,7 @@ def _replace_tensor(call, name, t):
 
 def _not_a_tensor(draw, call, torch):
     name = draw(st.sampled_from(["q", "k", "v"]))
-    value = draw(st.sampled_from([None, 1.0, "q", [[0.0]], call[name].float().numpy()]))
+    value = draw(st.sampled_from([None, 1.0, "q", [[0.0]], call[name].float().cpu().numpy()]))
     return _replace_tensor(call, name, value), [name]
 
 
@@ -348,7 +351,7 @@ def _strided_last_dim(draw, call, torch):
     t = call[name]
     if t.shape[-1] < 2 or t.numel() == 0:
         return None
-    wide = torch.zeros(*t.shape[:-1], 2 * t.shape[-1]).to(t.dtype)
+    wide = _zeros(torch, (*t.shape[:-1], 2 * t.shape[-1]), t)
     return _replace_tensor(call, name, wide[..., ::2]), [name]
 
 
@@ -365,7 +368,7 @@ def _huge(draw, call, torch):
     bad = dict(call)
     for name in names:
         t = call[name]
-        one = torch.zeros(1, 1, 1, t.shape[-1]).to(t.dtype)
+        one = _zeros(torch, (1, 1, 1, t.shape[-1]), t)
         bad[name] = one.expand(t.shape[0], seq, t.shape[2], t.shape[3])
     return bad, names
 
@@ -379,23 +382,23 @@ def _sizes(draw, call, torch):
         name = draw(st.sampled_from(["q", "k", "v"]))
         t = call[name]
         shape = (t.shape[0] + 1 if t.shape[0] < 3 else 1,) + tuple(t.shape[1:])
-        return _replace_tensor(call, name, torch.zeros(shape).to(t.dtype)), [name]
+        return _replace_tensor(call, name, _zeros(torch, shape, t)), [name]
     if what == "head_dim":
-        k2 = torch.zeros(k.shape[0], k.shape[1], k.shape[2], k.shape[3] + 8).to(k.dtype)
+        k2 = _zeros(torch, (k.shape[0], k.shape[1], k.shape[2], k.shape[3] + 8), k)
         return _replace_tensor(call, "k", k2), ["k", "q"]
     if what == "heads":
         hq, hk = q.shape[2], k.shape[2]
         bad = hk + 1 if hk > 1 else None
         if bad is None or hq % bad == 0:
             return None
-        k2 = torch.zeros(k.shape[0], k.shape[1], bad, k.shape[3]).to(k.dtype)
+        k2 = _zeros(torch, (k.shape[0], k.shape[1], bad, k.shape[3]), k)
         return _replace_tensor(call, "k", k2), ["k", "q"]
     if vt:
         return None  # V^T's own shape: test_cpu_value_layout.py
     if what == "kv_seq":
-        v2 = torch.zeros(v.shape[0], v.shape[1] + 1, v.shape[2], v.shape[3]).to(v.dtype)
+        v2 = _zeros(torch, (v.shape[0], v.shape[1] + 1, v.shape[2], v.shape[3]), v)
         return _replace_tensor(call, "v", v2), ["k", "v"]
-    v2 = torch.zeros(v.shape[0], v.shape[1], v.shape[2] + 1, v.shape[3]).to(v.dtype)
+    v2 = _zeros(torch, (v.shape[0], v.shape[1], v.shape[2] + 1, v.shape[3]), v)
     return _replace_tensor(call, "v", v2), ["k", "v"]
 
 
@@ -417,7 +420,7 @@ def _descale_for_16_bit(draw, call, torch):
     if call["q"].dtype == _f8(torch):
         return None
     name = draw(st.sampled_from(list(DESCALE_NAMES) + ["descale_block_q", "descale_block_kv"]))
-    value = 64 if name.startswith("descale_block") else torch.ones(())
+    value = 64 if name.startswith("descale_block") else torch.ones((), device=call["q"].device)
     return dict(call, **{name: value}), [name]
 
 
@@ -437,16 +440,16 @@ def _fp8_descale(draw, call, torch):
     if what == "type":
         return dict(call, **{name: draw(st.sampled_from([1.0, [1.0], "1"]))}), [name]
     if what == "dtype":
-        t = torch.ones(() if given_t is None else given_t.shape,
+        t = torch.ones(() if given_t is None else given_t.shape, device=call["q"].device,
                        dtype=draw(st.sampled_from([torch.float16, torch.float64, torch.int32])))
         return dict(call, **{name: t}), [name]
     if what == "sparse":
-        return dict(call, **{name: torch.ones(2, 2).to_sparse()}), [name]
+        return dict(call, **{name: torch.ones(2, 2, device=call["q"].device).to_sparse()}), [name]
     shape = draw(st.sampled_from([(1,), (1, 1, 1, 1), (7, 5), (3, 5, 9)]))
     if given_t is not None and tuple(given_t.shape) == shape:
         return None
     block_name = "descale_block_q" if name == "q_descale" else "descale_block_kv"
-    return dict(call, **{name: torch.ones(shape)}), [name, block_name]
+    return dict(call, **{name: torch.ones(shape, device=call["q"].device)}), [name, block_name]
 
 
 def _fp8_block(draw, call, torch):
