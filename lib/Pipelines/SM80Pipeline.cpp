@@ -31,14 +31,6 @@ void mlir::fattn::buildSM80Pipeline(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
 }
 
-void mlir::fattn::setDefaultSM80Options(SM80PipelineOptions &options,
-                                        int64_t headDim) {
-  options.blockM = headDim > 128 ? 64 : 128;
-  // Head dim 256: 64 + 2 x (32 + 32) padded rows fit the 163 KiB of sm_80.
-  options.blockN = headDim > 128 ? 32 : 64;
-  options.stages = 2;
-}
-
 void mlir::fattn::registerFAttnSM80Pipeline() {
   PassPipelineRegistration<SM80PipelineOptions>(
       "fattn-sm80-pipeline",

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 import math
 import os
 import re
 import struct
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 DTYPES = ("f16", "bf16", "e4m3")
@@ -25,13 +28,12 @@ DescaleForm = Tuple[Tuple[int, int], Tuple[int, int], Tuple[int, int]]
 # What a kernel may be tuned for besides the default (long sequences): its
 # description's meta "tuned_for", fattn-compile --short-seqs. The tuning
 # changes speed, never results; flash_attn_func picks it with
-# short_seqs_tuning below.
+# short_seqs_tuning below, by the compiler's tables (tuning_tables).
 TUNINGS = ("short_seqs",)
-SHORT_SEQS_MAX = 4096
-# The 16-bit kernels whose tuning is another tile shape (head dims up to 64
-# causal: two consumer warpgroups; 97-128 without a mask: 128-key tiles) are
-# faster at 1k and slower from 2k (docs/PERF.md, 2026-12-02).
-SHORT_SEQS_MAX_TILES = 1024
+# fattn-compile --print-tuning, kept in the package for machines without
+# fattn-compile (tests/test_cpu_tuning_file.py and the lit test
+# Pipelines/print-tuning.test fail when it differs from the compiler's).
+TUNING_FILE = Path(__file__).with_name("tuning.json")
 
 # Hopper pipeline kernels (sm_90a) are used by default on sm_90 devices
 # (fattn-compile --arch sm_90a); FATTN_ARCH=sm_80 picks the Ampere kernels.
@@ -318,40 +320,78 @@ def _tuned_for(desc: Mapping[str, Any]) -> Optional[str]:
     return meta.get("tuned_for")
 
 
+@functools.lru_cache(maxsize=None)
+def tuning_tables() -> Mapping[str, Any]:
+    """fattn-compile's tables that pick a kernel for a configuration, by arch
+    (TUNING_FILE, docs/SCHEDULING.md): "short_seqs", the configurations with
+    a short-sequence kernel and the longest sequence that runs it, and
+    "descale_routes", the descales that run on another kernel."""
+    with open(TUNING_FILE, encoding="utf-8") as f:
+        tables = json.load(f)
+    if tables.get("version") != 1:
+        raise ValueError(f"{TUNING_FILE}: version {tables.get('version')!r}, expected 1")
+    return tables
+
+
+def _descale_ranks(config: KernelConfig) -> Tuple[int, int, int]:
+    """The q, k, v descale ranks, -1 where the kernel takes none."""
+    if config.descale is None:
+        return (-1, -1, -1)
+    return tuple(rank for rank, _ in config.descale)
+
+
+def _mask(config: KernelConfig) -> str:
+    if config.window_left < 0 and config.window_right < 0:
+        return "none"
+    return "causal" if config.window_left < 0 and config.window_right == 0 else "window"
+
+
+def matches(when: Mapping[str, Any], config: KernelConfig) -> bool:
+    """Whether `config` is one of the configurations of a table row's "when"
+    (every key must hold; Tuning.h's TuningCondition). The tables speak of one
+    head dim for Q, K and V."""
+    if config.head_dim_v != config.head_dim_qk:
+        return False
+    ranks = _descale_ranks(config)
+    facts = {
+        "dtypes": lambda v: config.dtype in v,
+        "head_dim": lambda v: v[0] <= config.head_dim_qk <= v[1],
+        "mask": lambda v: _mask(config) == v,
+        "softcap": lambda v: (config.softcap > 0) == v,
+        "lse": lambda v: config.has_lse == v,
+        "value_transposed": lambda v: (config.value_layout is not None) == v,
+        "kv_per_block_descales": lambda v: (3 in ranks[1:]) == v,
+        "max_per_tensor_descales": lambda v: sum(r <= 0 for r in ranks) <= v,
+        "descale_ranks": lambda v: list(ranks) == list(v),
+    }
+    for key, value in when.items():
+        if key not in facts:
+            raise ValueError(f"{TUNING_FILE}: unknown condition {key!r} (a newer fattn-compile's?)")
+        if not facts[key](value):
+            return False
+    return True
+
+
+def _short_seqs_row(config: KernelConfig) -> Optional[Mapping[str, Any]]:
+    if config.tuned_for is not None:
+        return None
+    rows = tuning_tables().get(config.arch, {}).get("short_seqs", [])
+    return next((row for row in rows if matches(row["when"], config)), None)
+
+
 def has_short_seqs_kernel(config: KernelConfig) -> bool:
     """Whether fattn-compile --short-seqs builds a different kernel for
-    `config` (sm_90a, Q, K and V of one head dim, and either 16-bit without
-    softcap, causal at head dims up to 64 or 97-128 or without a mask at 97-128
-    (tools/fattn-compile's shortCausal64, shortCausal128 and shortUnmasked128),
-    or e4m3 at head dims 97-128 with V^T,
-    without a mask, an LSE or per-block K or V descales, and with at most one
-    of Q, K, V descaled per tensor (shortFP8: ptxas spills the others;
-    flash_attn_func runs all-per-tensor descales on the per-head kernel,
-    per_head_routing)). tests/test_cpu_short_seqs_rule.py checks it against
-    fattn-compile's PTX with and without --short-seqs."""
-    if (config.arch != "sm_90a" or config.tuned_for is not None
-            or config.head_dim_v != config.head_dim_qk):
-        return False
-    unmasked = not config.causal and config.window_left < 0 and config.window_right < 0
-    wide = 96 < config.head_dim_qk <= 128
-    if config.dtype in ("f16", "bf16"):
-        causal = config.causal and config.window_left < 0
-        return config.softcap == 0.0 and ((causal and (config.head_dim_qk <= 64 or wide))
-                                          or (unmasked and wide))
-    if not wide:
-        return False
-    ranks = [rank for rank, _ in config.descale] if config.descale is not None else [0, 0, 0]
-    return (config.dtype == "e4m3" and unmasked and config.value_layout == VALUE_LAYOUT_SM90
-            and not config.has_lse and 3 not in ranks[1:] and ranks.count(0) <= 1)
+    `config` (a row of the compiler's short-sequence table, tuning_tables;
+    tests/test_cpu_short_seqs_rule.py checks the rows against fattn-compile's
+    PTX with and without --short-seqs)."""
+    return _short_seqs_row(config) is not None
 
 
 def short_seqs_max(config: KernelConfig) -> int:
     """The longest sequence (queries or keys) that runs `config`'s short-sequence
-    kernel: SHORT_SEQS_MAX, or SHORT_SEQS_MAX_TILES for the 16-bit kernels of
-    head dims up to 64 and those without a mask."""
-    if config.dtype in ("f16", "bf16") and (config.head_dim_qk <= 64 or not config.causal):
-        return SHORT_SEQS_MAX_TILES
-    return SHORT_SEQS_MAX
+    kernel (its row's "max_seq"; 0 without one)."""
+    row = _short_seqs_row(config)
+    return row["max_seq"] if row is not None else 0
 
 
 def short_seqs_tuning(config: KernelConfig, seq_q: int, seq_k: int) -> KernelConfig:
@@ -366,26 +406,20 @@ def short_seqs_tuning(config: KernelConfig, seq_q: int, seq_k: int) -> KernelCon
     return config
 
 
-PER_TENSOR_DESCALE: DescaleForm = ((0, 0), (0, 0), (0, 0))
-PER_HEAD_DESCALE: DescaleForm = ((2, 0), (2, 0), (2, 0))
-
-
 def per_head_routing(config: KernelConfig) -> Optional[KernelConfig]:
-    """The per-(batch, KV head) kernel that takes `config`'s per-tensor descales
-    (each passed as a stride-0 [batch, heads_kv] view of the one factor), or None
-    to run `config`'s own kernel. Where routed (sm_90a FP8, head dim 128 for Q, K
-    and V, no mask, no softcap) the per-(batch, head) kernel writes the same
-    output bit for bit and measured 1-5% faster (docs/PERF.md, 2026-12-01,
-    twenty-second and twenty-third sessions); elsewhere the two read alike.
+    """The kernel of other descales that takes `config`'s (each factor passed
+    as a stride-0 view: per-tensor descales as [batch, heads_kv] ones), or None
+    to run `config`'s own kernel: the compiler's "descale_routes"
+    (tuning_tables), where the other kernel writes the same output bit for bit
+    and measured faster (sm_90a FP8 head dim 128 without a mask: the
+    per-(batch, head) kernel, 1-5%; docs/PERF.md, 2026-12-01).
     FATTN_PER_TENSOR_KERNELS=1 keeps the per-tensor kernels."""
     if os.environ.get("FATTN_PER_TENSOR_KERNELS") == "1":
         return None
-    if (config.arch == "sm_90a" and config.dtype == "e4m3"
-            and config.descale == PER_TENSOR_DESCALE
-            and config.head_dim_qk == 128 and config.head_dim_v == 128
-            and not config.causal and config.window_left < 0 and config.window_right < 0
-            and config.softcap == 0.0):
-        return dataclasses.replace(config, descale=PER_HEAD_DESCALE)
+    for route in tuning_tables().get(config.arch, {}).get("descale_routes", []):
+        if matches(route["when"], config):
+            descale = canonical_descale([(rank, 0) for rank in route["descale_ranks"]])
+            return dataclasses.replace(config, descale=descale)
     return None
 
 

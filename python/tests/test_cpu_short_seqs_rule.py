@@ -1,11 +1,13 @@
 """config.has_short_seqs_kernel against fattn-compile itself (no GPU, no torch).
 
 The Python package cannot ask the compiler at run time which configurations
-fattn-compile --short-seqs builds a different kernel for, so it states the rule
-again (config.has_short_seqs_kernel). This test keeps the two in step: for
-configurations on both sides of every condition of the rule, the PTX of
-`fattn-compile --short-seqs` differs from the default kernel's exactly where
-the rule says there is a tuned kernel. Skipped without a built fattn-compile.
+fattn-compile --short-seqs builds a different kernel for: it reads the rows of
+the compiler's short-sequence table (fattn-compile --print-tuning, kept in
+fattn/tuning.json). This test holds those rows, as config.has_short_seqs_kernel
+reads them, to the kernels themselves: for configurations on both sides of
+every condition of the rows, the PTX of `fattn-compile --short-seqs` differs
+from the default kernel's exactly where a row says there is a tuned kernel.
+Skipped without a built fattn-compile.
 """
 import subprocess
 
@@ -30,8 +32,8 @@ def fp8(**kw):
     return sm90(**args)
 
 
-# Each condition of the rule, met and missed (tools/fattn-compile's
-# shortCausal64, shortCausal128, shortUnmasked128 and shortFP8).
+# Each condition of the rows, met and missed (Tuning.h's shortSeqsRules:
+# causal128, causal64, unmasked128 and fp8).
 CONFIGS = [
     sm90(),                                    # 16-bit causal head dim 128: tuned
     sm90(dtype="f16", has_lse=True),

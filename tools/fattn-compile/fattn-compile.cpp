@@ -4,21 +4,28 @@
 //
 // Compiles every func.func of FILE whose body is one fattn.attention into a
 // kernel named after the function: the target pipeline (fattn-sm80-pipeline
-// or fattn-sm90-pipeline), then
+// or fattn-sm90-pipeline) with the options that Tuning.h chooses for the
+// function's configuration, then
 // gpu-module-to-binary{format=isa} for the PTX, then ptxas (--ptxas, else
 // $CUDA_HOME/bin/ptxas, else /usr/local/cuda/bin/ptxas, else PATH) for the
 // cubin. With one kernel, OUT is the .ptx/.cubin file; with several (and
 // always for json) OUT is a directory receiving <entry>.ptx / <entry>.cubin
 // and, for json, <entry>.json (docs/KERNEL-ABI.md).
 //
+//   fattn-compile --print-tuning
+//
+// prints Tuning.h's tables that pick a kernel (tuningRulesJSON).
+//
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/KernelSymbol.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
 #include "fattn/Pipelines/SM90Pipeline.h"
+#include "fattn/Pipelines/Tuning.h"
 
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -62,13 +69,13 @@ namespace cl = llvm::cl;
 static cl::OptionCategory compileCategory("fattn-compile options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
-                                      cl::Required, cl::cat(compileCategory));
+                                      cl::cat(compileCategory));
 static cl::opt<std::string> arch("arch", cl::desc("Target: sm_80 or sm_90a"),
                                  cl::init("sm_80"), cl::cat(compileCategory));
 static cl::opt<std::string> emit("emit", cl::desc("ptx, cubin or json"),
                                  cl::init("json"), cl::cat(compileCategory));
 static cl::opt<std::string> output("o", cl::desc("Output file or directory"),
-                                   cl::Required, cl::cat(compileCategory));
+                                   cl::cat(compileCategory));
 static cl::opt<std::string> ptxasPath("ptxas", cl::desc("Path to ptxas"),
                                       cl::init(""), cl::cat(compileCategory));
 static cl::opt<int64_t> blockM("block-m", cl::desc("Override block_m"),
@@ -100,6 +107,14 @@ static cl::opt<bool> linearExp2(
              "from a linear 2^x, without MUFU.EX2, and the row sums on the "
              "tensor cores (docs/FP8.md); =false keeps the exp2s"),
     cl::init(true), cl::cat(compileCategory));
+
+static cl::opt<bool> printTuning(
+    "print-tuning",
+    cl::desc("Print the tables that pick a kernel for a configuration (which "
+             "have a --short-seqs kernel, up to what length it runs, which "
+             "descales run on another kernel) as JSON and exit; "
+             "python/fattn/tuning.json is this output"),
+    cl::init(false), cl::cat(compileCategory));
 
 /// The value of a description's "tuned_for" (meta) under --short-seqs.
 constexpr llvm::StringLiteral kShortSeqsTuning = "short_seqs";
@@ -142,17 +157,18 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
   module->getBody()->push_back(func.clone());
   std::string entry = func.getSymName().str();
+  // The function's name is the kernel's symbol and its files' names.
+  if (failed(fattn::checkKernelSymbol(func, "kernel name", entry)))
+    return failure();
 
-  int64_t headDim = cast<MemRefType>(op.getQuery().getType()).getDimSize(3);
-  // The command line's tile options override either pipeline's defaults.
-  auto applyOverrides = [](auto &options) {
-    if (blockM > 0)
-      options.blockM = blockM;
-    if (blockN > 0)
-      options.blockN = blockN;
-    if (stages > 0)
-      options.stages = stages;
-  };
+  // The tuned options (Tuning.h), with the command line's tiles.
+  fattn::AttentionFacts facts = fattn::AttentionFacts::of(op);
+  fattn::TuningRequest request;
+  request.shortSeqs = shortSeqs;
+  request.linearExp2 = linearExp2;
+  request.blockM = blockM;
+  request.blockN = blockN;
+  request.stages = stages;
   // --pipeline-options goes last, over every default chosen from the tiles.
   auto applyPipelineOptions = [&](auto &options) -> LogicalResult {
     std::string error;
@@ -171,260 +187,14 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
   PassManager pm(ctx);
   if (arch == "sm_80") {
     fattn::SM80PipelineOptions options;
-    fattn::setDefaultSM80Options(options, headDim);
-    applyOverrides(options);
+    fattn::tuneSM80(facts, request).applyTo(options);
     if (failed(applyPipelineOptions(options)))
       return failure();
     fattn::buildSM80Pipeline(pm, options);
   } else {
     fattn::SM90PipelineOptions options;
     options.kernelName = entry;
-    // Tile shapes measured fastest (docs/PERF.md, issue 5): head dim 256
-    // takes two stages of 80-row K and V tiles (the most that fit); head
-    // dim 128 192-row tiles causal (160 without a mask, with pingpong and
-    // the threshold, below; sliding windows, whose edge tiles waste more of
-    // them, 128); head dim 64 three consumer
-    // warpgroups (block_m 192), with 96-row tiles when causal.
-    bool masked = op.getEffectiveWindowLeft() >= 0 ||
-                  op.getEffectiveWindowRight() >= 0;
-    bool causal = op.getEffectiveWindowRight() == 0 &&
-                  op.getEffectiveWindowLeft() < 0;
-    // Softcap's tanh holds more registers: its causal (persistent) kernels
-    // spill with the larger tiles (ptxas: 100 bytes at head dim 128 with
-    // 192-key tiles and an LSE, 64 bytes at head dim 256 with 80-key ones).
-    FloatAttr softcap = op.getSoftcapAttr();
-    bool hasSoftcap = softcap && softcap.getValue().convertToFloat() > 0.0f;
-    bool causalSoftcap = causal && hasSoftcap;
-    bool fp8 = isa<Float8E4M3FNType>(
-        cast<MemRefType>(op.getQuery().getType()).getElementType());
-    // FP8 head dim 128 without a mask and causal: 224-key tiles (FA3's),
-    // unless per-block K/V descales need whole tiles per block (of 128 rows
-    // by default). Their persistent producer needs 32 registers (24 spill
-    // the work loop's counter), and the consumers fit in the 232 left. With
-    // V stored as V^T (value_layout) the producer transposes nothing and
-    // keeps 24: the consumers' 240 hold the tiles' row sums on the tensor
-    // cores (row-sum-mma), measured 5-6% faster without a mask and up to 4%
-    // causal (docs/PERF.md, 2026-11-30, seventh session); they spill at 232,
-    // except with P's bytes from a linear 2^x (below), which V by rows takes.
-    // Not with an LSE (it needs the exact sums: the lowering keeps the adds).
-    // Causal, with pingpong (below; without it per-(batch, head) descales
-    // spill 4 bytes at 240). Without a mask three stages add 1-2% more
-    // there (causal: 0 to -2%).
-    // Per-block V factors (one per KV tile) need tiles that divide their
-    // blocks as much as K's do; with K per head and V per block of 128 the
-    // wide tiles were refused ("descale_block_kv (128) must be a multiple
-    // of block_n").
-    // A descale's form by its rank: 0 per tensor (or none: a factor of 1),
-    // 2 per (batch, head), 3 per block of rows.
-    auto descaleRank = [](Value descale) -> int64_t {
-      return descale ? cast<MemRefType>(descale.getType()).getRank() : 0;
-    };
-    bool perBlockKV = descaleRank(op.getKDescale()) == 3 ||
-                      descaleRank(op.getVDescale()) == 3;
-    bool fp8WideTiles =
-        fp8 && headDim <= 128 && (!masked || causal) && !perBlockKV;
-    // P's e4m3 bytes from a linear 2^x (no MUFU.EX2; needs the row sums on
-    // the tensor cores, so no LSE): with V^T +11-13% at head dim 128 without
-    // a mask and +13-25% causal; with V by rows, whose kernel fits the row
-    // sums only this way (the producer's 32 registers leave 232), +18-22%
-    // with 192-key tiles (docs/PERF.md, 2026-12-01, fourteenth session).
-    // P's error grows from 2.7% to 3.2% RMS (docs/FP8.md).
-    bool valueT = op.hasTransposedValue();
-    bool rowSumsFit = fp8WideTiles && !op.getLse();
-    bool linearP = rowSumsFit && linearExp2;
-    bool rowSums = rowSumsFit && (valueT || linearP);
-    options.rowSumMma = rowSums;
-    options.linearExp2 = linearP;
-    if (rowSums && valueT && !causal)
-      options.stages = 3;
-    // Head dim 256: conditional rescaling (a row's max moves only past 2^8
-    // in P, 2^0.8 for e4m3, whose 256 P must stay below 448), which skips
-    // most of O's 128 multiplies per thread and tile: measured 5-6% faster
-    // for bf16 and 5% for FP8 (docs/PERF.md, 2026-11-30, eighth session).
-    // Head dim 64 causal (96-key tiles): 0-3%. Slower at head dim 128 and
-    // at 64 without a mask, whose rescale ptxas hides in the softmax. Not
-    // with per-block V descales, whose rescale is never skipped, nor with
-    // sliding windows (not measured).
-    // 16-bit head dim 128 without a mask (and without softcap): 160-key
-    // tiles with conditional rescaling and pingpong, +1-4% over the 192-key
-    // tiles without either, in three rounds of two calls (docs/PERF.md,
-    // 2026-11-30, ninth session); each alone gained 0-3%. (Pingpong has
-    // since given way to the split tail, below.)
-    bool wide16Bit128 = !fp8 && headDim > 96 && headDim <= 128 && !hasSoftcap;
-    bool wideUnmasked128 = wide16Bit128 && !masked;
-    if ((headDim > 128 && !perBlockKV && (!masked || causal)) ||
-        (!fp8 && headDim <= 64 && causal) || wideUnmasked128 ||
-        (linearP && valueT && !causal))
-      options.rescaleThreshold = fp8 ? 0.8f : 8.0f;
-    if (fp8)
-      options.blockN = !fp8WideTiles ? 128 : linearP && !valueT ? 192 : 224;
-    else if (headDim > 128)
-      options.blockN = causalSoftcap ? 64 : 80;
-    else if (headDim > 64 && (!masked || causal) && !causalSoftcap)
-      options.blockN = wideUnmasked128 ? 160 : 192;
-    else if (headDim <= 64 && causal)
-      options.blockN = 96;
-    if (headDim <= 64 && !fp8)
-      options.blockM = 192;
-    // FP8 head dim 256: the overlapped loop (faster since the producer's V
-    // transpose left the consumers 240 registers, docs/PERF.md), except
-    // with per-block K/V descales, whose carried factors make it spill.
-    if (fp8 && headDim > 128 && perBlockKV)
-      options.intraWgOverlap = false;
-    // Pingpong (named barriers order the two consumers' GEMM issues) where
-    // it measured faster once its turns ran across a persistent CTA's work
-    // items: 16-bit head dim 256 +0.4-2% without a mask and up to +4%
-    // causal; FP8 head dim 128 causal with V^T and the row sums +4-5% with
-    // per-tensor descales, +5-8% with per-(batch, head) ones (against the
-    // kernel without row sums, which spilled with them before pingpong)
-    // (docs/PERF.md, 2026-11-30, ninth session). Not 16-bit head dim 128
-    // without a mask any more: beside the split tail (below) it costs 1-4%
-    // at 2k-16k, and that kernel without pingpong runs as fast at 2k and
-    // 1% faster at 4k as the one with pingpong and without the split tail
-    // that --short-seqs built, in three rounds of two calls (docs/PERF.md,
-    // 2026-12-01, sixteenth session). Equal at 16-bit head dim 128 causal,
-    // slower for FP8 otherwise; not measured with windows or softcap.
-    options.pingpong =
-        (!fp8 && headDim > 128 && (!masked || causal) && !hasSoftcap) ||
-        (fp8 && rowSums && causal) || (linearP && valueT);
-    // Persistent CTAs (--fattn-persistent-tiles) measured faster causal and
-    // without a mask (docs/PERF.md; at 16-bit head dim 256 without a mask
-    // since O leaves through the quad transpose). Sliding windows were not
-    // measured: one CTA per tile.
-    options.persistent = !masked || causal;
-    // The next work item's Q copied into a second buffer while the current
-    // one is read, where shared memory has room for it: 16-bit head dim 128
-    // without a mask (160-key tiles), +0.7-2.8% in two rounds of one call,
-    // most at 2k (docs/PERF.md, 2026-11-30, tenth session). Slower at head
-    // dim 64 (three consumers), mixed causal with 160-key tiles. Not where
-    // the command line's tiles leave no room (two 32 KiB Q buffers of 128
-    // rows and the ring of 2 stages of 160 keys fill the 227 KiB).
-    // --short-seqs, 16-bit head dim 128 causal: 128-key tiles (192 waste
-    // more of the diagonal tiles of short items), two Q buffers and the
-    // threshold: +7-12% at 2k and 4k, +1% at 8k and -2% at 16k against the
-    // 192-key tiles, in two rounds of one call (docs/PERF.md, 2026-11-30,
-    // eleventh session). Since the eighteenth session without pingpong and
-    // O's TMA stores but with per-warpgroup KV ranges (below) and O's
-    // 16-byte stores from registers: +1.5-2.3% at 2k and -0.3 to +3.2% at
-    // 4k in two calls. Python's flash_attn_func asks for it up to 4096
-    // queries and keys (config.py, short_seqs_tuning).
-    bool shortCausal128 = shortSeqs && wide16Bit128 && causal;
-    if (shortCausal128) {
-      options.blockN = 128;
-      options.rescaleThreshold = 8.0f;
-    }
-    // --short-seqs, 16-bit head dim up to 64 causal without softcap: two
-    // consumer warpgroups and 128-key tiles instead of three and 96-key
-    // ones: +13% at 1k (16 x 1024, 32 heads), but -4% at 2k and -9% at 4k,
-    // in two rounds of one call (docs/PERF.md, 2026-12-02, twenty-sixth
-    // session). Python's flash_attn_func asks for it only up to 1024
-    // queries and keys (config.py, short_seqs_max).
-    bool shortCausal64 = shortSeqs && !fp8 && headDim <= 64 && causal &&
-                         !hasSoftcap;
-    if (shortCausal64) {
-      options.blockM = 128;
-      options.blockN = 128;
-    }
-    // --short-seqs, 16-bit head dim 97-128 without a mask (or softcap):
-    // 128-key tiles instead of 160, so that 1024 keys are eight whole tiles
-    // rather than six and a 64-key remainder: +4.4% at 1k (16 x 1024, 16
-    // heads), -3% at 2k, in two rounds of one call (the narrow tail of 64
-    // keys: +3.3%) (docs/PERF.md, 2026-12-02, twenty-sixth session).
-    // flash_attn_func asks for it only up to 1024 queries and keys
-    // (config.py, short_seqs_max).
-    bool shortUnmasked128 = shortSeqs && wideUnmasked128;
-    if (shortUnmasked128)
-      options.blockN = 128;
-    // --short-seqs, FP8 head dim 97-128 with V^T and linear P without a
-    // mask: O by TMA stores from a shared buffer of its own, in the room of
-    // the ring's third stage. An item's O then leaves while the next item
-    // starts: +5.8% at 2k, +1.9% at 4k, -0.5% at 8k and -1.6% at 16k in
-    // three rounds of one call, two stages alone +0.3%. With the narrow
-    // tail of 64 keys on top (the sequence's last partial tile computed on
-    // 64 columns: 4096 keys are 18 tiles and 64) another +5-7% at 2k and 4k
-    // and +1.7% at 1k, whose last tile (128 keys) it does not narrow: part
-    // of the gain is ptxas's schedule of the loop. 96 and 128 keys read
-    // 0.2-1.3% lower at 2k and 4k; without two stages and TMA stores the
-    // narrow tail is within +-0.4% (docs/PERF.md, 2026-12-01, twenty-third
-    // and twenty-fourth sessions). Python's flash_attn_func asks for it up
-    // to 4096 queries and keys (config.py, has_short_seqs_kernel, which
-    // python/tests/test_cpu_short_seqs_rule.py holds to this rule).
-    // Only where at most one of Q, K and V has a single factor: with two or
-    // three per-tensor descales (or none) ptxas spills 4 bytes.
-    // flash_attn_func runs all-per-tensor descales on the per-(batch, head)
-    // kernel (config.py, per_head_routing).
-    int perTensor = 0;
-    for (Value descale : {op.getQDescale(), op.getKDescale(), op.getVDescale()})
-      perTensor += descaleRank(descale) == 0;
-    bool shortFP8 = shortSeqs && linearP && valueT && !masked &&
-                    headDim > 96 && perTensor <= 1;
-    if (shortFP8) {
-      options.stages = 2;
-      options.tmaStore = true;
-      options.narrowTail = 64;
-    }
-    // Each consumer warpgroup stops at the last KV tile its own rows see,
-    // and one whose rows all lie past the sequence computes nothing
-    // (warpgroup-kv-ranges): 16-bit head dim 128 causal +2-3% at 2k-16k,
-    // the warpgroup that skips the item's last tile also starting the next
-    // item's first one early; head dim 64 causal 0 / +2.5% / 0 at 2k / 4k /
-    // 8k (docs/PERF.md, 2026-12-01, seventeenth and eighteenth sessions,
-    // the second with the warpgroups past the sequence). Not with softcap
-    // or at head dims 65-96 (not measured), nor pingpong (each warpgroup
-    // must take as many turns as the other) or the split tail (the lowering
-    // refuses both).
-    options.warpgroupKVRanges = !fp8 && (headDim <= 64 || wide16Bit128) &&
-                                causal && !hasSoftcap && !options.pingpong;
-    applyOverrides(options);
-    // The kernel's shared memory with a second Q buffer, as the lowering
-    // lays it out (the tiles may come from the command line).
-    fattn::SM90KernelConfig twoQBuffers;
-    twoQBuffers.elementType = fp8 ? "e4m3" : "bf16";
-    twoQBuffers.valueTransposed = valueT;
-    twoQBuffers.rowSumMma = rowSums;
-    twoQBuffers.headDim = headDim;
-    twoQBuffers.blockM = options.blockM;
-    twoQBuffers.blockN = options.blockN;
-    twoQBuffers.stages = options.stages;
-    twoQBuffers.qBuffers = 2;
-    bool qBuffersFit = twoQBuffers.dynamicSharedBytes() <=
-                       fattn::kMaxDynamicSharedBytes;
-    // FP8 with linear P without a mask: with V^T (above), and with V by
-    // rows, +5%; V by rows causal too, +2-4% (docs/PERF.md, 2026-12-01,
-    // fourteenth session).
-    if ((wideUnmasked128 || shortCausal128 ||
-         (linearP && (!causal || !valueT))) &&
-        qBuffersFit)
-      options.qBuffers = 2;
-    // The split tail (the work items past the last whole round of the grid
-    // cut along their KV tiles, so that no SM idles through a partial
-    // round): 16-bit head dim 64 without a mask, +4-5% at 2k-16k in two
-    // rounds of one call; 16-bit head dim 128 without a mask +0.6-1.3% at
-    // 8k and 16k in two calls, 0 to -1.6% at 2k and 4k beside pingpong, and
-    // without pingpong -1 to +1% at 2k and 4k against the kernel with
-    // pingpong and without the split tail (sixteenth session). About +1.6%
-    // at head dim 256 from 8k but -1 to -3% below (and it spills there), -2
-    // to -8% for FP8 with exp2s (docs/PERF.md, 2026-12-01, thirteenth
-    // session): not used there. FP8 with linear P (above), the threshold
-    // 0.8, pingpong and two Q buffers: 1,087-1,124 TFLOP/s at 4k-16k against
-    // 1,066-1,112 without the split tail (2026-12-01, fourteenth session);
-    // the three alone measured 0 to +4% over linear P.
-    options.splitTail = (!fp8 && headDim <= 64 && !masked) ||
-                        wideUnmasked128 || (linearP && !masked);
-    // The work order's tail (the last pairs' items Q tile slowest, the
-    // count chosen per launch by the runtime): 16-bit head dim 64 causal
-    // +2.7-3.0% at 2k and unchanged at 4k, where few pairs already take
-    // that order, in three rounds of one call (docs/PERF.md, 2026-12-01,
-    // twenty-first session). At 16-bit head dim 128 causal the kernels
-    // spill (4 bytes) with it; FP8 was not measured.
-    options.workOrderTail =
-        !fp8 && headDim <= 64 && causal && options.persistent;
-    // One consumer warpgroup per 64 query rows.
-    options.consumers = static_cast<int>(options.blockM / 64);
-    if (fp8WideTiles && options.consumers == 2 && (!rowSums || !valueT)) {
-      options.producerRegisters = 32;
-      options.consumerRegisters = 232;
-    }
+    fattn::tuneSM90(facts, request).applyTo(options);
     if (failed(applyPipelineOptions(options)))
       return failure();
     fattn::buildSM90Pipeline(pm, options);
@@ -643,6 +413,14 @@ int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   cl::HideUnrelatedOptions(compileCategory);
   cl::ParseCommandLineOptions(argc, argv, "fattn kernel compiler\n");
+  if (printTuning) {
+    llvm::outs() << llvm::formatv(
+                        "{0:2}", llvm::json::Value(fattn::tuningRulesJSON()))
+                 << "\n";
+    return 0;
+  }
+  if (inputFile.empty() || output.empty())
+    return fail("an input file and -o are required (see --help)");
   if (arch != "sm_80" && arch != "sm_90a")
     return fail("--arch " + arch + " is not supported (sm_80, sm_90a)");
   if (emit != "ptx" && emit != "cubin" && emit != "json")

@@ -24,10 +24,6 @@ struct SM80PipelineOptions : public PassPipelineOptions<SM80PipelineOptions> {
 /// kernels for sm_80, ready for gpu-module-to-binary.
 void buildSM80Pipeline(OpPassManager &pm, const SM80PipelineOptions &options);
 
-/// The block sizes fattn-compile uses for a head dim (128x64, or 64x32 for
-/// head dim 256).
-void setDefaultSM80Options(SM80PipelineOptions &options, int64_t headDim);
-
 void registerFAttnSM80Pipeline();
 
 } // namespace mlir::fattn
