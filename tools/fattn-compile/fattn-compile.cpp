@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/KernelDescription.h"
 #include "fattn/Conversion/FAttnToNVVM/KernelSymbol.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
@@ -327,54 +328,41 @@ llvm::json::Value sm80Description(const Kernel &k) {
   auto f64 = [&](StringRef name) {
     return info.getAs<FloatAttr>(name).getValueAsDouble();
   };
-  bool hasLse = info.getAs<BoolAttr>("has_lse").getValue();
-  llvm::json::Array params;
-  // json::Value keeps a StringRef without copying: names are owned strings.
-  auto param = [&](std::string name, StringRef type) {
-    params.push_back(
-        llvm::json::Object{{"name", std::move(name)}, {"type", type.str()}});
-  };
+  fattn::KernelDescription d;
+  d.arch = arch;
+  d.entry = k.entry;
+  d.cubin = k.entry + ".cubin";
+  d.ptx = k.entry + ".ptx";
+  d.dtype = info.getAs<StringAttr>("dtype").getValue().str();
+  d.headDimQK = d.headDimV = i64("head_dim");
+  d.scale = f64("scale");
+  d.softcap = f64("softcap");
+  d.causal = i64("window_right") == 0;
+  d.windowLeft = i64("window_left");
+  d.windowRight = i64("window_right");
+  d.hasLse = info.getAs<BoolAttr>("has_lse").getValue();
+  d.blockM = i64("block_m");
+  d.blockN = i64("block_n");
+  d.threads = i64("threads");
+  d.dynamicSmemBytes = i64("dynamic_smem_bytes");
+  d.alignBytes = 16;
+  d.grid = {{"seq_q", d.blockM}, {"heads_q", 1}, {"batch", 1}};
   for (const char *p : {"q", "k", "v", "o"})
-    param(p, "ptr");
-  if (hasLse)
-    param("lse", "ptr");
+    d.addParam(p, "ptr");
+  if (d.hasLse)
+    d.addParam("lse", "ptr");
   for (const char *p : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
-    param(p, "u32");
+    d.addParam(p, "u32");
   for (StringRef t : {"q", "k", "v", "o"})
     for (StringRef s : {"b", "h", "s"})
-      param((t + "_stride_" + s).str(), "u64");
-  if (hasLse) {
-    param("lse_stride_b", "u64");
-    param("lse_stride_h", "u64");
+      d.addParam((t + "_stride_" + s).str(), "u64");
+  if (d.hasLse) {
+    d.addParam("lse_stride_b", "u64");
+    d.addParam("lse_stride_h", "u64");
   }
-  int64_t headDim = i64("head_dim");
-  return llvm::json::Object{
-      {"version", 1},
-      {"arch", arch},
-      {"entry", k.entry},
-      {"cubin", k.entry + ".cubin"},
-      {"ptx", k.entry + ".ptx"},
-      {"dtype", info.getAs<StringAttr>("dtype").getValue()},
-      {"head_dim_qk", headDim},
-      {"head_dim_v", headDim},
-      {"scale", f64("scale")},
-      {"causal", i64("window_right") == 0},
-      {"window_left", i64("window_left")},
-      {"window_right", i64("window_right")},
-      {"softcap", f64("softcap")},
-      {"has_lse", hasLse},
-      {"block_m", i64("block_m")},
-      {"block_n", i64("block_n")},
-      {"threads", i64("threads")},
-      {"dynamic_smem_bytes", i64("dynamic_smem_bytes")},
-      {"align_bytes", 16},
-      {"grid", llvm::json::Array{llvm::json::Array{"seq_q", i64("block_m")},
-                                 llvm::json::Array{"heads_q", 1},
-                                 llvm::json::Array{"batch", 1}}},
-      {"params", std::move(params)},
-      {"meta", llvm::json::Object{{"stages", i64("stages")},
-                                  {"compiler", "fattn-compile"}}},
-  };
+  d.meta.stages = i64("stages");
+  d.meta.compiler = "fattn-compile";
+  return fattn::toJSON(d);
 }
 /// The kernel's description, with the PTX named beside the cubin (the
 /// runtime falls back to it where the cubin does not load).

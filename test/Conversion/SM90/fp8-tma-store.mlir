@@ -5,9 +5,9 @@
 // bytes at offset 0) cannot hold O's bf16 tile, so O gets a buffer of its own
 // right after it (two 64-column atoms of 128 rows: 32768 more bytes of shared
 // memory), and O's tensor map takes boxes of 64 rows of one bf16 atom.
-// CHECK: \22dynamic_smem_bytes\22: 148592
-// CHECK-SAME: \22name\22: \22o_map\22, \22type\22: \22tensormap\22, \22tensor\22: \22o\22, \22element_type\22: \22bf16\22, \22box\22: [1, 1, 64, 64]
-// REGS: \22dynamic_smem_bytes\22: 115824
+// CHECK: \22dynamic_smem_bytes\22:148592
+// CHECK-SAME: {\22box\22:[1,1,64,64],\22element_strides\22:[1,1,1,1],\22element_type\22:\22bf16\22,\22name\22:\22o_map\22
+// REGS: \22dynamic_smem_bytes\22:115824
 // REGS-NOT: o_map
 
 // The epilogue, after 1 / l of the thread's two rows: the warpgroup's first thread waits until the previous item's

@@ -7,7 +7,7 @@
 // columns: S = Q K^T as m64n32 wgmmas over the head dim (8 k steps of 16),
 // the softmax on 32 columns, and its P V in two k steps. The description
 // says so in its meta.
-// CHECK: \22narrow_tail\22: 32
+// CHECK: \22narrow_tail\22:32
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
 // CHECK-NOT: <m = 64, n = 32, k = 16>
 // OFF-NOT: narrow_tail

@@ -7,7 +7,7 @@
 // it.
 
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d256_e4m3_m128n128s2_vt(
-// CHECK-SAME: \22meta\22: {\22rescale_threshold\22: 0.800000012}
+// CHECK-SAME: \22meta\22:{\22rescale_threshold\22:0.800000012{{[0-9]*}}}
 // CHECK: %[[NO:[0-9]+]] = llvm.mlir.constant(false) : i1
 // CHECK: llvm.br ^[[LOOP:bb[0-9]+]](%{{.*}}, %[[NO]] : i32, f32, f32, f32, f32, !llvm.struct<{{.*}}>, !llvm.struct<{{.*}}>, f32, f32, i1)
 // CHECK: ^[[LOOP]](%{{.*}}: f32, %{{[0-9]+}}: f32, %[[WHEN:[0-9]+]]: i1):

@@ -10,7 +10,7 @@
 // hands O on untouched. The description records the threshold.
 
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n128s2(
-// CHECK-SAME: \22meta\22: {\22rescale_threshold\22: 8}
+// CHECK-SAME: \22meta\22:{\22rescale_threshold\22:8}
 // The overlapped loop defers O's rescale into the next iteration, after
 // S = Q K^T is issued: the factors and the warp's vote ride along the loop
 // (false from the prologue).

@@ -8,8 +8,8 @@
 // ldmatrix / stmatrix, no V^T barriers. The kernel name says _vt and the
 // description carries "value_layout" and V's box [1, 1, head_dim, 128].
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_e4m3_m128n224s2_dsq0k0v0_vt(
-// CHECK-SAME: %[[VMAP:arg35]]: !llvm.ptr {{{.*}}nvvm.grid_constant}) attributes {fattn.kernel_description = "{{.*}}\22name\22: \22v_map\22, \22type\22: \22tensormap\22, \22tensor\22: \22v\22, \22element_type\22: \22e4m3\22, \22box\22: [1, 1, 128, 128]
-// CHECK-SAME: \22value_layout\22: \22transposed_wgmma_e4m3_k32\22}
+// CHECK-SAME: %[[VMAP:arg35]]: !llvm.ptr {{{.*}}nvvm.grid_constant}) attributes {fattn.kernel_description = "{{.*}}{\22box\22:[1,1,128,128],\22element_strides\22:[1,1,1,1],\22element_type\22:\22e4m3\22,{{[^}]*}}\22name\22:\22v_map\22
+// CHECK-SAME: \22value_layout\22:\22transposed_wgmma_e4m3_k32\22
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg34, %{{.*}}, box[%{{.*}}, %[[ROW:[0-9]+]], %[[KVH:[0-9]+]], %[[B:[0-9]+]]]
 // V's full barrier expects both boxes: 2 x 128 keys x 128 bytes (a K stage
 // is 224 x 128 bytes); the boxes land 16384 bytes apart.
@@ -40,7 +40,7 @@ func.func @vt(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v
 // The same op with V by rows: the producer transposes each V tile with
 // ldmatrix / stmatrix.trans, V's box is its block rows, no "value_layout".
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_e4m3_m128n224s2_dsq0k0v0(
-// CHECK-SAME: fattn.kernel_description = "{{.*}}\22name\22: \22v_map\22, \22type\22: \22tensormap\22, \22tensor\22: \22v\22, \22element_type\22: \22e4m3\22, \22box\22: [1, 1, 224, 128]
+// CHECK-SAME: fattn.kernel_description = "{{.*}}{\22box\22:[1,1,224,128],\22element_strides\22:[1,1,1,1],\22element_type\22:\22e4m3\22,{{[^}]*}}\22name\22:\22v_map\22
 // CHECK-NOT: value_layout
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16

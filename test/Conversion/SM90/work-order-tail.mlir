@@ -6,8 +6,8 @@
 // ("work_order"), so that the runtime can choose it.
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n64s2_causal_persistent(
 // CHECK-SAME: %arg8: i32, %arg9: i32, %arg10: i64,
-// CHECK-SAME: {\22name\22: \22seq_k\22, \22type\22: \22u32\22}, {\22name\22: \22tail_pairs\22, \22type\22: \22u32\22}, {\22name\22: \22q_stride_b\22
-// CHECK-SAME: \22work_order\22: {\22ctas_per_pair\22: 3, \22reverse_q_tiles\22: true}}"
+// CHECK-SAME: {\22name\22:\22seq_k\22,\22type\22:\22u32\22},{\22name\22:\22tail_pairs\22,\22type\22:\22u32\22},{\22name\22:\22q_stride_b\22
+// CHECK-SAME: \22work_order\22:{\22ctas_per_pair\22:3,\22reverse_q_tiles\22:true}}"
 // Once per launch: T = pairs when they are few (pairs * 3 <= grid), else
 // tail_pairs clamped to [1, pairs].
 // CHECK: %[[PAIRS:[0-9]+]] = llvm.mul %arg5, %arg4 : i32
@@ -59,7 +59,7 @@ func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: me
 
 // A sliding window's items differ in length too (at the sequence's start).
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d64_bf16_m128n64s2_win100_20_persistent(
-// CHECK-SAME: \22work_order\22: {\22ctas_per_pair\22: 1, \22reverse_q_tiles\22: true}}"
+// CHECK-SAME: \22work_order\22:{\22ctas_per_pair\22:1,\22reverse_q_tiles\22:true}}"
 // OFF-LABEL: llvm.func @fattn_fwd_sm90_d64_bf16_m128n64s2_win100_20_persistent(
 // OFF-NOT: work_order
 func.func @window(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {

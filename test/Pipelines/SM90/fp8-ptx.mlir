@@ -32,10 +32,10 @@
 // CHECK-NOT: wgmma.mma_async.sync.aligned.{{.*}}.bf16
 // The description: e4m3 inputs, bf16 output, the descales and 128-column
 // e4m3 tensor maps.
-// DESC: \22dtype\22: \22e4m3\22, \22out_dtype\22: \22bf16\22
-// DESC-SAME: {\22name\22: \22k_descale_stride_blk\22, \22type\22: \22u64\22}
-// DESC-SAME: \22element_type\22: \22e4m3\22, \22box\22: [1, 1, 64, 128]
-// DESC-SAME: \22descale\22: {\22q\22: {\22rank\22: 3, \22block\22: 64}, \22k\22: {\22rank\22: 3, \22block\22: 128}, \22v\22: {\22rank\22: 3, \22block\22: 128}}
+// DESC: \22descale\22:{\22k\22:{\22block\22:128,\22rank\22:3},\22q\22:{\22block\22:64,\22rank\22:3},\22v\22:{\22block\22:128,\22rank\22:3}},\22dtype\22:\22e4m3\22
+// DESC-SAME: \22out_dtype\22:\22bf16\22
+// DESC-SAME: {\22name\22:\22k_descale_stride_blk\22,\22type\22:\22u64\22}
+// DESC-SAME: {\22box\22:[1,1,64,128],\22element_strides\22:[1,1,1,1],\22element_type\22:\22e4m3\22,{{.*}}\22name\22:\22k_map\22
 func.func @attn(%q: memref<?x?x?x256xf8E4M3FN>, %k: memref<?x?x?x256xf8E4M3FN>, %v: memref<?x?x?x256xf8E4M3FN>, %o: memref<?x?x?x256xbf16>, %lse: memref<?x?x?xf32>, %dq: memref<?x?x?xf32>, %dk: memref<?x?x?xf32>, %dv: memref<?x?x?xf32>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>, memref<?x?x?x256xf8E4M3FN>) outs(%o : memref<?x?x?x256xbf16>) lse(%lse : memref<?x?x?xf32>)
                   descale(%dq, %dk, %dv : memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) {causal = true, descale_block_q = 64 : i64, descale_block_kv = 128 : i64}

@@ -11,9 +11,9 @@
 
 // Persistent CTAs (--fattn-persistent-tiles), head dim 96 (held out of the
 // library): one CTA per SM, which the runtime reads off the description.
-// DESC: \22grid\22: {{\[\[}}\22num_sms\22, 1]]
+// DESC: \22grid\22:{{\[\[}}\22num_sms\22,1]]
 // Without the pass: one CTA per (Q tile, head, batch).
-// GRID: \22grid\22: {{\[\[}}\22seq_q\22, 128], [\22heads_q\22, 1], [\22batch\22, 1]]
+// GRID: \22grid\22:{{\[\[}}\22seq_q\22,128],[\22heads_q\22,1],[\22batch\22,1]]
 
 // Q's full barrier, the barrier on which the consumers hand Q back (every
 // consumer thread arrives), and the 2-stage ring's eight barriers.

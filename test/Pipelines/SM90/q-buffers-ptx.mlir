@@ -11,8 +11,8 @@
 // item's Q into buffer (item & 1) as soon as the consumers have handed back
 // the item two before, rather than after the previous item's last S.
 // Shared memory grows by one Q buffer and two barriers (32784 bytes).
-// DESC: \22dynamic_smem_bytes\22: 197728
-// ONE: \22dynamic_smem_bytes\22: 164944
+// DESC: \22dynamic_smem_bytes\22:197728
+// ONE: \22dynamic_smem_bytes\22:164944
 
 // Q's full and empty barriers (at 196608 and 196680, around the ring's
 // eight), the second buffer's (196688, 196696, after them), then the ring's.

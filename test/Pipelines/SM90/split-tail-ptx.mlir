@@ -15,8 +15,8 @@
 // a workspace pointer after O (no LSE here), one slot per CTA of 256 bytes
 // of counters and 36 words (32 of O, 2 maxes, 2 sums) per consumer thread
 // of the 256: 256 + 36 * 4 * 256 = 37120 bytes.
-// DESC: {\22name\22: \22o\22, \22type\22: \22ptr\22}, {\22name\22: \22workspace\22, \22type\22: \22ptr\22}, {\22name\22: \22batch\22
-// DESC: \22workspace_bytes_per_cta\22: 37120
+// DESC: {\22name\22:\22o\22,\22type\22:\22ptr\22},{\22name\22:\22workspace\22,\22type\22:\22ptr\22},{\22name\22:\22batch\22
+// DESC: \22workspace_bytes_per_cta\22:37120
 // PLAIN-NOT: workspace
 
 // CHECK: .entry k(

@@ -12,10 +12,10 @@
 // and its first thread issues one TMA store per atom (the tensor map clips
 // rows past seq_q and columns past 96). The kernel takes O's tensor map as a
 // fourth one, 64 rows of one atom per box; shared memory does not grow.
-// DESC: \22dynamic_smem_bytes\22: 197728
-// DESC: \22name\22: \22o_map\22, \22type\22: \22tensormap\22, \22tensor\22: \22o\22, \22element_type\22: \22bf16\22, \22box\22: [1, 1, 64, 64], \22element_strides\22: [1, 1, 1, 1], \22swizzle\22: \22128B\22}
+// DESC: \22dynamic_smem_bytes\22:197728
+// DESC: {\22box\22:[1,1,64,64],\22element_strides\22:[1,1,1,1],\22element_type\22:\22bf16\22,\22name\22:\22o_map\22,\22swizzle\22:\22128B\22,\22tensor\22:\22o\22,\22type\22:\22tensormap\22}
 // DIRECT-NOT: o_map
-// DIRECT: \22dynamic_smem_bytes\22: 197728
+// DIRECT: \22dynamic_smem_bytes\22:197728
 
 // CHECK: .param .align 64 .b8 k_param_24[128]
 // The consumers: the previous item's buffer goes back to the producer, from

@@ -8,6 +8,7 @@
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/KernelDescription.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/FP8LayoutFromIR.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
@@ -431,131 +432,118 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   return c;
 }
 
-/// A float with enough digits to read back the same f32.
-static std::string exactFloat(float v) {
+/// The double that `v`'s 9 significant digits read as (enough to read back
+/// the same f32): the form in which the description states f32 values.
+static double nineDigits(float v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.9g", double(v));
-  return buf;
+  return std::strtod(buf, nullptr);
 }
 
 std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
-  std::string params = R"({"name": "q", "type": "ptr"}, {"name": "k", "type": "ptr"}, )"
-                       R"({"name": "v", "type": "ptr"}, {"name": "o", "type": "ptr"})";
+  KernelDescription d;
+  d.arch = "sm_90a";
+  d.entry = c.name;
+  d.cubin = c.name + ".cubin";
+  d.dtype = c.elementType;
+  if (c.outputType != c.elementType)
+    d.outDtype = c.outputType;
+  d.headDimQK = d.headDimV = c.headDim;
+  d.scale = nineDigits(c.scale);
+  d.softcap = nineDigits(c.softcap);
+  d.causal = c.windowRight == 0 && c.windowLeft < 0;
+  d.windowLeft = c.windowLeft;
+  d.windowRight = c.windowRight;
+  d.hasLse = c.hasLse;
+  d.blockM = c.blockM;
+  d.blockN = c.blockN;
+  d.threads = c.threads();
+  d.dynamicSmemBytes = c.dynamicSharedBytes();
+  // One CTA per (Q tile, head, batch), or per SM for persistent kernels,
+  // which loop over those work items.
+  if (c.persistent)
+    d.grid = {{"num_sms", 1}};
+  else
+    d.grid = {{"seq_q", c.blockM}, {"heads_q", 1}, {"batch", 1}};
+
+  for (const char *t : {"q", "k", "v", "o"})
+    d.addParam(t, "ptr");
   if (c.hasLse)
-    params += R"(, {"name": "lse", "type": "ptr"})";
+    d.addParam("lse", "ptr");
   // The split tail's workspace: allocated and zeroed once by the runtime
   // (each kernel leaves its counters zero again).
   if (c.splitTail)
-    params += R"(, {"name": "workspace", "type": "ptr"})";
+    d.addParam("workspace", "ptr");
   for (const char *n : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
-    params += formatv(R"(, {{"name": "{0}", "type": "u32"})", n).str();
+    d.addParam(n, "u32");
   if (c.hasTailPairs())
-    params += R"(, {"name": "tail_pairs", "type": "u32"})";
+    d.addParam("tail_pairs", "u32");
   for (const char *t : {"q", "k", "v", "o"})
-    for (const char *d : {"b", "h", "s"})
-      params += formatv(R"(, {{"name": "{0}_stride_{1}", "type": "u64"})", t, d).str();
-  if (c.hasLse)
-    params += R"(, {"name": "lse_stride_b", "type": "u64"}, {"name": "lse_stride_h", "type": "u64"})";
+    for (const char *s : {"b", "h", "s"})
+      d.addParam(formatv("{0}_stride_{1}", t, s).str(), "u64");
+  if (c.hasLse) {
+    d.addParam("lse_stride_b", "u64");
+    d.addParam("lse_stride_h", "u64");
+  }
   // FP8 descales: pointers, then [batch, head, block] strides in elements
   // (0 for the dims a descale does not have).
-  std::string descales;
   if (c.hasDescales()) {
     for (const char *t : {"q", "k", "v"})
-      params += formatv(R"(, {{"name": "{0}_descale", "type": "ptr"})", t).str();
+      d.addParam(formatv("{0}_descale", t).str(), "ptr");
     for (const char *t : {"q", "k", "v"})
-      for (const char *d : {"b", "h", "blk"})
-        params += formatv(R"(, {{"name": "{0}_descale_stride_{1}", "type": "u64"})",
-                          t, d).str();
-    auto entry = [](const char *t, const SM90Descale &d) {
-      std::string block =
-          d.rank == 3 ? formatv(R"(, "block": {0})", d.block).str() : "";
-      return formatv(R"("{0}": {{"rank": {1}{2}})", t, d.rank, block).str();
+      for (const char *s : {"b", "h", "blk"})
+        d.addParam(formatv("{0}_descale_stride_{1}", t, s).str(), "u64");
+    auto form = [](const SM90Descale &s) {
+      return DescaleDescription{s.rank, s.block};
     };
-    descales = formatv(R"(, "descale": {{{0}, {1}, {2}})",
-                       entry("q", c.qDescale), entry("k", c.kDescale),
-                       entry("v", c.vDescale)).str();
+    d.descales = {form(c.qDescale), form(c.kDescale), form(c.vDescale)};
   }
-  for (const char *t : {"q", "k", "v"}) {
+  for (StringRef t : {"q", "k", "v"}) {
     // A box is rows of one 128-byte atom: block rows of Q, K and V, or, for
     // a V stored as V^T, its head-dim rows of 128 keys.
-    bool transposed = c.valueTransposed && std::string(t) == "v";
-    int64_t rows = transposed                ? c.headDim
-                   : std::string(t) == "q" ? c.blockM
-                                             : c.blockN;
-    params += formatv(R"(, {{"name": "{0}_map", "type": "tensormap", "tensor": "{0}", )"
-                      R"("element_type": "{1}", "box": [1, 1, {2}, {3}], )"
-                      R"("element_strides": [1, 1, 1, 1], "swizzle": "128B", )"
-                      R"("l2_promotion": "256B", "oob_fill": "zero"})",
-                      t, c.elementType, rows, c.atomColumns()).str();
+    int64_t rows = c.valueTransposed && t == "v" ? c.headDim
+                   : t == "q"                    ? c.blockM
+                                                 : c.blockN;
+    TensorMapDescription map;
+    map.tensor = t.str();
+    map.elementType = c.elementType;
+    map.box = {1, 1, rows, c.atomColumns()};
+    map.l2Promotion = "256B";
+    map.oobFill = "zero";
+    d.addTensorMap(map);
   }
   // TMA stores of O: each consumer warpgroup's 64 rows of one atom.
-  if (c.tmaStore)
-    params += formatv(R"(, {{"name": "o_map", "type": "tensormap", "tensor": "o", )"
-                      R"("element_type": "{0}", "box": [1, 1, 64, {1}], )"
-                      R"("element_strides": [1, 1, 1, 1], "swizzle": "128B"})",
-                      c.outputType, SM90KernelConfig::kOutputAtomColumns)
-                  .str();
-  // Keys after "params": the descales, and V's layout when not by rows.
-  std::string trailing = descales;
+  if (c.tmaStore) {
+    TensorMapDescription map;
+    map.tensor = "o";
+    map.elementType = c.outputType;
+    map.box = {1, 1, 64, SM90KernelConfig::kOutputAtomColumns};
+    d.addTensorMap(map);
+  }
   if (c.valueTransposed)
-    trailing += formatv(R"(, "value_layout": "{0}")", kTransposedValueLayout)
-                    .str();
+    d.valueLayout = kTransposedValueLayout;
   // What the launcher needs to choose `tail_pairs` (WorkOrder.h's
   // chooseTailPairs simulates the kernel's order).
   if (c.hasTailPairs()) {
     WorkOrderParams order = c.workOrder();
-    trailing += formatv(R"(, "work_order": {{"ctas_per_pair": {0}, )"
-                        R"("reverse_q_tiles": {1}})",
-                        order.ctasPerPair,
-                        order.reverseQTiles ? "true" : "false").str();
+    d.workOrder = KernelDescription::WorkOrder{order.ctasPerPair,
+                                               order.reverseQTiles};
   }
   // The split tail's workspace: this many bytes per CTA of the grid.
   if (c.splitTail)
-    trailing += formatv(R"(, "workspace_bytes_per_cta": {0})",
-                        c.workspaceBytesPerCta()).str();
-  // Information for whoever models the kernel's numerics (the runtime
-  // ignores "meta"): l sums P as the P V wgmma reads it, rounded; a row's
-  // max moves only past the rescale threshold (log2 units); P's e4m3 bytes
-  // come from a linear 2^x (SM90KernelConfig::linearExp2).
-  std::string meta;
-  if (c.rowSumMma)
-    meta += R"("row_sums": "mma")";
+    d.workspaceBytesPerCta = c.workspaceBytesPerCta();
+  // For whoever models the kernel's numerics: l sums P as the P V wgmma
+  // reads it, rounded; a row's max moves only past the rescale threshold
+  // (log2 units); P's e4m3 bytes come from a linear 2^x
+  // (SM90KernelConfig::linearExp2).
+  d.meta.rowSumsMma = c.rowSumMma;
   if (c.linearExp2)
-    meta += formatv(R"(, "exp2": "linear", "exp2_offset": {0})",
-                    exactFloat(kLinearExp2Offset)).str();
+    d.meta.linearExp2Offset = nineDigits(kLinearExp2Offset);
   if (c.rescaleThreshold > 0.0f)
-    meta += (meta.empty() ? "" : ", ") +
-            formatv(R"("rescale_threshold": {0})",
-                    exactFloat(c.rescaleThreshold)).str();
+    d.meta.rescaleThreshold = nineDigits(c.rescaleThreshold);
   if (c.narrowTail > 0)
-    meta += (meta.empty() ? "" : ", ") +
-            formatv(R"("narrow_tail": {0})", c.narrowTail).str();
-  if (!meta.empty())
-    trailing += R"(, "meta": {)" + meta + "}";
-  // One CTA per (Q tile, head, batch), or per SM for persistent kernels,
-  // which loop over those work items.
-  std::string grid =
-      c.persistent
-          ? std::string(R"([["num_sms", 1]])")
-          : formatv(R"([["seq_q", {0}], ["heads_q", 1], ["batch", 1]])",
-                    c.blockM).str();
-  std::string outType =
-      c.outputType != c.elementType
-          ? formatv(R"("out_dtype": "{0}", )", c.outputType).str()
-          : "";
-  return formatv(R"({{"version": 1, "arch": "sm_90a", "entry": "{0}", )"
-                 R"("cubin": "{0}.cubin", "dtype": "{1}", {14}"head_dim_qk": {2}, )"
-                 R"("head_dim_v": {2}, "scale": {3}, "causal": {4}, )"
-                 R"("window_left": {5}, "window_right": {6}, "softcap": {7}, )"
-                 R"("has_lse": {8}, "block_m": {9}, "block_n": {10}, )"
-                 R"("threads": {11}, "dynamic_smem_bytes": {12}, )"
-                 R"("grid": {16}, "params": [{13}]{15}})",
-                 c.name, c.elementType, c.headDim, exactFloat(c.scale),
-                 (c.windowRight == 0 && c.windowLeft < 0) ? "true" : "false",
-                 c.windowLeft, c.windowRight, exactFloat(c.softcap),
-                 c.hasLse ? "true" : "false", c.blockM, c.blockN, c.threads(),
-                 c.dynamicSharedBytes(), params, outType, trailing, grid)
-      .str();
+    d.meta.narrowTail = c.narrowTail;
+  return formatv("{0}", llvm::json::Value(toJSON(d))).str();
 }
 
 /// Parses the kernel of `config` (with its shared-memory global) into a

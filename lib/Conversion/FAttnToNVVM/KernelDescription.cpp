@@ -1,0 +1,105 @@
+//===- KernelDescription.cpp - a kernel's description as JSON -------------===//
+
+#include "fattn/Conversion/FAttnToNVVM/KernelDescription.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir::fattn;
+namespace json = llvm::json;
+
+static json::Object tensorMapJSON(const TensorMapDescription &map,
+                                  const std::string &name) {
+  json::Object o{
+      {"name", name},
+      {"type", "tensormap"},
+      {"tensor", map.tensor},
+      {"element_type", map.elementType},
+      {"box", json::Array{map.box[0], map.box[1], map.box[2], map.box[3]}},
+      {"element_strides", json::Array{1, 1, 1, 1}},
+      {"swizzle", map.swizzle},
+  };
+  if (!map.l2Promotion.empty())
+    o["l2_promotion"] = map.l2Promotion;
+  if (!map.oobFill.empty())
+    o["oob_fill"] = map.oobFill;
+  return o;
+}
+
+static json::Object metaJSON(const KernelMetaDescription &meta) {
+  json::Object o;
+  if (meta.stages)
+    o["stages"] = *meta.stages;
+  if (!meta.compiler.empty())
+    o["compiler"] = meta.compiler;
+  if (meta.rowSumsMma)
+    o["row_sums"] = "mma";
+  if (meta.linearExp2Offset) {
+    o["exp2"] = "linear";
+    o["exp2_offset"] = *meta.linearExp2Offset;
+  }
+  if (meta.rescaleThreshold)
+    o["rescale_threshold"] = *meta.rescaleThreshold;
+  if (meta.narrowTail)
+    o["narrow_tail"] = *meta.narrowTail;
+  return o;
+}
+
+json::Object mlir::fattn::toJSON(const KernelDescription &d) {
+  json::Array params;
+  for (const KernelParamDescription &p : d.params)
+    params.push_back(p.tensorMap
+                         ? tensorMapJSON(*p.tensorMap, p.name)
+                         : json::Object{{"name", p.name}, {"type", p.type}});
+  json::Array grid;
+  for (const auto &[size, divisor] : d.grid)
+    grid.push_back(json::Array{size, divisor});
+  json::Object o{
+      {"version", 1},
+      {"arch", d.arch},
+      {"entry", d.entry},
+      {"cubin", d.cubin},
+      {"dtype", d.dtype},
+      {"head_dim_qk", d.headDimQK},
+      {"head_dim_v", d.headDimV},
+      {"scale", d.scale},
+      {"causal", d.causal},
+      {"window_left", d.windowLeft},
+      {"window_right", d.windowRight},
+      {"softcap", d.softcap},
+      {"has_lse", d.hasLse},
+      {"block_m", d.blockM},
+      {"block_n", d.blockN},
+      {"threads", d.threads},
+      {"dynamic_smem_bytes", d.dynamicSmemBytes},
+      {"grid", std::move(grid)},
+      {"params", std::move(params)},
+  };
+  if (!d.ptx.empty())
+    o["ptx"] = d.ptx;
+  if (!d.outDtype.empty())
+    o["out_dtype"] = d.outDtype;
+  if (d.alignBytes)
+    o["align_bytes"] = *d.alignBytes;
+  if (d.descales) {
+    json::Object descales;
+    for (auto [tensor, descale] :
+         llvm::zip(std::array<const char *, 3>{"q", "k", "v"}, *d.descales)) {
+      json::Object form{{"rank", descale.rank}};
+      if (descale.rank == 3)
+        form["block"] = descale.block;
+      descales[tensor] = std::move(form);
+    }
+    o["descale"] = std::move(descales);
+  }
+  if (!d.valueLayout.empty())
+    o["value_layout"] = d.valueLayout;
+  if (d.workOrder)
+    o["work_order"] =
+        json::Object{{"ctas_per_pair", d.workOrder->ctasPerPair},
+                     {"reverse_q_tiles", d.workOrder->reverseQTiles}};
+  if (d.workspaceBytesPerCta)
+    o["workspace_bytes_per_cta"] = *d.workspaceBytesPerCta;
+  if (!d.meta.empty())
+    o["meta"] = metaJSON(d.meta);
+  return o;
+}
