@@ -4,6 +4,7 @@
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/MathExtras.h"
 
 #define DEBUG_TYPE "fattn-sm90-tma"
 
@@ -29,6 +30,20 @@ LogicalResult mlir::fattn::planSM90TMA(TiledAttentionOp op,
     return op.emitOpError() << "TMA with 128B swizzle needs 16-bit or 8-bit "
                                "(FP8) elements, found "
                             << elem;
+  // The ring's K tiles alone must fit in shared memory. Checked here, before
+  // any byte count of the whole kernel is formed: a huge stage count would
+  // overflow those products.
+  int64_t headDim = cast<MemRefType>(op.getKey().getType()).getShape().back();
+  int64_t rowBytes = 0, tileBytes = 0;
+  if (!ShapedType::isDynamic(headDim) &&
+      (llvm::MulOverflow(headDim, int64_t(bits / 8), rowBytes) ||
+       llvm::MulOverflow(int64_t(op.getBlockN()), rowBytes, tileBytes) ||
+       (tileBytes > 0 && plan.stages > kSM90MaxSharedBytes / tileBytes)))
+    return op.emitOpError()
+           << "needs " << plan.stages << " TMA stages of " << op.getBlockN()
+           << "x" << headDim << " K tiles, more than the "
+           << kSM90MaxSharedBytes
+           << " bytes of shared memory an sm_90a CTA can have: lower stages";
   // A box spans one 128-byte swizzle atom of a row: 64 16-bit elements or
   // 128 FP8 ones (an FP8 row of head dim 128 is a single atom).
   int64_t boxCols = plan.swizzle * 8 / bits;

@@ -24,6 +24,9 @@ inline constexpr llvm::StringLiteral kTMAPlanAttrName = "fattn.sm90.tma";
 inline constexpr llvm::StringLiteral kTMALoadAttrName = "fattn.sm90.tma_load";
 inline constexpr llvm::StringLiteral kSM90StoreAttrName = "fattn.sm90.store";
 
+/// Shared memory an sm_90a CTA can have (the opt-in maximum, 227 KiB).
+inline constexpr int64_t kSM90MaxSharedBytes = 227 * 1024;
+
 struct TMAPlan {
   int64_t stages = 2;
   /// Swizzle of the shared-memory tiles in bytes (only 128 is implemented).
@@ -33,8 +36,9 @@ struct TMAPlan {
   int64_t boxCols = 64;
 };
 
-/// Plans `op`: validates it (16-bit or FP8 elements, stages >= 2) and attaches the
-/// attributes above. Fails with a diagnostic on `op`.
+/// Plans `op`: validates it (16-bit or FP8 elements, stages >= 2, a K ring that
+/// fits in shared memory) and attaches the attributes above. Fails with a
+/// diagnostic on `op`.
 LogicalResult planSM90TMA(TiledAttentionOp op, const TMAPlan &plan);
 
 /// The plan attached to `op`, or failure when there is none.
