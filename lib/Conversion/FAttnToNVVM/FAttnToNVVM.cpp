@@ -90,6 +90,19 @@ LogicalResult mlir::fattn::convertFAttnToNVVM(ModuleOp module, StringRef chip) {
   return success();
 }
 
+LogicalResult mlir::fattn::checkKernelWindows(TiledAttentionOp op,
+                                              StringRef lowering) {
+  for (auto [name, bound] : {std::pair{"window_left", op.getWindowLeft()},
+                             std::pair{"window_right", op.getWindowRight()}})
+    if (static_cast<int64_t>(bound) > kMaxKernelWindow)
+      return op.emitOpError()
+             << lowering << " needs " << name << " at most "
+             << kMaxKernelWindow << " (2^30, the kernels' key indices are "
+             << "32-bit), found " << static_cast<int64_t>(bound)
+             << "; -1 is an unbounded window";
+  return success();
+}
+
 namespace {
 struct ConvertFAttnToNVVMPass
     : public fattn::impl::ConvertFAttnToNVVMBase<ConvertFAttnToNVVMPass> {

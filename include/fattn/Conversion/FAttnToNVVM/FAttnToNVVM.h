@@ -53,6 +53,15 @@ FailureOr<LLVM::LLVMFuncOp> buildSM80AttentionKernel(OpBuilder &builder,
 /// Converts every attention function of `module` for `chip`.
 LogicalResult convertFAttnToNVVM(ModuleOp module, StringRef chip);
 
+/// The longest window bound the kernels take: they add window_left and
+/// window_right to 32-bit key indices (row + seq_k - seq_q +- window), which
+/// stay in range for windows and sequences up to 2^30.
+inline constexpr int64_t kMaxKernelWindow = int64_t(1) << 30;
+
+/// Fails with a diagnostic on `op`, naming `lowering` (e.g. "the sm_80
+/// lowering"), when a window bound exceeds kMaxKernelWindow.
+LogicalResult checkKernelWindows(TiledAttentionOp op, StringRef lowering);
+
 } // namespace mlir::fattn
 
 #endif // FATTN_CONVERSION_FATTNTONVVM_FATTNTONVVM_H

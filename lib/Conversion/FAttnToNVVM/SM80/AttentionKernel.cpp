@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/KernelSymbol.h"
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 #include "fattn/Dialect/FAttn/Utils/KVTileRangeBuilder.h"
 #include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
@@ -843,6 +844,9 @@ FailureOr<SM80KernelConfig> readConfig(TiledAttentionOp op) {
 FailureOr<LLVM::LLVMFuncOp>
 mlir::fattn::buildSM80AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
                                       StringRef name) {
+  if (failed(checkKernelSymbol(op, "kernel name", name)) ||
+      failed(checkKernelWindows(op, "the sm_80 lowering")))
+    return failure();
   FailureOr<SM80KernelConfig> cfg = readConfig(op);
   if (failed(cfg))
     return failure();
@@ -850,7 +854,7 @@ mlir::fattn::buildSM80AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
   ImplicitLocOpBuilder b(op.getLoc(), builder);
 
   // Dynamic shared memory: one extern array shared by all kernels.
-  std::string smemName = "fattn_smem";
+  StringRef smemName = kSharedMemorySymbol;
   auto module = builder.getInsertionBlock()->getParentOp();
   auto smemGlobal = dyn_cast_or_null<LLVM::GlobalOp>(
       SymbolTable::lookupSymbolIn(module, smemName));

@@ -9,6 +9,7 @@
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
 #include "fattn/Conversion/FAttnToNVVM/KernelDescription.h"
+#include "fattn/Conversion/FAttnToNVVM/KernelSymbol.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/FP8LayoutFromIR.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
@@ -199,6 +200,41 @@ static LogicalResult checkWarpgroupKVRanges(TiledAttentionOp op,
   return success();
 }
 
+/// An async wgmma keeps its whole accumulator (N / 2 f32 registers per
+/// thread for m64nN) in registers until it is waited on, and ptxas compiles
+/// every thread to the registers a CTA of threads() can have: 128 with three
+/// consumer warpgroups and the producer. ptxas needs about 30 more around
+/// the widest wgmma (measured: S on 208 keys needs 130, O on head dim 256
+/// 158); without them it stops with "insufficient registers".
+static LogicalResult checkRegisterBudget(TiledAttentionOp op,
+                                         const SM90Options &options,
+                                         const SM90KernelConfig &c) {
+  constexpr int64_t kOtherRegisters = 32;
+  int64_t perThread = std::min<int64_t>(255, 65536 / c.threads()) / 8 * 8;
+  int64_t maxColumns = 2 * (perThread - kOtherRegisters);
+  // O += P V spans the whole (padded) head dim with wide-value-mma, else
+  // one 64-column atom.
+  int64_t valueColumns = options.wideValueMma ? c.paddedHeadDim() : 64;
+  auto reject = [&](int64_t columns, StringRef what) {
+    return op.emitOpError()
+           << "the sm_90a kernel needs " << columns / 2 + kOtherRegisters
+           << " registers per consumer thread for " << what << " ("
+           << columns / 2 << " accumulators and " << kOtherRegisters
+           << " others), more than the " << perThread << " each of its "
+           << c.threads() << " threads can have (block_m = " << c.blockM
+           << "): ";
+  };
+  if (c.blockN > maxColumns)
+    return reject(c.blockN, formatv("S = Q K^T on block_n = {0} keys",
+                                    c.blockN).str())
+           << "lower block_n to at most " << maxColumns << " or block_m";
+  if (valueColumns > maxColumns)
+    return reject(valueColumns, formatv("O += P V on head dim {0}",
+                                        c.paddedHeadDim()).str())
+           << "lower block_m or set wide-value-mma=false";
+  return success();
+}
+
 /// Conditional rescaling lets P grow to 2^threshold (times
 /// 2^kFP8ProbabilityLog2 for e4m3) before the kernel rounds it to the
 /// element type: that must stay finite there.
@@ -271,6 +307,15 @@ static LogicalResult getFP8Config(TiledAttentionOp op,
                               << " (block " << d->block
                               << "): the sm_90a FP8 kernel reads ranks 0, "
                                  "2 and 3 with a positive block";
+  // The kernel divides 32-bit row and key indices by the blocks.
+  for (auto [name, d] : {std::pair{"descale_block_q", c.qDescale},
+                         std::pair{"descale_block_kv", c.kDescale}})
+    if (d.block > INT32_MAX)
+      return op.emitOpError() << "the sm_90a FP8 kernel needs " << name
+                              << " at most " << INT32_MAX
+                              << " (2^31 - 1, its row indices are 32-bit), "
+                                 "found "
+                              << d.block;
   // One V factor per KV tile: it moves into O's rescale. K's blocks either
   // hold whole tiles (a factor per tile, folded into the softmax's row
   // factor) or split them evenly (a factor per score column).
@@ -348,6 +393,8 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   c.softcap = op.getSoftcap().convertToFloat();
   c.windowLeft = op.getWindowLeft();
   c.windowRight = op.getWindowRight();
+  if (failed(checkKernelWindows(op, "the sm_90a lowering")))
+    return failure();
   c.hasLse = op.getLse() != nullptr;
   c.consumerWarpgroups = consumers;
   c.warpSpecialize = options.warpSpecialize;
@@ -426,9 +473,13 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                             << " bytes of shared memory, more than the "
                             << kMaxDynamicSharedBytes
                             << " an sm_90a CTA can have: lower block_n or stages";
+  if (failed(checkRegisterBudget(op, options, c)))
+    return failure();
   if (failed(checkCanonicalTiledForm(op)))
     return failure();
   c.name = options.kernelName.empty() ? defaultKernelName(c) : options.kernelName;
+  if (failed(checkKernelSymbol(op, "kernel name", c.name)))
+    return failure();
   return c;
 }
 
@@ -623,7 +674,8 @@ LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
   if (failed(readSM90Schedule(op, options)))
     return failure();
   FailureOr<SM90KernelConfig> config = getSM90KernelConfig(op, options);
-  if (failed(config))
+  if (failed(config) ||
+      failed(checkKernelSymbol(op, "module name", options.moduleName)))
     return failure();
   auto top = op->getParentOfType<ModuleOp>();
   if (!top)
