@@ -86,6 +86,22 @@ func.func @f(%Q: memref<?x?x?x16xf32>, %i: index) {
 
 // -----
 
+func.func @f(%Q: memref<?x?x?x16xi8>, %i: index) {
+  // expected-error @+1 {{'fattn.load_tile' op expected a tile of f32, f16, bf16 or f8E4M3FN elements, found 'i8'}}
+  %t = fattn.load_tile %Q[%i, %i, %i] : memref<?x?x?x16xi8> -> tensor<16x16xi8>
+  return
+}
+
+// -----
+
+func.func @f(%t: tensor<16x16xi32>, %O: memref<?x?x?x16xi32>, %i: index) {
+  // expected-error @+1 {{'fattn.store_tile' op expected a tile of f32, f16, bf16 or f8E4M3FN elements, found 'i32'}}
+  fattn.store_tile %t, %O[%i, %i, %i] : tensor<16x16xi32>, memref<?x?x?x16xi32>
+  return
+}
+
+// -----
+
 func.func @f(%Q: memref<?x?x?x16xf32>, %i: index) {
   // expected-error @+1 {{expected tile columns (32) to match the memref head dim (16)}}
   %t = fattn.load_tile %Q[%i, %i, %i] : memref<?x?x?x16xf32> -> tensor<16x32xf32>

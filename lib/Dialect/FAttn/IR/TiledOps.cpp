@@ -113,6 +113,12 @@ static LogicalResult verifyTileAccess(Operation *op, RankedTensorType tile,
     return op->emitOpError()
            << "expected tile element type " << tile.getElementType()
            << " to match the memref's, found " << mem.getElementType();
+  // Tiles carry the attention's operands (Q, K, V, O, the LSE), whose
+  // element types these are.
+  if (!isSupportedElementType(tile.getElementType()))
+    return op->emitOpError() << "expected a tile of f32, f16, bf16 or "
+                                "f8E4M3FN elements, found "
+                             << tile.getElementType();
   if (transposed) {
     if (tile.getRank() != 2)
       return op->emitOpError("expected a rank-2 tile for a transposed load");
