@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Every test that runs without a GPU: the lit suite (dialect, passes,
 # pipelines, CPU execution against float64, unit tests), the PTX corpus
-# (scripts/ptx_corpus.py) and the Python package's CPU tests. GPU tests: docs/GPU-TESTING.md.
+# (scripts/ptx_corpus.py), the Python package's CPU tests, a minute of fuzzing
+# (scripts/fuzz.py) and the lit suite on an ASan + UBSan build. GPU tests: docs/GPU-TESTING.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake --build build --target check-fattn
 cmake --build build --target check-fattn-ptx
 /usr/bin/python3 -m pytest -q python/tests
+# 60 s of scripts/fuzz.py (fixed seed); fails on a failure class not in scripts/fuzz-allowlist.txt.
+/usr/bin/python3 scripts/fuzz.py --seconds 60 --seed 1 --out build/fuzz
+# The tools built with ASan + UBSan in build-asan, and the lit suite run there.
+cmake -G Ninja -S . -B build-asan -DFATTN_ENABLE_SANITIZERS=ON
+cmake --build build-asan --target check-fattn

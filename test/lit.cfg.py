@@ -14,6 +14,11 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The sanitizer build (FATTN_ENABLE_SANITIZERS): LLVM's headers poison BumpPtrAllocator slabs
+# in fattn's instrumented code, which Debian's uninstrumented libraries then use unpoisoned.
+# The user's ASAN_OPTIONS come after, so they win.
+config.environment["ASAN_OPTIONS"] = ":".join(
+    o for o in ("allow_user_poisoning=0", os.environ.get("ASAN_OPTIONS", "")) if o)
 llvm_config.use_default_substitutions()
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
