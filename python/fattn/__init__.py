@@ -9,6 +9,8 @@ over pre-transposed (flash_attn_func(..., v_layout=fattn.VALUE_LAYOUT_SM90)).
 Kernels come from a kernel library (FATTN_KERNEL_DIR or fattn.set_kernel_dir) or
 are compiled on first use by fattn-compile; see docs/GPU-TESTING.md.
 """
+__version__ = "0.1.0"
+
 from ._runtime import FAttnRuntimeError
 from .compiler import CompileError
 from .config import VALUE_LAYOUT_SM90, KernelConfig, default_arch

@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
-_HERE = Path(__file__).resolve().parent
-_REPO = _HERE.parents[1]
+from ._paths import PACKAGE_DIR, SOURCE_TREE
+
 LIB_NAME = "libfattn_runtime.so"
 ABI_VERSION = 1
 
@@ -46,12 +46,16 @@ class LaunchConfig(ctypes.Structure):
 
 
 def library_candidates() -> list:
-    """FATTN_RUNTIME_LIB, else python/fattn/_lib, else the repo's build folders."""
+    """FATTN_RUNTIME_LIB, else the package's _lib (where `pip install` puts it),
+    else, in a source checkout, its build folders."""
     env = os.environ.get("FATTN_RUNTIME_LIB")
     if env:
         return [Path(env)]
-    return [_HERE / "_lib" / LIB_NAME, _REPO / "build" / "lib" / LIB_NAME,
-            _REPO / "build-runtime" / "lib" / LIB_NAME]
+    candidates = [PACKAGE_DIR / "_lib" / LIB_NAME]
+    if SOURCE_TREE is not None:
+        candidates += [SOURCE_TREE / "build" / "lib" / LIB_NAME,
+                       SOURCE_TREE / "build-runtime" / "lib" / LIB_NAME]
+    return candidates
 
 
 _lib: Optional[ctypes.CDLL] = None
@@ -67,9 +71,10 @@ def load_library() -> ctypes.CDLL:
         path = next((p for p in candidates if p.is_file()), None)
         if path is None:
             raise FileNotFoundError(
-                f"{LIB_NAME} not found; looked at {', '.join(map(str, candidates))}. Build it "
-                "with `cmake -G Ninja -S lib/Runtime -B build-runtime && ninja -C build-runtime` "
-                "or set FATTN_RUNTIME_LIB")
+                f"{LIB_NAME} not found; looked at {', '.join(map(str, candidates))}. Install "
+                "the package with `pip install --no-build-isolation .` from a fattn checkout, "
+                "or build it with `cmake -G Ninja -S lib/Runtime -B build-runtime && ninja -C "
+                "build-runtime` and set FATTN_RUNTIME_LIB")
         lib = ctypes.CDLL(str(path))
         lib.fattnGetLastError.restype = ctypes.c_char_p
         lib.fattnRuntimeAbiVersion.restype = ctypes.c_int32

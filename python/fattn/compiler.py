@@ -9,10 +9,9 @@ import warnings
 from pathlib import Path
 from typing import Optional
 
+from ._paths import SOURCE_TREE
 from .config import KernelConfig
 from .mlir_gen import attention_mlir
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class CompileError(RuntimeError):
@@ -24,7 +23,7 @@ class CompileWarning(UserWarning):
 
 
 def find_compiler() -> Optional[str]:
-    """FATTN_COMPILE, else fattn-compile on PATH, else the repo's build/bin."""
+    """FATTN_COMPILE, else fattn-compile on PATH, else a source checkout's build/bin."""
     env = os.environ.get("FATTN_COMPILE")
     if env:
         if not os.access(env, os.X_OK):
@@ -33,7 +32,9 @@ def find_compiler() -> Optional[str]:
     on_path = shutil.which("fattn-compile")
     if on_path:
         return on_path
-    local = REPO_ROOT / "build" / "bin" / "fattn-compile"
+    if SOURCE_TREE is None:
+        return None
+    local = SOURCE_TREE / "build" / "bin" / "fattn-compile"
     return str(local) if os.access(local, os.X_OK) else None
 
 

@@ -1,4 +1,5 @@
-"""pytest setup: the package from this checkout, and the `gpu` marker.
+"""pytest setup: the package from this checkout (or, with --installed, the one
+pip installed), and the `gpu` marker.
 
 CPU tests run anywhere (torch optional). GPU tests (test_gpu_*.py, marked `gpu`)
 need torch with CUDA and the runtime library; see docs/GPU-TESTING.md.
@@ -9,11 +10,24 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+CHECKOUT_PYTHON = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--installed", action="store_true",
+                     help="test the fattn package that pip installed instead of python/fattn")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU, torch and libfattn_runtime.so")
+    if not config.getoption("installed"):
+        sys.path.insert(0, str(CHECKOUT_PYTHON))
+        return
+    import fattn
+    if Path(fattn.__file__).resolve().is_relative_to(CHECKOUT_PYTHON):
+        raise pytest.UsageError(f"--installed, but fattn is imported from the checkout "
+                                f"({fattn.__file__}): install it with pip and run pytest "
+                                "with that environment's python, outside python/")
 
 
 def _cuda_torch():
