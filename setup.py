@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from setuptools import Command, setup
+from setuptools import Command, Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:
@@ -84,6 +84,9 @@ class BuildPyWithRuntime(build_py):
     """The Python sources, then the runtime library beside them."""
 
     def run(self):
+        # build_lib outlives builds: a file left there by an earlier one (a kernel
+        # library removed since) would go into the wheel.
+        shutil.rmtree(Path(self.build_lib) / "fattn", ignore_errors=True)
         super().run()
         runtime = self.get_finalized_command("build_runtime")
         runtime.editable_mode = getattr(self, "editable_mode", False)
@@ -94,13 +97,16 @@ class BuildPyWithRuntime(build_py):
                 + self.get_finalized_command("build_runtime").get_outputs())
 
 
+class PlatformDistribution(Distribution):
+    """Holds a shared library: installed as platform-specific (platlib)."""
+
+    def has_ext_modules(self):
+        return True
+
+
 class PlatformWheel(bdist_wheel):
     """A wheel for one platform (it holds a shared library) but any Python 3:
     the library is loaded with ctypes, not as an extension module."""
-
-    def finalize_options(self):
-        super().finalize_options()
-        self.root_is_pure = False
 
     def get_tag(self):
         _, _, platform = super().get_tag()
@@ -108,6 +114,7 @@ class PlatformWheel(bdist_wheel):
 
 
 setup(
+    distclass=PlatformDistribution,
     cmdclass={"build_runtime": BuildRuntime, "build_py": BuildPyWithRuntime,
               "bdist_wheel": PlatformWheel},
     options={"build": {"build_base": BUILD_BASE}},

@@ -15,20 +15,27 @@ only: transposed_wgmma_e4m3_k32 for V given pre-transposed, `none` for BSHD V).
 A configuration that has a kernel tuned for short sequences (fattn.config.
 short_seqs_tuning; flash_attn_func runs it up to short_seqs_max's lengths) gets
 that kernel too.
-Copy DIR to the GPU machine and set FATTN_KERNEL_DIR=DIR (or fattn.set_kernel_dir).
+-j N compiles N kernels at a time. A kernel already in DIR is kept if this
+fattn-compile built it (the index records each kernel's compiler), else built
+again; --force rebuilds every one.
+Copy DIR to the GPU machine and set FATTN_KERNEL_DIR=DIR (or fattn.set_kernel_dir),
+or ship it inside the wheel: -o python/fattn/_kernels before building the wheel
+(docs/PACKAGING.md).
 """
 from __future__ import annotations
 
 import argparse
 import itertools
 import json
+import os
 import sys
 import tempfile
-import warnings
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
-from .compiler import CompileError, CompileWarning, compile_kernel, find_compiler
+from .compiler import CompileError, compiler_identity, find_compiler, run_compiler
 from .config import KernelConfig, canonical_descale, check_value_layout, short_seqs_tuning
 from .library import KernelLibrary, LibraryError
 from .presets import PRESETS
@@ -95,6 +102,45 @@ def make_configs(arg_dicts: List[Dict], default_arch: str) -> List[KernelConfig]
     return list(dict.fromkeys(configs))  # unique, in order
 
 
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+class _Progress:
+    """One line per kernel: "[done/total] key: what (time, elapsed, about how long left)"."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.done = 0
+        self.built = 0
+        self.start = time.monotonic()
+
+    def report(self, key: str, what: str, seconds: Optional[float] = None,
+               error: bool = False) -> None:
+        self.done += 1
+        line = f"[{self.done}/{self.total}] {key}: {what}"
+        if seconds is not None:
+            self.built += 1
+            elapsed = time.monotonic() - self.start
+            left = self.total - self.done
+            line += f" in {seconds:.1f} s (elapsed {_duration(elapsed)}"
+            if left:
+                line += f", about {_duration(elapsed / self.built * left)} left"
+            line += ")"
+        print(line, file=sys.stderr if error else sys.stdout, flush=True)
+
+
+def _build_one(config: KernelConfig, library: KernelLibrary, compiler: str,
+               identity: str) -> tuple:
+    """Compiles one kernel into the library: (seconds, warning lines)."""
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="fattn-build-") as tmp:
+        warned = run_compiler(config, Path(tmp) / "out", compiler)
+        library.add(config, Path(tmp) / "out", identity)
+    return time.monotonic() - start, warned
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m fattn.build_library", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -105,6 +151,8 @@ def main(argv=None) -> int:
     p.add_argument("--preset", action="append", default=[], choices=sorted(PRESETS))
     p.add_argument("--compiler", help="fattn-compile binary (default: FATTN_COMPILE, PATH, "
                    "build/bin)")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="kernels compiled at a time (default 1; 0: one per CPU)")
     p.add_argument("--force", action="store_true", help="rebuild kernels already present")
     p.add_argument("--dry-run", action="store_true", help="list the configurations only")
     args = p.parse_args(argv)
@@ -122,33 +170,47 @@ def main(argv=None) -> int:
         p.error(str(e))
     if not configs:
         p.error("no configurations: give --configs, --config-file or --preset")
+    if args.jobs < 0:
+        p.error(f"-j must be at least 0, got {args.jobs}")
     if args.dry_run:
         for c in configs:
             print(c.key)
         return 0
-    compiler = args.compiler or find_compiler()
-    if compiler is None:
-        p.error("fattn-compile not found (--compiler, FATTN_COMPILE, PATH or build/bin)")
+    try:
+        compiler = args.compiler or find_compiler()
+        if compiler is None:
+            p.error("fattn-compile not found (--compiler, FATTN_COMPILE, PATH or build/bin)")
+        identity = compiler_identity(compiler)
+    except CompileError as e:
+        p.error(str(e))
 
     library = KernelLibrary(args.output)
-    failed = warned = 0
-    for i, config in enumerate(configs, 1):
+    progress = _Progress(len(configs))
+    todo = []
+    for config in configs:
         if not args.force and library.find(config) is not None:
-            print(f"[{i}/{len(configs)}] {config.key}: present")
-            continue
-        try:
-            with tempfile.TemporaryDirectory(prefix="fattn-build-") as tmp, \
-                    warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", CompileWarning)
-                compile_kernel(config, Path(tmp) / "out", compiler)
-                library.add(config, Path(tmp) / "out")
-            print(f"[{i}/{len(configs)}] {config.key}: built", flush=True)
-            for w in caught:
+            if library.compiler_of(config) == identity:
+                progress.report(config.key, "present")
+                continue
+            print(f"{config.key}: built by another fattn-compile, building it again",
+                  flush=True)
+        todo.append(config)
+    failed = warned = 0
+    jobs = args.jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as pool:
+        futures = {pool.submit(_build_one, c, library, compiler, identity): c for c in todo}
+        for future in as_completed(futures):
+            config = futures[future]
+            try:
+                seconds, warnings = future.result()
+            except (CompileError, LibraryError) as e:
+                failed += 1
+                progress.report(config.key, f"FAILED\n{e}", error=True)
+                continue
+            progress.report(config.key, "built", seconds)
+            for w in warnings:
                 warned += 1
-                print(f"  warning: {w.message}", file=sys.stderr, flush=True)
-        except (CompileError, LibraryError) as e:
-            failed += 1
-            print(f"[{i}/{len(configs)}] {config.key}: FAILED\n{e}", file=sys.stderr, flush=True)
+                print(f"  warning: {w}", file=sys.stderr, flush=True)
     print(f"{len(configs) - failed} of {len(configs)} kernels in {args.output}"
           + (f", {warned} warning(s) above" if warned else ""))
     return 1 if failed else 0

@@ -1,4 +1,10 @@
-"""The kernel cache: configuration -> loaded kernel, from a library or compiled."""
+"""The kernel cache: configuration -> loaded kernel, from a library or compiled.
+
+Where a fattn-compile is at hand, a library's kernel counts only if that
+fattn-compile built it (the index records its identity,
+compiler.compiler_identity); any other is built again, so an upgraded compiler
+never runs kernels that an older one compiled. Without one, every library
+kernel counts (a library shipped with the wheel, carried to a GPU machine)."""
 from __future__ import annotations
 
 import os
@@ -8,11 +14,13 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from . import compiler
+from ._paths import PACKAGE_DIR
 from ._runtime import Kernel
 from .config import KernelConfig, short_seqs_tuning
 from .library import KernelLibrary
 
-_DEFAULT_DIR = Path(__file__).resolve().parent / "_kernels"
+# A kernel library shipped inside the package (docs/PACKAGING.md); read-only.
+_DEFAULT_DIR = PACKAGE_DIR / "_kernels"
 _kernel_dir: Optional[Path] = None
 _cache: Dict[KernelConfig, Kernel] = {}
 _lock = threading.Lock()
@@ -46,17 +54,23 @@ def _cache_dir() -> Path:
 
 
 def search_libraries() -> List[KernelLibrary]:
-    return [KernelLibrary(kernel_dir()), KernelLibrary(_cache_dir())]
+    """The kernel folder, the package's own library (when the kernel folder is
+    another), then the cache of kernels compiled on first use."""
+    folders = list(dict.fromkeys([kernel_dir(), _DEFAULT_DIR, _cache_dir()]))
+    return [KernelLibrary(d) for d in folders]
 
 
 def _writable_library() -> KernelLibrary:
+    """Where a kernel compiled on first use goes: the kernel folder set by
+    set_kernel_dir or FATTN_KERNEL_DIR if writable, else the cache."""
     d = kernel_dir()
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-        if os.access(d, os.W_OK):
-            return KernelLibrary(d)
-    except OSError:
-        pass
+    if d != _DEFAULT_DIR:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            if os.access(d, os.W_OK):
+                return KernelLibrary(d)
+        except OSError:
+            pass
     return KernelLibrary(_cache_dir())
 
 
@@ -65,13 +79,16 @@ def get_kernel(config: KernelConfig, compile_if_missing: bool = True) -> Kernel:
         kernel = _cache.get(config)
         if kernel is not None:
             return kernel
+        tool = compiler.find_compiler()
+        identity = compiler.compiler_identity(tool) if tool is not None else None
         for library in search_libraries():
-            path = library.find(config)
+            path = library.find_current(config, identity)
             if path is not None:
                 kernel = Kernel(path)
                 break
         else:
-            kernel = _compile_locked(config) if compile_if_missing else None
+            kernel = _compile_locked(config, tool, identity) \
+                if compile_if_missing and tool is not None else None
         if kernel is None:
             raise KernelNotFoundError(_missing_message(config))
         _cache[config] = kernel
@@ -101,12 +118,9 @@ def _missing_message(config: KernelConfig) -> str:
             "FATTN_KERNEL_DIR at it)")
 
 
-def _compile_locked(config: KernelConfig) -> Optional[Kernel]:
-    tool = compiler.find_compiler()
-    if tool is None:
-        return None
+def _compile_locked(config: KernelConfig, tool: str, identity: str) -> Kernel:
     library = _writable_library()
     with tempfile.TemporaryDirectory(prefix="fattn-build-") as tmp:
         compiler.compile_kernel(config, Path(tmp) / "out", tool)
-        path = library.add(config, Path(tmp) / "out")
+        path = library.add(config, Path(tmp) / "out", identity)
     return Kernel(path)

@@ -3,11 +3,16 @@
 Layout (written by `python -m fattn.build_library` or by compiling on first use):
 
     DIR/index.json                {"version": 1, "kernels": {KEY: {"description": "KEY/ENTRY.json",
-                                                                   "config": {...}}}}
+                                                                   "config": {...},
+                                                                   "compiler": "sha256:..."}}}
     DIR/KEY/ENTRY.json, ENTRY.cubin   as fattn-compile wrote them
 
 One folder per key keeps kernels apart even when the compiler gives two
-configurations the same entry name. Without index.json the folder is scanned.
+configurations the same entry name. "compiler" is the identity of the
+fattn-compile that built the kernel (compiler.compiler_identity): where a
+fattn-compile is at hand, a kernel that another one built is built again
+(kernels.get_kernel, build_library). Without index.json the folder is scanned
+(and its kernels' compiler is unknown).
 """
 from __future__ import annotations
 
@@ -72,20 +77,40 @@ class KernelLibrary:
     def __repr__(self) -> str:
         return f"KernelLibrary({str(self.directory)!r})"
 
+    def _indexed(self) -> Optional[Dict[str, dict]]:
+        """index.json's kernels (None without an index)."""
+        index = self.directory / INDEX
+        if not index.is_file():
+            return None
+        try:
+            data = json.loads(index.read_text())
+        except json.JSONDecodeError as e:
+            raise LibraryError(f"{index}: invalid JSON: {e}") from None
+        if not isinstance(data, dict) or data.get("version") != INDEX_VERSION or \
+                not isinstance(data.get("kernels"), dict):
+            raise LibraryError(f"{index}: expected {{\"version\": {INDEX_VERSION}, "
+                               "\"kernels\": {...}}")
+        return data["kernels"]
+
     def entries(self) -> Dict[str, str]:
         """key -> description path (relative to the folder)."""
-        index = self.directory / INDEX
-        if index.is_file():
-            try:
-                data = json.loads(index.read_text())
-            except json.JSONDecodeError as e:
-                raise LibraryError(f"{index}: invalid JSON: {e}") from None
-            if not isinstance(data, dict) or data.get("version") != INDEX_VERSION or \
-                    not isinstance(data.get("kernels"), dict):
-                raise LibraryError(f"{index}: expected {{\"version\": {INDEX_VERSION}, "
-                                   "\"kernels\": {...}}")
-            return {k: v["description"] for k, v in data["kernels"].items()}
+        indexed = self._indexed()
+        if indexed is not None:
+            return {k: v["description"] for k, v in indexed.items()}
         return {key: str(p.relative_to(self.directory)) for key, p in self.scan().items()}
+
+    def compiler_of(self, config: KernelConfig) -> Optional[str]:
+        """The identity of the fattn-compile that built config's kernel, if recorded."""
+        entry = (self._indexed() or {}).get(config.key)
+        return entry.get("compiler") if isinstance(entry, dict) else None
+
+    def find_current(self, config: KernelConfig, compiler_id: Optional[str]) -> Optional[Path]:
+        """find(config), but None for a kernel that a fattn-compile other than
+        `compiler_id` built (or an unknown one); compiler_id None: any kernel."""
+        path = self.find(config)
+        if path is None or compiler_id is None or self.compiler_of(config) == compiler_id:
+            return path
+        return None
 
     def scan(self) -> Dict[str, Path]:
         """Finds descriptions by reading every *.json below the folder."""
@@ -112,9 +137,11 @@ class KernelLibrary:
                                "which does not exist")
         return path
 
-    def add(self, config: KernelConfig, compiled_dir: Path) -> Path:
+    def add(self, config: KernelConfig, compiled_dir: Path,
+            compiler_id: Optional[str] = None) -> Path:
         """Moves one compiled kernel (a description + cubin in `compiled_dir`)
-        into the library and indexes it."""
+        into the library and indexes it, with the identity of the fattn-compile
+        that built it."""
         descs = [p for p in compiled_dir.glob("*.json")]
         if len(descs) != 1:
             raise LibraryError(f"expected one kernel description in {compiled_dir}, found "
@@ -131,26 +158,34 @@ class KernelLibrary:
             if target.exists():
                 shutil.rmtree(target)
             shutil.copytree(compiled_dir, target)
-            self._index_locked({config.key: f"{config.key}/{descs[0].name}"}, {config.key: config})
+            self._index_locked({config.key: f"{config.key}/{descs[0].name}"}, {config.key: config},
+                               {config.key: compiler_id})
         return target / descs[0].name
 
     def reindex(self) -> int:
-        """Rewrites index.json from the descriptions in the folder."""
+        """Rewrites index.json from the descriptions in the folder, keeping the
+        compiler identities it recorded."""
         with _locked(self.directory):
+            compilers = {k: v.get("compiler") for k, v in (self._indexed() or {}).items()
+                         if isinstance(v, dict)}
             (self.directory / INDEX).unlink(missing_ok=True)
             found = self.scan()
             configs = {}
             for key, path in found.items():
                 configs[key] = KernelConfig.from_description(json.loads(path.read_text()))
             self._index_locked({k: str(p.relative_to(self.directory)) for k, p in found.items()},
-                               configs)
+                               configs, compilers)
         return len(found)
 
-    def _index_locked(self, new: Dict[str, str], configs: Dict[str, KernelConfig]) -> None:
+    def _index_locked(self, new: Dict[str, str], configs: Dict[str, KernelConfig],
+                      compilers: Dict[str, Optional[str]]) -> None:
         index = self.directory / INDEX
         data = {"version": INDEX_VERSION, "kernels": {}}
         if index.is_file():
             data = json.loads(index.read_text())
         for key, rel in new.items():
-            data["kernels"][key] = {"description": rel, "config": configs[key].to_json()}
+            entry = {"description": rel, "config": configs[key].to_json()}
+            if compilers.get(key):
+                entry["compiler"] = compilers[key]
+            data["kernels"][key] = entry
         _write_json_atomic(index, data)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from fattn import build_library, kernels
-from fattn.compiler import CompileError, CompileWarning, compile_kernel, find_compiler
+from fattn.compiler import (CompileError, CompileWarning, compile_kernel, compiler_identity,
+                            find_compiler)
 from fattn.config import KernelConfig
 from fattn.library import KernelLibrary, LibraryError
 
@@ -46,6 +47,8 @@ FAKE_COMPILER = textwrap.dedent("""\
     #!{python}
     import json, re, sys
     args = sys.argv[1:]
+    if args == ["--version"]:
+        print("fake fattn-compile"); sys.exit(0)
     src = args[0]
     assert args[1:3] == ["--arch", args[2]] and args[3:5] == ["--emit", "json"] and args[5] == "-o"
     out = args[6]
@@ -283,3 +286,103 @@ def test_presets_are_valid():
     keys = [c.key for c in build_library.make_configs(
         build_library.PRESETS["gpu-tests"]() + build_library.PRESETS["bench"](), "sm_80")]
     assert len(keys) == len(set(keys)) >= 80
+
+
+def upgrade(tool: str) -> None:
+    """Another fattn-compile at the same path (same behaviour, another binary)."""
+    with open(tool, "a") as f:
+        f.write("# upgraded\n")
+
+
+def test_compiler_identity(tmp_path):
+    tool = fake_compiler(tmp_path, [])
+    first = compiler_identity(tool)
+    assert first.startswith("sha256:") and compiler_identity(tool) == first
+    upgrade(tool)
+    assert compiler_identity(tool) != first
+    with pytest.raises(CompileError, match="cannot read fattn-compile"):
+        compiler_identity(str(tmp_path / "missing"))
+
+
+def test_kernel_from_another_compiler_is_built_again(clean_env, tmp_path, monkeypatch):
+    """A kernel compiled on first use records its compiler; after an upgrade of
+    fattn-compile it is compiled again instead of loaded."""
+    c = config()
+    tool = fake_compiler(tmp_path, [c])
+    monkeypatch.setenv("FATTN_COMPILE", tool)
+    monkeypatch.setattr(kernels, "Kernel", lambda path: "kernel")
+    compiled = []
+    real = kernels.compiler.compile_kernel
+    monkeypatch.setattr(kernels.compiler, "compile_kernel",
+                        lambda *a: compiled.append(a[0]) or real(*a))
+    library = KernelLibrary(clean_env / "kernels")
+    kernels.get_kernel(c)
+    assert compiled == [c] and library.compiler_of(c) == compiler_identity(tool)
+    kernels.set_kernel_dir(library.directory)  # drops the loaded kernels
+    kernels.get_kernel(c)
+    assert compiled == [c]  # the same compiler: loaded from the library
+    upgrade(tool)
+    kernels.set_kernel_dir(library.directory)
+    kernels.get_kernel(c)
+    assert compiled == [c, c] and library.compiler_of(c) == compiler_identity(tool)
+
+
+def test_library_kernels_from_any_compiler_without_one(clean_env, tmp_path, monkeypatch):
+    """No fattn-compile at hand (a GPU machine): a library's kernels run
+    whoever built them, recorded or not."""
+    c, c2 = config(), config(causal=False)
+    library = KernelLibrary(clean_env / "kernels")
+    library.add(c, write_compiled(tmp_path / "out", description(c)), "sha256:old")
+    library.add(c2, write_compiled(tmp_path / "out2", description(c2)))
+    monkeypatch.setattr(kernels.compiler, "find_compiler", lambda: None)
+    monkeypatch.setattr(kernels, "Kernel", lambda path: Path(path))
+    assert kernels.get_kernel(c) == library.find(c)
+    assert kernels.get_kernel(c2) == library.find(c2)
+    assert library.compiler_of(c) == "sha256:old" and library.compiler_of(c2) is None
+    assert library.find_current(c, "sha256:new") is None and library.find_current(c, None)
+    assert library.reindex() == 2 and library.compiler_of(c) == "sha256:old"
+
+
+def test_compiled_on_first_use_into_the_cache_not_the_package(monkeypatch, tmp_path):
+    """Without a kernel folder, kernels compiled on first use go to the cache,
+    not into the package's shipped library."""
+    for var in ("FATTN_KERNEL_DIR", "FATTN_COMPILE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("FATTN_CACHE_DIR", str(tmp_path / "cache"))
+    kernels.set_kernel_dir(None)
+    assert kernels._writable_library().directory == tmp_path / "cache"
+    folders = [lib.directory for lib in kernels.search_libraries()]
+    assert folders == [kernels._DEFAULT_DIR, tmp_path / "cache"]
+    kernels.set_kernel_dir(tmp_path / "mine")
+    try:
+        assert kernels._writable_library().directory == tmp_path / "mine"
+        folders = [lib.directory for lib in kernels.search_libraries()]
+        assert folders == [tmp_path / "mine", kernels._DEFAULT_DIR, tmp_path / "cache"]
+    finally:
+        kernels.set_kernel_dir(None)
+
+
+def test_build_library_in_parallel_with_progress(tmp_path, capsys):
+    spec = "dtype=bf16|f16,head_dim=64|128,causal=1"
+    configs = build_library.make_configs(build_library.parse_spec(spec), "sm_80")
+    tool = fake_compiler(tmp_path, configs)
+    argv = ["-o", str(tmp_path / "lib"), "--configs", spec, "--compiler", tool, "-j", "3"]
+    assert build_library.main(argv) == 0
+    out = capsys.readouterr().out
+    assert sorted(line.split("]")[0] for line in out.splitlines() if line.startswith("[")) == \
+        [f"[{i}/4" for i in range(1, 5)]
+    assert out.count(": built in ") == 4 and "about" in out and "4 of 4 kernels" in out
+    library = KernelLibrary(tmp_path / "lib")
+    assert all(library.compiler_of(c) == compiler_identity(tool) for c in configs)
+    # Another fattn-compile: every kernel is built again.
+    upgrade(tool)
+    assert build_library.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.count("built by another fattn-compile") == 4 and out.count(": built in ") == 4
+    assert build_library.main(argv[:-2] + ["-j", "0"]) == 0
+    assert capsys.readouterr().out.count(": present") == 4
+
+
+def test_build_library_rejects_negative_jobs(tmp_path):
+    with pytest.raises(SystemExit):
+        build_library.main(["-o", str(tmp_path), "--configs", "head_dim=64", "-j", "-1"])
