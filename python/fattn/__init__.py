@@ -1,7 +1,7 @@
 """fattn: FlashAttention-class kernels compiled from MLIR, on torch tensors.
 
     import fattn
-    out = fattn.flash_attn_func(q, k, v, causal=True)
+    out = fattn.flash_attn_func(q, k, v, causal=True)   # FlashAttention-2's signature
 
 FP8 on sm_90a: fattn.quantize_fp8 for q, k, v; fattn.transpose_value_fp8 hands V
 over pre-transposed (flash_attn_func(..., v_layout=fattn.VALUE_LAYOUT_SM90)).
@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 from ._runtime import FAttnRuntimeError
 from .compiler import CompileError
 from .config import VALUE_LAYOUT_SM90, KernelConfig, default_arch
-from .interface import flash_attn_func
+from .interface import flash_attn_func, flash_attn_kvpacked_func, flash_attn_qkvpacked_func
 from .kernels import KernelNotFoundError, get_kernel, kernel_dir, set_kernel_dir
 from .library import KernelLibrary, LibraryError
 from .quantize import (dequantize_fp8, fa3_accuracy_inputs, hadamard_rotate, hadamard_signs,
@@ -22,8 +22,9 @@ from .quantize import (dequantize_fp8, fa3_accuracy_inputs, hadamard_rotate, had
 
 __all__ = [
     "CompileError", "FAttnRuntimeError", "KernelConfig", "KernelLibrary", "KernelNotFoundError",
-    "LibraryError", "VALUE_LAYOUT_SM90", "default_arch", "flash_attn_func", "get_kernel",
-    "kernel_dir", "set_kernel_dir",
+    "LibraryError", "VALUE_LAYOUT_SM90", "default_arch", "flash_attn_func",
+    "flash_attn_kvpacked_func", "flash_attn_qkvpacked_func", "get_kernel", "kernel_dir",
+    "set_kernel_dir",
     "dequantize_fp8", "fa3_accuracy_inputs", "hadamard_rotate", "hadamard_signs",
     "outlier_normal", "quantize_fp8", "transpose_value_fp8",
 ]

@@ -1,4 +1,5 @@
-"""flash_attn_func: FlashAttention-2's interface on fattn kernels."""
+"""flash_attn_func: FlashAttention-2's interface on fattn kernels, with its
+packed-input variants flash_attn_qkvpacked_func and flash_attn_kvpacked_func."""
 from __future__ import annotations
 
 import contextlib
@@ -353,13 +354,40 @@ def _check_arguments(q, k, v, descales, softmax_scale, causal, window_size, soft
     return dtype, descale
 
 
-def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool = False,
-                    window_size: Tuple[int, int] = (-1, -1), softcap: float = 0.0,
-                    return_lse: bool = False, arch: Optional[str] = None, out=None,
-                    lse_out=None, q_descale=None, k_descale=None, v_descale=None,
-                    descale_block_q: Optional[int] = None,
+def _check_unsupported(dropout_p, alibi_slopes, deterministic, return_attn_probs) -> None:
+    """FlashAttention-2's arguments that fattn takes only at their defaults
+    (deterministic: any bool, the forward pass is deterministic)."""
+    if isinstance(dropout_p, (bool, str, bytes)) or dropout_p is None:
+        raise TypeError(f"dropout_p must be a number, got {dropout_p!r}")
+    try:
+        dropout = float(dropout_p)
+    except (TypeError, ValueError):
+        raise TypeError(f"dropout_p must be a number, got {type(dropout_p).__name__}") from None
+    if dropout != 0.0:
+        raise ValueError(f"dropout_p={dropout_p!r} is not supported: fattn computes attention "
+                         "without dropout (pass dropout_p=0.0, as at inference)")
+    if alibi_slopes is not None:
+        raise ValueError("alibi_slopes is not supported: fattn adds no ALiBi bias "
+                         "(pass alibi_slopes=None)")
+    check_flag("deterministic", deterministic)
+    if check_flag("return_attn_probs", return_attn_probs):
+        raise ValueError("return_attn_probs=True is not supported: fattn never forms the "
+                         "attention matrix (return_lse=True returns the log-sum-exp)")
+
+
+def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[float] = None,
+                    causal: bool = False, window_size: Tuple[int, int] = (-1, -1),
+                    softcap: float = 0.0, alibi_slopes=None, deterministic: bool = False,
+                    return_attn_probs: bool = False, *, return_lse: bool = False,
+                    arch: Optional[str] = None, out=None, lse_out=None, q_descale=None,
+                    k_descale=None, v_descale=None, descale_block_q: Optional[int] = None,
                     descale_block_kv: Optional[int] = None, v_layout: Optional[str] = None):
     """Exact attention softmax(softmax_scale * q k^T + mask) v on BSHD tensors.
+
+    The arguments up to return_attn_probs are FlashAttention-2's, in its order, so
+    that a call written for flash_attn.flash_attn_func runs unchanged; dropout_p,
+    alibi_slopes and return_attn_probs must keep their defaults (a ValueError
+    names the one that does not). fattn's own arguments are keyword-only.
 
     q: [batch, seqlen_q, heads_q, head_dim]; k: [batch, seqlen_k, heads_kv, head_dim];
     v: [batch, seqlen_k, heads_kv, head_dim_v]; heads_q a multiple of heads_kv (GQA/MQA).
@@ -390,6 +418,7 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
         out = fattn.flash_attn_func(q8, k8, vt, v_layout=fattn.VALUE_LAYOUT_SM90,
                                     q_descale=dq, k_descale=dk, v_descale=dv)
     """
+    _check_unsupported(dropout_p, alibi_slopes, deterministic, return_attn_probs)
     torch = _torch()
     descales = (q_descale, k_descale, v_descale)
     args = (softmax_scale, causal, window_size, softcap, return_lse, arch, descale_block_q,
@@ -460,3 +489,42 @@ def flash_attn_func(q, k, v, softmax_scale: Optional[float] = None, causal: bool
     with guard:
         kernel.launch(tensors, torch.cuda.current_stream(device).cuda_stream)
     return (out, lse) if return_lse else out
+
+
+def _unpack(name: str, packed, dim: int, count: int, layout: str):
+    """The `count` tensors packed along `dim` of `packed` (views, no copy)."""
+    torch = _torch()
+    if not isinstance(packed, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(packed).__name__}")
+    if packed.dim() != 5 or packed.shape[dim] != count:
+        raise ValueError(f"{name} must have shape {layout}, got {tuple(packed.shape)}")
+    return packed.unbind(dim)
+
+
+def flash_attn_qkvpacked_func(qkv, dropout_p: float = 0.0,
+                              softmax_scale: Optional[float] = None, causal: bool = False,
+                              window_size: Tuple[int, int] = (-1, -1), softcap: float = 0.0,
+                              alibi_slopes=None, deterministic: bool = False,
+                              return_attn_probs: bool = False, **fattn_kwargs):
+    """flash_attn_func on q, k, v packed in one tensor, as FlashAttention-2's
+    flash_attn_qkvpacked_func: qkv [batch, seqlen, 3, heads, head_dim] (q, k, v
+    along dim 2, one head count). The positional arguments are FlashAttention-2's;
+    fattn_kwargs are flash_attn_func's keyword-only ones (return_lse, out, ...)."""
+    q, k, v = _unpack("qkv", qkv, 2, 3, "[batch, seqlen, 3, heads, head_dim]")
+    return flash_attn_func(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
+                           alibi_slopes, deterministic, return_attn_probs, **fattn_kwargs)
+
+
+def flash_attn_kvpacked_func(q, kv, dropout_p: float = 0.0,
+                             softmax_scale: Optional[float] = None, causal: bool = False,
+                             window_size: Tuple[int, int] = (-1, -1), softcap: float = 0.0,
+                             alibi_slopes=None, deterministic: bool = False,
+                             return_attn_probs: bool = False, **fattn_kwargs):
+    """flash_attn_func with k and v packed in one tensor, as FlashAttention-2's
+    flash_attn_kvpacked_func: q [batch, seqlen_q, heads_q, head_dim], kv [batch,
+    seqlen_k, 2, heads_kv, head_dim] (k, v along dim 2; GQA by head counts). The
+    positional arguments are FlashAttention-2's; fattn_kwargs are
+    flash_attn_func's keyword-only ones (return_lse, out, ...)."""
+    k, v = _unpack("kv", kv, 2, 2, "[batch, seqlen_k, 2, heads_kv, head_dim]")
+    return flash_attn_func(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap,
+                           alibi_slopes, deterministic, return_attn_probs, **fattn_kwargs)
