@@ -20,6 +20,13 @@ from .library import KernelLibrary, LibraryError
 from .quantize import (dequantize_fp8, fa3_accuracy_inputs, hadamard_rotate, hadamard_signs,
                        outlier_normal, quantize_fp8, transpose_value_fp8)
 
+try:  # torch is optional: library building and the CPU tests work without it
+    import torch as _torch
+except ImportError:
+    _torch = None
+if _torch is not None and hasattr(_torch.library, "custom_op"):
+    from . import _torch_ops  # noqa: F401  (torch.ops.fattn.fwd, for torch.compile)
+
 __all__ = [
     "CompileError", "FAttnRuntimeError", "KernelConfig", "KernelLibrary", "KernelNotFoundError",
     "LibraryError", "VALUE_LAYOUT_SM90", "default_arch", "flash_attn_func",

@@ -359,10 +359,14 @@ def _check_unsupported(dropout_p, alibi_slopes, deterministic, return_attn_probs
     (deterministic: any bool, the forward pass is deterministic)."""
     if isinstance(dropout_p, (bool, str, bytes)) or dropout_p is None:
         raise TypeError(f"dropout_p must be a number, got {dropout_p!r}")
-    try:
+    if isinstance(dropout_p, (int, float)):  # without try: torch.compile traces this
         dropout = float(dropout_p)
-    except (TypeError, ValueError):
-        raise TypeError(f"dropout_p must be a number, got {type(dropout_p).__name__}") from None
+    else:
+        try:
+            dropout = float(dropout_p)
+        except (TypeError, ValueError):
+            raise TypeError(f"dropout_p must be a number, got "
+                            f"{type(dropout_p).__name__}") from None
     if dropout != 0.0:
         raise ValueError(f"dropout_p={dropout_p!r} is not supported: fattn computes attention "
                          "without dropout (pass dropout_p=0.0, as at inference)")
@@ -417,8 +421,39 @@ def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[flo
         vt = fattn.transpose_value_fp8(v8)  # once, outside the hot loop
         out = fattn.flash_attn_func(q8, k8, vt, v_layout=fattn.VALUE_LAYOUT_SM90,
                                     q_descale=dq, k_descale=dk, v_descale=dv)
+
+    torch.compile: with torch 2.4 or later, a call traced by torch.compile becomes
+    one node, the operator torch.ops.fattn.fwd (fattn._torch_ops), so that
+    fullgraph=True compiles; out= and lse_out= are then filled by a copy.
+    CUDA graphs: a call may be captured once a call with the same shapes and
+    arguments ran on the capturing stream (it loads the kernel and, for
+    the kernels that have one, allocates their workspace).
     """
     _check_unsupported(dropout_p, alibi_slopes, deterministic, return_attn_probs)
+    if _compiled_call is not None and _is_compiling():
+        return _compiled_call(q, k, v, softmax_scale, causal, window_size, softcap, return_lse,
+                              arch, out, lse_out, q_descale, k_descale, v_descale,
+                              descale_block_q, descale_block_kv, v_layout)
+    return _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch, out,
+                    lse_out, q_descale, k_descale, v_descale, descale_block_q,
+                    descale_block_kv, v_layout)
+
+
+# Set by fattn._torch_ops where torch has torch.library.custom_op: under
+# torch.compile, flash_attn_func calls the operator fattn::fwd instead of
+# launching through ctypes, which would break the graph.
+_compiled_call = None
+
+
+def _is_compiling() -> bool:
+    return False
+
+
+def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch, out,
+             lse_out, q_descale, k_descale, v_descale, descale_block_q, descale_block_kv,
+             v_layout):
+    """flash_attn_func's work, once FlashAttention-2's unsupported arguments
+    are refused: checks (or the checked-call cache), then the launch."""
     torch = _torch()
     descales = (q_descale, k_descale, v_descale)
     args = (softmax_scale, causal, window_size, softcap, return_lse, arch, descale_block_q,
