@@ -10,7 +10,7 @@
 
 // Shipped configurations assemble for sm_80 without spills or stack. Head
 // dim 128 with LSE (255 registers) and head dim 96 with a causal left
-// window are the tightest; scripts/sm80_ptxas_report.py checks them all.
+// window are the tightest; bench/sm80/sm80_ptxas_report.py checks them all.
 // SM90: Compiling entry function 'fattn_fwd_d128_bf16_causal_lse' for 'sm_90'
 // SM90: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // CHECK: Compiling entry function 'fattn_fwd_d{{[0-9a-z_]+}}' for 'sm_80'

@@ -1,6 +1,6 @@
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k block-n=192 persistent=true" -o %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: FileCheck %s --implicit-check-not=cvt.u32.u16 < %t.ptx
 
 // FP8 head dim 128 (fattn-compile's tiles without a mask): each A register

@@ -1,11 +1,11 @@
 // REQUIRES: ptxas
 // RUN: fattn-opt %s --fattn-sm90-pipeline="block-n=64 intra-wg-overlap=false" -o %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 // RUN: fattn-opt %s --fattn-sm90-pipeline="block-n=64" -o %t2.mlir
 // RUN: mlir-opt %t2.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t2.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t2.isa.mlir %t2.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t2.isa.mlir %t2.ptx
 // RUN: %ptxas -arch=sm_90a -v %t2.ptx -o %t2.cubin 2>&1 | FileCheck %s --check-prefix=OVERLAP --implicit-check-not=C7513
 
 // FP8 kernels assemble without spills or stack, in the plain loop and the

@@ -1,7 +1,7 @@
 // REQUIRES: ptxas
 // RUN: fattn-opt %s --fattn-sm90-pipeline -o %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --implicit-check-not=ldmatrix --implicit-check-not=stmatrix < %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --implicit-check-not=C7513
 

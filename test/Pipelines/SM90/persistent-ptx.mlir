@@ -1,12 +1,12 @@
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k persistent=true" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=DESC < %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k" | FileCheck %s --check-prefix=GRID
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k persistent=true pingpong=true" -o %t.pp.mlir
 // RUN: mlir-opt %t.pp.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.pp.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.pp.isa.mlir %t.pp.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.pp.isa.mlir %t.pp.ptx
 // RUN: FileCheck %s --check-prefix=PP --implicit-check-not="bar.arrive 1," --implicit-check-not="bar.sync 1," < %t.pp.ptx
 
 // Persistent CTAs (--fattn-persistent-tiles), head dim 96 (held out of the

@@ -1,15 +1,15 @@
 // REQUIRES: ptxas
 // RUN: fattn-opt %s --fattn-sm90-pipeline="block-n=128 kernel-name=kphase persistent=true" -o %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
-// RUN: %python %fattn_src_root/scripts/sm90/phase_timer.py instrument %t.ptx %t.phase.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/phase_timer.py instrument %t.ptx %t.phase.ptx
 // RUN: FileCheck %s --input-file=%t.phase.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.phase.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: env PH_TRACE=1 %python %fattn_src_root/scripts/sm90/phase_timer.py instrument %t.ptx %t.trace.ptx
+// RUN: env PH_TRACE=1 %python %fattn_src_root/bench/sm90/phase_timer.py instrument %t.ptx %t.trace.ptx
 // RUN: FileCheck %s --check-prefix=TRACE --input-file=%t.trace.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.trace.ptx -o %t.trace.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
-// scripts/sm90/phase_timer.py reads the SM clock around the phases of the
+// bench/sm90/phase_timer.py reads the SM clock around the phases of the
 // consumer's KV loop (the innermost loop with the softmax's shuffles and the
 // wait for P V, not the persistent work loop around it) and adds the counters
 // of each warpgroup's thread 0 to a global array before the kernel returns.

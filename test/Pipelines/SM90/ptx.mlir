@@ -1,6 +1,6 @@
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=fattn_sm90_d128_bf16" -o %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: FileCheck %s < %t.ptx
 
 // The PTX of fattn-sm90-pipeline shows each Hopper feature: TMA bulk tensor

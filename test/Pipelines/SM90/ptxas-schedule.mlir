@@ -1,11 +1,11 @@
 // REQUIRES: ptxas
 // RUN: fattn-opt %s --fattn-sm90-pipeline="block-n=80 kernel-name=k256 intra-wg-overlap=true pingpong=true" -o %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
 // RUN: fattn-opt %s --fattn-sm90-pipeline="block-n=80 kernel-name=k256 warp-specialize=false" -o %t.nows.mlir
 // RUN: mlir-opt %t.nows.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.nows.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.nows.isa.mlir %t.nows.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.nows.isa.mlir %t.nows.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.nows.ptx -o %t.nows.cubin 2>&1 | FileCheck %s
 
 // The overlapped schedule keeps two P fragments, S and O live across the

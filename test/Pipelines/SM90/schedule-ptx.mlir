@@ -1,23 +1,23 @@
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k intra-wg-overlap=true pingpong=true" -o %t.ovpp.mlir
 // RUN: mlir-opt %t.ovpp.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.ovpp.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.ovpp.isa.mlir %t.ovpp.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.ovpp.isa.mlir %t.ovpp.ptx
 // RUN: FileCheck %s --check-prefix=OVPP < %t.ovpp.ptx
 // Pingpong on barriers 5 and 6 instead of 1 and 2:
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong="barrier-base=5" --convert-fattn-to-nvvm-sm90 -o %t.base5.mlir
 // RUN: mlir-opt %t.base5.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.base5.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.base5.isa.mlir %t.base5.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.base5.isa.mlir %t.base5.ptx
 // RUN: FileCheck %s --check-prefix=BASE5 --implicit-check-not="bar.sync 1," < %t.base5.ptx
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k intra-wg-overlap=false" -o %t.seq.mlir
 // RUN: mlir-opt %t.seq.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.seq.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.seq.isa.mlir %t.seq.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.seq.isa.mlir %t.seq.ptx
 // RUN: FileCheck %s --check-prefix=SEQ < %t.seq.ptx
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k warp-specialize=false" -o %t.nows.mlir
 // RUN: mlir-opt %t.nows.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.nows.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.nows.isa.mlir %t.nows.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.nows.isa.mlir %t.nows.ptx
 // RUN: FileCheck %s --check-prefix=NOWS < %t.nows.ptx
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k consumers=3 block-m=192" -o %t.c3.mlir
 // RUN: mlir-opt %t.c3.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.c3.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.c3.isa.mlir %t.c3.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.c3.isa.mlir %t.c3.ptx
 // RUN: FileCheck %s --check-prefix=C3 < %t.c3.ptx
 
 // The schedule switches of fattn-sm90-pipeline, as PTX.

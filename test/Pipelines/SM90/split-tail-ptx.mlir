@@ -2,13 +2,13 @@
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k persistent=true split-tail=true" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=DESC < %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k persistent=true" -o %t.plain.mlir
 // RUN: FileCheck %s --check-prefix=PLAIN < %t.plain.mlir
 // RUN: mlir-opt %t.plain.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.plain.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.plain.isa.mlir %t.plain.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.plain.isa.mlir %t.plain.ptx
 // RUN: FileCheck %s --check-prefix=PLAIN-PTX < %t.plain.ptx
 
 // The split tail (split-tail=true), head dim 64 in 16 bits: the kernel takes

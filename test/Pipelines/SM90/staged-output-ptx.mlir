@@ -1,10 +1,10 @@
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k" -o %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k persistent=true" -o %t.pt.mlir
 // RUN: mlir-opt %t.pt.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.pt.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.pt.isa.mlir %t.pt.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.pt.isa.mlir %t.pt.ptx
 // RUN: FileCheck %s --check-prefix=DIRECT < %t.pt.ptx
 // A pingpong barrier base that reaches the epilogue's barriers (12 + w):
 // RUN: not fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize \

@@ -1,7 +1,7 @@
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k persistent=true q-buffers=2 tma-store=true" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=DESC < %t.mlir
 // RUN: mlir-opt %t.mlir --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.isa.mlir
-// RUN: %python %fattn_src_root/scripts/sm90/extract_ptx.py %t.isa.mlir %t.ptx
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.isa.mlir %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: FileCheck %s --check-prefix=NOSTG < %t.ptx
 // RUN: fattn-opt %s --fattn-sm90-pipeline="kernel-name=k persistent=true q-buffers=2" | FileCheck %s --check-prefix=DIRECT

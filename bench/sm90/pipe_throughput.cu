@@ -8,7 +8,7 @@
 // is the same as alone, B runs on another pipe.
 //
 // Build and run on the GPU machine (docs/PERF.md has the H200's numbers):
-//   nvcc -O3 -arch=sm_90a -o pipe_throughput scripts/sm90/pipe_throughput.cu
+//   nvcc -O3 -arch=sm_90a -o pipe_throughput bench/sm90/pipe_throughput.cu
 //   ./pipe_throughput
 //   cuobjdump -sass pipe_throughput | grep -cE "MUFU|F2FP"   # the SASS ops
 #include <cstdio>

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Correctness (against float64) and timing (beside torch SDPA FlashAttention-2) of the
-sm_80 kernels built by scripts/sm80_kernels.py. Runs on the GPU machine (torch + cupy).
+sm_80 kernels built by bench/sm80/sm80_kernels.py. Runs on the GPU machine (torch + cupy).
 
-usage: python3 scripts/sm80_gpu_check.py [--dir kernels-out/sm80] [--no-bench]
+usage: python3 bench/sm80/sm80_gpu_check.py [--dir kernels-out/sm80] [--no-bench]
 """
 import argparse
 import json

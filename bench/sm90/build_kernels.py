@@ -3,7 +3,7 @@
 PTX (mlir-opt gpu-module-to-binary) -> cubin (ptxas -v, no spills allowed).
 
 Writes OUT/<name>.{mlir,ptx,cubin,json,ptxas.txt} and OUT/manifest.json, which
-scripts/sm90/check_sm90.py reads on the GPU machine.
+bench/sm90/check_sm90.py reads on the GPU machine.
 
 usage: build_kernels.py FATTN_OPT OUT [--only NAME ...]   (JOBS=n parallel builds;
 EXTRA_OPTS="..." appends pipeline options to every kernel, for A/B builds)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Builds the sm_80 kernels that scripts/sm80_gpu_check.py tests, with fattn-compile.
+"""Builds the sm_80 kernels that bench/sm80/sm80_gpu_check.py tests, with fattn-compile.
 
-usage: scripts/sm80_kernels.py [--compiler build-sm80/bin/fattn-compile] [--out kernels-out/sm80]
+usage: bench/sm80/sm80_kernels.py [--compiler build-sm80/bin/fattn-compile] [--out kernels-out/sm80]
 Each configuration becomes <out>/<entry>.json + .cubin + .ptx; ptxas -v goes to <out>/<entry>.ptxas.txt.
 """
 import argparse

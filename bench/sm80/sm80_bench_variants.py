@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times several sm_80 kernel libraries beside torch SDPA's FlashAttention-2 in one run.
 
-usage: python3 scripts/sm80_bench_variants.py --variant NAME=DIR [--variant NAME=DIR ...]
+usage: python3 bench/sm80/sm80_bench_variants.py --variant NAME=DIR [--variant NAME=DIR ...]
            [--dims 64,128,256] [--seqs 2048,8192,16384] [--causal both|0|1] [--rep 30]
            [--rounds 1]
 
@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 from torch.nn.attention import SDPBackend
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "bench"))
 import fattn  # noqa: E402

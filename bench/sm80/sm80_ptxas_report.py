@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ptxas -v of every shipped sm_80 kernel: registers, spills and stack per configuration.
 
-usage: scripts/sm80_ptxas_report.py [--compiler build-h2/bin/fattn-compile] [--preset gpu-tests]
+usage: bench/sm80/sm80_ptxas_report.py [--compiler build-h2/bin/fattn-compile] [--preset gpu-tests]
            [--preset bench] [--configs SPEC] [--ptxas-arch sm_80 --ptxas-arch sm_90] [--keep DIR]
 
 The configurations are those of `python -m fattn.build_library --preset ...` (default: both
@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
 
 from fattn.build_library import make_configs, parse_spec  # noqa: E402
 from fattn.mlir_gen import attention_mlir, func_name  # noqa: E402
