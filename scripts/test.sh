@@ -25,3 +25,10 @@ fi
 # The tools built with ASan + UBSan in build-asan, and the lit suite run there.
 cmake -G Ninja -S . -B build-asan -DFATTN_ENABLE_SANITIZERS=ON
 cmake --build build-asan --target check-fattn
+# The installed package: cmake --install into build/install, then examples/downstream (an
+# out-of-tree driver) built against it through find_package(FAttn) and its check run.
+rm -rf build/install build/downstream
+cmake --install build --prefix build/install
+cmake -G Ninja -S examples/downstream -B build/downstream -DCMAKE_PREFIX_PATH="$PWD/build/install"
+cmake --build build/downstream
+ctest --test-dir build/downstream --output-on-failure
