@@ -6,8 +6,13 @@
 2. that program runs under mlir-runner and prints the O and LSE of a float64
    reference of examples/attention.mlir (relative error <= 1e-5);
 3. a textual pipeline of fattn's passes (fattn-tile) runs and leaves the
-   tiled form.
+   tiled form;
+4. the GPU pipelines (fattn-sm80-pipeline, fattn-sm90-pipeline) named in a
+   textual pipeline lower examples/gpu-attention.mlir to what fattn-opt
+   prints: the dialects and interfaces that fattn::registerFAttnDialects
+   registers are enough for them.
 """
+import os
 import argparse
 import math
 import re
@@ -77,11 +82,14 @@ def main():
     parser.add_argument("--mlir-runner", required=True)
     parser.add_argument("--shared-libs", required=True,
                         help="mlir-runner's -shared-libs (the runner utils)")
-    parser.add_argument("--input", required=True, help="examples/attention.mlir")
+    parser.add_argument("--examples", required=True,
+                        help="the folder of attention.mlir and gpu-attention.mlir")
     args = parser.parse_args()
+    cpu_input = os.path.join(args.examples, "attention.mlir")
+    gpu_input = os.path.join(args.examples, "gpu-attention.mlir")
 
-    lowered = run([args.tool, args.input])
-    if lowered != run([args.fattn_opt, args.input, "--fattn-cpu-pipeline"]):
+    lowered = run([args.tool, cpu_input])
+    if lowered != run([args.fattn_opt, cpu_input, "--fattn-cpu-pipeline"]):
         sys.exit("FAIL: attention-lower's CPU pipeline differs from "
                  "fattn-opt --fattn-cpu-pipeline")
     print("ok: attention-lower prints what fattn-opt --fattn-cpu-pipeline prints")
@@ -95,10 +103,17 @@ def main():
     check_close("O", memrefs[0], want_out)
     check_close("LSE", memrefs[1], want_lse)
 
-    tiled = run([args.tool, args.input, "--pass-pipeline=builtin.module(fattn-tile{block-m=4 block-n=2})"])
+    tiled = run([args.tool, cpu_input, "--pass-pipeline=builtin.module(fattn-tile{block-m=4 block-n=2})"])
     if "fattn.tiled_attention" not in tiled or "fattn.attention " in tiled:
         sys.exit(f"FAIL: the textual fattn-tile pipeline did not leave the tiled form:\n{tiled}")
     print("ok: a textual pipeline of fattn's passes (fattn-tile) runs")
+
+    for pipeline in ("fattn-sm80-pipeline", "fattn-sm90-pipeline"):
+        option = f"--pass-pipeline=builtin.module({pipeline})"
+        kernels = run([args.tool, gpu_input, option])
+        if "gpu.module" not in kernels or kernels != run([args.fattn_opt, gpu_input, option]):
+            sys.exit(f"FAIL: attention-lower's {pipeline} differs from fattn-opt's")
+        print(f"ok: attention-lower's {pipeline} prints what fattn-opt prints")
 
 
 if __name__ == "__main__":
