@@ -39,7 +39,7 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(FAttn, fattn);
 
 /* Inserts the fattn dialect, the dialects its passes read and create (func,
  * arith, math, memref, scf, tensor, linalg, bufferization, vector, affine,
- * cf, index, gpu, llvm, nvvm) and the external models its pipelines query
+ * cf, index, gpu, llvm, nvvm, ub) and the external models its pipelines query
  * into `registry`. Translation to LLVM IR and the NVVM target of
  * gpu-module-to-binary are left to the embedder. */
 MLIR_CAPI_EXPORTED void mlirFAttnRegisterDialects(MlirDialectRegistry registry);

@@ -17,7 +17,7 @@ namespace fattn {
 
 /// Inserts the fattn dialect into `registry`, with the dialects that its
 /// passes read and create (func, arith, math, memref, scf, tensor, linalg,
-/// bufferization, vector, affine, cf, index, gpu, llvm, nvvm) and the
+/// bufferization, vector, affine, cf, index, gpu, llvm, nvvm, ub) and the
 /// external models that the CPU pipeline's bufferization and the GPU
 /// pipelines query (BufferizableOpInterface, ValueBoundsOpInterface, ...).
 /// Translation to LLVM IR and gpu-module-to-binary's NVVM target are left to
