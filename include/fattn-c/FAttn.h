@@ -68,9 +68,10 @@ mlirFAttnAttentionOptionsGetDefault(void);
 
 /* Creates a fattn.attention of `q`, `k`, `v` into `o` (and the log-sum-exp
  * into `lse`; a null value for none) with `options`, detached: insert it
- * into a block (mlirBlockInsertOwnedOperation...). The verifier checks the
- * shapes when the IR is verified or a pass manager runs; FP8 descales and
- * value_layout: the generic mlirOperationCreate. */
+ * into a block (mlirBlockInsertOwnedOperation...). On tensors the op returns
+ * the new O (and LSE). A null operation if q, k, v or o is null. The verifier
+ * checks the shapes when the IR is verified or a pass manager runs; FP8
+ * descales and value_layout: the generic mlirOperationCreate. */
 MLIR_CAPI_EXPORTED MlirOperation mlirFAttnAttentionOpCreate(
     MlirLocation location, MlirValue q, MlirValue k, MlirValue v, MlirValue o,
     MlirValue lse, MlirFAttnAttentionOptions options);

@@ -36,6 +36,9 @@ MlirOperation mlirFAttnAttentionOpCreate(MlirLocation location, MlirValue q,
                                          MlirValue k, MlirValue v, MlirValue o,
                                          MlirValue lse,
                                          MlirFAttnAttentionOptions options) {
+  if (mlirValueIsNull(q) || mlirValueIsNull(k) || mlirValueIsNull(v) ||
+      mlirValueIsNull(o))
+    return MlirOperation{nullptr};
   Location loc = unwrap(location);
   // Registered is not loaded: IR parsed without fattn ops leaves it unloaded.
   loc.getContext()->getOrLoadDialect<fattn::FAttnDialect>();
