@@ -23,7 +23,7 @@ using namespace mlir::fattn;
 
 AttentionFacts AttentionFacts::of(AttentionOp op) {
   AttentionFacts facts;
-  auto query = cast<MemRefType>(op.getQuery().getType());
+  ShapedType query = op.getQuery().getType();
   facts.fp8 = isa<Float8E4M3FNType>(query.getElementType());
   facts.headDim = query.getDimSize(3);
   int64_t left = op.getEffectiveWindowLeft();
@@ -39,7 +39,7 @@ AttentionFacts AttentionFacts::of(AttentionOp op) {
   // block of rows.
   Value descales[] = {op.getQDescale(), op.getKDescale(), op.getVDescale()};
   for (auto [rank, descale] : llvm::zip(facts.descaleRanks, descales))
-    rank = descale ? cast<MemRefType>(descale.getType()).getRank() : -1;
+    rank = descale ? cast<ShapedType>(descale.getType()).getRank() : -1;
   return facts;
 }
 

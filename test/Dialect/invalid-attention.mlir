@@ -250,8 +250,9 @@ func.func @dynamic_head_dim_no_scale(%q: memref<2x8x100x?xf32>, %k: memref<2x2x9
 
 // -----
 
+// A tensor query with memref K, V, O: the tensor form takes tensors only (tensor-form.mlir).
 func.func @not_a_memref(%q: tensor<2x8x100x64xf32>, %k: memref<2x2x90x64xf32>, %v: memref<2x2x90x32xf32>, %o: memref<2x8x100x32xf32>) {
-  // expected-error @+1 {{invalid kind of type specified: expected builtin.memref, but found 'tensor<2x8x100x64xf32>'}}
+  // expected-error @+1 {{'fattn.attention' op expected key to be a tensor as query is (all operands tensors or all memrefs), found 'memref<2x2x90x64xf32>'}}
   fattn.attention ins(%q, %k, %v : tensor<2x8x100x64xf32>, memref<2x2x90x64xf32>, memref<2x2x90x32xf32>) outs(%o : memref<2x8x100x32xf32>)
   return
 }

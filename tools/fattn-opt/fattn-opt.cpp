@@ -1,6 +1,7 @@
 //===- fattn-opt.cpp - mlir-opt with the fattn dialect and passes ---------===//
 
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "fattn/Dialect/FAttn/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Pipelines/Pipelines.h"
 #include "fattn/Conversion/Passes.h"
@@ -33,6 +34,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<mlir::fattn::FAttnDialect>();
+  mlir::fattn::registerBufferizableOpInterfaceExternalModels(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "fattn optimizer driver\n", registry));
 }

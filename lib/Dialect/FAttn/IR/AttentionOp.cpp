@@ -1,6 +1,7 @@
 //===- AttentionOp.cpp - fattn.attention ----------------------------------===//
 
 #include "fattn/Dialect/FAttn/IR/AttentionVerification.h"
+#include "fattn/Dialect/FAttn/IR/DestinationStyle.h"
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 
@@ -15,26 +16,28 @@ enum Dim : unsigned { kBatch = 0, kHeads = 1, kSeq = 2, kHeadDim = 3 };
 const char *const kDimNames[] = {"batch size", "head count", "sequence length",
                                  "head dim"};
 
-/// A named operand of the op, for diagnostics.
-struct NamedMemRef {
+/// A named operand of the op (a memref, or a tensor in the tensor form of
+/// fattn.attention), for diagnostics.
+struct NamedOperand {
   StringRef name;
-  MemRefType type;
+  ShapedType type;
 };
 } // namespace
 
-static FailureOr<MemRefType> checkRank(Operation *op, StringRef name, Value v,
+static FailureOr<ShapedType> checkRank(Operation *op, StringRef name, Value v,
                                        int64_t rank, StringRef dims) {
-  auto type = cast<MemRefType>(v.getType());
+  auto type = cast<ShapedType>(v.getType());
   if (type.getRank() != rank)
     return op->emitOpError()
-           << "expected " << name << " to be a rank-" << rank << " memref "
-           << dims << ", found rank " << type.getRank();
+           << "expected " << name << " to be a rank-" << rank << " "
+           << (isa<TensorType>(type) ? "tensor" : "memref") << " " << dims
+           << ", found rank " << type.getRank();
   return type;
 }
 
 /// Both sizes must agree when both are static.
-static LogicalResult checkSameSize(Operation *op, NamedMemRef a, unsigned dimA,
-                                   NamedMemRef ref, unsigned dimRef,
+static LogicalResult checkSameSize(Operation *op, NamedOperand a, unsigned dimA,
+                                   NamedOperand ref, unsigned dimRef,
                                    StringRef what) {
   int64_t sa = a.type.getDimSize(dimA), sr = ref.type.getDimSize(dimRef);
   if (ShapedType::isDynamic(sa) || ShapedType::isDynamic(sr) || sa == sr)
@@ -48,8 +51,8 @@ static LogicalResult checkSameSize(Operation *op, NamedMemRef a, unsigned dimA,
 /// with keys a multiple of 16 (whole permuted runs) and at least K's
 /// sequence length.
 static LogicalResult checkTransposedValue(Operation *op, StringAttr layout,
-                                          NamedMemRef q, NamedMemRef k,
-                                          NamedMemRef v, NamedMemRef o) {
+                                          NamedOperand q, NamedOperand k,
+                                          NamedOperand v, NamedOperand o) {
   if (layout.getValue() != kTransposedValueLayout)
     return op->emitOpError() << "expected value_layout to be \""
                              << kTransposedValueLayout << "\" or absent, found \""
@@ -81,21 +84,21 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
                                                    Value output, Value lse,
                                                    StringAttr valueLayout) {
   const char *bhsd = "[batch, heads, seq, head_dim]";
-  FailureOr<MemRefType> qt = checkRank(op, "query", query, 4, bhsd);
+  FailureOr<ShapedType> qt = checkRank(op, "query", query, 4, bhsd);
   if (failed(qt))
     return failure();
-  FailureOr<MemRefType> kt = checkRank(op, "key", key, 4, bhsd);
+  FailureOr<ShapedType> kt = checkRank(op, "key", key, 4, bhsd);
   if (failed(kt))
     return failure();
-  FailureOr<MemRefType> vt =
+  FailureOr<ShapedType> vt =
       checkRank(op, "value", value, 4,
                 valueLayout ? "[batch, heads, head_dim, keys]" : bhsd);
   if (failed(vt))
     return failure();
-  FailureOr<MemRefType> ot = checkRank(op, "output", output, 4, bhsd);
+  FailureOr<ShapedType> ot = checkRank(op, "output", output, 4, bhsd);
   if (failed(ot))
     return failure();
-  NamedMemRef q{"query", *qt}, k{"key", *kt}, v{"value", *vt}, o{"output", *ot};
+  NamedOperand q{"query", *qt}, k{"key", *kt}, v{"value", *vt}, o{"output", *ot};
 
   Type elemType = q.type.getElementType();
   bool fp8 = isa<Float8E4M3FNType>(elemType);
@@ -103,7 +106,7 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
     return op->emitOpError() << "expected query element type to be f32, f16, "
                                 "bf16 or f8E4M3FN, found "
                              << elemType;
-  for (NamedMemRef other : {k, v})
+  for (NamedOperand other : {k, v})
     if (other.type.getElementType() != elemType)
       return op->emitOpError()
              << "expected " << other.name << " element type to match query ("
@@ -116,7 +119,7 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
            << (fp8 ? " for f8E4M3FN inputs" : " (the query's)") << ", found "
            << o.type.getElementType();
 
-  for (NamedMemRef other : {k, o})
+  for (NamedOperand other : {k, o})
     if (failed(checkSameSize(op, other, kBatch, q, kBatch, kDimNames[kBatch])))
       return failure();
   if (failed(checkSameSize(op, o, kHeads, q, kHeads, kDimNames[kHeads])) ||
@@ -145,11 +148,11 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
 
   if (!lse)
     return success();
-  FailureOr<MemRefType> lt =
+  FailureOr<ShapedType> lt =
       checkRank(op, "lse", lse, 3, "[batch, heads, seq]");
   if (failed(lt))
     return failure();
-  NamedMemRef l{"lse", *lt};
+  NamedOperand l{"lse", *lt};
   if (!l.type.getElementType().isF32())
     return op->emitOpError() << "expected lse element type to be f32, found "
                              << l.type.getElementType();
@@ -162,15 +165,15 @@ LogicalResult mlir::fattn::verifyAttentionOperands(Operation *op, Value query,
 /// One descale operand: f32, rank 0, 2 ([batch, kv_heads]) or 3
 /// ([batch, heads, blocks] with `block` rows per block).
 static LogicalResult checkDescale(Operation *op, StringRef name, Value descale,
-                                  NamedMemRef data, NamedMemRef kv,
+                                  NamedOperand data, NamedOperand kv,
                                   StringRef blockName,
                                   std::optional<int64_t> block) {
-  auto type = cast<MemRefType>(descale.getType());
+  auto type = cast<ShapedType>(descale.getType());
   if (!type.getElementType().isF32())
     return op->emitOpError()
            << "expected " << name << " element type to be f32, found "
            << type.getElementType();
-  NamedMemRef d{name, type};
+  NamedOperand d{name, type};
   switch (type.getRank()) {
   case 0:
     break;
@@ -216,12 +219,12 @@ LogicalResult mlir::fattn::verifyDescales(Operation *op, Value query, Value key,
              << "expected a positive " << name << ", found " << *block;
   if (!qDescale)
     return success();
-  auto qType = cast<MemRefType>(query.getType());
+  auto qType = cast<ShapedType>(query.getType());
   if (!isa<Float8E4M3FNType>(qType.getElementType()))
     return op->emitOpError() << "expected f8E4M3FN query, key and value with "
                                 "descale operands, found "
                              << qType.getElementType();
-  NamedMemRef q{"query", qType}, k{"key", cast<MemRefType>(key.getType())};
+  NamedOperand q{"query", qType}, k{"key", cast<ShapedType>(key.getType())};
   if (failed(checkDescale(op, "q_descale", qDescale, q, k, "descale_block_q",
                           blockQ)) ||
       failed(checkDescale(op, "k_descale", kDescale, k, k, "descale_block_kv",
@@ -259,6 +262,12 @@ LogicalResult mlir::fattn::verifySoftcap(Operation *op, float softcap) {
 }
 
 LogicalResult AttentionOp::verify() {
+  if (failed(verifyOneShapedKind(
+          *this, {{"query", getQuery()}, {"key", getKey()},
+                  {"value", getValue()}, {"output", getOutput()},
+                  {"lse", getLse()}, {"q_descale", getQDescale()},
+                  {"k_descale", getKDescale()}, {"v_descale", getVDescale()}})))
+    return failure();
   if (failed(verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
                                      getOutput(), getLse(),
                                      getValueLayoutAttr())) ||
@@ -283,16 +292,22 @@ LogicalResult AttentionOp::verify() {
                               "causal = true, found "
                            << *right;
   }
-  if (!getScale() && cast<MemRefType>(getQuery().getType()).isDynamicDim(3))
+  if (!getScale() && getQuery().getType().isDynamicDim(3))
     return emitOpError("expected a static query head dim or an explicit "
                        "scale, found head dim ?");
   return success();
 }
 
+void AttentionOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getDestinationStyleEffects(*this, effects);
+}
+
 float AttentionOp::getEffectiveScale() {
   if (FloatAttr scale = getScaleAttr())
     return scale.getValueAsDouble();
-  int64_t headDim = cast<MemRefType>(getQuery().getType()).getDimSize(3);
+  int64_t headDim = getQuery().getType().getDimSize(3);
   return 1.0f / std::sqrt(static_cast<float>(headDim));
 }
 

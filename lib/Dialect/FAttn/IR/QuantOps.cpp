@@ -1,6 +1,7 @@
 //===- QuantOps.cpp - FP8 accuracy ops ------------------------------------===//
 
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
+#include "fattn/Dialect/FAttn/IR/DestinationStyle.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -16,6 +17,16 @@ std::string sizeStr(int64_t size) {
   return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
 }
 
+/// The signs operand (#1 of both ops): one f32 per column.
+LogicalResult verifySignsType(Operation *op, Value signs) {
+  auto type = cast<ShapedType>(signs.getType());
+  if (type.getRank() == 1 && type.getElementType().isF32())
+    return success();
+  return op->emitOpError() << "operand #1 must be 1D "
+                           << (isa<TensorType>(type) ? "tensor" : "memref")
+                           << " of 32-bit float values, but got " << type;
+}
+
 /// Whether two sizes disagree (dynamic sizes agree with anything).
 bool disagree(int64_t a, int64_t b) {
   return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
@@ -23,7 +34,12 @@ bool disagree(int64_t a, int64_t b) {
 } // namespace
 
 LogicalResult HadamardRotateOp::verify() {
-  MemRefType in = getInput().getType(), out = getOutput().getType();
+  if (failed(verifyOneShapedKind(*this, {{"input", getInput()},
+                                         {"signs", getSigns()},
+                                         {"output", getOutput()}})) ||
+      failed(verifySignsType(*this, getSigns())))
+    return failure();
+  ShapedType in = getInput().getType(), out = getOutput().getType();
   if (in.getRank() < 1)
     return emitOpError("expected rows to rotate, found a rank-0 input");
   if (out.getRank() != in.getRank())
@@ -53,8 +69,14 @@ LogicalResult HadamardRotateOp::verify() {
 }
 
 LogicalResult QuantizeOp::verify() {
-  MemRefType in = getInput().getType(), out = getOutput().getType();
-  auto descale = cast<MemRefType>(getDescale().getType());
+  if (failed(verifyOneShapedKind(*this, {{"input", getInput()},
+                                         {"signs", getSigns()},
+                                         {"output", getOutput()},
+                                         {"descale", getDescale()}})) ||
+      (getSigns() && failed(verifySignsType(*this, getSigns()))))
+    return failure();
+  ShapedType in = getInput().getType(), out = getOutput().getType();
+  ShapedType descale = getDescale().getType();
   for (auto [name, type] : {std::pair{"input", in}, std::pair{"output", out}})
     if (type.getRank() != 4)
       return emitOpError() << "expected " << name
@@ -132,7 +154,7 @@ LogicalResult QuantizeOp::verify() {
                          << descale.getRank();
   }
 
-  if (TypedValue<MemRefType> signs = getSigns()) {
+  if (TypedValue<ShapedType> signs = getSigns()) {
     int64_t width = in.getDimSize(3);
     if (ShapedType::isDynamic(width) || !llvm::isPowerOf2_64(width))
       return emitOpError() << "expected a static power-of-two d with signs, "
@@ -143,4 +165,16 @@ LogicalResult QuantizeOp::verify() {
       return emitOpError() << "expected " << width << " signs, found " << count;
   }
   return success();
+}
+
+void HadamardRotateOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getDestinationStyleEffects(*this, effects);
+}
+
+void QuantizeOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getDestinationStyleEffects(*this, effects);
 }

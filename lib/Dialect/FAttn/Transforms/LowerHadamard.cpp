@@ -1,5 +1,6 @@
 //===- LowerHadamard.cpp - fast Walsh-Hadamard transform ------------------===//
 
+#include "fattn/Dialect/FAttn/IR/DestinationStyle.h"
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/Transforms.h"
@@ -41,8 +42,10 @@ struct LowerHadamardRotate : OpRewritePattern<HadamardRotateOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(HadamardRotateOp op,
                                 PatternRewriter &rewriter) const override {
+    if (!op.hasPureBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "the tensor form (bufferize it)");
     Location loc = op.getLoc();
-    MemRefType inType = op.getInput().getType();
+    auto inType = cast<MemRefType>(op.getInput().getType());
     Type outElem = op.getOutput().getType().getElementType();
     int64_t rank = inType.getRank(), width = inType.getDimSize(rank - 1);
     HadamardRowRotation rotation(rewriter, loc, op.getSigns(), width);
@@ -77,6 +80,9 @@ struct LowerHadamardRotate : OpRewritePattern<HadamardRotateOp> {
 struct FAttnLowerHadamardPass
     : public fattn::impl::FAttnLowerHadamardBase<FAttnLowerHadamardPass> {
   void runOnOperation() override {
+    if (failed(checkBufferized<HadamardRotateOp>(getOperation(),
+                                                 "--fattn-lower-hadamard")))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateLowerHadamardPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fattn/Dialect/FAttn/IR/DestinationStyle.h"
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/Transforms.h"
@@ -81,10 +82,12 @@ struct LowerQuantize : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
+    if (!op.hasPureBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "the tensor form (bufferize it)");
     Location loc = op.getLoc();
     Value input = op.getInput(), output = op.getOutput();
     Value descale = op.getDescale();
-    MemRefType inType = op.getInput().getType();
+    auto inType = cast<MemRefType>(op.getInput().getType());
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     SmallVector<Value, 4> dims;
@@ -184,6 +187,9 @@ struct LowerQuantize : OpRewritePattern<QuantizeOp> {
 struct FAttnLowerQuantizePass
     : public fattn::impl::FAttnLowerQuantizeBase<FAttnLowerQuantizePass> {
   void runOnOperation() override {
+    if (failed(checkBufferized<QuantizeOp>(getOperation(),
+                                           "--fattn-lower-quantize")))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateLowerQuantizePatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fattn/Dialect/FAttn/IR/DestinationStyle.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Utils/Float8Emulation.h"
@@ -31,7 +32,7 @@ using namespace mlir::fattn;
 
 namespace {
 bool hasDynamicHeadDims(AttentionOp op) {
-  return cast<MemRefType>(op.getQuery().getType()).isDynamicDim(3) ||
+  return op.getQuery().getType().isDynamicDim(3) ||
          ShapedType::isDynamic(op.getValueHeadDim());
 }
 
@@ -60,6 +61,8 @@ struct Emitter {
 };
 
 LogicalResult lowerRowwise(RewriterBase &rewriter, AttentionOp op) {
+  if (!op.hasPureBufferSemantics())
+    return emitTensorFormError(op, "--fattn-lower-rowwise");
   if (op.getQDescale())
     return op.emitOpError("with descales needs static head dims (the "
                           "row-wise lowering does not apply descales)");

@@ -1,5 +1,6 @@
 //===- Tile.cpp - fattn.attention -> tiled online-softmax form ------------===//
 
+#include "fattn/Dialect/FAttn/IR/DestinationStyle.h"
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/Transforms.h"
@@ -193,6 +194,8 @@ void buildQTileBody(OpBuilder &b, TiledAttentionOp op) {
 FailureOr<TiledAttentionOp> mlir::fattn::tileAttention(RewriterBase &rewriter,
                                                        AttentionOp op,
                                                        TileSizes sizes) {
+  if (!op.hasPureBufferSemantics())
+    return emitTensorFormError(op, "--fattn-tile");
   auto qType = cast<MemRefType>(op.getQuery().getType());
   if (qType.isDynamicDim(3) || ShapedType::isDynamic(op.getValueHeadDim()))
     return op.emitOpError("cannot be tiled: the head dims of query and value "

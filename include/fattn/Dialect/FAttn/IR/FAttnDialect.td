@@ -30,4 +30,11 @@ def FAttn_Dialect : Dialect {
 class FAttn_Op<string mnemonic, list<Trait> traits = []>
     : Op<FAttn_Dialect, mnemonic, traits>;
 
+// Operands of the destination-style ops (fattn.attention, fattn.quantize,
+// fattn.hadamard_rotate), which take tensors or memrefs: all of one kind.
+// (Rank and element type are the verifiers' to check, with messages that
+// name the kind found.)
+def FAttn_TensorOrMemRef : AnyTypeOf<[AnyRankedTensor, AnyMemRef],
+    "ranked tensor or memref", "::mlir::ShapedType">;
+
 #endif // FATTN_DIALECT_FATTN_IR_FATTNDIALECT_TD

@@ -4,6 +4,7 @@
 #define FATTN_DIALECT_FATTN_IR_FATTNOPS_TD
 
 include "fattn/Dialect/FAttn/IR/FAttnDialect.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 
@@ -17,18 +18,26 @@ defvar FAttn_ValueLayoutAccessors = [{
     /// Whether V is stored transposed (`value_layout`), and its head dim.
     bool hasTransposedValue() { return getValueLayout().has_value(); }
     int64_t getValueHeadDim() {
-      return cast<MemRefType>(getValue().getType())
+      return cast<ShapedType>(getValue().getType())
           .getDimSize(hasTransposedValue() ? 2 : 3);
     }
 }];
 
-def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
+def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments,
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "exact attention: O = softmax(scale * Q K^T + mask) V";
   let description = [{
-    Computes exact attention on memrefs with logical dims [batch, heads, seq,
-    head_dim] for Q, K, V and O, and [batch, heads, seq] for the optional
-    log-sum-exp output (natural log). Memrefs may have any strided layout: BSHD
-    storage is passed as a `memref.transpose` view.
+    Computes exact attention on memrefs or tensors with logical dims [batch,
+    heads, seq, head_dim] for Q, K, V and O, and [batch, heads, seq] for the
+    optional log-sum-exp output (natural log). Memrefs may have any strided
+    layout: BSHD storage is passed as a `memref.transpose` view.
+
+    Destination style: on memrefs the op writes `outs` (and `lse`) and has no
+    results; on tensors (every operand a tensor) it returns the new O (and
+    LSE) as results of the types of `outs` (and `lse`), listed after `->`.
+    One-shot bufferization (`--one-shot-bufferize`) turns the tensor form into
+    the memref form, which the lowerings take.
 
     - GQA/MQA: the query head count is a multiple of the KV head count; query
       head h reads KV head h / (Hq / Hkv). V's head dim may differ from Q/K's.
@@ -63,18 +72,23 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
     fattn.attention ins(%q, %k, %v : memref<2x8x1000x64xf32>, memref<2x2x1000x64xf32>, memref<2x2x1000x64xf32>)
                     outs(%o : memref<2x8x1000x64xf32>) lse(%lse : memref<2x8x1000xf32>)
                     {scale = 0.125 : f32, causal = true, window_left = 128 : i64}
+    %out, %lse_out = fattn.attention
+        ins(%tq, %tk, %tv : tensor<2x8x1000x64xf32>, tensor<2x2x1000x64xf32>, tensor<2x2x1000x64xf32>)
+        outs(%to : tensor<2x8x1000x64xf32>) lse(%tl : tensor<2x8x1000xf32>) {causal = true}
+        -> tensor<2x8x1000x64xf32>, tensor<2x8x1000xf32>
     ```
   }];
 
+  // Q, K, V and the descales are read; O and LSE written (memref form).
   let arguments = (ins
-    Arg<AnyMemRef, "queries", [MemRead]>:$query,
-    Arg<AnyMemRef, "keys", [MemRead]>:$key,
-    Arg<AnyMemRef, "values", [MemRead]>:$value,
-    Arg<AnyMemRef, "output", [MemWrite]>:$output,
-    Arg<Optional<AnyMemRef>, "log-sum-exp output", [MemWrite]>:$lse,
-    Arg<Optional<AnyMemRef>, "query descale", [MemRead]>:$q_descale,
-    Arg<Optional<AnyMemRef>, "key descale", [MemRead]>:$k_descale,
-    Arg<Optional<AnyMemRef>, "value descale", [MemRead]>:$v_descale,
+    FAttn_TensorOrMemRef:$query,
+    FAttn_TensorOrMemRef:$key,
+    FAttn_TensorOrMemRef:$value,
+    FAttn_TensorOrMemRef:$output,
+    Optional<FAttn_TensorOrMemRef>:$lse,
+    Optional<FAttn_TensorOrMemRef>:$q_descale,
+    Optional<FAttn_TensorOrMemRef>:$k_descale,
+    Optional<FAttn_TensorOrMemRef>:$v_descale,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<BoolAttr>:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -84,18 +98,26 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments]> {
     OptionalAttr<I64Attr>:$descale_block_kv,
     OptionalAttr<StrAttr>:$value_layout
   );
+  // The tensor form's new O, then LSE (none in the memref form).
+  let results = (outs Variadic<AnyRankedTensor>:$result_tensors);
 
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,` type($value) `)`
     `outs` `(` $output `:` type($output) `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `:` type($q_descale) `,` type($k_descale) `,` type($v_descale) `)`)?
-    attr-dict
+    attr-dict (`->` type($result_tensors)^)?
   }];
 
   let hasVerifier = 1;
 
   let extraClassDeclaration = !strconcat([{
+    /// The inits of DestinationStyleOpInterface: O, then LSE when present.
+    MutableOperandRange getDpsInitsMutable() {
+      return MutableOperandRange(getOperation(),
+                                 getODSOperandIndexAndLength(3).first,
+                                 getLse() ? 2 : 1);
+    }
     /// The scale applied to Q K^T: the attribute, or 1/sqrt(head_dim).
     float getEffectiveScale();
     /// The window bounds with `causal` folded in; -1 means unbounded.

@@ -10,9 +10,12 @@
 #define FATTN_DIALECT_FATTN_IR_FATTNQUANTOPS_TD
 
 include "fattn/Dialect/FAttn/IR/FAttnDialect.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def FAttn_HadamardRotateOp : FAttn_Op<"hadamard_rotate"> {
+def FAttn_HadamardRotateOp : FAttn_Op<"hadamard_rotate", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "incoherent processing: rotate the rows by diag(signs) H / sqrt(d)";
   let description = [{
     Multiplies every row (the last dim, of size d, a power of two) of `input`
@@ -23,23 +26,36 @@ def FAttn_HadamardRotateOp : FAttn_Op<"hadamard_rotate"> {
     quantization. Lowered with the fast Walsh-Hadamard transform
     (d log d per row).
 
+    Destination style, like `fattn.attention`: on memrefs it writes `outs`;
+    on tensors (every operand a tensor) it returns the rotated rows.
+
     ```mlir
     fattn.hadamard_rotate ins(%q : memref<?x?x?x128xbf16>) signs(%s : memref<128xf32>)
                           outs(%r : memref<?x?x?x128xf32>)
+    %rt = fattn.hadamard_rotate ins(%tq : tensor<?x?x?x128xbf16>) signs(%ts : tensor<128xf32>)
+                                outs(%tr : tensor<?x?x?x128xf32>) -> tensor<?x?x?x128xf32>
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "rows to rotate", [MemRead]>:$input,
-                       Arg<MemRefRankOf<[F32], [1]>, "+1 or -1 per column",
-                           [MemRead]>:$signs,
-                       Arg<AnyMemRef, "rotated rows", [MemWrite]>:$output);
+  // `input` (the rows to rotate) and `signs` (+1 or -1 per column) are read;
+  // `output` (the rotated rows) written (memref form).
+  let arguments = (ins FAttn_TensorOrMemRef:$input,
+                       FAttn_TensorOrMemRef:$signs,
+                       FAttn_TensorOrMemRef:$output);
+  let results = (outs Variadic<AnyRankedTensor>:$result_tensors);
   let assemblyFormat = [{
     `ins` `(` $input `:` type($input) `)` `signs` `(` $signs `:` type($signs) `)`
     `outs` `(` $output `:` type($output) `)` attr-dict
+    (`->` type($result_tensors)^)?
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getOutputMutable(); }
+  }];
 }
 
-def FAttn_QuantizeOp : FAttn_Op<"quantize"> {
+def FAttn_QuantizeOp : FAttn_Op<"quantize", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "quantize [batch, heads, seq, d] rows to f8E4M3FN with descales";
   let description = [{
     Quantizes `input` (logical dims [batch, heads, seq, d]; f32, f16 or bf16;
@@ -72,27 +88,45 @@ def FAttn_QuantizeOp : FAttn_Op<"quantize"> {
     the rounding apply to the rotated rows: incoherent processing and
     quantization in one op, without an f32 copy of the tensor.
 
+    Destination style, like `fattn.attention`: on memrefs it writes `outs`
+    and `descale`; on tensors (every operand a tensor) it returns the e4m3
+    values and the descales.
+
     ```mlir
     fattn.quantize ins(%k : memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>)
                    signs(%s : memref<128xf32>)
                    outs(%k8 : memref<?x?x?x128xf8E4M3FN>)
                    descale(%dk : memref<?x?x?xf32>) {block = 128 : i64}
+    %v8, %dv = fattn.quantize ins(%v : tensor<2x4x256x128xbf16>)
+                              outs(%v8init : tensor<2x4x256x128xf8E4M3FN>)
+                              descale(%dvinit : tensor<2x4xf32>)
+                              -> tensor<2x4x256x128xf8E4M3FN>, tensor<2x4xf32>
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "rows to quantize", [MemRead]>:$input,
-                       Arg<Optional<MemRefRankOf<[F32], [1]>>,
-                           "+1 or -1 per column of the rotation",
-                           [MemRead]>:$signs,
-                       Arg<AnyMemRef, "e4m3 values", [MemWrite]>:$output,
-                       Arg<AnyMemRef, "descale factors", [MemWrite]>:$descale,
+  // `input` (the rows to quantize) and `signs` (+1 or -1 per column of the
+  // rotation) are read; `output` (e4m3 values) and `descale` (the factors)
+  // written (memref form).
+  let arguments = (ins FAttn_TensorOrMemRef:$input,
+                       Optional<FAttn_TensorOrMemRef>:$signs,
+                       FAttn_TensorOrMemRef:$output,
+                       FAttn_TensorOrMemRef:$descale,
                        OptionalAttr<I64Attr>:$block);
+  let results = (outs Variadic<AnyRankedTensor>:$result_tensors);
   let assemblyFormat = [{
     `ins` `(` $input `:` type($input) `)`
     (`signs` `(` $signs^ `:` type($signs) `)`)?
     `outs` `(` $output `:` type($output) `)`
     `descale` `(` $descale `:` type($descale) `)` attr-dict
+    (`->` type($result_tensors)^)?
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The inits of DestinationStyleOpInterface: output, then descale.
+    MutableOperandRange getDpsInitsMutable() {
+      return MutableOperandRange(getOperation(),
+                                 getODSOperandIndexAndLength(2).first, 2);
+    }
+  }];
 }
 
 #endif // FATTN_DIALECT_FATTN_IR_FATTNQUANTOPS_TD
