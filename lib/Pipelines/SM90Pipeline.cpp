@@ -22,7 +22,8 @@ using namespace mlir::fattn;
 void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
                                     const SM90PipelineOptions &options) {
   pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
-  pm.addPass(createFAttnSM90TMA(FAttnSM90TMAOptions{options.stages}));
+  pm.addPass(createFAttnSM90TMA(
+      FAttnSM90TMAOptions{options.stages, options.tmaStore}));
   // The schedule, decided in the IR; the overlap, pingpong and persistent
   // passes work on the warpgroups that warp specialization creates.
   if (options.warpSpecialize) {
@@ -55,7 +56,6 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.linearExp2 = options.linearExp2;
   convert.rescaleThreshold = options.rescaleThreshold;
   convert.qBuffers = options.qBuffers;
-  convert.tmaStore = options.tmaStore;
   convert.splitTail = options.splitTail;
   convert.narrowTail = options.narrowTail;
   convert.reverseQTiles = options.reverseQTiles;

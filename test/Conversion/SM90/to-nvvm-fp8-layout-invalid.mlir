@@ -8,7 +8,7 @@
 
 // P keeps the accumulator's key order while V^T's keys are permuted.
 func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128xf8E4M3FN>, %arg2: memref<?x?x?x128xf8E4M3FN>, %arg3: memref<?x?x?x128xbf16>) {
-  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = {box_cols = 128 : i64, stages = 2 : i64, swizzle = 128 : i64}, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 128, store = registers>, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%arg4: index, %arg5: index, %arg6: index):
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -21,7 +21,7 @@ func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
     %1 = arith.divui %arg5, %0 : index
     %c128_3 = arith.constant 128 : index
     %2 = arith.muli %arg6, %c128_3 : index
-    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] {fattn.sm90.tma_load = {barrier = "q", box_rows = 128 : i64, operand = "q"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
     fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
@@ -29,9 +29,9 @@ func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %5 = arith.muli %arg7, %c128 : index
-        %6 = fattn.load_tile %arg1[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_k", box_rows = 128 : i64, operand = "k"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %6 = fattn.load_tile %arg1[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %4[0], %6 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
-        %7 = fattn.load_tile %arg2[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_v", box_rows = 128 : i64, operand = "v"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %7 = fattn.load_tile %arg2[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_acquire %4[1] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %8 = fattn.transpose_tile %7 {key_permutation = "wgmma_e4m3_k32"} : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %4[1], %8 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
@@ -63,7 +63,7 @@ func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
         scf.yield %new_max, %new_sum, %16 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
       }
       %output, %lse = fattn.finalize %5#2, %5#0, %5#1 {scale = 0.0883883461 : f32} : tensor<128x128xf32>, tensor<128xf32> -> tensor<128x128xbf16>
-      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] {fattn.sm90.store = "registers"} : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
+      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
     }
   }
   return
@@ -73,7 +73,7 @@ func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
 
 // The consumers transpose the tile they take from the ring.
 func.func @consumer_transposes_ring(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128xf8E4M3FN>, %arg2: memref<?x?x?x128xf8E4M3FN>, %arg3: memref<?x?x?x128xbf16>) {
-  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = {box_cols = 128 : i64, stages = 2 : i64, swizzle = 128 : i64}, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 128, store = registers>, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%arg4: index, %arg5: index, %arg6: index):
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -86,7 +86,7 @@ func.func @consumer_transposes_ring(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: me
     %1 = arith.divui %arg5, %0 : index
     %c128_3 = arith.constant 128 : index
     %2 = arith.muli %arg6, %c128_3 : index
-    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] {fattn.sm90.tma_load = {barrier = "q", box_rows = 128 : i64, operand = "q"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
     fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
@@ -94,9 +94,9 @@ func.func @consumer_transposes_ring(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: me
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %5 = arith.muli %arg7, %c128 : index
-        %6 = fattn.load_tile %arg1[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_k", box_rows = 128 : i64, operand = "k"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %6 = fattn.load_tile %arg1[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %4[0], %6 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
-        %7 = fattn.load_tile %arg2[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_v", box_rows = 128 : i64, operand = "v"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %7 = fattn.load_tile %arg2[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_acquire %4[1] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         fattn.ring_commit %4[1], %7 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
       }
@@ -129,7 +129,7 @@ func.func @consumer_transposes_ring(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: me
         scf.yield %new_max, %new_sum, %16 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
       }
       %output, %lse = fattn.finalize %5#2, %5#0, %5#1 {scale = 0.0883883461 : f32} : tensor<128x128xf32>, tensor<128xf32> -> tensor<128x128xbf16>
-      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] {fattn.sm90.store = "registers"} : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
+      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
     }
   }
   return
@@ -139,7 +139,7 @@ func.func @consumer_transposes_ring(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: me
 
 // V transposed by the producer for the ring and by a consumer for itself.
 func.func @two_roles(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128xf8E4M3FN>, %arg2: memref<?x?x?x128xf8E4M3FN>, %arg3: memref<?x?x?x128xbf16>) {
-  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = {box_cols = 128 : i64, stages = 2 : i64, swizzle = 128 : i64}, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 128, store = registers>, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%arg4: index, %arg5: index, %arg6: index):
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -152,7 +152,7 @@ func.func @two_roles(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128x
     %1 = arith.divui %arg5, %0 : index
     %c128_3 = arith.constant 128 : index
     %2 = arith.muli %arg6, %c128_3 : index
-    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] {fattn.sm90.tma_load = {barrier = "q", box_rows = 128 : i64, operand = "q"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
     fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
@@ -160,9 +160,9 @@ func.func @two_roles(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128x
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %5 = arith.muli %arg7, %c128 : index
-        %6 = fattn.load_tile %arg1[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_k", box_rows = 128 : i64, operand = "k"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %6 = fattn.load_tile %arg1[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %4[0], %6 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
-        %7 = fattn.load_tile %arg2[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_v", box_rows = 128 : i64, operand = "v"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %7 = fattn.load_tile %arg2[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_acquire %4[1] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %8 = fattn.transpose_tile %7 {key_permutation = "wgmma_e4m3_k32"} : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %4[1], %8 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
@@ -197,7 +197,7 @@ func.func @two_roles(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128x
         scf.yield %new_max, %new_sum, %16 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
       }
       %output, %lse = fattn.finalize %5#2, %5#0, %5#1 {scale = 0.0883883461 : f32} : tensor<128x128xf32>, tensor<128xf32> -> tensor<128x128xbf16>
-      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] {fattn.sm90.store = "registers"} : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
+      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
     }
   }
   return
@@ -207,7 +207,7 @@ func.func @two_roles(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128x
 
 // The producer transposes V but commits V as stored.
 func.func @ring_carries_v(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128xf8E4M3FN>, %arg2: memref<?x?x?x128xf8E4M3FN>, %arg3: memref<?x?x?x128xbf16>) {
-  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = {box_cols = 128 : i64, stages = 2 : i64, swizzle = 128 : i64}, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 128, store = registers>, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%arg4: index, %arg5: index, %arg6: index):
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -220,7 +220,7 @@ func.func @ring_carries_v(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
     %1 = arith.divui %arg5, %0 : index
     %c128_3 = arith.constant 128 : index
     %2 = arith.muli %arg6, %c128_3 : index
-    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] {fattn.sm90.tma_load = {barrier = "q", box_rows = 128 : i64, operand = "q"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
     fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
@@ -228,9 +228,9 @@ func.func @ring_carries_v(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %5 = arith.muli %arg7, %c128 : index
-        %6 = fattn.load_tile %arg1[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_k", box_rows = 128 : i64, operand = "k"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %6 = fattn.load_tile %arg1[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %4[0], %6 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
-        %7 = fattn.load_tile %arg2[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_v", box_rows = 128 : i64, operand = "v"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %7 = fattn.load_tile %arg2[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_acquire %4[1] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %8 = fattn.transpose_tile %7 {key_permutation = "wgmma_e4m3_k32"} : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %4[1], %7 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
@@ -263,7 +263,7 @@ func.func @ring_carries_v(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
         scf.yield %new_max, %new_sum, %16 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
       }
       %output, %lse = fattn.finalize %5#2, %5#0, %5#1 {scale = 0.0883883461 : f32} : tensor<128x128xf32>, tensor<128xf32> -> tensor<128x128xbf16>
-      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] {fattn.sm90.store = "registers"} : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
+      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
     }
   }
   return
@@ -274,7 +274,7 @@ func.func @ring_carries_v(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
 // The pass has not run: the ring carries V as stored, P is in accumulator order.
 func.func @no_layout(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128xf8E4M3FN>, %arg2: memref<?x?x?x128xf8E4M3FN>, %arg3: memref<?x?x?x128xbf16>) {
   // expected-error @below {{'fattn.tiled_attention' op is fp8 but its P V product reads V as stored; e4m3 wgmma needs V^T: run --fattn-fp8-layout}}
-  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = {box_cols = 128 : i64, stages = 2 : i64, swizzle = 128 : i64}, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 128, store = registers>, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%arg4: index, %arg5: index, %arg6: index):
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -287,7 +287,7 @@ func.func @no_layout(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128x
     %1 = arith.divui %arg5, %0 : index
     %c128_3 = arith.constant 128 : index
     %2 = arith.muli %arg6, %c128_3 : index
-    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] {fattn.sm90.tma_load = {barrier = "q", box_rows = 128 : i64, operand = "q"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
     fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
@@ -295,10 +295,10 @@ func.func @no_layout(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128x
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %5 = arith.muli %arg7, %c128 : index
-        %6 = fattn.load_tile %arg1[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_k", box_rows = 128 : i64, operand = "k"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %6 = fattn.load_tile %arg1[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %4[0], %6 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
         fattn.ring_acquire %4[1] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-        %7 = fattn.load_tile %arg2[%arg4, %1, %5] {fattn.sm90.tma_load = {barrier = "full_v", box_rows = 128 : i64, operand = "v"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %7 = fattn.load_tile %arg2[%arg4, %1, %5] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %4[1], %7 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
       }
     } consumer {
@@ -327,7 +327,7 @@ func.func @no_layout(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128x
         scf.yield %new_max, %new_sum, %15 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
       }
       %output, %lse = fattn.finalize %5#2, %5#0, %5#1 {scale = 0.0883883461 : f32} : tensor<128x128xf32>, tensor<128xf32> -> tensor<128x128xbf16>
-      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] {fattn.sm90.store = "registers"} : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
+      fattn.store_tile %output, %arg3[%arg4, %arg5, %2] : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
     }
   }
   return

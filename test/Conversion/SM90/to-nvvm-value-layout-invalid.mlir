@@ -8,7 +8,7 @@
 
 // A transpose of the V^T tile in the producer.
 func.func @transposes_again(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128xf8E4M3FN>, %arg2: memref<?x?x128x?xf8E4M3FN>, %arg3: memref<?x?x?x128xbf16>, %arg4: memref<f32>, %arg5: memref<f32>, %arg6: memref<f32>) {
-  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x128x?xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) descale(%arg4, %arg5, %arg6 : memref<f32>, memref<f32>, memref<f32>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = {box_cols = 128 : i64, stages = 2 : i64, swizzle = 128 : i64}, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, value_layout = "transposed_wgmma_e4m3_k32", window_left = -1 : i64, window_right = -1 : i64} {
+  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x128x?xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) descale(%arg4, %arg5, %arg6 : memref<f32>, memref<f32>, memref<f32>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 128, store = registers>, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, value_layout = "transposed_wgmma_e4m3_k32", window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%arg7: index, %arg8: index, %arg9: index):
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -21,7 +21,7 @@ func.func @transposes_again(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?
     %1 = arith.divui %arg8, %0 : index
     %c128_3 = arith.constant 128 : index
     %2 = arith.muli %arg9, %c128_3 : index
-    %3 = fattn.load_tile %arg0[%arg7, %arg8, %2] {fattn.sm90.tma_load = {barrier = "q", box_rows = 128 : i64, operand = "q"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %3 = fattn.load_tile %arg0[%arg7, %arg8, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %4 = fattn.load_descale %arg4[%arg7, %1, %2] : memref<f32> -> tensor<128xf32>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg9, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %5 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
@@ -30,10 +30,10 @@ func.func @transposes_again(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?
       scf.for %arg10 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %5[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %6 = arith.muli %arg10, %c128 : index
-        %7 = fattn.load_tile %arg1[%arg7, %1, %6] {fattn.sm90.tma_load = {barrier = "full_k", box_rows = 128 : i64, operand = "k"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %7 = fattn.load_tile %arg1[%arg7, %1, %6] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %5[0], %7 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
         fattn.ring_acquire %5[1] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-        %8 = fattn.load_tile %arg2[%arg7, %1, %6] {fattn.sm90.tma_load = {barrier = "full_v", box_rows = 128 : i64, operand = "v"}, transposed} : memref<?x?x128x?xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %8 = fattn.load_tile %arg2[%arg7, %1, %6] {transposed} : memref<?x?x128x?xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         // expected-error @below {{'fattn.transpose_tile' op transposes a V that value_layout stores transposed already}}
         %t = fattn.transpose_tile %8 {key_permutation = "wgmma_e4m3_k32"} : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %5[1], %8 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
@@ -70,7 +70,7 @@ func.func @transposes_again(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?
         scf.yield %new_max, %new_sum, %19 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
       }
       %output, %lse = fattn.finalize %6#2, %6#0, %6#1 {scale = 0.0883883461 : f32} : tensor<128x128xf32>, tensor<128xf32> -> tensor<128x128xbf16>
-      fattn.store_tile %output, %arg3[%arg7, %arg8, %2] {fattn.sm90.store = "registers"} : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
+      fattn.store_tile %output, %arg3[%arg7, %arg8, %2] : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
     }
   }
   return
@@ -80,7 +80,7 @@ func.func @transposes_again(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?
 
 // P V reads P in the accumulator's key order.
 func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128xf8E4M3FN>, %arg2: memref<?x?x128x?xf8E4M3FN>, %arg3: memref<?x?x?x128xbf16>, %arg4: memref<f32>, %arg5: memref<f32>, %arg6: memref<f32>) {
-  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x128x?xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) descale(%arg4, %arg5, %arg6 : memref<f32>, memref<f32>, memref<f32>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = {box_cols = 128 : i64, stages = 2 : i64, swizzle = 128 : i64}, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, value_layout = "transposed_wgmma_e4m3_k32", window_left = -1 : i64, window_right = -1 : i64} {
+  fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>, memref<?x?x128x?xf8E4M3FN>) outs(%arg3 : memref<?x?x?x128xbf16>) descale(%arg4, %arg5, %arg6 : memref<f32>, memref<f32>, memref<f32>) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 128, store = registers>, scale = 0.0883883461 : f32, softcap = 0.000000e+00 : f32, value_layout = "transposed_wgmma_e4m3_k32", window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%arg7: index, %arg8: index, %arg9: index):
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -93,7 +93,7 @@ func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
     %1 = arith.divui %arg8, %0 : index
     %c128_3 = arith.constant 128 : index
     %2 = arith.muli %arg9, %c128_3 : index
-    %3 = fattn.load_tile %arg0[%arg7, %arg8, %2] {fattn.sm90.tma_load = {barrier = "q", box_rows = 128 : i64, operand = "q"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %3 = fattn.load_tile %arg0[%arg7, %arg8, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %4 = fattn.load_descale %arg4[%arg7, %1, %2] : memref<f32> -> tensor<128xf32>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg9, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %5 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
@@ -102,10 +102,10 @@ func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
       scf.for %arg10 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %5[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
         %6 = arith.muli %arg10, %c128 : index
-        %7 = fattn.load_tile %arg1[%arg7, %1, %6] {fattn.sm90.tma_load = {barrier = "full_k", box_rows = 128 : i64, operand = "k"}} : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %7 = fattn.load_tile %arg1[%arg7, %1, %6] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %5[0], %7 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
         fattn.ring_acquire %5[1] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-        %8 = fattn.load_tile %arg2[%arg7, %1, %6] {fattn.sm90.tma_load = {barrier = "full_v", box_rows = 128 : i64, operand = "v"}, transposed} : memref<?x?x128x?xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+        %8 = fattn.load_tile %arg2[%arg7, %1, %6] {transposed} : memref<?x?x128x?xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
         fattn.ring_commit %5[1], %8 : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>, tensor<128x128xf8E4M3FN>
       }
     } consumer {
@@ -140,7 +140,7 @@ func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
         scf.yield %new_max, %new_sum, %19 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
       }
       %output, %lse = fattn.finalize %6#2, %6#0, %6#1 {scale = 0.0883883461 : f32} : tensor<128x128xf32>, tensor<128xf32> -> tensor<128x128xbf16>
-      fattn.store_tile %output, %arg3[%arg7, %arg8, %2] {fattn.sm90.store = "registers"} : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
+      fattn.store_tile %output, %arg3[%arg7, %arg8, %2] : tensor<128x128xbf16>, memref<?x?x?x128xbf16>
     }
   }
   return

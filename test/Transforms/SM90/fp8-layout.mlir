@@ -15,7 +15,7 @@
 // CHECK-NEXT: %[[ROW:.*]] = arith.muli
 // CHECK-NEXT: %[[K:.*]] = fattn.load_tile %arg1[{{.*}}, %[[ROW]]] {{.*}} -> tensor<128x128xf8E4M3FN>
 // CHECK-NEXT: fattn.ring_commit %[[RING]][0], %[[K]]
-// CHECK-NEXT: %[[V:.*]] = fattn.load_tile %arg2[{{.*}}, %[[ROW]]] {fattn.sm90.tma_load = {barrier = "full_v"{{.*}}} : memref<?x?x?x64xf8E4M3FN> -> tensor<128x64xf8E4M3FN>
+// CHECK-NEXT: %[[V:.*]] = fattn.load_tile %arg2[{{.*}}, %[[ROW]]] : memref<?x?x?x64xf8E4M3FN> -> tensor<128x64xf8E4M3FN>
 // CHECK-NEXT: fattn.ring_acquire %[[RING]][1]
 // CHECK-NEXT: %[[VT:.*]] = fattn.transpose_tile %[[V]] {key_permutation = "wgmma_e4m3_k32"} : tensor<128x64xf8E4M3FN> -> tensor<64x128xf8E4M3FN>
 // CHECK-NEXT: fattn.ring_commit %[[RING]][1], %[[VT]] : <2, tensor<128x128xf8E4M3FN>, tensor<64x128xf8E4M3FN>>, tensor<64x128xf8E4M3FN>

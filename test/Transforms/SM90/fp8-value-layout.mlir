@@ -32,7 +32,7 @@
 // CHECK: %[[RING:.*]] = fattn.ring_create : <2, tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN>>
 // CHECK: producer {
 // CHECK:   fattn.ring_acquire %[[RING]][1]
-// CHECK-NEXT: %[[VT:.*]] = fattn.load_tile %arg2[{{.*}}] {fattn.sm90.tma_load = {barrier = "full_v", box_rows = 64 : i64, operand = "v"}, transposed} : memref<?x?x64x?xf8E4M3FN> -> tensor<64x128xf8E4M3FN>
+// CHECK-NEXT: %[[VT:.*]] = fattn.load_tile %arg2[{{.*}}] {transposed} : memref<?x?x64x?xf8E4M3FN> -> tensor<64x128xf8E4M3FN>
 // CHECK-NEXT: fattn.ring_commit %[[RING]][1], %[[VT]] : {{.*}}, tensor<64x128xf8E4M3FN>
 // CHECK-NEXT: }
 // CHECK: } consumer {

@@ -9,7 +9,7 @@
 // RUN: fattn-opt %s --fattn-sm90-pipeline="persistent=true warp-specialize=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ORDERNOWS
 
 // ON: IR Dump Before ConvertFAttnToNVVMSM90
-// ON: fattn.tiled_attention {{.*}}attributes {{{.*}}fattn.sm90.persistent_tiles, fattn.sm90.tma = {{{.*}}} {
+// ON: fattn.tiled_attention {{.*}}attributes {{{.*}}fattn.sm90.persistent_tiles, fattn.sm90.tma = #fattn.sm90_tma_plan<{{.*}}>{{.*}} {
 // ON: fattn.warp_specialize
 
 // OFF: IR Dump Before ConvertFAttnToNVVMSM90

@@ -14,13 +14,13 @@
 
 // Every tiled op is marked, and keeps its TMA plan and its warpgroups.
 // CHECK-LABEL: func.func @causal
-// CHECK: fattn.tiled_attention ins({{.*}}) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.persistent_tiles, fattn.sm90.tma = {box_cols = 64 : i64, stages = 2 : i64, swizzle = 128 : i64}, {{.*}}window_right = 0 : i64} {
+// CHECK: fattn.tiled_attention ins({{.*}}) attributes {block_m = 128 : i64, block_n = 128 : i64, fattn.sm90.persistent_tiles, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 64, store = registers>, {{.*}}window_right = 0 : i64} {
 // CHECK: fattn.ring_create : <2, tensor<128x128xbf16>, tensor<128x128xbf16>>
 // CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
 // CHECK: } consumer {
 // CHECK: fattn.store_tile
 // THREE-LABEL: func.func @causal
-// THREE: fattn.tiled_attention {{.*}}attributes {block_m = 192 : i64, {{.*}}fattn.sm90.persistent_tiles, fattn.sm90.tma = {{{.*}}stages = 3 : i64
+// THREE: fattn.tiled_attention {{.*}}attributes {block_m = 192 : i64, {{.*}}fattn.sm90.persistent_tiles, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 3,
 // THREE: fattn.warp_specialize attributes {consumer_registers = 160 : i64, consumers = 3 : i64, producer_registers = 32 : i64}
 func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {causal = true}

@@ -7,7 +7,7 @@
 // 128x64 bf16 (16 KiB each) do, 15 do not. A stage count or tile whose byte
 // count overflows 64 bits fails the same way, before the kernel's
 // shared-memory sum is formed.
-// FOURTEEN: fattn.sm90.tma = {box_cols = 64 : i64, stages = 14 : i64, swizzle = 128 : i64}
+// FOURTEEN: fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 14, swizzle = 128, box_cols = 64, store = registers>
 // FIFTEEN: error: 'fattn.tiled_attention' op needs 15 TMA stages of 128x64 K tiles, more than the 232448 bytes of shared memory an sm_90a CTA can have: lower stages
 // HUGE: error: 'fattn.tiled_attention' op needs 9223372036854775807 TMA stages of 128x64 K tiles, more than the 232448 bytes of shared memory an sm_90a CTA can have: lower stages
 // WIDE: error: 'fattn.tiled_attention' op needs 2 TMA stages of 4611686018427387904x64 K tiles, more than the 232448 bytes of shared memory an sm_90a CTA can have: lower stages

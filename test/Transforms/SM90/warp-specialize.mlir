@@ -12,10 +12,10 @@
 // CHECK:   scf.for %[[PJ:.*]] = %[[LO]] to %[[HI]]
 // CHECK-NEXT: fattn.ring_acquire %[[RING]][0]
 // CHECK-NEXT: %[[ROW:.*]] = arith.muli %[[PJ]]
-// CHECK-NEXT: %[[K:.*]] = fattn.load_tile %arg1[%{{.*}}, %{{.*}}, %[[ROW]]] {fattn.sm90.tma_load = {barrier = "full_k"
+// CHECK-NEXT: %[[K:.*]] = fattn.load_tile %arg1[%{{.*}}, %{{.*}}, %[[ROW]]] :
 // CHECK-NEXT: fattn.ring_commit %[[RING]][0], %[[K]]
 // CHECK-NEXT: fattn.ring_acquire %[[RING]][1]
-// CHECK-NEXT: %[[V:.*]] = fattn.load_tile %arg2[%{{.*}}, %{{.*}}, %[[ROW]]] {fattn.sm90.tma_load = {barrier = "full_v"
+// CHECK-NEXT: %[[V:.*]] = fattn.load_tile %arg2[%{{.*}}, %{{.*}}, %[[ROW]]] :
 // CHECK-NEXT: fattn.ring_commit %[[RING]][1], %[[V]]
 // CHECK-NOT: fattn.mma
 // CHECK: } consumer {

@@ -800,43 +800,92 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   LLVM::ReturnOp::create(b, ValueRange{});
 }
 
-FailureOr<SM80KernelConfig> readConfig(TiledAttentionOp op) {
-  auto smemAttr = op->getAttrOfType<DictionaryAttr>(kSM80SmemAttr);
-  auto mmaAttr = op->getAttrOfType<DictionaryAttr>(kSM80MmaAttr);
-  if (!smemAttr || !mmaAttr)
-    return op.emitOpError("sm_80 kernel: missing ")
-           << (smemAttr ? kSM80MmaAttr : kSM80SmemAttr)
-           << "; run --fattn-sm80-async-copy and --fattn-sm80-mma first";
-  auto getInt = [](DictionaryAttr d, StringRef name) -> int64_t {
-    auto attr = d.getAs<IntegerAttr>(name);
-    return attr ? attr.getInt() : -1;
+/// Checks that the shared-memory plan `smem` holds the tiles of `cfg`: a
+/// row of a tile within row_pitch, Q's rows and the ring apart and inside
+/// the CTA's bytes, a K and a V tile in each slot.
+LogicalResult checkSmemPlan(TiledAttentionOp op, SM80SmemPlanAttr smem,
+                            const SM80KernelConfig &cfg) {
+  int64_t rowBytes = cfg.headDim * 2;
+  int64_t qEnd = smem.getQOffset() + cfg.blockM * smem.getRowPitch();
+  int64_t ringEnd = smem.getKvOffset() + cfg.stages * smem.getStageBytes();
+  auto fail = [&](const Twine &what) {
+    return op.emitOpError() << "sm_80 kernel: the shared-memory plan "
+                            << smem << " does not hold the tiles: " << what;
   };
+  if (smem.getRowPitch() < rowBytes)
+    return fail("expected row_pitch >= " + Twine(rowBytes) +
+                " bytes (a row of head dim " + Twine(cfg.headDim) + ")");
+  if (smem.getStageBytes() < 2 * cfg.blockN * smem.getRowPitch())
+    return fail("expected stage_bytes >= " +
+                Twine(2 * cfg.blockN * smem.getRowPitch()) +
+                " (a K and a V tile of block_n = " + Twine(cfg.blockN) +
+                " rows)");
+  if (qEnd > smem.getKvOffset() && ringEnd > smem.getQOffset())
+    return fail("expected Q's rows [" + Twine(smem.getQOffset()) + ", " +
+                Twine(qEnd) + ") and the ring [" + Twine(smem.getKvOffset()) +
+                ", " + Twine(ringEnd) + ") not to overlap");
+  if (qEnd > smem.getBytes())
+    return fail("expected Q's rows to end within bytes = " +
+                Twine(smem.getBytes()) + ", found " + Twine(qEnd));
+  if (smem.getBytes() > kSM80MaxSharedBytes)
+    return fail("expected at most " + Twine(kSM80MaxSharedBytes) +
+                " bytes, the shared memory of an sm_80 CTA");
+  return success();
+}
+
+/// The kernel's configuration: the op's shapes and the plans of
+/// --fattn-sm80-async-copy and --fattn-sm80-mma, which place every tile and
+/// fragment.
+FailureOr<SM80KernelConfig> readConfig(TiledAttentionOp op) {
+  Attribute smemValue = op->getAttr(kSM80SmemAttr);
+  Attribute mmaValue = op->getAttr(kSM80MmaAttr);
+  if (!smemValue || !mmaValue)
+    return op.emitOpError("sm_80 kernel: missing ")
+           << (smemValue ? kSM80MmaAttr : kSM80SmemAttr)
+           << "; run --fattn-sm80-async-copy and --fattn-sm80-mma first";
+  auto smem = dyn_cast<SM80SmemPlanAttr>(smemValue);
+  auto mma = dyn_cast<SM80MmaPlanAttr>(mmaValue);
+  if (!smem || !mma)
+    return op.emitOpError("sm_80 kernel: expected ")
+           << (smem ? kSM80MmaAttr : kSM80SmemAttr) << " to be a "
+           << (smem ? "#fattn.sm80_mma_plan" : "#fattn.sm80_smem_plan")
+           << ", found " << (smem ? mmaValue : smemValue);
   SM80KernelConfig cfg;
   auto qType = cast<MemRefType>(op.getQuery().getType());
   cfg.headDim = qType.getDimSize(3);
   cfg.bf16 = qType.getElementType().isBF16();
   cfg.blockM = op.getBlockM();
   cfg.blockN = op.getBlockN();
-  cfg.stages = getInt(smemAttr, "stages");
-  cfg.warps = getInt(mmaAttr, "warps");
-  cfg.rowsPerWarp = getInt(mmaAttr, "rows_per_warp");
-  auto qRegs = mmaAttr.getAs<BoolAttr>("q_in_registers");
-  cfg.qInRegisters = qRegs && qRegs.getValue();
+  cfg.stages = smem.getStages();
+  cfg.warps = mma.getWarps();
+  cfg.rowsPerWarp = mma.getRowsPerWarp();
+  cfg.qInRegisters = mma.getQOperand() == SM80QOperand::Registers;
   cfg.hasLse = static_cast<bool>(op.getLse());
   cfg.scale = op.getScale().convertToFloat();
   cfg.softcap = op.getSoftcap().convertToFloat();
   cfg.windowLeft = op.getWindowLeft();
   cfg.windowRight = op.getWindowRight();
-  cfg.plan = sm80::planSmem(cfg.headDim, 2, cfg.blockM, cfg.blockN, cfg.stages);
+  cfg.plan.rowPitchBytes = smem.getRowPitch();
+  cfg.plan.qOffset = smem.getQOffset();
+  cfg.plan.kvOffset = smem.getKvOffset();
+  cfg.plan.stageBytes = smem.getStageBytes();
+  cfg.plan.stages = cfg.stages;
+  cfg.plan.blockN = cfg.blockN;
+  cfg.plan.totalBytes = smem.getBytes();
   // With the indices and addresses hoisted out of the loops, head dim 128
   // spills up to 200 bytes (ptxas for sm_90) and head dim 96 spilled too; at
   // 64 the registers hold them, and the loops are faster without the
   // per-tile re-derivation.
   cfg.rederiveIndices = cfg.headDim > 64;
-  if (cfg.stages < 2 || cfg.warps * 32 != kThreads ||
-      cfg.rowsPerWarp * cfg.warps != cfg.blockM || cfg.rowsPerWarp % 16 ||
-      cfg.blockN % 16 || cfg.plan.totalBytes != getInt(smemAttr, "bytes"))
-    return op.emitOpError("sm_80 kernel: inconsistent sm_80 annotations");
+  if (cfg.warps * 32 != kThreads || cfg.rowsPerWarp * cfg.warps != cfg.blockM ||
+      cfg.blockN % 16)
+    return op.emitOpError()
+           << "sm_80 kernel: expected " << kSM80MmaAttr << " to split block_m = "
+           << cfg.blockM << " among " << kThreads / 32
+           << " warps and block_n a multiple of 16, found " << mma
+           << " and block_n = " << cfg.blockN;
+  if (failed(checkSmemPlan(op, smem, cfg)))
+    return failure();
   return cfg;
 }
 } // namespace

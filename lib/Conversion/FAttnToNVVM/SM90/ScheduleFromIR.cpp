@@ -102,10 +102,38 @@ static FailureOr<bool> readPersistentTiles(TiledAttentionOp op) {
   return true;
 }
 
+/// Reads the TMA plan's choices into `options`: the store of O (the IR's
+/// plan decides; the conversion's tma-store option can only agree) and the
+/// boxes, which must be one swizzle atom of the op's element type.
+static LogicalResult readTMAPlan(TiledAttentionOp op, const TMAPlan &plan,
+                                 SM90Options &options) {
+  bool tmaStore = plan.store == SM90OutputStore::TMA;
+  if (options.tmaStore && !tmaStore)
+    return op.emitOpError()
+           << "has tma-store=true, but its TMA plan (" << kTMAPlanAttrName
+           << ") stores O from registers: plan the TMA stores with "
+              "--fattn-sm90-tma=\"tma-store=true\"";
+  options.tmaStore = tmaStore;
+  Type elem = cast<MemRefType>(op.getQuery().getType()).getElementType();
+  if (!elem.isIntOrFloat())
+    return success(); // getSM90KernelConfig names the element type.
+  int64_t atomCols = plan.swizzle * 8 / elem.getIntOrFloatBitWidth();
+  if (plan.boxCols != atomCols)
+    return op.emitOpError()
+           << "expected TMA boxes of " << atomCols << " columns (one "
+           << plan.swizzle << "-byte swizzle atom of " << elem
+           << "), found box_cols = " << plan.boxCols;
+  return success();
+}
+
 LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
                                             SM90Options &options) {
   FailureOr<bool> persistent = readPersistentTiles(op);
   if (failed(persistent))
+    return failure();
+  // Without a plan, getSM90KernelConfig names what is missing.
+  FailureOr<TMAPlan> plan = getTMAPlan(op);
+  if (succeeded(plan) && failed(readTMAPlan(op, *plan, options)))
     return failure();
   WarpSpecializeOp ws = getWarpSpecialize(op);
   if (!ws) {
@@ -132,9 +160,8 @@ LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
   options.consumerRegisters = ws.getConsumerRegisters().value_or(0);
 
   // The ring the passes built is the ring of the TMA plan.
-  FailureOr<TMAPlan> plan = getTMAPlan(op);
   if (failed(plan))
-    return success(); // getSM90KernelConfig names the missing plan.
+    return success();
   bool ringMatches = true;
   op.getBody().walk([&](RingCreateOp create) {
     if (create.getRing().getType().getStages() != plan->stages)

@@ -1,6 +1,7 @@
 //===- FAttnDialect.cpp - fattn dialect -----------------------------------===//
 
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "fattn/Dialect/FAttn/IR/FAttnAttrs.h"
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
@@ -26,6 +27,7 @@ void FAttnDialect::initialize() {
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.cpp.inc"
       >();
   registerScheduleTypes();
+  registerAttributes();
 }
 
 #define GET_OP_CLASSES

@@ -45,9 +45,10 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "Shared-memory buffers of Q: 1, or 2 in persistent kernels (the "
            "next work item's Q is copied while the current one is read)">,
     Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
-           "O leaves by TMA stores, which the consumers do not wait for, "
-           "through its work item's Q buffer (16-bit types; needs "
-           "q-buffers=2) or, for e4m3, a shared buffer of its own">,
+           "Expect O's TMA stores: the TMA plan (#fattn.sm90_tma_plan, "
+           "store = tma, set by --fattn-sm90-tma=\"tma-store=true\") "
+           "decides how O leaves; true over a plan that stores O from "
+           "registers is refused">,
     Option<"splitTail", "split-tail", "bool", /*default=*/"false",
            "Persistent unmasked kernels: split the work items past the last "
            "whole round along their KV tiles among all CTAs, combined "

@@ -15,10 +15,11 @@ namespace mlir::fattn {
 
 /// Sets the schedule fields of `options` (warpSpecialize,
 /// consumerWarpgroups, producer/consumerRegisters, intraWarpgroupOverlap,
-/// pingpong, pingpongBarrierBase, persistent) from the IR of `op`: without a
-/// fattn.warp_specialize every warpgroup computes and issues its own
-/// copies; with one, its attributes, the shape of its consumer loop and its
-/// named barriers decide. Fails with a diagnostic when the IR asks for a
+/// pingpong, pingpongBarrierBase, persistent) and the store of O (tmaStore)
+/// from the IR of `op`: the TMA plan (#fattn.sm90_tma_plan) says how O
+/// leaves; without a fattn.warp_specialize every warpgroup computes and
+/// issues its own copies; with one, its attributes, the shape of its
+/// consumer loop and its named barriers decide. Fails with a diagnostic when the IR asks for a
 /// schedule that the lowering does not implement.
 LogicalResult readSM90Schedule(TiledAttentionOp op, SM90Options &options);
 

@@ -15,9 +15,12 @@ def FAttn_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::fattn";
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     /// Registers the types of FAttnScheduleOps.td (ScheduleOps.cpp).
     void registerScheduleTypes();
+    /// Registers the attributes of FAttnAttrs.td (FAttnAttrs.cpp).
+    void registerAttributes();
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -4,14 +4,13 @@
 // once, K and V through a ring of `stages` slots filled by 16-byte
 // cp.async.cg copies, one commit group per KV tile, so that tile
 // j + stages - 1 is in flight while tile j is computed. The decision is
-// recorded as attributes that the NVVM conversion implements.
+// recorded as a #fattn.sm80_smem_plan that the NVVM conversion implements.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 #include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
 
-#include "mlir/IR/Builders.h"
 
 #define DEBUG_TYPE "fattn-sm80-async-copy"
 
@@ -26,8 +25,6 @@ using namespace mlir::fattn;
 namespace {
 /// 128 threads issue the copies; the planner checks divisibility for it.
 constexpr int64_t kCopyThreads = 128;
-/// Largest dynamic shared memory of one CTA on sm_80 (A100: 163 KiB).
-constexpr int64_t kMaxSmemBytes = 163 * 1024;
 } // namespace
 
 LogicalResult mlir::fattn::planSM80AsyncCopy(TiledAttentionOp op,
@@ -61,28 +58,15 @@ LogicalResult mlir::fattn::planSM80AsyncCopy(TiledAttentionOp op,
                           "found block_m = ")
            << blockM << ", block_n = " << blockN;
   sm80::SmemPlan plan = sm80::planSmem(headDim, 2, blockM, blockN, stages);
-  if (plan.totalBytes > kMaxSmemBytes)
+  if (plan.totalBytes > kSM80MaxSharedBytes)
     return op.emitOpError("sm_80: needs ")
            << plan.totalBytes << " bytes of shared memory, more than "
-           << kMaxSmemBytes;
+           << kSM80MaxSharedBytes;
 
-  Builder b(op.getContext());
   op->setAttr(kSM80SmemAttr,
-              b.getDictionaryAttr({
-                  b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
-                  b.getNamedAttr("row_pitch",
-                                 b.getI64IntegerAttr(plan.rowPitchBytes)),
-                  b.getNamedAttr("q_offset", b.getI64IntegerAttr(plan.qOffset)),
-                  b.getNamedAttr("kv_offset",
-                                 b.getI64IntegerAttr(plan.kvOffset)),
-                  b.getNamedAttr("stage_bytes",
-                                 b.getI64IntegerAttr(plan.stageBytes)),
-                  b.getNamedAttr("bytes", b.getI64IntegerAttr(plan.totalBytes)),
-              }));
-  op.getBody().walk([&](LoadTileOp load) {
-    bool isQuery = load.getSource() == op.getQuery();
-    load->setAttr(kSM80CopyAttr, b.getStringAttr(isQuery ? "once" : "ring"));
-  });
+              SM80SmemPlanAttr::get(op.getContext(), stages, plan.rowPitchBytes,
+                                    plan.qOffset, plan.kvOffset,
+                                    plan.stageBytes, plan.totalBytes));
   return success();
 }
 

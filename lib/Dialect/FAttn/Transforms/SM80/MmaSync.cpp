@@ -12,7 +12,6 @@
 
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 
-#include "mlir/IR/Builders.h"
 
 #define DEBUG_TYPE "fattn-sm80-mma"
 
@@ -50,27 +49,10 @@ LogicalResult mlir::fattn::assignSM80Fragments(TiledAttentionOp op,
            << " accumulator registers per lane; use a smaller block";
   bool qInRegisters = qRegs <= 32;
 
-  Builder b(op.getContext());
   op->setAttr(kSM80MmaAttr,
-              b.getDictionaryAttr({
-                  b.getNamedAttr("warps", b.getI64IntegerAttr(warps)),
-                  b.getNamedAttr("rows_per_warp",
-                                 b.getI64IntegerAttr(rowsPerWarp)),
-                  b.getNamedAttr("q_in_registers", b.getBoolAttr(qInRegisters)),
-                  b.getNamedAttr("shape", b.getStringAttr("m16n8k16")),
-              }));
-  op.getBody().walk([&](Operation *inner) {
-    if (auto mma = dyn_cast<MmaOp>(inner)) {
-      bool scores = mma.getTransposeRhs();
-      StringRef lhs = scores ? (qInRegisters ? "registers" : "ldmatrix")
-                             : "accumulator";
-      StringRef rhs = scores ? "ldmatrix" : "ldmatrix.trans";
-      mma->setAttr(kSM80OperandsAttr,
-                   b.getStrArrayAttr({lhs, rhs}));
-    } else if (isa<SoftmaxUpdateOp>(inner)) {
-      inner->setAttr(kSM80RowReduceAttr, b.getStringAttr("quad_shuffle"));
-    }
-  });
+              SM80MmaPlanAttr::get(op.getContext(), warps, rowsPerWarp,
+                                   qInRegisters ? SM80QOperand::Registers
+                                                : SM80QOperand::LdMatrix));
   return success();
 }
 

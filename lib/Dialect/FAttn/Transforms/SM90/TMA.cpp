@@ -23,6 +23,9 @@ LogicalResult mlir::fattn::planSM90TMA(TiledAttentionOp op,
                                "tile's copy overlaps the current tile's math, "
                                "found "
                             << plan.stages;
+  if (plan.swizzle != 128)
+    return op.emitOpError() << "implements the 128-byte swizzle only, found "
+                            << plan.swizzle;
   auto qType = cast<MemRefType>(op.getQuery().getType());
   Type elem = qType.getElementType();
   unsigned bits = elem.getIntOrFloatBitWidth();
@@ -47,50 +50,21 @@ LogicalResult mlir::fattn::planSM90TMA(TiledAttentionOp op,
   // A box spans one 128-byte swizzle atom of a row: 64 16-bit elements or
   // 128 FP8 ones (an FP8 row of head dim 128 is a single atom).
   int64_t boxCols = plan.swizzle * 8 / bits;
-  Builder b(op.getContext());
   op->setAttr(kTMAPlanAttrName,
-              b.getDictionaryAttr(
-                  {b.getNamedAttr("stages", b.getI64IntegerAttr(plan.stages)),
-                   b.getNamedAttr("swizzle", b.getI64IntegerAttr(plan.swizzle)),
-                   b.getNamedAttr("box_cols", b.getI64IntegerAttr(boxCols))}));
-  op.getBody().walk([&](Operation *inner) {
-    if (auto load = dyn_cast<LoadTileOp>(inner)) {
-      StringRef operand = load.getSource() == op.getQuery()   ? "q"
-                          : load.getSource() == op.getKey()   ? "k"
-                          : load.getSource() == op.getValue() ? "v"
-                                                              : "";
-      if (operand.empty())
-        return;
-      StringRef barrier = operand == "q"   ? "q"
-                          : operand == "k" ? "full_k"
-                                           : "full_v";
-      int64_t rows =
-          cast<RankedTensorType>(load.getResult().getType()).getDimSize(0);
-      load->setAttr(kTMALoadAttrName,
-                    b.getDictionaryAttr(
-                        {b.getNamedAttr("operand", b.getStringAttr(operand)),
-                         b.getNamedAttr("barrier", b.getStringAttr(barrier)),
-                         b.getNamedAttr("box_rows", b.getI64IntegerAttr(rows))}));
-    } else if (auto store = dyn_cast<StoreTileOp>(inner)) {
-      store->setAttr(kSM90StoreAttrName, b.getStringAttr("registers"));
-    }
-  });
+              SM90TMAPlanAttr::get(op.getContext(), plan.stages, plan.swizzle,
+                                   boxCols, plan.store));
   return success();
 }
 
 FailureOr<TMAPlan> mlir::fattn::getTMAPlan(TiledAttentionOp op) {
-  auto dict = op->getAttrOfType<DictionaryAttr>(kTMAPlanAttrName);
-  if (!dict)
+  auto attr = op->getAttrOfType<SM90TMAPlanAttr>(kTMAPlanAttrName);
+  if (!attr)
     return failure();
   TMAPlan plan;
-  auto stages = dict.getAs<IntegerAttr>("stages");
-  auto swizzle = dict.getAs<IntegerAttr>("swizzle");
-  auto boxCols = dict.getAs<IntegerAttr>("box_cols");
-  if (!stages || !swizzle || !boxCols || swizzle.getInt() != 128 ||
-      (boxCols.getInt() != 64 && boxCols.getInt() != 128))
-    return failure();
-  plan.stages = stages.getInt();
-  plan.boxCols = boxCols.getInt();
+  plan.stages = attr.getStages();
+  plan.swizzle = attr.getSwizzle();
+  plan.boxCols = attr.getBoxCols();
+  plan.store = attr.getStore();
   return plan;
 }
 
@@ -102,6 +76,7 @@ struct FAttnSM90TMAPass
   void runOnOperation() override {
     TMAPlan plan;
     plan.stages = stages;
+    plan.store = tmaStore ? SM90OutputStore::TMA : SM90OutputStore::Registers;
     WalkResult result = getOperation()->walk([&](TiledAttentionOp op) {
       return failed(planSM90TMA(op, plan)) ? WalkResult::interrupt()
                                            : WalkResult::advance();

@@ -3,17 +3,19 @@
 #ifndef FATTN_DIALECT_FATTN_TRANSFORMS_SM80_PASSES_H
 #define FATTN_DIALECT_FATTN_TRANSFORMS_SM80_PASSES_H
 
+#include "fattn/Dialect/FAttn/IR/FAttnAttrs.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::fattn {
 
-/// Attribute names of the sm_80 annotations (read by the NVVM conversion).
+/// Names of the sm_80 plans on a fattn.tiled_attention (read by the NVVM
+/// conversion): a #fattn.sm80_smem_plan and a #fattn.sm80_mma_plan.
 constexpr llvm::StringLiteral kSM80SmemAttr = "fattn.sm80.smem";
-constexpr llvm::StringLiteral kSM80CopyAttr = "fattn.sm80.copy";
 constexpr llvm::StringLiteral kSM80MmaAttr = "fattn.sm80.mma";
-constexpr llvm::StringLiteral kSM80OperandsAttr = "fattn.sm80.operands";
-constexpr llvm::StringLiteral kSM80RowReduceAttr = "fattn.sm80.row_reduce";
+
+/// Largest dynamic shared memory of one CTA on sm_80 (A100: 163 KiB).
+constexpr int64_t kSM80MaxSharedBytes = 163 * 1024;
 
 /// Records the cp.async ring plan on `op` (diagnostic + failure when the
 /// configuration does not fit sm_80).

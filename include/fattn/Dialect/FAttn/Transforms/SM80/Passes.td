@@ -11,12 +11,12 @@ def FAttnSM80AsyncCopy : Pass<"fattn-sm80-async-copy"> {
     On each fattn.tiled_attention: checks that the configuration fits sm_80
     (f16/bf16, head dims 64/96/128/256 equal for Q/K and V, the tiles divisible
     by the 16-byte copies of 128 threads) and records the shared-memory plan as
-    `fattn.sm80.smem` = {stages, row_pitch, q_offset, kv_offset, stage_bytes,
-    bytes}: Q once, then `stages` slots of one K and one V tile, rows padded by
-    16 bytes (conflict-free ldmatrix). Marks the Q load_tile `fattn.sm80.copy =
-    "once"` and the K/V load_tiles `"ring"`: each becomes 16-byte
-    cp.async.cg copies (zero-fill past the sequence end) in its own commit
-    group, tile j + stages - 1 in flight while tile j is computed.
+    `fattn.sm80.smem = #fattn.sm80_smem_plan<stages, row_pitch, q_offset,
+    kv_offset, stage_bytes, bytes>`: Q once, then `stages` slots of one K and
+    one V tile, rows padded by 16 bytes (conflict-free ldmatrix). Q is
+    copied once and each K/V tile through the ring, by 16-byte cp.async.cg
+    copies (zero-fill past the sequence end) in a commit group of its own,
+    tile j + stages - 1 in flight while tile j is computed.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
@@ -27,14 +27,14 @@ def FAttnSM80AsyncCopy : Pass<"fattn-sm80-async-copy"> {
 def FAttnSM80Mma : Pass<"fattn-sm80-mma"> {
   let summary = "Assign mma.sync m16n8k16 register fragments to the tile ops";
   let description = [{
-    Records the warp decomposition `fattn.sm80.mma` = {warps, rows_per_warp,
-    q_in_registers} on each fattn.tiled_attention (each warp owns whole query
-    rows, in 16-row fragments) and the fragment source of each operand:
-    fattn.mma gets `fattn.sm80.operands` (Q·Kᵀ: Q by ldmatrix or from registers,
-    K by ldmatrix; P·V: P from the accumulator registers of Q·Kᵀ, V by
-    ldmatrix.trans), fattn.softmax_update gets `fattn.sm80.row_reduce =
-    "quad_shuffle"` (row max/sum over the 4 lanes of a row with shfl.bfly,
-    exp2 with the scale folded in). Needs --fattn-sm80-async-copy first.
+    Records the warp decomposition `fattn.sm80.mma = #fattn.sm80_mma_plan<
+    warps, rows_per_warp, q_operand>` on each fattn.tiled_attention: each
+    warp owns whole query rows, in 16-row fragments, so that the softmax
+    reduces a row over the 4 lanes that hold it (shfl.bfly). Q·Kᵀ reads Q
+    from registers when that costs at most 32 registers per lane
+    (`q_operand = registers`), else by ldmatrix for every tile (`ldmatrix`);
+    K comes by ldmatrix, V by ldmatrix.trans and P from the accumulator
+    registers of Q·Kᵀ. Needs --fattn-sm80-async-copy first.
   }];
   let options = [
     Option<"warps", "warps", "int64_t", /*default=*/"4",

@@ -8,21 +8,32 @@ include "mlir/Pass/PassBase.td"
 def FAttnSM90TMA : Pass<"fattn-sm90-tma"> {
   let summary = "Plan TMA bulk tensor copies and the mbarrier ring of the tiled form";
   let description = [{
-    Decides how the tiles of each `fattn.tiled_attention` reach shared memory
-    on sm_90a: Q, K and V tiles arrive by `cp.async.bulk.tensor` in boxes of
-    64 columns (one 128-byte swizzle atom) into 128B-swizzled shared memory;
-    K and V use a ring of `stages` buffers, each guarded by a full barrier
-    (arrive.expect_tx, one for K and one for V so that S = Q K^T starts before
-    V lands) and an empty barrier (the consumers' release); O leaves from
-    registers with row-predicated stores (tails). The plan is recorded as
-    attributes (`fattn.sm90.tma` on the op, `fattn.sm90.tma_load` on each
-    load, `fattn.sm90.store` on each store) that the sm_90a lowering
-    implements.
+    Decides how the tiles of each `fattn.tiled_attention` move between
+    global and shared memory on sm_90a: Q, K and V tiles arrive by
+    `cp.async.bulk.tensor` in boxes of one 128-byte swizzle atom of a row (64
+    16-bit columns, 128 e4m3 ones) into 128B-swizzled shared memory; K and V
+    use a ring of `stages` buffers, each guarded by a full barrier
+    (arrive.expect_tx, one for K and one for V so that S = Q K^T starts
+    before V lands) and an empty barrier (the consumers' release); O leaves
+    from registers with row-predicated stores (tails), or with
+    `tma-store=true` by TMA stores from shared memory. The plan is recorded
+    as a `#fattn.sm90_tma_plan` in `fattn.sm90.tma` on the op, which the
+    sm_90a lowering implements:
+
+    ```mlir
+    fattn.tiled_attention ... attributes {block_m = 128 : i64, block_n = 128 : i64,
+        fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128,
+                                              box_cols = 64, store = registers>}
+    ```
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "Buffers in the K/V ring (>= 2: the next tile's copy is in flight "
            "during the current tile's math)">,
+    Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
+           "O leaves by TMA stores, which the consumers do not wait for, "
+           "through its work item's Q buffer (16-bit types; the lowering "
+           "needs q-buffers=2) or, for e4m3, a shared buffer of its own">,
   ];
 }
 
