@@ -46,7 +46,7 @@ void mlir::fattn::getDestinationStyleEffects(
 }
 
 InFlightDiagnostic mlir::fattn::emitTensorFormError(Operation *op,
-                                                   StringRef pass) {
+                                                    StringRef pass) {
   return op->emitOpError() << "on tensors: " << pass
                            << " takes the memref form (run "
                               "--one-shot-bufferize first)";

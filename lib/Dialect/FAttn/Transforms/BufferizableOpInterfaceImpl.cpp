@@ -25,8 +25,7 @@ namespace {
 /// bufferization that allocates them need not copy their old contents.
 template <typename OpTy>
 struct WriteOnlyInitsModel
-    : DstBufferizableOpInterfaceExternalModel<WriteOnlyInitsModel<OpTy>,
-                                              OpTy> {
+    : DstBufferizableOpInterfaceExternalModel<WriteOnlyInitsModel<OpTy>, OpTy> {
   bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
                               const AnalysisState &) const {
     return !cast<DestinationStyleOpInterface>(op).isDpsInit(&operand);

@@ -1,4 +1,4 @@
-//===- DestinationStyle.h - tensor and memref forms of fattn ops -*- C++ -*-===//
+//===- DestinationStyle.h - tensor and memref forms of fattn ----*- C++ -*-===//
 //
 // fattn.attention, fattn.quantize and fattn.hadamard_rotate take all tensors
 // (and return their inits' new values) or all memrefs (and write them). The

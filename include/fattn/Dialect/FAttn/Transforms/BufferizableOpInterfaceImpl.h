@@ -1,4 +1,4 @@
-//===- BufferizableOpInterfaceImpl.h - bufferization of fattn ops -*- C++ -*-===//
+//===- BufferizableOpInterfaceImpl.h - fattn bufferization ------*- C++ -*-===//
 
 #ifndef FATTN_DIALECT_FATTN_TRANSFORMS_BUFFERIZABLEOPINTERFACEIMPL_H
 #define FATTN_DIALECT_FATTN_TRANSFORMS_BUFFERIZABLEOPINTERFACEIMPL_H

@@ -130,4 +130,33 @@ def FAttnLowerFP8Layout : Pass<"fattn-lower-fp8-layout"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FAttnRaiseAttention : Pass<"fattn-raise-attention"> {
+  let summary = "Rewrite attention written as linalg ops into fattn.attention";
+  let description = [{
+    Finds attention in the form frontends emit on tensors (torch-mlir's
+    decomposition of scaled_dot_product_attention, StableHLO lowered to
+    linalg) and replaces it with `fattn.attention` in the tensor form:
+
+    - S = Q K^T: `linalg.batch_matmul` or a `linalg.generic` contraction
+      (f32 accumulator initialized to 0), K transposed by `linalg.transpose`
+      or by the contraction's indexing map;
+    - a scale: multiplication or division by one constant, of S, Q or K;
+    - an optional mask, `arith.select` of S and a large negative constant
+      (at most -1e9, or -inf) on a predicate of the query and key indices
+      (`linalg.index`, directly or through iota tensors): causal, a window,
+      or both bounds;
+    - the softmax along the keys: `linalg.softmax`, or its decomposition into
+      max, subtract, exp, sum and divide generics;
+    - O = P V: `linalg.batch_matmul` or a `linalg.generic` contraction.
+
+    Reshapes of the leading (batch) dims between these steps are allowed.
+    Rank-3 operands ([batch * heads, seq, head_dim]) become heads of a batch
+    of 1. Anything the pass cannot prove equivalent (a mask it cannot read,
+    a softmax over another dim, a scale that is not one constant, a
+    contraction whose accumulator is not zero) is left as it is.
+  }];
+  let dependentDialects = ["::mlir::fattn::FAttnDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_PASSES_TD

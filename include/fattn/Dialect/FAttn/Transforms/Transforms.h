@@ -23,6 +23,13 @@ struct TileSizes {
 FailureOr<TiledAttentionOp> tileAttention(RewriterBase &rewriter,
                                           AttentionOp op, TileSizes sizes);
 
+/// Replaces `pvContraction`, when it is the P V product of attention written
+/// as linalg ops on tensors (the forms --fattn-raise-attention describes),
+/// by fattn.attention in the tensor form; fails, leaving the IR unchanged,
+/// when it cannot prove the two equivalent.
+FailureOr<AttentionOp> raiseAttention(RewriterBase &rewriter,
+                                      Operation *pvContraction);
+
 /// Marks the private functions that fattn-lower-tiled-to-linalg outlines the
 /// grid of a fattn.tiled_attention into (the CPU pipeline frees their
 /// temporaries).

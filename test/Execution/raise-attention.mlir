@@ -1,0 +1,124 @@
+// Attention written as linalg ops (torch-mlir's form: Q K^T, a scale, an
+// additive causal bias, the softmax decomposed, P V) computes the same on the
+// CPU raised to fattn.attention as it does as written.
+// RUN: fattn-opt %s --fattn-raise-attention | FileCheck %s --check-prefix=RAISED
+// RUN: fattn-opt %s --fattn-raise-attention \
+// RUN:   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
+// RUN:   | fattn-opt --fattn-cpu-pipeline="block-m=2 block-n=2" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | FileCheck %s
+// RUN: fattn-opt %s \
+// RUN:   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
+// RUN:   | fattn-opt --fattn-cpu-pipeline \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | FileCheck %s
+
+// RAISED-LABEL: func.func @attend
+// RAISED: fattn.attention {{.*}} {causal = true, scale = 1.250000e-01 : f32}
+
+// Q = 0 gives every visible key the same weight, and V[j] = (j, 10 j), so
+// causal row i of both heads gets the mean of keys 0..i, (i / 2, 5 i).
+// CHECK: data =
+// CHECK-NEXT: [0,   0]
+// CHECK-NEXT: [0.5,   5]
+// CHECK-NEXT: [1,   10]
+// CHECK-NEXT: [1.5,   15]
+// CHECK-NEXT: [0,   0]
+// CHECK-NEXT: [0.5,   5]
+// CHECK-NEXT: [1,   10]
+// CHECK-NEXT: [1.5,   15]
+
+#qk_q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#qk_k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#qk_s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#pv_p = affine_map<(b, h, i, d, j) -> (b, h, i, j)>
+#pv_v = affine_map<(b, h, i, d, j) -> (b, h, j, d)>
+#pv_o = affine_map<(b, h, i, d, j) -> (b, h, i, d)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#qk2 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+func.func private @printMemrefF32(memref<*xf32>)
+
+func.func @attend(%q: tensor<1x2x4x2xf32>, %k: tensor<1x2x4x2xf32>, %v: tensor<1x2x4x2xf32>) -> tensor<1x2x4x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %qkinit = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %s0 = tensor.empty() : tensor<1x2x4x4xf32>
+  %sz = linalg.fill ins(%qkinit : f32) outs(%s0 : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s = linalg.generic {indexing_maps = [#qk_q, #qk_k, #qk_s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32>) outs(%sz : tensor<1x2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x4xf32>
+  %c = arith.constant 8.0 : f32
+  %scaled = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s : tensor<1x2x4x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %y = arith.divf %x, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<1x2x4x4xf32>
+  %bias0 = tensor.empty() : tensor<4x4xf32>
+  %bias = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%bias0 : tensor<4x4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %hide = arith.cmpi ugt, %j, %i : index
+    %b = arith.select %hide, %ninf, %zero : f32
+    linalg.yield %b : f32
+  } -> tensor<4x4xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #qk2, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%scaled, %bias : tensor<1x2x4x4xf32>, tensor<4x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>) {
+  ^bb0(%x: f32, %b: f32, %out: f32):
+    %r = arith.addf %x, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x4xf32>
+  %m0 = tensor.empty() : tensor<1x2x4xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%m0 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+  %max = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<1x2x4x4xf32>) outs(%mi : tensor<1x2x4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4xf32>
+  %sub = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %max : tensor<1x2x4x4xf32>, tensor<1x2x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %r = arith.subf %x, %mx : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x4xf32>
+  %e = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sub : tensor<1x2x4x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x4xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%m0 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%e : tensor<1x2x4x4xf32>) outs(%zi : tensor<1x2x4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %acc, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %sum : tensor<1x2x4x4xf32>, tensor<1x2x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>) {
+  ^bb0(%x: f32, %l: f32, %out: f32):
+    %r = arith.divf %x, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x4xf32>
+  %o0 = tensor.empty() : tensor<1x2x4x2xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<1x2x4x2xf32>) -> tensor<1x2x4x2xf32>
+  %o = linalg.generic {indexing_maps = [#pv_p, #pv_v, #pv_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x2xf32>) outs(%oz : tensor<1x2x4x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x2xf32>
+  return %o : tensor<1x2x4x2xf32>
+}
+
+func.func @main() {
+  %q = arith.constant dense<0.0> : tensor<1x2x4x2xf32>
+  %k = arith.constant dense<[[[[1.0, 2.0], [3.0, -1.0], [0.5, 0.25], [-2.0, 4.0]], [[0.0, 1.0], [2.0, 2.0], [-1.0, 0.5], [4.0, 1.0]]]]> : tensor<1x2x4x2xf32>
+  %v = arith.constant dense<[[[[0.0, 0.0], [1.0, 10.0], [2.0, 20.0], [3.0, 30.0]], [[0.0, 0.0], [1.0, 10.0], [2.0, 20.0], [3.0, 30.0]]]]> : tensor<1x2x4x2xf32>
+  %o = call @attend(%q, %k, %v) : (tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x2x4x2xf32>
+  %ob = bufferization.to_buffer %o : tensor<1x2x4x2xf32> to memref<1x2x4x2xf32>
+  %ou = memref.cast %ob : memref<1x2x4x2xf32> to memref<*xf32>
+  call @printMemrefF32(%ou) : (memref<*xf32>) -> ()
+  return
+}
