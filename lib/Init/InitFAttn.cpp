@@ -6,6 +6,7 @@
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Conversion/Passes.h"
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "fattn/Dialect/FAttn/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
@@ -68,6 +69,8 @@ void mlir::fattn::registerFAttnDialects(DialectRegistry &registry) {
                   scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
 
+  // fattn's tensor form bufferizes (--one-shot-bufferize).
+  fattn::registerBufferizableOpInterfaceExternalModels(registry);
   // The interfaces these dialects promise and the pipelines query: a
   // promised interface that is queried but not registered is a fatal error.
   affine::registerValueBoundsOpInterfaceExternalModels(registry);

@@ -1,12 +1,13 @@
 // The C API (include/fattn-c) driven from C: registration, building a
-// fattn.attention, its verifier's diagnostics, a single pass and the CPU
-// pipeline.
+// fattn.attention on memrefs and on tensors, its verifier's diagnostics, a
+// single pass, the CPU pipeline and bufferization.
 // RUN: %fattn_capi_test 2>&1 | FileCheck %s
 
 #include "fattn-c/FAttn.h"
 #include "fattn-c/Passes.h"
 
 #include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/Bufferization.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 
@@ -159,6 +160,52 @@ int main(void) {
   // CHECK: diagnostic: 'fattn.attention' op expected key head dim (4) to match query head dim (8)
   // CHECK-NEXT: verifies: 0
   mlirModuleDestroy(module);
+
+  // The tensor form: the op returns the new O and LSE, and bufferizes.
+  module = parse(
+      ctx,
+      "func.func @attention(%q: tensor<1x4x6x8xf32>, %k: tensor<1x2x6x8xf32>,\n"
+      "                     %v: tensor<1x2x6x8xf32>, %o: tensor<1x4x6x8xf32>,\n"
+      "                     %lse: tensor<1x4x6xf32>)\n"
+      "    -> (tensor<1x4x6x8xf32>, tensor<1x4x6xf32>) {\n"
+      "  return %o, %lse : tensor<1x4x6x8xf32>, tensor<1x4x6xf32>\n"
+      "}\n");
+  options = mlirFAttnAttentionOptionsGetDefault();
+  options.causal = true;
+  attention = buildAttention(ctx, module, options);
+  MlirOperation ret = mlirBlockGetTerminator(firstFunctionBody(module));
+  mlirOperationSetOperand(ret, 0, mlirOperationGetResult(attention, 0));
+  mlirOperationSetOperand(ret, 1, mlirOperationGetResult(attention, 1));
+  printf("tensor results: %d, verifies: %d\n",
+         (int)mlirOperationGetNumResults(attention),
+         mlirOperationVerify(mlirModuleGetOperation(module)));
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
+  printf("\n");
+  // CHECK: tensor results: 2, verifies: 1
+  // CHECK-LABEL: func.func @attention
+  // CHECK-NEXT: %[[R:.*]]:2 = fattn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<1x4x6x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>) outs(%{{.*}} : tensor<1x4x6x8xf32>) lse(%{{.*}} : tensor<1x4x6xf32>) {causal = true} -> tensor<1x4x6x8xf32>, tensor<1x4x6xf32>
+  // CHECK-NEXT: return %[[R]]#0, %[[R]]#1
+  // Upstream's bufferization pass, through upstream's C API: fattn's
+  // registration brings the op's BufferizableOpInterface.
+  mlirRegisterBufferizationOneShotBufferizePass();
+  printf("one-shot-bufferize: %d\n",
+         runPipeline(ctx, module,
+                     "one-shot-bufferize{bufferize-function-boundaries=true}"));
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
+  printf("\n");
+  // CHECK: one-shot-bufferize: 1
+  // CHECK-LABEL: func.func @attention
+  // CHECK-NEXT: fattn.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<1x4x6x8xf32, {{.*}}>, memref<1x2x6x8xf32, {{.*}}>, memref<1x2x6x8xf32, {{.*}}>) outs(%[[O:.*]] : memref<1x4x6x8xf32, {{.*}}>) lse(%[[LSE:.*]] : memref<1x4x6xf32, {{.*}}>) {causal = true}
+  // CHECK-NEXT: return %[[O]], %[[LSE]]
+  mlirModuleDestroy(module);
+
+  // A missing operand gives a null operation, not a crash.
+  MlirValue none = {NULL};
+  printf("null operand: %d\n",
+         mlirOperationIsNull(mlirFAttnAttentionOpCreate(
+             mlirLocationUnknownGet(ctx), none, none, none, none, none,
+             mlirFAttnAttentionOptionsGetDefault())));
+  // CHECK: null operand: 1
 
   // An unknown pipeline option is an error, not a crash.
   module = parse(ctx, kFunction);
