@@ -15,6 +15,8 @@
 
 // RAISED-LABEL: func.func @attend
 // RAISED: fattn.attention {{.*}} {causal = true, scale = 1.250000e-01 : f32}
+// RAISED-LABEL: func.func @attend_gqa
+// RAISED: fattn.attention ins({{.*}} : tensor<1x4x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>)
 
 // Q = 0 gives every visible key the same weight, and V[j] = (j, 10 j), so
 // causal row i of both heads gets the mean of keys 0..i, (i / 2, 5 i).
@@ -27,6 +29,19 @@
 // CHECK-NEXT: [0.5,   5]
 // CHECK-NEXT: [1,   10]
 // CHECK-NEXT: [1.5,   15]
+
+// GQA (torch-mlir's repeat of K and V per group, [B*H, S, D] batch matmuls,
+// no mask, the softmax decomposed): query heads 0 and 1 read KV head 0, V = ((0, 0), (2, 20)), and
+// heads 2 and 3 KV head 1, V = ((100, 0), (102, 20)); Q = 0 averages the keys.
+// CHECK: data =
+// CHECK-NEXT: [1,   10],
+// CHECK-NEXT: [1,   10]
+// CHECK-NEXT: [1,   10],
+// CHECK-NEXT: [1,   10]
+// CHECK-NEXT: [101,   10],
+// CHECK-NEXT: [101,   10]
+// CHECK-NEXT: [101,   10],
+// CHECK-NEXT: [101,   10]
 
 #qk_q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #qk_k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
@@ -112,6 +127,61 @@ func.func @attend(%q: tensor<1x2x4x2xf32>, %k: tensor<1x2x4x2xf32>, %v: tensor<1
   return %o : tensor<1x2x4x2xf32>
 }
 
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+func.func @attend_gqa(%q: tensor<1x4x2x2xf32>, %k: tensor<1x2x2x2xf32>, %v: tensor<1x2x2x2xf32>) -> tensor<1x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.7071067811865476 : f32
+  %kb0 = tensor.empty() : tensor<1x2x2x2x2xf32>
+  %kb = linalg.broadcast ins(%k : tensor<1x2x2x2xf32>) outs(%kb0 : tensor<1x2x2x2x2xf32>) dimensions = [2]
+  %kr = tensor.collapse_shape %kb [[0], [1, 2], [3], [4]] : tensor<1x2x2x2x2xf32> into tensor<1x4x2x2xf32>
+  %vb = linalg.broadcast ins(%v : tensor<1x2x2x2xf32>) outs(%kb0 : tensor<1x2x2x2x2xf32>) dimensions = [2]
+  %vr = tensor.collapse_shape %vb [[0], [1, 2], [3], [4]] : tensor<1x2x2x2x2xf32> into tensor<1x4x2x2xf32>
+  %kt0 = tensor.empty() : tensor<1x4x2x2xf32>
+  %kt = linalg.transpose ins(%kr : tensor<1x4x2x2xf32>) outs(%kt0 : tensor<1x4x2x2xf32>) permutation = [0, 1, 3, 2]
+  %q3 = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x4x2x2xf32> into tensor<4x2x2xf32>
+  %kt3 = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<1x4x2x2xf32> into tensor<4x2x2xf32>
+  %v3 = tensor.collapse_shape %vr [[0, 1], [2], [3]] : tensor<1x4x2x2xf32> into tensor<4x2x2xf32>
+  %s0 = tensor.empty() : tensor<4x2x2xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<4x2x2xf32>) -> tensor<4x2x2xf32>
+  %s = linalg.batch_matmul ins(%q3, %kt3 : tensor<4x2x2xf32>, tensor<4x2x2xf32>) outs(%sz : tensor<4x2x2xf32>) -> tensor<4x2x2xf32>
+  %ss = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<4x2x2xf32>) outs(%s0 : tensor<4x2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %scale : f32
+    linalg.yield %m : f32
+  } -> tensor<4x2x2xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %r0 = tensor.empty() : tensor<4x2xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%r0 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %max = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ss : tensor<4x2x2xf32>) outs(%mi : tensor<4x2xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2xf32>
+  %e = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ss, %max : tensor<4x2x2xf32>, tensor<4x2xf32>) outs(%s0 : tensor<4x2x2xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %d = arith.subf %x, %mx : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2x2xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%r0 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%e : tensor<4x2x2xf32>) outs(%zi : tensor<4x2xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%e, %sum : tensor<4x2x2xf32>, tensor<4x2xf32>) outs(%s0 : tensor<4x2x2xf32>) {
+  ^bb0(%x: f32, %l: f32, %out: f32):
+    %r = arith.divf %x, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2x2xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<4x2x2xf32>) -> tensor<4x2x2xf32>
+  %o = linalg.batch_matmul ins(%p, %v3 : tensor<4x2x2xf32>, tensor<4x2x2xf32>) outs(%oz : tensor<4x2x2xf32>) -> tensor<4x2x2xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 4, 2, 2] : tensor<4x2x2xf32> into tensor<1x4x2x2xf32>
+  return %o4 : tensor<1x4x2x2xf32>
+}
+
 func.func @main() {
   %q = arith.constant dense<0.0> : tensor<1x2x4x2xf32>
   %k = arith.constant dense<[[[[1.0, 2.0], [3.0, -1.0], [0.5, 0.25], [-2.0, 4.0]], [[0.0, 1.0], [2.0, 2.0], [-1.0, 0.5], [4.0, 1.0]]]]> : tensor<1x2x4x2xf32>
@@ -120,5 +190,13 @@ func.func @main() {
   %ob = bufferization.to_buffer %o : tensor<1x2x4x2xf32> to memref<1x2x4x2xf32>
   %ou = memref.cast %ob : memref<1x2x4x2xf32> to memref<*xf32>
   call @printMemrefF32(%ou) : (memref<*xf32>) -> ()
+
+  %gq = arith.constant dense<0.0> : tensor<1x4x2x2xf32>
+  %gk = arith.constant dense<[[[[1.0, 2.0], [3.0, -1.0]], [[0.5, 0.25], [-2.0, 4.0]]]]> : tensor<1x2x2x2xf32>
+  %gv = arith.constant dense<[[[[0.0, 0.0], [2.0, 20.0]], [[100.0, 0.0], [102.0, 20.0]]]]> : tensor<1x2x2x2xf32>
+  %go = call @attend_gqa(%gq, %gk, %gv) : (tensor<1x4x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %gob = bufferization.to_buffer %go : tensor<1x4x2x2xf32> to memref<1x4x2x2xf32>
+  %gou = memref.cast %gob : memref<1x4x2x2xf32> to memref<*xf32>
+  call @printMemrefF32(%gou) : (memref<*xf32>) -> ()
   return
 }

@@ -10,12 +10,11 @@
 // linalg.softmax. Rank 3 becomes heads of a batch of 1.
 // CHECK-LABEL: func.func @torch_sdpa(
 // CHECK-SAME: %[[Q:.*]]: tensor<4x8x16xf32>, %[[K:.*]]: tensor<4x8x16xf32>, %[[V:.*]]: tensor<4x8x16xf32>)
-// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<4x8x16xf32>
 // CHECK: %[[Q4:.*]] = tensor.expand_shape %[[Q]] {{\[}}[0, 1], [2], [3]] output_shape [1, 4, 8, 16]
 // CHECK: %[[K4:.*]] = tensor.expand_shape %[[K]] {{\[}}[0, 1], [2], [3]]
 // CHECK: %[[V4:.*]] = tensor.expand_shape %[[V]] {{\[}}[0, 1], [2], [3]]
-// CHECK: %[[O4:.*]] = tensor.expand_shape %[[INIT]] {{\[}}[0, 1], [2], [3]]
-// CHECK: %[[R:.*]] = fattn.attention ins(%[[Q4]], %[[K4]], %[[V4]] : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) outs(%[[O4]] : tensor<1x4x8x16xf32>) {scale = 2.500000e-01 : f32} -> tensor<1x4x8x16xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<1x4x8x16xf32>
+// CHECK: %[[R:.*]] = fattn.attention ins(%[[Q4]], %[[K4]], %[[V4]] : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) outs(%[[INIT]] : tensor<1x4x8x16xf32>) {scale = 2.500000e-01 : f32} -> tensor<1x4x8x16xf32>
 // CHECK: %[[O:.*]] = tensor.collapse_shape %[[R]] {{\[}}[0, 1], [2], [3]] : tensor<1x4x8x16xf32> into tensor<4x8x16xf32>
 // CHECK-NOT: linalg.batch_matmul
 // CHECK: return %[[O]]
@@ -875,4 +874,77 @@ func.func @negative_scale(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v
     linalg.yield %r : f32
   } -> tensor<1x2x8x16xf32>
   return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// torch-mlir's form with GQA: BHSD inputs, K and V repeated per query-head
+// group (linalg.broadcast of a new dim after the KV heads, collapsed into
+// the heads), K^T transposed in 4-D, [B*H, S, D] batch matmuls.
+// CHECK-LABEL: func.func @torch_sdpa_gqa(
+// CHECK-SAME: %[[Q:.*]]: tensor<2x8x16x32xf32>, %[[K:.*]]: tensor<2x2x16x32xf32>, %[[V:.*]]: tensor<2x2x16x32xf32>)
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<2x8x16x32xf32>
+// CHECK: %[[R:.*]] = fattn.attention ins(%[[Q]], %[[K]], %[[V]] : tensor<2x8x16x32xf32>, tensor<2x2x16x32xf32>, tensor<2x2x16x32xf32>) outs(%[[INIT]] : tensor<2x8x16x32xf32>) {scale = 0.176776{{[0-9]*}} : f32} -> tensor<2x8x16x32xf32>
+// CHECK: %[[O:.*]] = tensor.collapse_shape %[[R]] {{\[}}[0, 1], [2], [3]] : tensor<2x8x16x32xf32> into tensor<16x16x32xf32>
+// CHECK: %[[O4:.*]] = tensor.expand_shape %[[O]] {{\[}}[0, 1], [2], [3]] output_shape [2, 8, 16, 32]
+// CHECK-NOT: linalg.
+// CHECK: return %[[O4]]
+func.func @torch_sdpa_gqa(%q: tensor<2x8x16x32xf32>, %k: tensor<2x2x16x32xf32>, %v: tensor<2x2x16x32xf32>) -> tensor<2x8x16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.1767766952966369 : f32
+  %kb0 = tensor.empty() : tensor<2x2x4x16x32xf32>
+  %kb = linalg.broadcast ins(%k : tensor<2x2x16x32xf32>) outs(%kb0 : tensor<2x2x4x16x32xf32>) dimensions = [2]
+  %kr = tensor.collapse_shape %kb [[0], [1, 2], [3], [4]] : tensor<2x2x4x16x32xf32> into tensor<2x8x16x32xf32>
+  %vb = linalg.broadcast ins(%v : tensor<2x2x16x32xf32>) outs(%kb0 : tensor<2x2x4x16x32xf32>) dimensions = [2]
+  %vr = tensor.collapse_shape %vb [[0], [1, 2], [3], [4]] : tensor<2x2x4x16x32xf32> into tensor<2x8x16x32xf32>
+  %kt0 = tensor.empty() : tensor<2x8x32x16xf32>
+  %kt = linalg.transpose ins(%kr : tensor<2x8x16x32xf32>) outs(%kt0 : tensor<2x8x32x16xf32>) permutation = [0, 1, 3, 2]
+  %q3 = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<2x8x16x32xf32> into tensor<16x16x32xf32>
+  %kt3 = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<2x8x32x16xf32> into tensor<16x32x16xf32>
+  %v3 = tensor.collapse_shape %vr [[0, 1], [2], [3]] : tensor<2x8x16x32xf32> into tensor<16x16x32xf32>
+  %s0 = tensor.empty() : tensor<16x16x16xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<16x16x16xf32>) -> tensor<16x16x16xf32>
+  %s = linalg.batch_matmul ins(%q3, %kt3 : tensor<16x16x32xf32>, tensor<16x32x16xf32>) outs(%sz : tensor<16x16x16xf32>) -> tensor<16x16x16xf32>
+  %ss = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<16x16x16xf32>) outs(%s0 : tensor<16x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %scale, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<16x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%ss : tensor<16x16x16xf32>) outs(%s0 : tensor<16x16x16xf32>) -> tensor<16x16x16xf32>
+  %o0 = tensor.empty() : tensor<16x16x32xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<16x16x32xf32>) -> tensor<16x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v3 : tensor<16x16x16xf32>, tensor<16x16x32xf32>) outs(%oz : tensor<16x16x32xf32>) -> tensor<16x16x32xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [2, 8, 16, 32] : tensor<16x16x32xf32> into tensor<2x8x16x32xf32>
+  return %o4 : tensor<2x8x16x32xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// A broadcast outside the KV heads ([group, kv heads] collapsed: query head
+// n reads KV head n mod 2) is not GQA's order: it stays, and fattn reads all
+// 8 heads of its result.
+// CHECK-LABEL: func.func @group_outside_heads(
+// CHECK: %[[KB:.*]] = linalg.broadcast
+// CHECK: %[[KR:.*]] = tensor.collapse_shape %[[KB]] {{\[}}[0, 1], [2], [3]] : tensor<4x2x16x32xf32> into tensor<8x16x32xf32>
+// CHECK: %[[K4:.*]] = tensor.expand_shape %[[KR]]
+// CHECK: fattn.attention ins(%{{.*}}, %[[K4]], %{{.*}} : tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32>)
+func.func @group_outside_heads(%q: tensor<8x16x32xf32>, %k: tensor<2x16x32xf32>, %v: tensor<8x16x32xf32>) -> tensor<8x16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %kb0 = tensor.empty() : tensor<4x2x16x32xf32>
+  %kb = linalg.broadcast ins(%k : tensor<2x16x32xf32>) outs(%kb0 : tensor<4x2x16x32xf32>) dimensions = [0]
+  %kr = tensor.collapse_shape %kb [[0, 1], [2], [3]] : tensor<4x2x16x32xf32> into tensor<8x16x32xf32>
+  %kt0 = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%kr : tensor<8x16x32xf32>) outs(%kt0 : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s0 = tensor.empty() : tensor<8x16x16xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%sz : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%s : tensor<8x16x16xf32>) outs(%s0 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %o0 = tensor.empty() : tensor<8x16x32xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%oz : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %o : tensor<8x16x32xf32>
 }

@@ -612,31 +612,77 @@ FailureOr<Value> matchSoftmax(Value p) {
 //===----------------------------------------------------------------------===//
 
 struct AttentionMatch {
+  /// Q, K and V before the reshapes of their batch dims, the scales and the
+  /// GQA broadcasts that the form applies to them.
   Value query, key, value;
   double scale = 1.0;
   KeyBounds bounds;
   bool masked = false;
+  /// Whether K and V were broadcast along a query-head group.
+  bool keyGroups = false, valueGroups = false;
 };
 
-/// `v` as x * c through elementwise constant-scale generics; multiplies
-/// `scale` by the factors.
-Value throughConstantScales(Value v, double &scale) {
-  while (linalg::GenericOp generic = getElementwiseProducer(v)) {
-    std::optional<std::pair<OpOperand *, double>> scaled =
-        matchConstantScale(generic);
-    if (!scaled)
-      break;
-    scale *= scaled->second;
-    v = scaled->first->get();
+/// The source of a broadcast that inserts one dim just before the last two:
+/// the query heads of a GQA/MQA group that share a KV head (linalg.broadcast,
+/// or a linalg.generic copying its input along that dim), else null. The
+/// group is the innermost batch dim, so in the batch dims flattened query
+/// head n reads KV head n / group, as in fattn.attention.
+Value throughGroupBroadcast(Value v) {
+  auto type = cast<ShapedType>(v.getType());
+  int64_t rank = type.getRank();
+  if (rank < 4)
+    return {};
+  if (auto broadcast = v.getDefiningOp<linalg::BroadcastOp>()) {
+    if (broadcast.hasPureTensorSemantics() &&
+        broadcast.getDimensions() == ArrayRef<int64_t>{rank - 3})
+      return broadcast.getInput();
+    return {};
   }
-  return v;
+  linalg::GenericOp generic = getElementwiseProducer(v);
+  if (!generic || generic.getNumDpsInputs() != 1)
+    return {};
+  AffineMap dropGroup = AffineMap::getMultiDimIdentityMap(rank, v.getContext())
+                            .dropResult(rank - 3);
+  OpOperand *input = getInputOf(generic, getYielded(generic), dropGroup);
+  return input ? input->get() : Value();
+}
+
+/// Q, K or V as a contraction reads it, seen through reshapes of its batch
+/// dims and, where the pointers are given, constant scales (multiplying
+/// `scale`), transposes of its last two dims (flipping `transposed`) and
+/// group broadcasts (setting `grouped`).
+Value peelOperand(Value v, double *scale, bool *transposed, bool *grouped) {
+  while (true) {
+    Value next = throughBatchReshapes(v);
+    if (linalg::GenericOp generic =
+            scale ? getElementwiseProducer(next) : linalg::GenericOp()) {
+      if (std::optional<std::pair<OpOperand *, double>> scaled =
+              matchConstantScale(generic)) {
+        *scale *= scaled->second;
+        next = scaled->first->get();
+      }
+    }
+    if (transposed)
+      next = throughLastDimsTranspose(next, *transposed);
+    if (grouped) {
+      if (Value source = throughGroupBroadcast(next)) {
+        // One group broadcast per operand.
+        if (*grouped)
+          return v;
+        *grouped = true;
+        next = source;
+      }
+    }
+    if (next == v)
+      return v;
+    v = next;
+  }
 }
 
 FailureOr<AttentionMatch> matchAttention(BatchContraction pv) {
   AttentionMatch match;
   if (pv.rhsTransposed)
     return failure();
-  match.value = pv.rhs;
   FailureOr<Value> scores = matchSoftmax(throughBatchReshapes(pv.lhs));
   if (failed(scores))
     return failure();
@@ -667,13 +713,15 @@ FailureOr<AttentionMatch> matchAttention(BatchContraction pv) {
     s = masked->first->get();
   }
 
+  match.query = peelOperand(qk->lhs, &match.scale, nullptr, nullptr);
   bool keyTransposed = !qk->rhsTransposed;
-  match.query = throughConstantScales(qk->lhs, match.scale);
-  Value key = throughConstantScales(qk->rhs, match.scale);
-  key = throughLastDimsTranspose(key, keyTransposed);
-  if (keyTransposed)
+  match.key =
+      peelOperand(qk->rhs, &match.scale, &keyTransposed, &match.keyGroups);
+  bool valueTransposed = false;
+  match.value =
+      peelOperand(pv.rhs, nullptr, &valueTransposed, &match.valueGroups);
+  if (keyTransposed || valueTransposed)
     return failure();
-  match.key = throughConstantScales(key, match.scale);
   return match;
 }
 
@@ -716,16 +764,32 @@ FailureOr<MaskAttributes> getMaskAttributes(Builder &b, KeyBounds bounds,
   return attrs;
 }
 
-/// [b*h, s, d] -> [1, b*h, s, d].
-Value expandToRank4(OpBuilder &b, Location loc, Value v) {
+/// The reassociation that merges the batch dims of a rank-`rank` tensor
+/// ([b..., s, d] -> [prod(b...), s, d]).
+SmallVector<ReassociationIndices> getBatchMergingGroups(int64_t rank) {
+  SmallVector<ReassociationIndices> groups(1);
+  for (int64_t d = 0; d < rank - 2; ++d)
+    groups[0].push_back(d);
+  groups.push_back({rank - 2});
+  groups.push_back({rank - 1});
+  return groups;
+}
+
+/// [b..., s, d] -> [1, prod(b...), s, d].
+Value toHeadsOfOneBatch(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
-  if (type.getRank() == 4)
-    return v;
+  if (type.getRank() != 3) {
+    v = tensor::CollapseShapeOp::create(b, loc, v,
+                                        getBatchMergingGroups(type.getRank()));
+    type = cast<RankedTensorType>(v.getType());
+  }
   SmallVector<int64_t> shape{1};
   llvm::append_range(shape, type.getShape());
-  SmallVector<ReassociationIndices> groups{{0, 1}, {2}, {3}};
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)};
+  llvm::append_range(sizes, tensor::getMixedSizes(b, loc, v));
   return tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), v, groups);
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v,
+      getBatchMergingGroups(4), sizes);
 }
 
 bool isAttentionElementType(Type t) {
@@ -745,43 +809,58 @@ FailureOr<AttentionOp> mlir::fattn::raiseAttention(RewriterBase &rewriter,
   auto kType = cast<RankedTensorType>(match->key.getType());
   auto vType = cast<RankedTensorType>(match->value.getType());
   auto oType = cast<RankedTensorType>(pvContraction->getResult(0).getType());
-  int64_t rank = qType.getRank();
   Type elem = qType.getElementType();
-  if ((rank != 3 && rank != 4) || kType.getRank() != rank ||
-      vType.getRank() != rank || oType.getRank() != rank ||
-      !isAttentionElementType(elem) || kType.getElementType() != elem ||
-      vType.getElementType() != elem || oType.getElementType() != elem)
+  if (!isAttentionElementType(elem) || kType.getElementType() != elem ||
+      vType.getElementType() != elem || oType.getElementType() != elem ||
+      match->keyGroups != match->valueGroups)
     return failure();
+  for (RankedTensorType type : {qType, kType, vType})
+    if (type.getRank() < 3)
+      return failure();
   if (!std::isfinite(match->scale) || match->scale <= 0.0 ||
       !std::isfinite(static_cast<float>(match->scale)))
     return failure();
-  FailureOr<MaskAttributes> mask =
-      getMaskAttributes(rewriter, match->bounds, qType.getDimSize(rank - 2),
-                        kType.getDimSize(rank - 2));
+  FailureOr<MaskAttributes> mask = getMaskAttributes(
+      rewriter, match->bounds, qType.getDimSize(qType.getRank() - 2),
+      kType.getDimSize(kType.getRank() - 2));
   if (failed(mask))
     return failure();
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(pvContraction);
   Location loc = pvContraction->getLoc();
-  SmallVector<OpFoldResult> sizes =
-      tensor::getMixedSizes(rewriter, loc, pv->op.getDpsInits()[0]);
+  // Rank-4 operands of one static batch size are [batch, heads, seq, dim]
+  // as they are; others become the heads of a batch of 1, their batch dims
+  // flattened in order (which keeps query head n on KV head n / group).
+  bool asIs = llvm::all_of(
+      ArrayRef<RankedTensorType>{qType, kType, vType}, [&](auto type) {
+        return type.getRank() == 4 && !type.isDynamicDim(0) &&
+               type.getDimSize(0) == qType.getDimSize(0);
+      });
+  Value q =
+      asIs ? match->query : toHeadsOfOneBatch(rewriter, loc, match->query);
+  Value k = asIs ? match->key : toHeadsOfOneBatch(rewriter, loc, match->key);
+  Value v =
+      asIs ? match->value : toHeadsOfOneBatch(rewriter, loc, match->value);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, q);
+  sizes.back() = tensor::getMixedSizes(rewriter, loc, v).back();
   Value init = tensor::EmptyOp::create(rewriter, loc, sizes, elem);
-  Value q = expandToRank4(rewriter, loc, match->query);
-  Value k = expandToRank4(rewriter, loc, match->key);
-  Value v = expandToRank4(rewriter, loc, match->value);
-  Value o = expandToRank4(rewriter, loc, init);
   auto attention = AttentionOp::create(
-      rewriter, loc, TypeRange{o.getType()}, q, k, v, o, /*lse=*/Value(),
+      rewriter, loc, TypeRange{init.getType()}, q, k, v, init, /*lse=*/Value(),
       /*q_descale=*/Value(), /*k_descale=*/Value(), /*v_descale=*/Value(),
       rewriter.getF32FloatAttr(match->scale), mask->causal, mask->windowLeft,
       mask->windowRight, /*softcap=*/nullptr, /*descale_block_q=*/nullptr,
       /*descale_block_kv=*/nullptr, /*value_layout=*/nullptr);
   Value result = attention.getResultTensors()[0];
-  if (rank == 3)
-    result = tensor::CollapseShapeOp::create(
-        rewriter, loc, oType, result,
-        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+  if (result.getType() != oType) {
+    // [b, h, s, d] -> [b * h, s, d] -> the P V product's batch dims.
+    result = tensor::CollapseShapeOp::create(rewriter, loc, result,
+                                             getBatchMergingGroups(4));
+    if (oType.getRank() != 3)
+      result = tensor::ExpandShapeOp::create(
+          rewriter, loc, oType, result, getBatchMergingGroups(oType.getRank()),
+          tensor::getMixedSizes(rewriter, loc, pv->op.getDpsInits()[0]));
+  }
   // The ops of the matched form that only fed the P V product go with it.
   SetVector<Operation *> slice;
   BackwardSliceOptions options;

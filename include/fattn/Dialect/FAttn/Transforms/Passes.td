@@ -147,11 +147,15 @@ def FAttnRaiseAttention : Pass<"fattn-raise-attention"> {
       or both bounds;
     - the softmax along the keys: `linalg.softmax`, or its decomposition into
       max, subtract, exp, sum and divide generics;
-    - O = P V: `linalg.batch_matmul` or a `linalg.generic` contraction.
+    - O = P V: `linalg.batch_matmul` or a `linalg.generic` contraction;
+    - GQA/MQA: K and V repeated for each query head of a group, by a
+      broadcast (`linalg.broadcast` or a copying `linalg.generic`) of a new
+      dim just before the last two, collapsed into the heads: fattn reads the
+      broadcast's source.
 
     Reshapes of the leading (batch) dims between these steps are allowed.
-    Rank-3 operands ([batch * heads, seq, head_dim]) become heads of a batch
-    of 1. Anything the pass cannot prove equivalent (a mask it cannot read,
+    Rank-4 Q, K and V of one static batch size are used as they are; others
+    become the heads of a batch of 1, their batch dims flattened in order. Anything the pass cannot prove equivalent (a mask it cannot read,
     a softmax over another dim, a scale that is not one constant, a
     contraction whose accumulator is not zero) is left as it is.
   }];
