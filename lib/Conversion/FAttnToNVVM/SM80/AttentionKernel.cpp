@@ -805,19 +805,27 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
 /// the CTA's bytes, a K and a V tile in each slot.
 LogicalResult checkSmemPlan(TiledAttentionOp op, SM80SmemPlanAttr smem,
                             const SM80KernelConfig &cfg) {
-  int64_t rowBytes = cfg.headDim * 2;
-  int64_t qEnd = smem.getQOffset() + cfg.blockM * smem.getRowPitch();
-  int64_t ringEnd = smem.getKvOffset() + cfg.stages * smem.getStageBytes();
   auto fail = [&](const Twine &what) {
     return op.emitOpError() << "sm_80 kernel: the shared-memory plan "
                             << smem << " does not hold the tiles: " << what;
   };
-  if (smem.getRowPitch() < rowBytes)
-    return fail("expected row_pitch >= " + Twine(rowBytes) +
-                " bytes (a row of head dim " + Twine(cfg.headDim) + ")");
-  if (smem.getStageBytes() < 2 * cfg.blockN * smem.getRowPitch())
+  // Bounds the products below (the plan's values are below 2^32).
+  int64_t pitch = smem.getRowPitch();
+  if (cfg.blockM > kSM80MaxSharedBytes / pitch ||
+      cfg.blockN > kSM80MaxSharedBytes / pitch)
+    return fail("expected tiles of block_m = " + Twine(cfg.blockM) +
+                " and block_n = " + Twine(cfg.blockN) + " rows of " +
+                Twine(pitch) + " bytes within the " +
+                Twine(kSM80MaxSharedBytes) +
+                " bytes of shared memory of an sm_80 CTA");
+  int64_t qEnd = smem.getQOffset() + cfg.blockM * pitch;
+  int64_t ringEnd = smem.getKvOffset() + cfg.stages * smem.getStageBytes();
+  if (pitch / 2 < cfg.headDim)
+    return fail("expected row_pitch to hold a row of head dim " +
+                Twine(cfg.headDim) + " (2 bytes each)");
+  if (smem.getStageBytes() < 2 * cfg.blockN * pitch)
     return fail("expected stage_bytes >= " +
-                Twine(2 * cfg.blockN * smem.getRowPitch()) +
+                Twine(2 * cfg.blockN * pitch) +
                 " (a K and a V tile of block_n = " + Twine(cfg.blockN) +
                 " rows)");
   if (qEnd > smem.getKvOffset() && ringEnd > smem.getQOffset())
@@ -877,8 +885,8 @@ FailureOr<SM80KernelConfig> readConfig(TiledAttentionOp op) {
   // 64 the registers hold them, and the loops are faster without the
   // per-tile re-derivation.
   cfg.rederiveIndices = cfg.headDim > 64;
-  if (cfg.warps * 32 != kThreads || cfg.rowsPerWarp * cfg.warps != cfg.blockM ||
-      cfg.blockN % 16)
+  if (cfg.warps * 32 != kThreads || cfg.blockM % cfg.warps != 0 ||
+      cfg.blockM / cfg.warps != cfg.rowsPerWarp || cfg.blockN % 16)
     return op.emitOpError()
            << "sm_80 kernel: expected " << kSM80MmaAttr << " to split block_m = "
            << cfg.blockM << " among " << kThreads / 32
