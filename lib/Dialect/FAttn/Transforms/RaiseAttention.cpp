@@ -302,8 +302,12 @@ FailureOr<IndexTerm> evalIndex(Value v, ArrayRef<Axis> axes, int depth) {
   if (isa<BlockArgument>(v))
     return evalInProducer<IndexTerm>(v, axes, depth, evalIndex);
   Operation *op = v.getDefiningOp();
-  if (auto index = dyn_cast<linalg::IndexOp>(op))
+  if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+    // An index of the generic whose loops `axes` describes.
+    if (index.getDim() >= axes.size())
+      return failure();
     return IndexTerm{axes[index.getDim()], 0};
+  }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
           arith::ExtUIOp, arith::SIToFPOp, arith::UIToFPOp>(op))
     return evalIndex(op->getOperand(0), axes, depth);
@@ -395,6 +399,12 @@ FailureOr<KeyBounds> evalKeep(Value v, ArrayRef<Axis> axes, int depth) {
     pred = swapOperands(pred);
   }
   if (lhs->axis != Axis::Key || rhs->axis != Axis::Query)
+    return failure();
+  // Indices are not negative, so an unsigned comparison is the signed one,
+  // unless an offset could take an index below zero (and wrap).
+  using P = arith::CmpIPredicate;
+  bool isUnsigned = llvm::is_contained({P::ult, P::ule, P::ugt, P::uge}, pred);
+  if (isUnsigned && (lhs->offset < 0 || rhs->offset < 0))
     return failure();
   // key + a PRED query + b  <=>  key - query PRED b - a.
   return boundsOf(pred, rhs->offset - lhs->offset);
