@@ -1033,3 +1033,87 @@ func.func @unsigned_wrap(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v:
   } -> tensor<1x2x8x16xf32>
   return %o : tensor<1x2x8x16xf32>
 }
+
+
+// -----
+
+#qk_q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#qk_k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#qk_s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#pv_p = affine_map<(b, h, i, d, j) -> (b, h, i, j)>
+#pv_v = affine_map<(b, h, i, d, j) -> (b, h, j, d)>
+#pv_o = affine_map<(b, h, i, d, j) -> (b, h, i, d)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#qk2 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// Near-miss: the masked score -1e9 is scaled by 1e-3 after the mask, to
+// -1e6, which is no longer a masked score (at most -1e9 after later scales).
+// CHECK-LABEL: func.func @mask_scaled_away(
+// CHECK-NOT: fattn.attention
+func.func @mask_scaled_away(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %qkinit = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %s0 = tensor.empty() : tensor<1x2x8x8xf32>
+  %sz = linalg.fill ins(%qkinit : f32) outs(%s0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %s = linalg.generic {indexing_maps = [#qk_q, #qk_k, #qk_s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) outs(%sz : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s : tensor<1x2x8x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %big = arith.constant -1.0e9 : f32
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %keep = arith.cmpi sle, %j, %i : index
+    %r = arith.select %keep, %x, %big : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %c = arith.constant 1.0e-3 : f32
+  %scaled = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked : tensor<1x2x8x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %y = arith.mulf %x, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<1x2x8x8xf32>
+  %m0 = tensor.empty() : tensor<1x2x8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%m0 : tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  %max = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%scaled : tensor<1x2x8x8xf32>) outs(%mi : tensor<1x2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8xf32>
+  %sub = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%scaled, %max : tensor<1x2x8x8xf32>, tensor<1x2x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %r = arith.subf %x, %mx : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %e = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sub : tensor<1x2x8x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%m0 : tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%e : tensor<1x2x8x8xf32>) outs(%zi : tensor<1x2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %acc, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %sum : tensor<1x2x8x8xf32>, tensor<1x2x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %l: f32, %out: f32):
+    %r = arith.divf %x, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %o0 = tensor.empty() : tensor<1x2x8x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %o = linalg.generic {indexing_maps = [#pv_p, #pv_v, #pv_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) outs(%oz : tensor<1x2x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}

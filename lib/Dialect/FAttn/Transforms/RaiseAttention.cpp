@@ -217,8 +217,9 @@ Value throughLastDimsTranspose(Value v, bool &transposed) {
 // Scales and masks
 //===----------------------------------------------------------------------===//
 
-/// `x` times a constant: mulf(x, c), mulf(c, x) or divf(x, c) as the whole
-/// body of an elementwise generic. Returns x's input and the factor.
+/// `x` times a positive constant: mulf(x, c), mulf(c, x) or divf(x, c) as
+/// the whole body of an elementwise generic. Returns x's input and the
+/// factor.
 std::optional<std::pair<OpOperand *, double>>
 matchConstantScale(linalg::GenericOp generic) {
   Operation *op = getYielded(generic).getDefiningOp();
@@ -233,7 +234,9 @@ matchConstantScale(linalg::GenericOp generic) {
     OpOperand *x = getInputOf(generic, op->getOperand(xPos), identity);
     std::optional<double> c =
         getUniformScalar(generic, op->getOperand(1 - xPos));
-    if (!x || !c)
+    // Positive factors only: a negative one would turn a masked -inf into
+    // +inf before a second one turned the product positive.
+    if (!x || !c || !std::isfinite(*c) || *c <= 0.0)
       continue;
     return std::pair{x, isa<arith::DivFOp>(op) ? 1.0 / *c : *c};
   }
@@ -419,9 +422,11 @@ FailureOr<KeyBounds> negate(KeyBounds b) {
   return failure();
 }
 
-bool isMaskedScore(linalg::GenericOp generic, Value v) {
+/// Whether `v` is a constant that, times `laterScale` (the positive scales
+/// applied after the mask), is still a masked score.
+bool isMaskedScore(linalg::GenericOp generic, Value v, double laterScale) {
   std::optional<double> c = getUniformScalar(generic, v);
-  return c && *c <= kMaskedScoreBound;
+  return c && *c * laterScale <= kMaskedScoreBound;
 }
 
 /// select(c, a, b) in the body of `generic` (loop axes `axes`) with one of
@@ -429,13 +434,14 @@ bool isMaskedScore(linalg::GenericOp generic, Value v) {
 /// the bounds on key - query that keep it.
 std::optional<std::pair<Value, KeyBounds>>
 matchMaskSelect(linalg::GenericOp generic, ArrayRef<Axis> axes,
-                arith::SelectOp select, function_ref<bool(Value)> isKept) {
+                arith::SelectOp select, function_ref<bool(Value)> isKept,
+                double laterScale) {
   if (!select || select->getBlock() != generic.getBody())
     return std::nullopt;
   bool keptIsTrue = isKept(select.getTrueValue()) &&
-                    isMaskedScore(generic, select.getFalseValue());
+                    isMaskedScore(generic, select.getFalseValue(), laterScale);
   bool keptIsFalse = isKept(select.getFalseValue()) &&
-                     isMaskedScore(generic, select.getTrueValue());
+                     isMaskedScore(generic, select.getTrueValue(), laterScale);
   if (keptIsTrue == keptIsFalse)
     return std::nullopt;
   FailureOr<KeyBounds> bounds = evalKeep(select.getCondition(), axes, 0);
@@ -450,7 +456,8 @@ matchMaskSelect(linalg::GenericOp generic, ArrayRef<Axis> axes,
 /// An additive mask bias in the body of `generic`: select(keep, 0, NEG) or
 /// select(hide, NEG, 0), computed there or by the producer of an input.
 std::optional<KeyBounds> matchMaskBias(linalg::GenericOp generic,
-                                       ArrayRef<Axis> axes, Value bias) {
+                                       ArrayRef<Axis> axes, Value bias,
+                                       double laterScale) {
   auto isZero = [](linalg::GenericOp g) {
     return [g](Value v) {
       std::optional<double> c = getUniformScalar(g, v);
@@ -458,7 +465,8 @@ std::optional<KeyBounds> matchMaskBias(linalg::GenericOp generic,
     };
   };
   if (auto select = bias.getDefiningOp<arith::SelectOp>()) {
-    if (auto found = matchMaskSelect(generic, axes, select, isZero(generic)))
+    if (auto found =
+            matchMaskSelect(generic, axes, select, isZero(generic), laterScale))
       return found->second;
     return std::nullopt;
   }
@@ -472,17 +480,18 @@ std::optional<KeyBounds> matchMaskBias(linalg::GenericOp generic,
   if (failed(producerAxes))
     return std::nullopt;
   auto select = getYielded(producer).getDefiningOp<arith::SelectOp>();
-  if (auto found =
-          matchMaskSelect(producer, *producerAxes, select, isZero(producer)))
+  if (auto found = matchMaskSelect(producer, *producerAxes, select,
+                                   isZero(producer), laterScale))
     return found->second;
   return std::nullopt;
 }
 
 /// select(keep, x, NEG), select(hide, NEG, x), or x + bias with bias as
 /// matchMaskBias reads it, as the body of an elementwise generic over
-/// [..., query, key]. Returns x's input and the kept keys.
+/// [..., query, key], followed by scales of product `laterScale`. Returns
+/// x's input and the kept keys.
 std::optional<std::pair<OpOperand *, KeyBounds>>
-matchIndexMask(linalg::GenericOp generic) {
+matchIndexMask(linalg::GenericOp generic, double laterScale) {
   unsigned rank = generic.getNumLoops();
   if (rank < 2)
     return std::nullopt;
@@ -494,9 +503,10 @@ matchIndexMask(linalg::GenericOp generic) {
 
   Value yielded = getYielded(generic);
   if (auto select = yielded.getDefiningOp<arith::SelectOp>()) {
-    auto found = matchMaskSelect(generic, axes, select, [&](Value v) {
-      return getInputOf(generic, v, identity) != nullptr;
-    });
+    auto found = matchMaskSelect(
+        generic, axes, select,
+        [&](Value v) { return getInputOf(generic, v, identity) != nullptr; },
+        laterScale);
     if (!found)
       return std::nullopt;
     return std::pair{getInputOf(generic, found->first, identity),
@@ -510,7 +520,7 @@ matchIndexMask(linalg::GenericOp generic) {
     if (!x)
       continue;
     if (std::optional<KeyBounds> bounds =
-            matchMaskBias(generic, axes, add->getOperand(1 - xPos)))
+            matchMaskBias(generic, axes, add->getOperand(1 - xPos), laterScale))
       return std::pair{x, *bounds};
   }
   return std::nullopt;
@@ -715,7 +725,7 @@ FailureOr<AttentionMatch> matchAttention(BatchContraction pv) {
       continue;
     }
     std::optional<std::pair<OpOperand *, KeyBounds>> masked =
-        matchIndexMask(generic);
+        matchIndexMask(generic, match.scale);
     if (!masked || match.masked)
       return failure();
     match.masked = true;

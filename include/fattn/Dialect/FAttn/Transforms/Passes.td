@@ -140,11 +140,13 @@ def FAttnRaiseAttention : Pass<"fattn-raise-attention"> {
     - S = Q K^T: `linalg.batch_matmul` or a `linalg.generic` contraction
       (f32 accumulator initialized to 0), K transposed by `linalg.transpose`
       or by the contraction's indexing map;
-    - a scale: multiplication or division by one constant, of S, Q or K;
+    - scales: multiplication or division by positive constants, of S, Q or
+      K;
     - an optional mask, `arith.select` of S and a large negative constant
-      (at most -1e9, or -inf) on a predicate of the query and key indices
-      (`linalg.index`, directly or through iota tensors): causal, a window,
-      or both bounds;
+      (-inf, or at most -1e9 after the scales that follow the mask), or an
+      additive bias of 0 and such a constant, on a comparison of the query
+      and key indices (`linalg.index`, directly or through iota tensors):
+      causal, a window, or both bounds; none that hides every key of a row;
     - the softmax along the keys: `linalg.softmax`, or its decomposition into
       max, subtract, exp, sum and divide generics;
     - O = P V: `linalg.batch_matmul` or a `linalg.generic` contraction;
