@@ -13,9 +13,9 @@
 // CHECK-NEXT: %[[CTID:[0-9]+]] = llvm.sub %{{[0-9]+}}, %[[C128]] : i32
 // CHECK-NEXT: %[[D:[0-9]+]] = llvm.mlir.constant(128 : i32)
 // CHECK-NEXT: %[[RAW:[0-9]+]] = llvm.udiv %[[CTID]], %[[D]] : i32
-// CHECK-NEXT: %[[CLAMP:[0-9]+]] = llvm.mlir.constant(31 : i32)
-// CHECK-NEXT: %[[LANE0:[0-9]+]] = llvm.mlir.constant(0 : i32)
-// CHECK-NEXT: %[[ALL:[0-9]+]] = llvm.mlir.constant(-1 : i32)
+// CHECK-DAG: %[[ALL:[0-9]+]] = llvm.mlir.constant(-1 : i32)
+// CHECK-DAG: %[[CLAMP:[0-9]+]] = llvm.mlir.constant(31 : i32)
+// CHECK-DAG: %[[LANE0:[0-9]+]] = llvm.mlir.constant(0 : i32)
 // CHECK-NEXT: %[[WG:[0-9]+]] = nvvm.shfl.sync idx %[[ALL]], %[[RAW]], %[[LANE0]], %[[CLAMP]] : i32 -> i32
 // The first row of the warpgroup's 64, and Q's descriptor base (64 rows of
 // 128 bytes), both from the broadcast index.

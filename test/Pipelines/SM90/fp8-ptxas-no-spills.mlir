@@ -12,7 +12,7 @@
 // overlapped one (fattn-compile's head dim 256 and 128 defaults), at head
 // dims 128 and 256 with per-tensor and per-block descales (the producer's transpose fits its 24
 // registers). Neither serializes the e4m3 wgmmas (C7513): the overlapped
-// loop packs P only after P V's wait (KernelText.cpp, emitOverlappedLoop).
+// loop packs P only after P V's wait (ConsumerLoops.cpp, emitOverlappedLoop).
 // CHECK-COUNT-2: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // OVERLAP-COUNT-2: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 func.func @d128(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<f32>, %dk: memref<f32>, %dv: memref<f32>) {

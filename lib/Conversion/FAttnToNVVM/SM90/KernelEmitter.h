@@ -1,8 +1,10 @@
 //===- KernelEmitter.h - the sm_90a kernel emitter (private) ----*- C++ -*-===//
 //
-// The emitter of the sm_90a kernel text, shared by EntryText.cpp (entry,
-// work items, copies, producer), KernelText.cpp (the consumers) and
-// FP8KernelText.cpp (what only e4m3 kernels emit: the producer's V
+// The emitter of the sm_90a kernel, which builds it op by op through
+// KernelBuilder: Entry.cpp (entry, work items, copies, producer),
+// ConsumerMath.cpp (one KV tile's math), ConsumerLoops.cpp (the consumers'
+// loops), Epilogue.cpp (O and LSE out), SplitTail.cpp (the split tail's
+// merge) and FP8Kernel.cpp (what only e4m3 kernels build: the producer's V
 // transpose, the descales, P as e4m3). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
@@ -14,9 +16,10 @@
 #include "fattn/Dialect/FAttn/Utils/KVTileRange.h"
 #include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
 
+#include "KernelBuilder.h"
+
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/FormatVariadic.h"
 
 #include <array>
 #include <cmath>
@@ -24,7 +27,6 @@
 #include <limits>
 
 namespace mlir::fattn::sm90 {
-using llvm::formatv;
 using std::string;
 
 constexpr float kLog2E = 1.4426950408889634f;
@@ -32,7 +34,7 @@ constexpr float kLn2 = 0.6931471805599453f;
 
 inline string str(int64_t v) { return std::to_string(v); }
 
-/// The split tail's workspace slot of a CTA (TailText.cpp): a header of one
+/// The split tail's workspace slot of a CTA (SplitTail.cpp): a header of one
 /// 4-byte arrival counter per consumer warp, then 4-byte words, tailSlotWords
 /// per consumer thread: the accumulator registers, the two row maxes and the
 /// two row sums, padded to whole 16-byte units.
@@ -42,119 +44,23 @@ inline int64_t tailSlotWords(const SM90KernelConfig &c) {
   return (acc + 4 + 3) / 4 * 4;
 }
 
-/// Writes LLVM-dialect text with fresh SSA names.
-class TextEmitter {
-public:
-  string text;
-
-  /// `%name = rhs`, returning %name.
-  string def(const string &rhs, const char *hint = "v") {
-    string name = formatv("%{0}{1}", hint, counter++).str();
-    text += "    " + name + " = " + rhs + "\n";
-    return name;
-  }
-  void op(const string &s) { text += "    " + s + "\n"; }
-  void label(const string &name, const string &args = "") {
-    text += "  ^" + name + args + ":\n";
-  }
-
-  string i32(int64_t v) {
-    return def(formatv("llvm.mlir.constant({0} : i32) : i32", v).str(), "c");
-  }
-  string i64(int64_t v) {
-    return def(formatv("llvm.mlir.constant({0} : i64) : i64", v).str(), "c");
-  }
-  string f32(float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    return def(formatv("llvm.mlir.constant({0:x8} : f32) : f32", bits).str(),
-               "c");
-  }
-  string bin(const char *opName, const string &a, const string &b,
-             const char *ty = "i32") {
-    return def(formatv("llvm.{0} {1}, {2} : {3}", opName, a, b, ty).str());
-  }
-  string add(const string &a, const string &b) { return bin("add", a, b); }
-  string sub(const string &a, const string &b) { return bin("sub", a, b); }
-  string mul(const string &a, const string &b) { return bin("mul", a, b); }
-  string icmp(const char *pred, const string &a, const string &b,
-              const char *ty = "i32") {
-    return def(formatv("llvm.icmp \"{0}\" {1}, {2} : {3}", pred, a, b, ty).str());
-  }
-  string fcmp(const char *pred, const string &a, const string &b) {
-    return def(formatv("llvm.fcmp \"{0}\" {1}, {2} : f32", pred, a, b).str());
-  }
-  string select(const string &c, const string &a, const string &b,
-                const char *ty = "i32") {
-    return def(formatv("llvm.select {0}, {1}, {2} : i1, {3}", c, a, b, ty).str());
-  }
-  string smin(const string &a, const string &b) {
-    return select(icmp("slt", a, b), a, b);
-  }
-  string smax(const string &a, const string &b) {
-    return select(icmp("sgt", a, b), a, b);
-  }
-  string fmax(const string &a, const string &b) {
-    return def(formatv("llvm.intr.maxnum({0}, {1}) : (f32, f32) -> f32", a, b).str());
-  }
-  string fma(const string &a, const string &b, const string &c) {
-    return def(formatv("llvm.intr.fma({0}, {1}, {2}) : (f32, f32, f32) -> f32",
-                       a, b, c).str());
-  }
-  /// fma.rn.sat.f32: a * b + c clamped to [0, 1] (NaN to 0).
-  string fmaSat(const string &a, const string &b, const string &c) {
-    return def(formatv("llvm.inline_asm asm_dialect = att \"fma.rn.sat.f32 "
-                       "$0, $1, $2, $3;\", \"=f,f,f,f\" {0}, {1}, {2} : (f32, "
-                       "f32, f32) -> f32", a, b, c).str());
-  }
-  /// prmt.b32: the bytes of {b, a} (a's 0-3, b's 4-7) that the four
-  /// nibbles of `selector` (an i32 value) pick, low byte first.
-  string prmt(const string &a, const string &b, const string &selector) {
-    return def(formatv("llvm.call_intrinsic \"llvm.nvvm.prmt\"({0}, {1}, {2}) : "
-                       "(i32, i32, i32) -> i32", a, b, selector).str());
-  }
-  string ex2(const string &x) {
-    return def(formatv("llvm.call_intrinsic \"llvm.nvvm.ex2.approx.ftz.f32\"({0}) "
-                       ": (f32) -> f32", x).str());
-  }
-  string zext64(const string &x) {
-    return def(formatv("llvm.zext {0} : i32 to i64", x).str());
-  }
-  string sreg(const char *name) {
-    return def(formatv("nvvm.read.ptx.sreg.{0} : i32", name).str());
-  }
-  /// A shared-memory pointer `base + offset` (offset: i32 value).
-  string smemPtr(const string &base, const string &offset) {
-    return def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<3>, i32) -> "
-                       "!llvm.ptr<3>, i8", base, offset).str());
-  }
-  /// A global pointer `base + offset` bytes (offset: i64 value).
-  string globalPtr(const string &base, const string &offset) {
-    return def(formatv("llvm.getelementptr {0}[{1}] : (!llvm.ptr<1>, i64) -> "
-                       "!llvm.ptr<1>, i8", base, offset).str());
-  }
-
-private:
-  int counter = 0;
-};
-
 /// A launch-time divisor's FastDivision.h multiplier and shift (i32 values
 /// that dominate the work loop that divides by it).
 struct FastDivisor {
-  string multiplier, shift;
+  Value multiplier, shift;
 };
 
 /// The `Ops` of computeKVTileRange (KVTileRange.h) and of the work order
-/// (WorkOrder.h) on i32 SSA values, so the kernel visits exactly the tiles
-/// that the CPU lowering visits and the work items the unit tests check.
-/// Divisions by a value of `fastDivisors` (by SSA name) take its multiplier
-/// and shift; those of the work order have dividends below 2^31 (an item
-/// index: 2^31 items would take more Q rows than a GPU's memory holds).
-struct TextIntOps {
-  using Int = string;
-  using Bool = string;
-  TextEmitter &e;
-  const llvm::StringMap<FastDivisor> *fastDivisors = nullptr;
+/// (WorkOrder.h) on i32 values, so the kernel visits exactly the tiles that
+/// the CPU lowering visits and the work items the unit tests check.
+/// Divisions by a value of `fastDivisors` take its multiplier and shift;
+/// those of the work order have dividends below 2^31 (an item index: 2^31
+/// items would take more Q rows than a GPU's memory holds).
+struct BuilderIntOps {
+  using Int = Value;
+  using Bool = Value;
+  KernelBuilder &e;
+  const llvm::DenseMap<Value, FastDivisor> *fastDivisors = nullptr;
   Int cst(int64_t v) { return e.i32(v); }
   Int add(Int a, Int b) { return e.add(a, b); }
   Int sub(Int a, Int b) { return e.sub(a, b); }
@@ -162,42 +68,40 @@ struct TextIntOps {
   Int min(Int a, Int b) { return e.smin(a, b); }
   Int max(Int a, Int b) { return e.smax(a, b); }
   Int floorDiv(Int a, int64_t d) {
-    Int q = e.bin("sdiv", a, e.i32(d));
-    Int r = e.bin("srem", a, e.i32(d));
-    return e.select(e.icmp("slt", r, e.i32(0)), e.sub(q, e.i32(1)), q);
+    Int q = e.sdiv(a, e.i32(d));
+    Int r = e.srem(a, e.i32(d));
+    return e.select(e.icmp(ICmp::slt, r, e.i32(0)), e.sub(q, e.i32(1)), q);
   }
   Int ceilDiv(Int a, int64_t d) {
     return e.sub(e.i32(0), floorDiv(e.sub(e.i32(0), a), d));
   }
-  Bool lt(Int a, Int b) { return e.icmp("slt", a, b); }
+  Bool lt(Int a, Int b) { return e.icmp(ICmp::slt, a, b); }
   Int select(Bool c, Int a, Int b) { return e.select(c, a, b); }
   // WorkOrder.h's, on non-negative values.
   Int div(Int a, Int b) {
     if (const FastDivisor *fast = fastDivisor(b))
       return quotient(a, *fast);
-    return e.bin("udiv", a, b);
+    return e.udiv(a, b);
   }
   Int rem(Int a, Int b) {
     if (fastDivisor(b))
       return e.sub(a, e.mul(div(a, b), b));
-    return e.bin("urem", a, b);
+    return e.urem(a, b);
   }
-  Bool le(Int a, Int b) { return e.icmp("ule", a, b); }
-  Bool isOdd(Int a) { return e.icmp("ne", e.bin("and", a, e.i32(1)), e.i32(0)); }
+  Bool le(Int a, Int b) { return e.icmp(ICmp::ule, a, b); }
+  Bool isOdd(Int a) { return e.icmp(ICmp::ne, e.andI(a, e.i32(1)), e.i32(0)); }
 
 private:
-  const FastDivisor *fastDivisor(const Int &d) const {
+  const FastDivisor *fastDivisor(Value d) const {
     if (!fastDivisors)
       return nullptr;
     auto it = fastDivisors->find(d);
     return it == fastDivisors->end() ? nullptr : &it->second;
   }
   /// mulhi(2 n, m) >> l (divideByMagic).
-  Int quotient(const Int &n, const FastDivisor &d) {
-    string high = e.def(formatv("llvm.call_intrinsic \"llvm.nvvm.mulhi.ui\"("
-                                "{0}, {1}) : (i32, i32) -> i32",
-                                e.add(n, n), d.multiplier).str());
-    return e.bin("lshr", high, d.shift);
+  Int quotient(Value n, const FastDivisor &d) {
+    Value high = e.mulhiU(e.add(n, n), d.multiplier);
+    return e.lshr(high, d.shift);
   }
 };
 
@@ -222,9 +126,9 @@ private:
 /// key, keyChunks() * 128 of them): each thread loads one key's factor from
 /// global memory, and reads its columns' from the slot.
 struct SharedLayout {
-  int64_t stages, qBytes, oOffset, oBytes, kvStageBytes, vtStageBytes,
-      kOffset, vOffset, vtOffset, onesOffset, keyFactorOffset,
-      keyFactorSlotBytes, barOffset, ringBarriers, total;
+  int64_t stages, qBytes, oOffset, oBytes, kvStageBytes, vtStageBytes, kOffset,
+      vOffset, vtOffset, onesOffset, keyFactorOffset, keyFactorSlotBytes,
+      barOffset, ringBarriers, total;
   explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
     qBytes = c.headDimChunks() * c.blockM * 128;
     kvStageBytes = c.headDimChunks() * c.blockN * 128;
@@ -268,24 +172,24 @@ struct SharedLayout {
 /// the keys this thread stages for its warpgroup (SM90KernelEmitter::
 /// keyColumnFactors).
 struct TileDescales {
-  string key, value;
-  SmallVector<string> keyRows;
+  Value key, value;
+  SmallVector<Value> keyRows;
 };
 
 /// The online-softmax state a KV tile leaves behind, per accumulator row.
 struct TileSoftmax {
-  string max[2], sum[2], alpha[2];
+  Value max[2], sum[2], alpha[2];
   /// With conditional rescaling (SM90KernelConfig::rescaleThreshold): an i1,
   /// the same in the whole warp, true when a row of the warp moved its max
   /// (alpha != 1). Empty: O is rescaled after every tile.
-  string rescale;
+  Value rescale;
   /// P in the A-fragment layout of wgmma k16, or of e4m3 k32 with the keys
   /// permuted (wgmma_e4m3_k32): registers 4kk..4kk+3 per k step. Empty
   /// until packProbabilities, which the loops call where the schedule
   /// allows (see emitOverlappedLoop).
-  SmallVector<string> packedP;
+  SmallVector<Value> packedP;
   /// P as f32 on the accumulator layout.
-  SmallVector<string> probabilities;
+  SmallVector<Value> probabilities;
 };
 
 /// Emits the whole kernel.
@@ -304,8 +208,9 @@ struct TileSoftmax {
 /// runs while the next one's GEMMs occupy the tensor cores.
 class SM90KernelEmitter {
 public:
-  SM90KernelEmitter(const SM90KernelConfig &c, const SM90Options &o)
-      : cfg(c), opts(o), layout(c) {
+  SM90KernelEmitter(const SM90KernelConfig &c, const SM90Options &o,
+                    OpBuilder &builder, Location loc)
+      : cfg(c), opts(o), layout(c), e(builder, loc) {
     bn = cfg.blockN;
     dPad = cfg.paddedHeadDim();
     chunks = cfg.headDimChunks();
@@ -313,25 +218,28 @@ public:
     // With rowSumMma, l (rows r and r + 8, whole rows) rides after O's
     // registers, rescaled with O; see issuePV and foldRowSums.
     numAcc = numO + (cfg.rowSumMma ? 2 : 0);
-    oType = structType(numAcc, "f32");
+    oType = e.structOf(numAcc, e.f32());
     tile = scoreColumns(bn);
     softcap = cfg.softcap > 0;
     softmaxScale = softcap ? 1.0f : cfg.scale;
     scaleLog2 = softmaxScale * kLog2E;
-    wgmmaType = cfg.elementType.c_str();
+    wgmmaType = cfg.isFP8()                 ? NVVM::WGMMATypes::e4m3
+                : cfg.elementType == "bf16" ? NVVM::WGMMATypes::bf16
+                                            : NVVM::WGMMATypes::f16;
     kStep = 32 / cfg.elementBytes();
     carryValueDescale = cfg.vDescale.rank == 3;
   }
 
-  string emit();
+  /// The kernel, at the builder's insertion point (a gpu.module's body).
+  LLVM::LLVMFuncOp emit();
 
 private:
   const SM90KernelConfig &cfg;
   const SM90Options &opts;
   SharedLayout layout;
-  TextEmitter e;
+  KernelBuilder e;
   int64_t bn, dPad, chunks, numO, numAcc;
-  string oType;
+  Type oType;
   /// The score columns that one S = Q K^T, its softmax and its P V compute,
   /// and their registers per thread: a whole tile's (`tile`), or the narrow
   /// tail's (cfg.narrowTail). The tile in shared memory keeps bn rows
@@ -340,18 +248,19 @@ private:
     int64_t columns;
     int64_t numS; // S accumulator registers
     int64_t numP; // P: two 16-bit or four e4m3 probabilities per register
-    string sType, pType;
+    Type sType, pType;
   };
-  ScoreColumns scoreColumns(int64_t n) const {
+  ScoreColumns scoreColumns(int64_t n) {
     int64_t numS = n / 2;
     int64_t numP = cfg.isFP8() ? numS / 4 : numS / 2;
-    return {n, numS, numP, structType(numS, "f32"), structType(numP, "i32")};
+    return {n, numS, numP, e.structOf(numS, e.f32()),
+            e.structOf(numP, e.i32())};
   }
   /// bn columns.
   ScoreColumns tile;
   bool softcap;
   float softmaxScale, scaleLog2;
-  const char *wgmmaType;
+  NVVM::WGMMATypes wgmmaType;
   /// Keys (K dim) of one wgmma: 16 for 16-bit elements, 32 for e4m3.
   int64_t kStep;
   /// FP8 with per-block V descales: O is kept in units of the current tile's
@@ -360,54 +269,49 @@ private:
   int labelCounter = 0;
 
   // Values of the entry block, visible everywhere.
-  string tid, base, baseAddr;
+  Value tid, base, baseAddr;
   // The work item (Q tile, head, batch) and its KV tile range [lo, hi):
   // entry-block values, or, in a persistent kernel, values of the work
   // loop's body in each role.
-  string qTileRow, head, batch, kvHead;
-  string lo, fullLo, fullHi, hi;
+  Value qTileRow, head, batch, kvHead;
+  Value lo, fullLo, fullHi, hi;
   // The consumer warpgroup's end of the range (warpgroupKVRanges; else hi):
   // it hands tiles [consumerHi, hi) back unread (releaseSkippedTiles).
-  string consumerHi;
+  Value consumerHi;
   // Persistent kernels: Q tiles per (batch, head), the number of work items,
   // and, in a work loop, the K/V tiles the ring has carried before the item
   // (the ring's stages and phases run on across items), and the items this
   // CTA did before it (its round, and the phase of Q's barriers).
-  string numQTiles, totalWork, tileBase, workOrdinal;
+  Value numQTiles, totalWork, tileBase, workOrdinal;
   // Persistent kernels: the (batch, head) pairs, the tail's pairs
   // (tailPairCount; masked attention only) and the query heads per KV head
   // (entry-block values), and the divisors that the consumers' work loop
   // divides by through a multiplier and a shift (addFastDivisor).
-  string workPairs, workTailPairs, queryGroup;
-  llvm::StringMap<FastDivisor> fastDivisors;
+  Value workPairs, workTailPairs, queryGroup;
+  llvm::DenseMap<Value, FastDivisor> fastDivisors;
   // The split tail (entry-block values): the KV tiles of every item, the
   // whole rounds before the split items and the split items' tile units.
-  string tailTiles, tailRounds, tailUnitCount;
+  Value tailTiles, tailRounds, tailUnitCount;
   // The split tail, in a work loop's body: whether the item is a piece of
   // a split one (i1), whether the piece holds its first tile (i1), and its
   // rank among the split items.
-  string tailSplit, tailOwner, tailRank;
+  Value tailSplit, tailOwner, tailRank;
   // Values of the consumer's first block, visible in the whole consumer
   // (rows and limits: of the work item).
-  string wg, quad, rowInTile, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0,
+  Value wg, quad, rowInTile, row[2], hiLimit[2], loLimit[2], qDesc, kDesc0,
       vDesc0;
   // The thread's index among the consumer threads, and within its
   // warpgroup (with K's factors per column only).
-  string consumerTid, threadInWarpgroup;
+  Value consumerTid, threadInWarpgroup;
   // Q's descriptor in the work item's buffer (two Q buffers); else empty,
   // and qDesc serves.
-  string qDescItem;
-  string negInf, zero, isIssuer;
+  Value qDescItem;
+  Value negInf, zero, isIssuer;
   // FP8 descales: Q's per accumulator row, and K's and V's when they are the
   // same for every tile (ranks 0 and 2); empty without descales.
-  string qScale[2], keyScale, valueScale;
+  Value qScale[2], keyScale, valueScale;
 
-  static string structType(int64_t n, const char *elem) {
-    string s = "!llvm.struct<(";
-    for (int64_t i = 0; i < n; ++i)
-      s += (i ? ", " : "") + string(elem);
-    return s + ")>";
-  }
+  /// A fresh block name.
   string fresh(const char *prefix) { return prefix + str(labelCounter++); }
   /// The accumulator row (0: the thread's row r, 1: r + 8) of accumulator
   /// register i: O's registers 4k + {0, 1} and 4k + {2, 3}, then with
@@ -417,9 +321,9 @@ private:
   }
   /// -scaleLog2 * max, with a max of -inf (a row that has seen no key) taken
   /// as 0, so that exp2(s * x + this) is 0 for x = -inf rather than NaN.
-  string negScaledMax(const string &max) {
-    string safe = e.select(e.fcmp("oeq", max, negInf), zero, max, "f32");
-    return e.bin("fmul", safe, e.f32(-scaleLog2), "f32");
+  Value negScaledMax(Value max) {
+    Value safe = e.select(e.fcmp(FCmp::oeq, max, negInf), zero, max);
+    return e.fmul(safe, e.f32(-scaleLog2));
   }
   /// Conditional rescaling lets a warp skip O's rescale, except with
   /// per-block V descales, whose rescale moves O into each tile's units.
@@ -427,66 +331,64 @@ private:
     return cfg.rescaleThreshold > 0.0f && !carryValueDescale;
   }
 
-  string signature();
+  LLVM::LLVMFuncOp signature();
   void emitEntry();
   /// Sets the work item's values (qTileRow, head, batch, kvHead, the KV tile
   /// range) for Q tile `qTile`.
-  void setWorkItem(const string &qTile, const string &headIdx,
-                   const string &batchIdx);
+  void setWorkItem(Value qTile, Value headIdx, Value batchIdx);
   /// Persistent kernels: branches into the loop `name` over this CTA's work
   /// items (one per round of the grid, snake order; Q tile fastest, so that
   /// neighbouring CTAs read the same K and V) and opens its body with the
   /// item decoded; endWorkLoop branches back with the next round. Past the
   /// last item the loop leaves for `exitLabel`.
-  void beginWorkLoop(const string &name, const string &exitLabel = "exit");
-  void endWorkLoop(const string &name);
+  void beginWorkLoop(StringRef name, StringRef exitLabel = "exit");
+  void endWorkLoop(StringRef name);
   /// Persistent kernels: emits the multiplier and shift of launch-time
   /// divisor `d` (FastDivision.h) where the work loop's decode can use them
   /// (intOps); a d of 0 (no work items) is taken as 1.
-  void addFastDivisor(const string &d);
+  void addFastDivisor(Value d);
   /// The tail's pairs of the work order (tailPairCount of the launch's
-  /// `tail_pairs`); "" without that parameter (SM90Options::workOrderTail).
-  string emitTailPairs();
-  TextIntOps intOps() { return TextIntOps{e, &fastDivisors}; }
+  /// `tail_pairs`); null without that parameter (SM90Options::workOrderTail).
+  Value emitTailPairs();
+  BuilderIntOps intOps() { return BuilderIntOps{e, &fastDivisors}; }
   /// The ordinal of KV tile `j` in the ring: its stage and phase.
-  string tileOrdinal(const string &j) {
-    string t = e.sub(j, lo);
+  Value tileOrdinal(Value j) {
+    Value t = e.sub(j, lo);
     return cfg.persistent ? e.add(tileBase, t) : t;
   }
   /// The Q buffer of this work item: with two, the CTA's items take them in
   /// turn (an i32, 0 or 1); with one, empty.
-  string qBuffer() {
-    return cfg.qBuffers == 2 ? e.bin("and", workOrdinal, e.i32(1)) : string();
+  Value qBuffer() {
+    return cfg.qBuffers == 2 ? e.andI(workOrdinal, e.i32(1)) : Value();
   }
   /// Parity of Q's full barrier for this work item: each buffer's barrier
   /// completes once per item that uses it.
-  string qPhase() {
+  Value qPhase() {
     if (!cfg.persistent)
       return e.i32(0);
-    string uses = cfg.qBuffers == 2 ? e.bin("lshr", workOrdinal, e.i32(1))
-                                    : workOrdinal;
-    return e.bin("and", uses, e.i32(1));
+    Value uses =
+        cfg.qBuffers == 2 ? e.lshr(workOrdinal, e.i32(1)) : workOrdinal;
+    return e.andI(uses, e.i32(1));
   }
   /// The barrier at `first` (of Q's only buffer, or of buffer 0), or at
   /// `second` (buffer 1), for this work item's buffer.
-  string qBarrier(int64_t first, int64_t second) {
-    string buffer = qBuffer();
-    if (buffer.empty())
+  Value qBarrier(int64_t first, int64_t second) {
+    Value buffer = qBuffer();
+    if (!buffer)
       return barrier(first);
-    string isSecond = e.icmp("ne", buffer, e.i32(0));
-    return e.smemPtr(base, e.select(isSecond, e.i32(second), e.i32(first)));
+    Value isSecond = e.icmp(ICmp::ne, buffer, e.i32(0));
+    return e.byteOffset(base, e.select(isSecond, e.i32(second), e.i32(first)));
   }
-  string qFullBar() { return qBarrier(layout.qBar(), layout.qBar1()); }
+  Value qFullBar() { return qBarrier(layout.qBar(), layout.qBar1()); }
   /// With two Q buffers, the byte offset of this work item's (an i32); with
   /// one, empty.
-  string qBufferOffset() {
-    string buffer = qBuffer();
-    return buffer.empty() ? string() : e.mul(buffer, e.i32(layout.qBytes));
+  Value qBufferOffset() {
+    Value buffer = qBuffer();
+    return buffer ? e.mul(buffer, e.i32(layout.qBytes)) : Value();
   }
   /// This thread's arrival on the empty barrier of the work item's Q buffer.
   void arriveQEmpty() {
-    e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
-                 qBarrier(layout.qEmptyBar(), layout.qEmptyBar1())).str());
+    e.mbarrierArrive(qBarrier(layout.qEmptyBar(), layout.qEmptyBar1()));
   }
   /// Persistent kernels: every consumer thread hands Q's buffer back once
   /// the work item's last S = Q K^T has completed. When the buffer still
@@ -499,18 +401,17 @@ private:
   /// index, its 128 threads): orders a warpgroup's shared-memory slots (O's
   /// staging, K's per-column factors). `id`: warpgroupBarrierId(), for
   /// callers that meet on it more than once; empty, computed here.
-  string warpgroupBarrierId() { return e.add(e.i32(kEpilogueBarrier), wg); }
-  void warpgroupBarrier(string id = "") {
-    string threads = e.i32(128);
-    if (id.empty())
+  Value warpgroupBarrierId() { return e.add(e.i32(kEpilogueBarrier), wg); }
+  void warpgroupBarrier(Value id = {}) {
+    Value threads = e.i32(128);
+    if (!id)
       id = warpgroupBarrierId();
-    e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}", id, threads)
-             .str());
+    e.namedBarrier(id, threads);
   }
   /// tmaStore: the thread of each consumer warpgroup that issues its TMA
   /// stores of O (the warpgroup's first).
-  string isStoreIssuer() {
-    return e.icmp("eq", e.bin("and", tid, e.i32(127)), e.i32(0));
+  Value isStoreIssuer() {
+    return e.icmp(ICmp::eq, e.andI(tid, e.i32(127)), e.i32(0));
   }
   /// tmaStore: the store issuers hand the previous work item's Q buffer
   /// back once its TMA stores have read O out of it; called early in each
@@ -521,7 +422,7 @@ private:
   void waitQEmpty() {
     if (cfg.persistent)
       waitBarrier(qBarrier(layout.qEmptyBar(), layout.qEmptyBar1()),
-                  e.bin("xor", qPhase(), e.i32(1)));
+                  e.xorI(qPhase(), e.i32(1)));
   }
   /// The consumer's rows of the work item and their visible key columns.
   void emitConsumerRows();
@@ -530,7 +431,7 @@ private:
   void releaseSkippedTiles();
   /// Opens the producer warpgroup's code: gives its registers away and
   /// returns the i1 of the one elected thread of warp 0 that issues TMA.
-  string beginProducer();
+  Value beginProducer();
   void emitProducer();
   void emitConsumerSetup();
   void emitSequentialLoop();
@@ -541,92 +442,89 @@ private:
   /// to `next` (the next work item); the piece with it merges the others'
   /// into its own (`maxes`, `sums` and `acc` become the merged values).
   /// Other items pass through.
-  void emitTailCombine(string maxes[2], string sums[2], string &acc,
-                       const string &next);
+  void emitTailCombine(Value maxes[2], Value sums[2], Value &acc,
+                       StringRef next);
   /// The workspace slot of CTA `cta`; in a slot, this thread's 16-byte unit
   /// `unit` and this warp's arrival counter.
-  string tailSlotBase(const string &cta);
-  string tailUnitPtr(const string &slot, int64_t unit);
-  string tailCounterPtr(const string &slot);
+  Value tailSlotBase(Value cta);
+  Value tailUnitPtr(Value slot, int64_t unit);
+  Value tailCounterPtr(Value slot);
 
   /// rowSumMma: every thread writes part of the tile of ones.
   void emitOnesTile();
 
   // TMA copies (by the producer, or by one consumer thread without it).
   void emitQLoad();
-  void emitTileLoad(const string &j);
-  void emitTransposedValueLoad(const string &stage, const string &bar,
-                               const string &firstKey);
-  void emitLoadAhead(const string &released);
+  void emitTileLoad(Value j);
+  void emitTransposedValueLoad(Value stage, Value bar, Value firstKey);
+  void emitLoadAhead(Value released);
 
   // FP8: the producer warpgroup copies and transposes V.
   /// Per-thread parts of the V transpose's addresses and byte selectors
   /// (SM90FP8Transpose.h), recomputed for each tile.
   struct TransposeLanes {
-    string load, store, selector[2];
+    Value load, store, selector[2];
   };
   void emitFP8Producer();
   TransposeLanes transposeLanes();
-  void emitTransposeV(const string &stage, const TransposeLanes &lanes);
+  void emitTransposeV(Value stage, const TransposeLanes &lanes);
 
   // FP8 descales.
-  string loadDescale(const char *tensor, const SM90Descale &spec,
-                     const string &headIdx, const string &blockIdx);
+  Value loadDescale(const char *tensor, const SM90Descale &spec, Value headIdx,
+                    Value blockIdx);
   void emitDescaleSetup();
-  TileDescales tileDescales(const string &j);
-  SmallVector<string> keyColumnFactors(const TileDescales &descales);
+  TileDescales tileDescales(Value j);
+  SmallVector<Value> keyColumnFactors(const TileDescales &descales);
   /// The S accumulator element `i` of a thread lies in score column
   /// 2 * quad + keyColumnOffset(keyColumnIndex(i)) of its tile, for
   /// keyColumnIndex(i) < tile.numS / 2 (rows r and r + 8 share the column).
   static int64_t keyColumnIndex(int64_t i) { return 2 * (i / 4) + i % 2; }
   static int64_t keyColumnOffset(int64_t c) { return 8 * (c / 2) + c % 2; }
-  std::array<string, 2> rescaleFactors(const TileSoftmax &sm,
-                                       const string &prevDescale,
-                                       const string &descale, string &unit);
+  std::array<Value, 2> rescaleFactors(const TileSoftmax &sm, Value prevDescale,
+                                      Value descale, Value &unit);
   /// O *= factor (per accumulator row), and l with it (rowSumMma).
-  void rescaleO(SmallVector<string> &o, const std::array<string, 2> &factor);
+  void rescaleO(SmallVector<Value> &o, const std::array<Value, 2> &factor);
   /// rescaleO behind a branch on `when` (TileSoftmax::rescale), or
   /// unconditional when `when` is empty.
-  void rescaleOWhen(SmallVector<string> &o, const std::array<string, 2> &factor,
-                    const string &when);
+  void rescaleOWhen(SmallVector<Value> &o, const std::array<Value, 2> &factor,
+                    Value when);
 
   // Consumer pieces.
-  string issueQK(const string &stage, const ScoreColumns &sc);
-  string scoresAlone(const string &stage, const string &phase);
-  SmallVector<string> issuePV(ArrayRef<string> o, ArrayRef<string> p,
-                              const string &stage, bool fence,
-                              const ScoreColumns &sc);
+  Value issueQK(Value stage, const ScoreColumns &sc);
+  Value scoresAlone(Value stage, Value phase);
+  SmallVector<Value> issuePV(ArrayRef<Value> o, ArrayRef<Value> p, Value stage,
+                             bool fence, const ScoreColumns &sc);
   /// rowSumMma: the tile's row sums of the last issuePV (an m64n8 wgmma's
   /// accumulator, columns 2 * quad + {0, 1} of rows r and r + 8, all equal),
   /// to be added to l once that wgmma has completed (foldRowSums).
-  SmallVector<string> tileRowSums;
+  SmallVector<Value> tileRowSums;
   /// After the wait for the last issuePV: l += the tile's row sums.
-  void foldRowSums(SmallVector<string> &acc);
+  void foldRowSums(SmallVector<Value> &acc);
   /// O / l of this warpgroup's rows to global memory: staged through shared
   /// memory (stagesOutput()), transposed across each quad
   /// (transposesOutputInQuads()), or straight from the accumulator layout.
-  void storeODirect(ArrayRef<string> acc, const string inv[2]);
+  void storeODirect(ArrayRef<Value> acc, const Value inv[2]);
   /// The element offset of (the work item's batch, headIdx) in `tensor`
   /// (o, lse or a descale: its %<tensor>_stride_b and _h).
-  string headOffset(const string &tensor, const string &headIdx);
+  Value headOffset(StringRef tensor, Value headIdx);
   /// %o as a global pointer, and headOffset("o", head).
-  std::pair<string, string> outputBase();
+  std::pair<Value, Value> outputBase();
   /// O / l of accumulator row r (0: the thread's row, 1: row + 8), columns
   /// 8i + 2 * quad + {0, 1}, as one word of two output elements.
-  string outputWord(ArrayRef<string> acc, const string &inv, int r, int64_t i);
+  Value outputWord(ArrayRef<Value> acc, Value inv, int r, int64_t i);
   /// The address of O's element `offset` (i64, in elements).
-  string outputElement(const string &oGlobal, const string &offset);
-  void storeOStaged(ArrayRef<string> acc, const string inv[2]);
+  Value outputElement(Value oGlobal, Value offset);
+  void storeOStaged(ArrayRef<Value> acc, const Value inv[2]);
   /// The warpgroup's rows of O / l into Q's layout at byte `bufferOffset`
   /// (i32) of shared memory, fenced for the async proxy, then the
   /// warpgroup's named barrier.
-  void writeOToShared(ArrayRef<string> acc, const string inv[2],
-                      const string &bufferOffset);
+  void writeOToShared(ArrayRef<Value> acc, const Value inv[2],
+                      Value bufferOffset);
   /// tmaStore: O through the work item's Q buffer (FP8: O's own buffer)
   /// and one TMA store per 64-column atom of the warpgroup's rows (rows past
   /// seq_q and columns past the head dim are clipped by the tensor map).
-  void storeOByTma(ArrayRef<string> acc, const string inv[2]);
-  void storeOQuadTransposed(ArrayRef<string> acc, const string inv[2]);
+  void storeOByTma(ArrayRef<Value> acc, const Value inv[2]);
+  void storeOQuadTransposed(ArrayRef<Value> acc, const Value inv[2]);
   /// Non-persistent 16-bit kernels stage O in Q's buffer, which nothing
   /// reloads once the warpgroup's last S = Q K^T has completed.
   bool stagesOutput() const { return !cfg.persistent && !cfg.isFP8(); }
@@ -644,18 +542,17 @@ private:
       return dPad > 128 && opts.intraWarpgroupOverlap;
     return dPad > 64;
   }
-  TileSoftmax emitSoftmax(const string &scores, const string &j,
-                          const string oldMax[2], const string oldSum[2],
-                          const TileDescales &descales, const ScoreColumns &sc);
-  SmallVector<string> packProbabilitiesE4M3(ArrayRef<string> p);
+  TileSoftmax emitSoftmax(Value scores, Value j, const Value oldMax[2],
+                          const Value oldSum[2], const TileDescales &descales,
+                          const ScoreColumns &sc);
+  SmallVector<Value> packProbabilitiesE4M3(ArrayRef<Value> p);
   /// SM90KernelConfig::linearExp2: a row's coefficients (x = log2(256 P)
   /// = score * coef + bias) turned into those of the fma.sat that gives u,
   /// 256 P's e4m3 byte / 256 (f32); then P's registers from the u.
-  std::pair<string, string> linearExp2Affine(const string &coef,
-                                             const string &bias);
-  SmallVector<string> gatherLinearBytes(ArrayRef<string> u);
+  std::pair<Value, Value> linearExp2Affine(Value coef, Value bias);
+  SmallVector<Value> gatherLinearBytes(ArrayRef<Value> u);
   /// P on the A-fragment layout of the P V wgmma, from f32 probabilities.
-  SmallVector<string> packProbabilities(ArrayRef<string> p);
+  SmallVector<Value> packProbabilities(ArrayRef<Value> p);
   /// V's ring as the consumers read it: V^T for FP8.
   int64_t fullValueBar() const {
     return cfg.transposesValue() ? layout.fullVtBar() : layout.fullVBar();
@@ -663,27 +560,23 @@ private:
   int64_t emptyValueBar() const {
     return cfg.transposesValue() ? layout.emptyVtBar() : layout.emptyVBar();
   }
-  SmallVector<string> fenceValues(ArrayRef<string> values, const char *elem);
-  SmallVector<string> unpack(const string &agg, int64_t n, const string &type);
-  string pack(ArrayRef<string> values, const string &type);
-  void release(int64_t emptyBar, const string &stage) {
-    e.op(formatv("nvvm.mbarrier.arrive {0} : !llvm.ptr<3>",
-                 barrier(emptyBar, stage)).str());
+  SmallVector<Value> fenceValues(ArrayRef<Value> values);
+  SmallVector<Value> unpack(Value aggregate, int64_t n);
+  Value pack(ArrayRef<Value> values, Type type);
+  void release(int64_t emptyBar, Value stage) {
+    e.mbarrierArrive(barrier(emptyBar, stage));
   }
-  void waitGroup(int n) {
-    e.op(formatv("nvvm.wgmma.wait.group.sync.aligned {0}", n).str());
-  }
+  void waitGroup(int n) { e.wgmmaWaitGroup(n); }
 
   // Pingpong: warpgroup wg waits on barrier base + wg before its GEMMs and
   // arrives on the next warpgroup's barrier after issuing them.
   bool pingpong() const { return opts.pingpong; }
-  string pingpongBarrier(const string &wgIndex) {
+  Value pingpongBarrier(Value wgIndex) {
     return e.add(e.i32(opts.pingpongBarrierBase), wgIndex);
   }
   void pingpongSync() {
     if (pingpong())
-      e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
-                   pingpongBarrier(wg), e.i32(256)).str());
+      e.namedBarrier(pingpongBarrier(wg), e.i32(256));
   }
   /// Opens the turns: the last consumer warpgroup lets the first one issue
   /// first. Once per CTA: in a persistent kernel the turns alternate across
@@ -693,8 +586,7 @@ private:
   void openPingpong() {
     if (pingpong())
       inWarpgroup(cfg.consumerWarpgroups - 1, [&] {
-        e.op(formatv("nvvm.barrier.arrive id = {0} number_of_threads = {1}",
-                     e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
+        e.namedBarrierArrive(e.i32(opts.pingpongBarrierBase), e.i32(256));
       });
   }
   /// Closes them: the last warpgroup's final arrive on the first one's
@@ -703,90 +595,90 @@ private:
   void closePingpong() {
     if (pingpong())
       inWarpgroup(0, [&] {
-        e.op(formatv("nvvm.barrier id = {0} number_of_threads = {1}",
-                     e.i32(opts.pingpongBarrierBase), e.i32(256)).str());
+        e.namedBarrier(e.i32(opts.pingpongBarrierBase), e.i32(256));
       });
   }
   void pingpongArrive() {
     if (!pingpong())
       return;
-    string next = e.bin("urem", e.add(wg, e.i32(1)),
-                        e.i32(cfg.consumerWarpgroups));
-    e.op(formatv("nvvm.barrier.arrive id = {0} number_of_threads = {1}",
-                 pingpongBarrier(next), e.i32(256)).str());
+    Value next = e.urem(e.add(wg, e.i32(1)), e.i32(cfg.consumerWarpgroups));
+    e.namedBarrierArrive(pingpongBarrier(next), e.i32(256));
   }
   /// Runs `body` only in warpgroup `index` (a warpgroup-uniform branch).
-  template <typename Fn>
-  void inWarpgroup(int64_t index, Fn body) {
+  template <typename Fn> void inWarpgroup(int64_t index, Fn body) {
     string yes = fresh("wg_only"), done = fresh("wg_done");
-    e.op(formatv("llvm.cond_br {0}, ^{1}, ^{2}",
-                 e.icmp("eq", wg, e.i32(index)), yes, done).str());
-    e.label(yes);
+    e.condBr(e.icmp(ICmp::eq, wg, e.i32(index)), yes, done);
+    e.place(yes);
     body();
-    e.op(formatv("llvm.br ^{0}", done).str());
-    e.label(done);
+    e.br(done);
+    e.place(done);
   }
 
   // With per-block V descales the KV loops carry the descale of the tile
   // whose units O is in, as one more f32 block argument.
-  string carried(const string &value) const {
-    return carryValueDescale ? ", " + value : "";
+  /// `values`, with `descale` appended when the loops carry it.
+  SmallVector<Value> carried(ArrayRef<Value> values, Value descale) const {
+    SmallVector<Value> all(values);
+    if (carryValueDescale)
+      all.push_back(descale);
+    return all;
   }
-  string carriedTypes() const { return carryValueDescale ? ", f32" : ""; }
-  string carriedArgs(const string &name) const {
-    return carryValueDescale ? ", " + name + ": f32" : "";
+  /// `types`, with the carried descale's f32 appended.
+  SmallVector<Type> carriedTypes(ArrayRef<Type> types) {
+    SmallVector<Type> all(types);
+    if (carryValueDescale)
+      all.push_back(e.f32());
+    return all;
   }
 
-  string stageOf(const string &t) {
-    return e.bin("urem", t, e.i32(cfg.stages));
-  }
-  string phaseOf(const string &t) {
-    return e.bin("and", e.bin("udiv", t, e.i32(cfg.stages)), e.i32(1));
+  Value stageOf(Value t) { return e.urem(t, e.i32(cfg.stages)); }
+  Value phaseOf(Value t) {
+    return e.andI(e.udiv(t, e.i32(cfg.stages)), e.i32(1));
   }
   /// Address of barrier `first + 8 * stage`.
-  string barrier(int64_t first, const string &stage) {
-    return e.smemPtr(base, e.add(e.i32(first), e.mul(stage, e.i32(8))));
+  Value barrier(int64_t first, Value stage) {
+    return e.byteOffset(base, e.add(e.i32(first), e.mul(stage, e.i32(8))));
   }
-  string barrier(int64_t offset) { return e.smemPtr(base, e.i32(offset)); }
-  void waitBarrier(const string &bar, const string &phase) {
-    e.op(formatv("nvvm.mbarrier.try_wait.parity {0}, {1}, {2} : !llvm.ptr<3>, "
-                 "i32, i32", bar, phase, e.i32(10000000)).str());
+  Value barrier(int64_t offset) { return e.byteOffset(base, e.i32(offset)); }
+  void waitBarrier(Value bar, Value phase) {
+    e.mbarrierTryWaitParity(bar, phase, e.i32(10000000));
   }
   /// A wgmma shared-memory matrix descriptor of the 128B-swizzled tile at
   /// byte offset `offset` (i32) from the aligned base.
-  string descriptor(const string &offset, int64_t leadingBytes) {
-    string addr = e.add(baseAddr, offset);
-    string field = e.bin("and", e.bin("lshr", addr, e.i32(4)), e.i32(0x3FFF));
+  Value descriptor(Value offset, int64_t leadingBytes) {
+    Value addr = e.add(baseAddr, offset);
+    Value field = e.andI(e.lshr(addr, e.i32(4)), e.i32(0x3FFF));
     uint64_t bits = (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) |
                     (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16);
-    return e.bin("or", e.zext64(field), e.i64(int64_t(bits)), "i64");
+    return e.orI(e.zext64(field), e.i64(int64_t(bits)));
   }
   /// Descriptor `desc` moved to slot `index` (an i32) of `slotBytes` each:
   /// a stage of the K/V ring, or a Q buffer.
-  string descriptorInSlot(const string &desc, const string &index,
-                          int64_t slotBytes) {
-    string units = e.zext64(e.mul(index, e.i32(slotBytes >> 4)));
-    return e.bin("add", desc, units, "i64");
+  Value descriptorInSlot(Value desc, Value index, int64_t slotBytes) {
+    Value units = e.zext64(e.mul(index, e.i32(slotBytes >> 4)));
+    return e.add(desc, units);
   }
-  void tmaLoad(const string &map, int64_t chunk, const string &dstOffset,
-               const string &bar, const string &row, const string &headIdx) {
+  void tmaLoad(Value map, int64_t chunk, Value dstOffset, Value bar, Value row,
+               Value headIdx) {
     tmaCopy(map, e.i32(cfg.atomColumns() * chunk), row, dstOffset, bar,
             headIdx);
   }
   /// One box of `map` at (inner, row, head, batch), innermost first: `inner`
   /// is a column of a row-major tile, or a key of a V stored as V^T.
-  void tmaCopy(const string &map, const string &inner, const string &row,
-               const string &dstOffset, const string &bar,
-               const string &headIdx) {
-    string dst = e.smemPtr(base, dstOffset);
-    string dst7 = e.def(formatv("llvm.addrspacecast {0} : !llvm.ptr<3> to "
-                                "!llvm.ptr<7>", dst).str());
-    e.op(formatv("nvvm.cp.async.bulk.tensor.shared.cluster.global {0}, {1}, "
-                 "{2}, box[{3}, {4}, {5}, {6}] : !llvm.ptr<7>, !llvm.ptr",
-                 dst7, map, bar, inner, row, headIdx, batch).str());
+  void tmaCopy(Value map, Value inner, Value row, Value dstOffset, Value bar,
+               Value headIdx) {
+    Value dst = e.byteOffset(base, dstOffset);
+    Value dst7 = e.addrspacecast(dst, e.ptr(7));
+    e.tmaLoad(dst7, map, bar, {inner, row, headIdx, batch});
   }
-  /// Two f32 as a pair of 16-bit floats of type `half` in one i32.
-  string packPair(const string &a, const string &b, const string &half);
+  /// Two f32 as a pair of 16-bit floats of `half` type in one i32.
+  Value packPair(Value a, Value b, Type half);
+  /// The 16-bit element type of Q, K and V, or of O (`name`: "bf16" or
+  /// "f16").
+  Type halfType(StringRef name) {
+    return name == "bf16" ? Type(e.builder().getBF16Type())
+                          : Type(e.builder().getF16Type());
+  }
 };
 
 } // namespace mlir::fattn::sm90

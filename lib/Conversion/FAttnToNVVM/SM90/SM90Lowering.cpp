@@ -1,7 +1,7 @@
 //===- SM90Lowering.cpp - fattn.tiled_attention -> sm_90a kernel ----------===//
 //
 // Reads the configuration of a tiled attention op (and the TMA plan that
-// --fattn-sm90-tma attached to it), emits the kernel (KernelText.cpp) and
+// --fattn-sm90-tma attached to it), emits the kernel (KernelEmitter.h) and
 // places it in a gpu.module targeting sm_90a.
 //
 //===----------------------------------------------------------------------===//
@@ -23,7 +23,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -597,27 +596,24 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
   return formatv("{0}", llvm::json::Value(toJSON(d))).str();
 }
 
-/// Parses the kernel of `config` (with its shared-memory global) into a
-/// fresh module; null after a diagnostic on `op`.
-static OwningOpRef<ModuleOp> parseKernel(TiledAttentionOp op,
-                                         const SM90KernelConfig &config,
-                                         const SM90Options &options,
-                                         StringRef moduleName) {
-  std::string text =
-      formatv("gpu.module @{0} [#nvvm.target<chip = \"sm_90a\", features = "
-              "\"+ptx80\">] {{\n  llvm.mlir.global external @fattn_smem() "
-              "{{addr_space = 3 : i32, alignment = 1024 : i64} : "
-              "!llvm.array<0 x i8>\n{1}}\n",
-              moduleName, emitSM90KernelText(config, options))
-          .str();
-  ParserConfig parserConfig(op.getContext());
-  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, parserConfig);
-  if (!parsed) {
-    // An emitter bug: show the text that the parser's message points into.
-    llvm::errs() << text;
-    op.emitOpError("internal error: the emitted sm_90a kernel does not parse");
+/// The dynamic shared memory that every kernel of a module addresses.
+static constexpr llvm::StringLiteral kSharedMemoryGlobal = "fattn_smem";
+
+/// Builds the kernel of `config` at `builder`'s insertion point in a
+/// gpu.module's body, preceded by the module's shared-memory global unless
+/// the module already has it.
+static LLVM::LLVMFuncOp buildKernel(OpBuilder &builder, Location loc,
+                                   const SM90KernelConfig &config,
+                                   const SM90Options &options) {
+  Operation *container = builder.getInsertionBlock()->getParentOp();
+  if (!SymbolTable::lookupSymbolIn(container, kSharedMemoryGlobal)) {
+    auto bytes = LLVM::LLVMArrayType::get(builder.getI8Type(), 0);
+    LLVM::GlobalOp::create(builder, loc, bytes, /*isConstant=*/false,
+                           LLVM::Linkage::External, kSharedMemoryGlobal,
+                           Attribute(), /*alignment=*/1024,
+                           /*addrSpace=*/3);
   }
-  return parsed;
+  return buildSM90KernelFunction(builder, loc, config, options);
 }
 
 FailureOr<LLVM::LLVMFuncOp>
@@ -630,15 +626,7 @@ mlir::fattn::buildSM90AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
   FailureOr<SM90KernelConfig> config = getSM90KernelConfig(op, options);
   if (failed(config))
     return failure();
-  OwningOpRef<ModuleOp> parsed = parseKernel(op, *config, options, "tmp");
-  if (!parsed)
-    return failure();
-  auto parsedModule = cast<gpu::GPUModuleOp>(parsed->getBody()->front());
-  Operation *container = builder.getInsertionBlock()->getParentOp();
-  if (!SymbolTable::lookupSymbolIn(container, "fattn_smem"))
-    builder.clone(parsedModule.getBody()->front());
-  auto kernel =
-      cast<LLVM::LLVMFuncOp>(builder.clone(parsedModule.getBody()->back()));
+  LLVM::LLVMFuncOp kernel = buildKernel(builder, op.getLoc(), *config, options);
   Builder attrs(op.getContext());
   kernel->setAttr("fattn.kernel_description",
                   attrs.getStringAttr(describeSM90Kernel(*config)));
@@ -683,26 +671,27 @@ LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
   while (auto parent = top->getParentOfType<ModuleOp>())
     top = parent;
 
-  OwningOpRef<ModuleOp> parsed =
-      parseKernel(op, *config, options, options.moduleName);
-  if (!parsed)
-    return failure();
-  auto newModule = cast<gpu::GPUModuleOp>(parsed->getBody()->front());
-  auto kernel = cast<LLVM::LLVMFuncOp>(newModule.getBody()->back());
-  kernel->setAttr("fattn.kernel_description",
-                  rewriter.getStringAttr(describeSM90Kernel(*config)));
-
   top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                rewriter.getUnitAttr());
-  auto existing = top.lookupSymbol<gpu::GPUModuleOp>(options.moduleName);
-  if (existing) {
-    if (existing.lookupSymbol(config->name))
-      return op.emitOpError() << "kernel @" << config->name
-                              << " already exists in @" << options.moduleName;
-    kernel->moveBefore(existing.getBody(), existing.getBody()->end());
-  } else {
-    newModule->moveBefore(top.getBody(), top.getBody()->end());
+  auto module = top.lookupSymbol<gpu::GPUModuleOp>(options.moduleName);
+  if (module && module.lookupSymbol(config->name))
+    return op.emitOpError() << "kernel @" << config->name
+                            << " already exists in @" << options.moduleName;
+  OpBuilder::InsertionGuard guard(rewriter);
+  if (!module) {
+    rewriter.setInsertionPointToEnd(top.getBody());
+    auto target = NVVM::NVVMTargetAttr::get(rewriter.getContext(),
+                                            /*optLevel=*/2,
+                                            "nvptx64-nvidia-cuda", "sm_90a",
+                                            "+ptx80");
+    module = gpu::GPUModuleOp::create(rewriter, op.getLoc(),
+                                      options.moduleName,
+                                      rewriter.getArrayAttr({target}));
   }
+  rewriter.setInsertionPointToEnd(module.getBody());
+  LLVM::LLVMFuncOp kernel = buildKernel(rewriter, op.getLoc(), *config, options);
+  kernel->setAttr("fattn.kernel_description",
+                  rewriter.getStringAttr(describeSM90Kernel(*config)));
   rewriter.eraseOp(op);
   return success();
 }

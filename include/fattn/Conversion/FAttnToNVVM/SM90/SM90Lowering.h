@@ -255,10 +255,12 @@ struct SM90KernelConfig {
   int64_t workspaceBytesPerCta() const;
 };
 
-/// The kernel of `config`, as the text of an `llvm.func` in the LLVM and NVVM
-/// dialects (the body of a gpu.module). Exposed for unit tests.
-std::string emitSM90KernelText(const SM90KernelConfig &config,
-                               const SM90Options &options);
+/// Builds the kernel of `config` as an `llvm.func` of LLVM and NVVM
+/// operations at `builder`'s insertion point (the body of a gpu.module that
+/// holds, or will hold, the `fattn_smem` global its entry block addresses).
+LLVM::LLVMFuncOp buildSM90KernelFunction(OpBuilder &builder, Location loc,
+                                         const SM90KernelConfig &config,
+                                         const SM90Options &options);
 
 /// Reads the configuration of `op`; fails with a diagnostic on `op` when the
 /// case is not supported (yet) or `--fattn-sm90-tma` has not planned it.

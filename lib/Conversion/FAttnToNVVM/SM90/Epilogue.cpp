@@ -1,0 +1,379 @@
+//===- Epilogue.cpp - sm_90a kernel: O and LSE out, the whole kernel
+//-------===//
+//
+// The consumers' epilogue (O / l to global memory: directly, through shared
+// memory, or by TMA stores; the LSE) and the assembly of the whole kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+using namespace mlir;
+using namespace mlir::fattn;
+using namespace mlir::fattn::sm90;
+
+Value SM90KernelEmitter::headOffset(StringRef tensor, Value headIdx) {
+  return e.add(e.mul(e.zext64(batch), e.arg((tensor + "_stride_b").str())),
+               e.mul(e.zext64(headIdx), e.arg((tensor + "_stride_h").str())));
+}
+
+std::pair<Value, Value> SM90KernelEmitter::outputBase() {
+  Value oGlobal = e.addrspacecast(e.arg("o"), e.ptr(1));
+  return {oGlobal, headOffset("o", head)};
+}
+
+Value SM90KernelEmitter::outputWord(ArrayRef<Value> acc, Value inv, int r,
+                                    int64_t i) {
+  // Sequenced: as arguments of one call the two products would be emitted
+  // in the host compiler's order.
+  Value lo = e.fmul(acc[4 * i + 2 * r], inv);
+  Value hi = e.fmul(acc[4 * i + 2 * r + 1], inv);
+  return packPair(lo, hi, halfType(cfg.outputType));
+}
+
+Value SM90KernelEmitter::outputElement(Value oGlobal, Value offset) {
+  return e.elementAddress(oGlobal, e.builder().getI16Type(), offset);
+}
+
+/// Each thread stores its own 4-byte pairs of columns: a warp's store
+/// instruction writes 16 bytes into each of 8 rows.
+void SM90KernelEmitter::storeODirect(ArrayRef<Value> acc, const Value inv[2]) {
+  auto [oGlobal, oHeadBase] = outputBase();
+  Value quadCol = e.zext64(e.mul(quad, e.i32(2)));
+  for (int r = 0; r < 2; ++r) {
+    string next = "store_done" + str(r);
+    string body = "store_row" + str(r);
+    e.condBr(e.icmp(ICmp::slt, row[r], e.arg("seq_q")), body, next);
+    e.place(body);
+    Value rowOff =
+        e.add(oHeadBase, e.mul(e.zext64(row[r]), e.arg("o_stride_s")));
+    rowOff = e.add(rowOff, quadCol);
+    for (int64_t i = 0; i < numO / 4; ++i) {
+      if (8 * i >= cfg.headDim)
+        break;
+      Value word = outputWord(acc, inv[r], r, i);
+      Value off = e.add(rowOff, e.i64(8 * i));
+      Value ptr = outputElement(oGlobal, off);
+      e.store(word, ptr, 4);
+    }
+    e.br(next);
+    e.place(next);
+  }
+}
+
+/// The quad's four threads hold a row's 8-column groups 4 bytes each: a
+/// 4 x 4 transpose of 32-bit words across the quad (two butterfly stages of
+/// shuffles) gives thread q the whole of group 4m + q, which it stores as
+/// one 16-byte unit: a quad writes 64 contiguous bytes of a row per store.
+void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<Value> acc,
+                                             const Value inv[2]) {
+  auto [oGlobal, oHeadBase] = outputBase();
+  Value quadCol = e.mul(quad, e.i32(8));
+  Value allLanes = e.i32(-1), clamp = e.i32(31);
+  Value upper[3];
+  for (int mask : {1, 2})
+    upper[mask] = e.icmp(ICmp::ne, e.andI(quad, e.i32(mask)), e.i32(0));
+  int64_t groups = std::min(numO / 16, (cfg.headDim + 31) / 32);
+  for (int r = 0; r < 2; ++r) {
+    // The shuffles need the whole warp: every row transposes, only rows
+    // inside the sequence store.
+    SmallVector<Value> vecs;
+    for (int64_t m = 0; m < groups; ++m) {
+      Value w[4];
+      for (int j = 0; j < 4; ++j)
+        w[j] = outputWord(acc, inv[r], r, 4 * m + j);
+      // Stage `mask`: word x of thread q stays where bit `mask` of x and q
+      // agree, else it comes from word x ^ mask of thread q ^ mask.
+      for (int mask : {2, 1})
+        for (int x = 0; x < 4; ++x) {
+          if (x & mask)
+            continue;
+          Value send = e.select(upper[mask], w[x], w[x | mask]);
+          Value recv = e.shuffle(NVVM::ShflKind::bfly, send, e.i32(mask), clamp,
+                                 allLanes);
+          w[x] = e.select(upper[mask], recv, w[x]);
+          w[x | mask] = e.select(upper[mask], w[x | mask], recv);
+        }
+      Value vec = e.poison(e.vector(4, e.i32()));
+      for (int j = 0; j < 4; ++j)
+        vec = e.insertElement(vec, w[j], e.i32(j));
+      vecs.push_back(vec);
+    }
+    string next = "store_done" + str(r);
+    string body = "store_row" + str(r);
+    e.condBr(e.icmp(ICmp::slt, row[r], e.arg("seq_q")), body, next);
+    e.place(body);
+    Value rowOff = e.mul(e.zext64(row[r]), e.arg("o_stride_s"));
+    rowOff = e.add(e.add(oHeadBase, rowOff), e.zext64(quadCol));
+    for (int64_t m = 0; m < groups; ++m) {
+      Value ptr = outputElement(oGlobal, e.add(rowOff, e.i64(32 * m)));
+      if (32 * (m + 1) <= cfg.headDim) {
+        e.store(vecs[m], ptr, 16);
+        continue;
+      }
+      // The last group straddles the head dim: thread q stores group 4m + q
+      // only if it lies inside.
+      string in = fresh("unit_in"), done = fresh("unit_out");
+      e.condBr(
+          e.icmp(ICmp::slt, e.add(quadCol, e.i32(32 * m)), e.i32(cfg.headDim)),
+          in, done);
+      e.place(in);
+      e.store(vecs[m], ptr, 16);
+      e.br(done);
+      e.place(done);
+    }
+    e.br(next);
+    e.place(next);
+  }
+}
+
+/// Q's layout: atoms of 64 columns, 128-byte rows, 16-byte units swizzled by
+/// row % 8, so that each store instruction hits 8 distinct units (no bank
+/// conflict); it is also the layout of a 128B-swizzled TMA box.
+void SM90KernelEmitter::writeOToShared(ArrayRef<Value> acc, const Value inv[2],
+                                       Value bufferOffset) {
+  int64_t atomBytes = cfg.blockM * 128;
+  // Rows r and r + 8 of the thread share row % 8, hence the swizzle.
+  Value swizzle = e.shl(e.andI(rowInTile, e.i32(7)), e.i32(4));
+  Value quadByte = e.mul(quad, e.i32(4));
+  for (int r = 0; r < 2; ++r) {
+    Value rowByte =
+        e.add(e.mul(e.add(rowInTile, e.i32(8 * r)), e.i32(128)), quadByte);
+    for (int64_t i = 0; i < numO / 4; ++i) {
+      Value word = outputWord(acc, inv[r], r, i);
+      Value unit = e.xorI(swizzle, e.i32((i % 8) * 16));
+      Value off = e.add(e.add(rowByte, unit), e.i32((i / 8) * atomBytes));
+      e.store(word, e.byteOffset(base, e.add(bufferOffset, off)), 4);
+    }
+  }
+  // A TMA store reads the tile through the async proxy.
+  if (cfg.tmaStore)
+    e.fenceProxyAsyncShared();
+  warpgroupBarrier();
+}
+
+void SM90KernelEmitter::storeOByTma(ArrayRef<Value> acc, const Value inv[2]) {
+  bool ownBuffer = cfg.hasOwnOutputBuffer();
+  Value buffer = ownBuffer ? e.i32(layout.oOffset) : qBufferOffset();
+  Value issuer = isStoreIssuer();
+  if (ownBuffer) {
+    // The warpgroup's rows of the buffer hold the previous item's O until
+    // its TMA stores have read them: the issuer waits for that (long done,
+    // an item later) and the warpgroup's barrier tells the others.
+    string wait = fresh("o_reads_wait"), free = fresh("o_reads_done");
+    e.condBr(issuer, wait, free);
+    e.place(wait);
+    e.bulkWaitGroupRead(0);
+    e.br(free);
+    e.place(free);
+    warpgroupBarrier();
+  }
+  writeOToShared(acc, inv, buffer);
+  // Only Q's buffer goes back: the other threads are done with it, and the
+  // issuer hands it back in the next item (handBackStoredQ).
+  string issue = fresh("o_tma"), done = fresh("o_stored");
+  string others = ownBuffer ? done : fresh("o_hand_back");
+  e.condBr(issuer, issue, others);
+  e.place(issue);
+  Value rows = e.mul(wg, e.i32(64));
+  for (int64_t c = 0; c < cfg.outputChunks(); ++c) {
+    Value src = e.add(
+        buffer, e.add(e.i32(c * cfg.blockM * 128), e.mul(rows, e.i32(128))));
+    e.tmaStore(e.arg("o_map"), e.byteOffset(base, src),
+               {e.i32(c * SM90KernelConfig::kOutputAtomColumns),
+                e.add(qTileRow, rows), head, batch});
+  }
+  e.bulkCommitGroup();
+  e.br(done);
+  if (!ownBuffer) {
+    e.place(others);
+    arriveQEmpty();
+    e.br(done);
+  }
+  e.place(done);
+}
+
+void SM90KernelEmitter::handBackStoredQ() {
+  if (!cfg.storesOThroughQBuffer())
+    return;
+  string back = fresh("stored_q_back"), done = fresh("stored_q_done");
+  Value previous =
+      e.andI(e.icmp(ICmp::ugt, workOrdinal, e.i32(0)), isStoreIssuer());
+  e.condBr(previous, back, done);
+  e.place(back);
+  e.bulkWaitGroupRead(0);
+  // The previous item's buffer: the other one of the two.
+  e.mbarrierArrive(qBarrier(layout.qEmptyBar1(), layout.qEmptyBar()));
+  e.br(done);
+  e.place(done);
+}
+
+/// The warpgroup writes its 64 rows of O / l into its own rows of Q's
+/// buffer (writeOToShared), then copies whole 16-byte units out,
+/// consecutive threads along a row: a warp's store writes 512 contiguous
+/// bytes (d 256) or two rows of 256, instead of 16 bytes into each of 8
+/// rows. The kernel ABI's 16-byte alignment of o and of its strides
+/// (align_bytes) makes the 16-byte stores legal.
+void SM90KernelEmitter::storeOStaged(ArrayRef<Value> acc, const Value inv[2]) {
+  int64_t atomBytes = cfg.blockM * 128;
+  writeOToShared(acc, inv, e.i32(0));
+
+  auto [oGlobal, oHeadBase] = outputBase();
+  Value thread = e.andI(tid, e.i32(127));
+  int64_t unitsPerRow = dPad / 8;
+  for (int64_t k = 0; k < 64 * unitsPerRow / 128; ++k) {
+    Value index = e.add(e.i32(k * 128), thread);
+    Value rowInWg = e.udiv(index, e.i32(unitsPerRow));
+    Value unitInRow = e.urem(index, e.i32(unitsPerRow));
+    Value tileRow = e.add(e.mul(wg, e.i32(64)), rowInWg);
+    Value unit = e.xorI(e.andI(unitInRow, e.i32(7)), e.andI(tileRow, e.i32(7)));
+    Value off =
+        e.add(e.add(e.mul(e.lshr(unitInRow, e.i32(3)), e.i32(atomBytes)),
+                    e.mul(tileRow, e.i32(128))),
+              e.shl(unit, e.i32(4)));
+    Value vec = e.load(e.vector(4, e.i32()), e.byteOffset(base, off), 16);
+    Value seqRow = e.add(qTileRow, tileRow), col = e.mul(unitInRow, e.i32(8));
+    Value inside = e.icmp(ICmp::slt, seqRow, e.arg("seq_q"));
+    if (cfg.headDim < dPad)
+      inside = e.andI(inside, e.icmp(ICmp::slt, col, e.i32(cfg.headDim)));
+    string body = fresh("store_unit"), next = fresh("unit_done");
+    e.condBr(inside, body, next);
+    e.place(body);
+    Value elem =
+        e.add(oHeadBase, e.add(e.mul(e.zext64(seqRow), e.arg("o_stride_s")),
+                               e.zext64(col)));
+    Value ptr = outputElement(oGlobal, elem);
+    e.store(vec, ptr, 16);
+    e.br(next);
+    e.place(next);
+  }
+}
+
+// ---- epilogue: O / l, LSE, stores of the rows inside the sequence ----
+void SM90KernelEmitter::emitEpilogue() {
+  auto args = e.place(
+      "epilogue", carriedTypes({e.f32(), e.f32(), e.f32(), e.f32(), oType}));
+  // The turns close with the kernel (persistent: after the last item).
+  if (!cfg.persistent)
+    closePingpong();
+  // The plain loop hands Q back here (the overlapped one after its last S).
+  if (!opts.intraWarpgroupOverlap)
+    releaseQ();
+  Value finalMax[2] = {args[0], args[1]}, finalSum[2] = {args[2], args[3]};
+  Value finalAcc = args[4];
+  if (cfg.splitTail)
+    emitTailCombine(finalMax, finalSum, finalAcc, "consume_next");
+  Value allLanes = e.i32(-1), clamp = e.i32(31);
+  Value inv[2], lse[2];
+  SmallVector<Value> accVals = unpack(finalAcc, numAcc);
+  for (int r = 0; r < 2; ++r) {
+    // l: the whole row's sum in every thread of the quad (rowSumMma), or
+    // each thread's share of the columns, added up across the quad.
+    Value l = cfg.rowSumMma ? accVals[numO + r] : finalSum[r];
+    if (!cfg.rowSumMma)
+      for (int sh : {1, 2}) {
+        Value other =
+            e.shuffle(NVVM::ShflKind::bfly, l, e.i32(sh), clamp, allLanes);
+        l = e.fadd(l, other);
+      }
+    Value hasKeys = e.fcmp(FCmp::ogt, l, zero);
+    // FP8: O is in units of V's descale (of the last tile, when per block).
+    Value unit = carryValueDescale ? Value(args[5])
+                 : valueScale      ? valueScale
+                                   : e.f32(1.0f);
+    Value recip = e.fdiv(unit, l);
+    inv[r] = e.select(hasKeys, recip, zero);
+    if (cfg.hasLse) {
+      Value lg2 = e.inlineAsm(e.f32(), "lg2.approx.f32 $0, $1;", "=f,f", {l},
+                              /*sideEffects=*/false);
+      if (cfg.isFP8()) // l is 2^kFP8ProbabilityLog2 times the true sum
+        lg2 = e.fsub(lg2, e.f32(static_cast<float>(kFP8ProbabilityLog2)));
+      Value value =
+          e.fma(finalMax[r], e.f32(softmaxScale), e.fmul(lg2, e.f32(kLn2)));
+      lse[r] = e.select(hasKeys, value, negInf);
+    }
+  }
+  if (cfg.tmaStore)
+    storeOByTma(accVals, inv);
+  else if (stagesOutput())
+    storeOStaged(accVals, inv);
+  else if (transposesOutputInQuads())
+    storeOQuadTransposed(accVals, inv);
+  else
+    storeODirect(accVals, inv);
+  if (cfg.hasLse) {
+    Value lseGlobal = e.addrspacecast(e.arg("lse"), e.ptr(1));
+    Value lseHeadBase = headOffset("lse", head);
+    for (int r = 0; r < 2; ++r) {
+      // The quad's first thread stores the row's LSE.
+      string next = "lse_done" + str(r), body = "store_lse" + str(r);
+      Value store = e.andI(e.icmp(ICmp::slt, row[r], e.arg("seq_q")),
+                           e.icmp(ICmp::eq, quad, e.i32(0)));
+      e.condBr(store, body, next);
+      e.place(body);
+      Value off = e.add(lseHeadBase, e.zext64(row[r]));
+      Value ptr = e.elementAddress(lseGlobal, e.f32(), off);
+      e.store(lse[r], ptr, 4);
+      e.br(next);
+      e.place(next);
+    }
+  }
+  // After O is out: the tiles this warpgroup skips are the other
+  // warpgroups' last ones, which they are still computing.
+  releaseSkippedTiles();
+  if (!cfg.persistent) {
+    e.br("exit");
+    return;
+  }
+  // The split tail's pieces without an item's first tile come here from
+  // emitTailCombine.
+  if (cfg.splitTail) {
+    e.br("consume_next");
+    e.place("consume_next");
+  }
+  endWorkLoop("consume_work");
+  if (pingpong()) {
+    e.place("consume_exit");
+    closePingpong();
+    e.br("exit");
+  }
+}
+
+LLVM::LLVMFuncOp SM90KernelEmitter::emit() {
+  LLVM::LLVMFuncOp func = signature();
+  emitEntry();
+  if (cfg.warpSpecialize && cfg.transposesValue())
+    emitFP8Producer();
+  else if (cfg.warpSpecialize)
+    emitProducer();
+  emitConsumerSetup();
+  if (opts.intraWarpgroupOverlap)
+    emitOverlappedLoop();
+  else
+    emitSequentialLoop();
+  emitEpilogue();
+  e.place("exit");
+  // Shared memory must outlive the last TMA stores' reads.
+  if (cfg.tmaStore)
+    e.bulkWaitGroupRead(0);
+  e.ret();
+  return func;
+}
+
+int64_t SM90KernelConfig::dynamicSharedBytes() const {
+  return SharedLayout(*this).total + 1024;
+}
+
+int64_t SM90KernelConfig::workspaceBytesPerCta() const {
+  if (!splitTail)
+    return 0;
+  return kTailSlotHeaderBytes +
+         tailSlotWords(*this) * 4 * 128 * consumerWarpgroups;
+}
+
+LLVM::LLVMFuncOp
+mlir::fattn::buildSM90KernelFunction(OpBuilder &builder, Location loc,
+                                     const SM90KernelConfig &config,
+                                     const SM90Options &options) {
+  return SM90KernelEmitter(config, options, builder, loc).emit();
+}
