@@ -306,6 +306,11 @@ bool makeTensorMapRequest(const KernelDescription &desc, const ParamSpec &p, con
       // A size-1 dim's stride is never used; torch may report anything there.
       if (t.sizes[logical] == 1)
         stride = (stride + 15) / 16 * 16;
+      // A broadcast dim (stride 0 over several indices): TMA strides are
+      // nonzero, so the box would step through other data.
+      else if (stride == 0)
+        return fail(std::string("the ") + dims[logical] +
+                    " stride is 0 (a broadcast view); TMA needs a nonzero stride: pass a copy");
       if (stride % 16 != 0 || stride >= (uint64_t(1) << 40))
         return fail(std::string("the ") + dims[logical] + " stride is " +
                     std::to_string(stride) + " bytes; TMA needs a multiple of 16 below 2^40");

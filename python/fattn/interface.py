@@ -268,13 +268,23 @@ def _strides_aligned(t, align: int = 16) -> bool:
     return all(t.stride(i) * es % align == 0 for i in range(t.dim() - 1) if t.shape[i] > 1)
 
 
+def _readable_in_place(t, arch: str) -> bool:
+    """Whether the kernel reads `t` through its own strides: 16-byte aligned
+    ones, and for the sm_90 kernels, whose TMA tensor maps take nonzero
+    strides only, no broadcast dim (stride 0 over several indices)."""
+    if not _strides_aligned(t):
+        return False
+    return not arch.startswith("sm_90") or all(
+        t.stride(i) != 0 for i in range(t.dim()) if t.shape[i] > 1)
+
+
 class _Checked(NamedTuple):
     """A call whose arguments passed the checks: its kernel configuration,
-    whether q's, k's and v's strides are 16-byte aligned, and the
+    whether q, k and v are read in place (_readable_in_place), and the
     per-(batch, head) configuration that runs its per-tensor descales
     (config.per_head_routing; None: config's own kernel)."""
     config: KernelConfig
-    strides_aligned: Tuple[bool, bool, bool]
+    in_place: Tuple[bool, bool, bool]
     per_head: Optional[KernelConfig] = None
 
 
@@ -491,7 +501,7 @@ def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, a
         config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0],
                                    window_size[1], softcap, softmax_scale, return_lse, descale,
                                    v_layout)
-        checked = _Checked(config, tuple(_strides_aligned(t) for t in (q, k, v)),
+        checked = _Checked(config, tuple(_readable_in_place(t, arch) for t in (q, k, v)),
                            per_head_routing(config))
         if key is not None:
             if len(_CHECKED) >= _CHECKED_MAX:
@@ -499,11 +509,11 @@ def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, a
             _CHECKED[key] = checked
     config = checked.config
     kernel, per_head = _select_kernel(key, checked, sq, sk)
-    # A misaligned view is copied (clone: contiguous() would return a
-    # contiguous view at a misaligned address as it is).
+    # A view the kernel cannot read in place is copied (clone: contiguous()
+    # would return a contiguous view at a misaligned address as it is).
     q, k, v = (t if ok and _pointer_aligned(t) else
                t.clone(memory_format=torch.contiguous_format)
-               for t, ok in zip((q, k, v), checked.strides_aligned))
+               for t, ok in zip((q, k, v), checked.in_place))
     # A pre-transposed V is already the logical [b, h, head_dim_v, keys] view.
     v_desc = _logical(v, dtype) if v_layout is None else \
         TensorDesc.make(v.data_ptr(), dtype, tuple(v.shape), v.stride())

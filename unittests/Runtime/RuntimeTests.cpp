@@ -468,6 +468,13 @@ void testTensorMapPlan() {
   p.tensors[0].data += 8;
   CHECK_CONTAINS(planError(loose, p.tensors),
                  "tensormap parameter 'q_tma' of tensor 'q': the data pointer is not 16-byte");
+
+  // A broadcast batch (stride 0 over two entries) is refused, not read as a
+  // 16-byte stride.
+  p.tensors[0].data -= 8;
+  p.tensors[0].strides[0] = 0;
+  CHECK_CONTAINS(planError(d, p.tensors),
+                 "tensormap parameter 'q_tma' of tensor 'q': the batch stride is 0 (a broadcast");
 }
 
 void testGridLimits() {
