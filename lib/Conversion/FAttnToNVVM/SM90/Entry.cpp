@@ -12,6 +12,8 @@
 
 #include "KernelEmitter.h"
 
+#include "fattn/Conversion/FAttnToNVVM/KernelSymbol.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -150,7 +152,7 @@ void SM90KernelEmitter::emitEntry() {
   }
 
   // Align the dynamic shared memory to 1024 bytes (the 128B swizzle atom).
-  Value raw = e.addressOf("fattn_smem", e.ptr(3));
+  Value raw = e.addressOf(kSharedMemorySymbol, e.ptr(3));
   Value rawAddr = e.ptrtoint(raw, e.i32());
   baseAddr = e.andI(e.add(rawAddr, e.i32(1023)), e.i32(-1024));
   base = e.byteOffset(raw, e.sub(baseAddr, rawAddr));

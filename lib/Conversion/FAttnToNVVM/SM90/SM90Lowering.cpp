@@ -596,9 +596,6 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
   return formatv("{0}", llvm::json::Value(toJSON(d))).str();
 }
 
-/// The dynamic shared memory that every kernel of a module addresses.
-static constexpr llvm::StringLiteral kSharedMemoryGlobal = "fattn_smem";
-
 /// Builds the kernel of `config` at `builder`'s insertion point in a
 /// gpu.module's body, preceded by the module's shared-memory global unless
 /// the module already has it.
@@ -606,10 +603,10 @@ static LLVM::LLVMFuncOp buildKernel(OpBuilder &builder, Location loc,
                                    const SM90KernelConfig &config,
                                    const SM90Options &options) {
   Operation *container = builder.getInsertionBlock()->getParentOp();
-  if (!SymbolTable::lookupSymbolIn(container, kSharedMemoryGlobal)) {
+  if (!SymbolTable::lookupSymbolIn(container, kSharedMemorySymbol)) {
     auto bytes = LLVM::LLVMArrayType::get(builder.getI8Type(), 0);
     LLVM::GlobalOp::create(builder, loc, bytes, /*isConstant=*/false,
-                           LLVM::Linkage::External, kSharedMemoryGlobal,
+                           LLVM::Linkage::External, kSharedMemorySymbol,
                            Attribute(), /*alignment=*/1024,
                            /*addrSpace=*/3);
   }
