@@ -29,7 +29,7 @@ void SM90KernelEmitter::emitConsumerSetup() {
   // rows) then stay in uniform registers instead of taking two R2UR moves
   // before each wgmma of S = Q K^T; measured +1..2% at 16-bit head dims 64
   // and 128 and neutral for FP8. Not above 128 columns, where ptxas then
-  // spills (docs/PERF.md, 2026-12-01, seventeenth session).
+  // spills (docs/PERF.md, 2026-12-01).
   if (dPad <= 128)
     wg = e.shuffle(NVVM::ShflKind::idx, wg, e.i32(0), e.i32(31), e.i32(-1));
   Value lane = e.andI(tid, e.i32(31));
@@ -59,7 +59,7 @@ void SM90KernelEmitter::emitConsumerSetup() {
     // leave a multiply-high and a shift.
     // Only the consumers: the producer decodes ahead of them, and its few
     // registers would not hold the multipliers. Not for FP8, whose kernels
-    // measured 1-2% slower with them (docs/PERF.md, twentieth session).
+    // measured 1-2% slower with them (docs/PERF.md, 2026-12-01).
     if (!cfg.isFP8()) {
       addFastDivisor(numQTiles);
       addFastDivisor(e.arg("heads_q"));
@@ -67,7 +67,7 @@ void SM90KernelEmitter::emitConsumerSetup() {
       // The pairs of masked attention's fixed order. Not the work order's
       // tail T: with div.u32 by T the kernel measured 0.5% faster than with
       // T's multiplier and shift live in the loop (docs/PERF.md,
-      // twenty-first session).
+      // 2026-12-01).
       if (cfg.isMasked() && !cfg.hasTailPairs()) // decodeWorkItem's
         addFastDivisor(workPairs);
     }
@@ -264,8 +264,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   // sequence's partial one with at most that many keys, and not its first
   // (the prologue's), the loop stops a tile early and a copy of its body on
   // that many columns computes the tile: a 64-key remainder of 224-key
-  // tiles costs about a whole tile otherwise (docs/PERF.md, twenty-third
-  // session).
+  // tiles costs about a whole tile otherwise (docs/PERF.md, 2026-12-01).
   Value narrow, loopHi = consumerHi;
   const ScoreColumns narrowColumns =
       cfg.narrowTail > 0 ? scoreColumns(cfg.narrowTail) : tile;

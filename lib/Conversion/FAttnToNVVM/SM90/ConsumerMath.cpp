@@ -373,7 +373,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(Value scores, Value j,
     // (FP8, 224-key tiles). Two chains measured up to 3% faster with rows
     // of 48 and 56 scores, and nothing or slower with 40 or fewer
     // (docs/PERF.md, 2026-11-30; at 40, 16-bit 160-key tiles, 0.7-1%
-    // slower, twenty-fifth session).
+    // slower, 2026-12-02).
     SmallVector<Value> sums(sc.numS / 2 > 40 ? 2 : 1);
     int64_t inRow = 0;
     std::pair<Value, Value> affine;

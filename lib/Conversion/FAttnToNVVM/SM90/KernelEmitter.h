@@ -533,8 +533,8 @@ private:
   /// instructions): measured +6..+11% at 16-bit head dim 256 causal, 2k-8k,
   /// and +0..+7% for FP8 head dim 256 in the overlapped loop; at 16-bit
   /// head dim 128 +2..+4% at 2k and 4k without a mask, where every SM
-  /// stores its O at once, and +0.5..+1% causal (docs/PERF.md, eighteenth
-  /// session). FP8 keeps the 4-byte stores up to 128 columns (-2..-4% at 8k
+  /// stores its O at once, and +0.5..+1% causal (docs/PERF.md,
+  /// 2026-12-01). FP8 keeps the 4-byte stores up to 128 columns (-2..-4% at 8k
   /// and 16k) and in the plain loop (-1..-3%), and so does head dim 64 (+1%
   /// to -4%).
   bool transposesOutputInQuads() const {
