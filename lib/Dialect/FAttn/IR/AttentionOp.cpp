@@ -261,6 +261,66 @@ LogicalResult mlir::fattn::verifySoftcap(Operation *op, float softcap) {
   return success();
 }
 
+LogicalResult mlir::fattn::verifySameShapeAs(Operation *op, StringRef name,
+                                             Value value, StringRef refName,
+                                             Value ref) {
+  auto refType = cast<ShapedType>(ref.getType());
+  FailureOr<ShapedType> type =
+      checkRank(op, name, value, refType.getRank(),
+                ("like " + refName).str());
+  if (failed(type))
+    return failure();
+  if (type->getElementType() != refType.getElementType())
+    return op->emitOpError()
+           << "expected " << name << " element type to match " << refName
+           << " (" << refType.getElementType() << "), found "
+           << type->getElementType();
+  for (unsigned d = 0; d < refType.getRank(); ++d)
+    if (failed(checkSameSize(op, {name, *type}, d, {refName, refType}, d,
+                             kDimNames[d])))
+      return failure();
+  return success();
+}
+
+float AttentionAttributes::effectiveScale(ShapedType query) const {
+  if (scale)
+    return scale.getValueAsDouble();
+  int64_t headDim = query.getDimSize(kHeadDim);
+  return 1.0f / std::sqrt(static_cast<float>(headDim));
+}
+
+LogicalResult
+mlir::fattn::verifyAttentionAttributes(Operation *op,
+                                       const AttentionAttributes &attrs,
+                                       ShapedType query) {
+  if (attrs.scale &&
+      failed(verifyScale(op, "scale", attrs.scale.getValueAsDouble())))
+    return failure();
+  if (attrs.softcap &&
+      failed(verifySoftcap(op, attrs.softcap.getValueAsDouble())))
+    return failure();
+  if (attrs.windowLeft &&
+      failed(verifyWindowBound(op, "window_left", *attrs.windowLeft)))
+    return failure();
+  if (attrs.windowRight) {
+    if (failed(verifyWindowBound(op, "window_right", *attrs.windowRight)))
+      return failure();
+    if (attrs.causal.value_or(false) && *attrs.windowRight != 0)
+      return op->emitOpError() << "expected window_right to be 0 or absent "
+                                  "when causal = true, found "
+                               << *attrs.windowRight;
+  }
+  if (!attrs.scale && query.isDynamicDim(kHeadDim))
+    return op->emitOpError("expected a static query head dim or an explicit "
+                           "scale, found head dim ?");
+  return success();
+}
+
+static AttentionAttributes attributesOf(AttentionOp op) {
+  return {op.getScaleAttr(), op.getCausal(), op.getWindowLeft(),
+          op.getWindowRight(), op.getSoftcapAttr()};
+}
+
 LogicalResult AttentionOp::verify() {
   if (failed(verifyOneShapedKind(
           *this, {{"query", getQuery()}, {"key", getKey()},
@@ -275,27 +335,8 @@ LogicalResult AttentionOp::verify() {
                             getKDescale(), getVDescale(), getDescaleBlockQ(),
                             getDescaleBlockKv())))
     return failure();
-  if (FloatAttr scale = getScaleAttr())
-    if (failed(verifyScale(*this, "scale", scale.getValueAsDouble())))
-      return failure();
-  if (FloatAttr softcap = getSoftcapAttr())
-    if (failed(verifySoftcap(*this, softcap.getValueAsDouble())))
-      return failure();
-  if (std::optional<int64_t> left = getWindowLeft())
-    if (failed(verifyWindowBound(*this, "window_left", *left)))
-      return failure();
-  if (std::optional<int64_t> right = getWindowRight()) {
-    if (failed(verifyWindowBound(*this, "window_right", *right)))
-      return failure();
-    if (getCausal().value_or(false) && *right != 0)
-      return emitOpError() << "expected window_right to be 0 or absent when "
-                              "causal = true, found "
-                           << *right;
-  }
-  if (!getScale() && getQuery().getType().isDynamicDim(3))
-    return emitOpError("expected a static query head dim or an explicit "
-                       "scale, found head dim ?");
-  return success();
+  return verifyAttentionAttributes(*this, attributesOf(*this),
+                                   getQuery().getType());
 }
 
 void AttentionOp::getEffects(
@@ -305,23 +346,17 @@ void AttentionOp::getEffects(
 }
 
 float AttentionOp::getEffectiveScale() {
-  if (FloatAttr scale = getScaleAttr())
-    return scale.getValueAsDouble();
-  int64_t headDim = getQuery().getType().getDimSize(3);
-  return 1.0f / std::sqrt(static_cast<float>(headDim));
+  return attributesOf(*this).effectiveScale(getQuery().getType());
 }
 
 int64_t AttentionOp::getEffectiveWindowLeft() {
-  return getWindowLeft().value_or(-1);
+  return attributesOf(*this).effectiveWindowLeft();
 }
 
 int64_t AttentionOp::getEffectiveWindowRight() {
-  if (getCausal().value_or(false))
-    return 0;
-  return getWindowRight().value_or(-1);
+  return attributesOf(*this).effectiveWindowRight();
 }
 
 float AttentionOp::getEffectiveSoftcap() {
-  FloatAttr softcap = getSoftcapAttr();
-  return softcap ? softcap.getValueAsDouble() : 0.0f;
+  return attributesOf(*this).effectiveSoftcap();
 }

@@ -3,8 +3,10 @@
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
 #include "fattn/Dialect/FAttn/IR/FAttnAttrs.h"
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
+#include "fattn/Dialect/FAttn/IR/FAttnGradOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
 
 using namespace mlir;
@@ -24,7 +26,13 @@ void FAttnDialect::initialize() {
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.cpp.inc"
       ,
 #define GET_OP_LIST
+#include "fattn/Dialect/FAttn/IR/FAttnGradOps.cpp.inc"
+      ,
+#define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.cpp.inc"
+      ,
+#define GET_OP_LIST
+#include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.cpp.inc"
       >();
   registerScheduleTypes();
   registerAttributes();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Dialect/FAttn/Transforms/BufferizableOpInterfaceImpl.h"
+#include "fattn/Dialect/FAttn/IR/FAttnGradOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
 
@@ -21,8 +22,9 @@ using namespace mlir::fattn;
 
 namespace {
 /// The inits of these ops are written in full and never read (every row of
-/// O and LSE, every e4m3 value and descale, every rotated row), so a
-/// bufferization that allocates them need not copy their old contents.
+/// O and LSE, every element of dQ, dK and dV, every e4m3 value and descale,
+/// every rotated row), so a bufferization that allocates them need not copy
+/// their old contents.
 template <typename OpTy>
 struct WriteOnlyInitsModel
     : DstBufferizableOpInterfaceExternalModel<WriteOnlyInitsModel<OpTy>, OpTy> {
@@ -61,6 +63,8 @@ void mlir::fattn::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, FAttnDialect *) {
     AttentionOp::attachInterface<WriteOnlyInitsModel<AttentionOp>>(*ctx);
+    AttentionGradOp::attachInterface<WriteOnlyInitsModel<AttentionGradOp>>(
+        *ctx);
     QuantizeOp::attachInterface<WriteOnlyInitsModel<QuantizeOp>>(*ctx);
     HadamardRotateOp::attachInterface<WriteOnlyInitsModel<HadamardRotateOp>>(
         *ctx);

@@ -1,13 +1,16 @@
 //===- AttentionVerification.h - shared operand checks ----------*- C++ -*-===//
 //
-// `fattn.attention` and `fattn.tiled_attention` take the same operands with
-// the same rules; both verifiers call these functions.
+// `fattn.attention`, `fattn.tiled_attention` and `fattn.attention_grad` take
+// the same operands and attributes with the same rules; their verifiers call
+// these functions.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FATTN_DIALECT_FATTN_IR_ATTENTIONVERIFICATION_H
 #define FATTN_DIALECT_FATTN_IR_ATTENTIONVERIFICATION_H
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
@@ -37,6 +40,39 @@ LogicalResult verifyScale(Operation *op, StringRef name, float scale);
 
 /// Checks that a softcap is finite and >= 0 (0 = no softcap).
 LogicalResult verifySoftcap(Operation *op, float softcap);
+
+/// Checks that `value` has the rank, element type and (where both are
+/// static) sizes of `ref`: a gradient and the operand it is the gradient of.
+LogicalResult verifySameShapeAs(Operation *op, StringRef name, Value value,
+                                StringRef refName, Value ref);
+
+/// The mask, scale and softcap attributes of fattn.attention and
+/// fattn.attention_grad, as written (absent = null / std::nullopt).
+struct AttentionAttributes {
+  FloatAttr scale;
+  std::optional<bool> causal;
+  std::optional<int64_t> windowLeft, windowRight;
+  FloatAttr softcap;
+
+  /// The attribute, or 1/sqrt(head dim of `query`).
+  float effectiveScale(ShapedType query) const;
+  /// The window bounds with `causal` folded in; -1 means unbounded.
+  int64_t effectiveWindowLeft() const { return windowLeft.value_or(-1); }
+  int64_t effectiveWindowRight() const {
+    return causal.value_or(false) ? 0 : windowRight.value_or(-1);
+  }
+  /// The softcap, 0 when absent.
+  float effectiveSoftcap() const {
+    return softcap ? softcap.getValueAsDouble() : 0.0f;
+  }
+};
+
+/// Checks the scale and softcap values, the window bounds, causal against
+/// window_right, and that the default scale has a static head dim to come
+/// from.
+LogicalResult verifyAttentionAttributes(Operation *op,
+                                        const AttentionAttributes &attrs,
+                                        ShapedType query);
 
 } // namespace mlir::fattn
 
