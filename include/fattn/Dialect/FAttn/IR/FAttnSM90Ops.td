@@ -1,0 +1,199 @@
+//===- FAttnSM90Ops.td - sm_90a target ops (L3) ------------*- tablegen -*-===//
+//
+// The target level (L3) of the sm_90a back end: the K/V ring's position of a
+// tile (stage and phase as SSA values), the mbarriers of the ring and of Q,
+// and the TMA copies that complete on them. The sm_90a kernel emitter builds
+// them inside the kernel's llvm.func, between LLVM-dialect code; the
+// patterns of populateSM90TargetToNVVMPatterns
+// (--convert-fattn-sm90-target-to-nvvm) turn each into the NVVM and LLVM
+// operations it stands for. Shared memory is addressed by byte offsets from
+// the kernel's 1024-byte-aligned shared-memory base (an `!llvm.ptr<3>`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_DIALECT_FATTN_IR_FATTNSM90OPS_TD
+#define FATTN_DIALECT_FATTN_IR_FATTNSM90OPS_TD
+
+include "fattn/Dialect/FAttn/IR/FAttnDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// Pointers of the kernel: shared memory (address space 3), and the generic
+// pointer of a TMA tensor map (a by-value kernel parameter).
+def FAttn_SM90SharedPtr : Type<
+    And<[CPred<"::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)">,
+         CPred<"::llvm::cast<::mlir::LLVM::LLVMPointerType>($_self)"
+               ".getAddressSpace() == 3">]>,
+    "LLVM pointer to shared memory (address space 3)",
+    "::mlir::LLVM::LLVMPointerType">,
+    BuildableType<"::mlir::LLVM::LLVMPointerType::get($_builder.getContext(), 3)">;
+
+def FAttn_SM90TensorMapPtr : Type<
+    And<[CPred<"::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)">,
+         CPred<"::llvm::cast<::mlir::LLVM::LLVMPointerType>($_self)"
+               ".getAddressSpace() == 0">]>,
+    "generic LLVM pointer (a TMA tensor map)",
+    "::mlir::LLVM::LLVMPointerType">,
+    BuildableType<"::mlir::LLVM::LLVMPointerType::get($_builder.getContext(), 0)">;
+
+class FAttn_SM90Op<string mnemonic, list<Trait> traits = []>
+    : FAttn_Op<"sm90." # mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// The K/V ring's position of a tile
+//===----------------------------------------------------------------------===//
+
+class FAttn_SM90RingPositionOp<string mnemonic>
+    : FAttn_SM90Op<mnemonic, [Pure]> {
+  let arguments = (ins I32:$ordinal, I64Attr:$stages);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$ordinal `,` `stages` `=` $stages attr-dict";
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90RingStageOp : FAttn_SM90RingPositionOp<"ring_stage"> {
+  let summary = "the ring stage (slot) of the tile with a given ordinal";
+  let description = [{
+    The stage `ordinal mod stages` of a ring of `stages` slots that takes
+    tiles in order: the tile with ordinal `t` (the t-th tile through the ring
+    since the kernel began, across work items) sits in that slot. `ordinal`
+    is unsigned.
+
+    ```mlir
+    %stage = fattn.sm90.ring_stage %t, stages = 2
+    ```
+  }];
+}
+
+def FAttn_SM90RingPhaseOp : FAttn_SM90RingPositionOp<"ring_phase"> {
+  let summary = "the mbarrier phase parity of the tile with a given ordinal";
+  let description = [{
+    The parity `(ordinal / stages) mod 2` of the round in which the tile with
+    ordinal `t` passes its stage: a stage's full and empty barriers complete
+    once per round, so a consumer waits for this parity on the stage's full
+    barrier, and a producer, which reuses the slot, for the other one on its
+    empty barrier (a fresh barrier's previous phase counts as complete).
+
+    ```mlir
+    %phase = fattn.sm90.ring_phase %t, stages = 2
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90RingBarrierOp : FAttn_SM90Op<"ring_barrier", [Pure]> {
+  let summary = "the mbarrier of a ring stage in shared memory";
+  let description = [{
+    The address of entry `stage` of an array of 8-byte mbarriers, one per
+    ring stage, at byte `offset` of the kernel's shared memory (`base`, the
+    1024-byte-aligned base): `base + offset + 8 * stage`. The ring has an
+    array for each of its full and empty barriers of K, V (and V^T).
+
+    ```mlir
+    %bar = fattn.sm90.ring_barrier %base[%stage], offset = 163848
+    ```
+  }];
+  let arguments = (ins FAttn_SM90SharedPtr:$base, I32:$stage, I64Attr:$offset);
+  let results = (outs FAttn_SM90SharedPtr:$barrier);
+  let assemblyFormat = "$base `[` $stage `]` `,` `offset` `=` $offset attr-dict";
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90MBarrierInitOp : FAttn_SM90Op<"mbarrier_init"> {
+  let summary = "initialize an mbarrier for a number of arrivals";
+  let description = [{
+    `mbarrier.init` of the mbarrier at `barrier` with `count` expected
+    arrivals per phase, by the threads whose `predicate` is true (one
+    thread, followed by `fence.mbarrier_init` and a CTA barrier).
+
+    ```mlir
+    fattn.sm90.mbarrier_init %bar, count = 256, predicate = %isThread0
+    ```
+  }];
+  let arguments = (ins FAttn_SM90SharedPtr:$barrier, I64Attr:$count,
+                       I1:$predicate);
+  let assemblyFormat = [{
+    $barrier `,` `count` `=` $count `,` `predicate` `=` $predicate attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90MBarrierWaitOp : FAttn_SM90Op<"mbarrier_wait"> {
+  let summary = "wait until an mbarrier's phase of a given parity completes";
+  let description = [{
+    Blocks the thread until the phase of the mbarrier at `barrier` whose
+    parity is `parity` (0 or 1, an i32) has completed: the consumers' wait
+    for a ring stage's full barrier, the producer's for its empty barrier.
+    Lowered to `mbarrier.try_wait.parity` with a suspend-time hint of
+    10,000,000 ns (the PTX loop around it retries until the phase completes).
+
+    ```mlir
+    fattn.sm90.mbarrier_wait %bar, parity = %phase
+    ```
+  }];
+  let arguments = (ins FAttn_SM90SharedPtr:$barrier, I32:$parity);
+  let assemblyFormat = "$barrier `,` `parity` `=` $parity attr-dict";
+}
+
+def FAttn_SM90MBarrierArriveOp : FAttn_SM90Op<"mbarrier_arrive"> {
+  let summary = "arrive on an mbarrier";
+  let description = [{
+    One arrival of the calling thread on the mbarrier at `barrier`: a
+    consumer thread handing a ring stage (or Q's buffer) back, or a producer
+    thread announcing its part of a stage.
+
+    ```mlir
+    fattn.sm90.mbarrier_arrive %bar
+    ```
+  }];
+  let arguments = (ins FAttn_SM90SharedPtr:$barrier);
+  let assemblyFormat = "$barrier attr-dict";
+}
+
+def FAttn_SM90MBarrierArriveExpectTxOp
+    : FAttn_SM90Op<"mbarrier_arrive_expect_tx"> {
+  let summary = "arrive on an mbarrier, expecting TMA bytes";
+  let description = [{
+    The issuing thread's arrival on the mbarrier at `barrier`, which also
+    makes the current phase wait for `bytes` bytes of asynchronous copies
+    (the TMA loads that name this barrier) before it completes.
+
+    ```mlir
+    fattn.sm90.mbarrier_arrive_expect_tx %bar, bytes = 32768
+    ```
+  }];
+  let arguments = (ins FAttn_SM90SharedPtr:$barrier, I64Attr:$bytes);
+  let assemblyFormat = "$barrier `,` `bytes` `=` $bytes attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// TMA
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90TmaLoadOp : FAttn_SM90Op<"tma_load"> {
+  let summary = "copy one box of a tensor map into shared memory by TMA";
+  let description = [{
+    The TMA load of the box of tensor map `map` (a `CUtensorMap` passed by
+    value) at `coordinates` (innermost first: column, row, head, batch) into
+    shared memory at byte `offset` (an i32) of `base`, completing
+    transactions on the mbarrier at `barrier` (armed by
+    `fattn.sm90.mbarrier_arrive_expect_tx`).
+
+    ```mlir
+    fattn.sm90.tma_load %k_map[%col, %row, %head, %batch], %base[%offset], barrier = %bar
+    ```
+  }];
+  let arguments = (ins FAttn_SM90TensorMapPtr:$map, Variadic<I32>:$coordinates,
+                       FAttn_SM90SharedPtr:$base, I32:$offset,
+                       FAttn_SM90SharedPtr:$barrier);
+  let assemblyFormat = [{
+    $map `[` $coordinates `]` `,` $base `[` $offset `]` `,` `barrier` `=`
+    $barrier attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FATTN_DIALECT_FATTN_IR_FATTNSM90OPS_TD

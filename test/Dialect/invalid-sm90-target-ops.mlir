@@ -1,0 +1,71 @@
+// RUN: fattn-opt %s -split-input-file -verify-diagnostics
+
+llvm.func @no_stage(%t: i32) {
+  // expected-error @below {{'fattn.sm90.ring_stage' op expected at least one stage, found 0}}
+  %s = fattn.sm90.ring_stage %t, stages = 0
+  llvm.return
+}
+
+// -----
+
+llvm.func @no_phase_stage(%t: i32) {
+  // expected-error @below {{'fattn.sm90.ring_phase' op expected at least one stage, found -1}}
+  %p = fattn.sm90.ring_phase %t, stages = -1
+  llvm.return
+}
+
+// -----
+
+llvm.func @unaligned_barrier(%base: !llvm.ptr<3>, %s: i32) {
+  // expected-error @below {{'fattn.sm90.ring_barrier' op expected a non-negative 32-bit byte offset that is a multiple of 8 (mbarriers are 8 bytes, 8-byte aligned), found 163844}}
+  %bar = fattn.sm90.ring_barrier %base[%s], offset = 163844
+  llvm.return
+}
+
+// -----
+
+llvm.func @global_barrier(%base: !llvm.ptr<1>, %s: i32) {
+  // expected-error @below {{'fattn.sm90.ring_barrier' op operand #0 must be LLVM pointer to shared memory (address space 3), but got '!llvm.ptr<1>'}}
+  %bar = "fattn.sm90.ring_barrier"(%base, %s) <{offset = 8 : i64}> : (!llvm.ptr<1>, i32) -> !llvm.ptr<3>
+  llvm.return
+}
+
+// -----
+
+llvm.func @no_arrivals(%bar: !llvm.ptr<3>, %p: i1) {
+  // expected-error @below {{'fattn.sm90.mbarrier_init' op expected an arrival count in [1, 1048575], found 0}}
+  fattn.sm90.mbarrier_init %bar, count = 0, predicate = %p
+  llvm.return
+}
+
+// -----
+
+llvm.func @too_many_bytes(%bar: !llvm.ptr<3>) {
+  // expected-error @below {{'fattn.sm90.mbarrier_arrive_expect_tx' op expected a transaction count in [1, 1048575] bytes, found 1048576}}
+  fattn.sm90.mbarrier_arrive_expect_tx %bar, bytes = 1048576
+  llvm.return
+}
+
+// -----
+
+llvm.func @six_coordinates(%map: !llvm.ptr, %base: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %x: i32) {
+  // expected-error @below {{'fattn.sm90.tma_load' op expected 1 to 5 coordinates (one per dim of the tensor map), found 6}}
+  fattn.sm90.tma_load %map[%x, %x, %x, %x, %x, %x], %base[%x], barrier = %bar
+  llvm.return
+}
+
+// -----
+
+llvm.func @no_coordinates(%map: !llvm.ptr, %base: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %x: i32) {
+  // expected-error @below {{'fattn.sm90.tma_load' op expected 1 to 5 coordinates (one per dim of the tensor map), found 0}}
+  fattn.sm90.tma_load %map[], %base[%x], barrier = %bar
+  llvm.return
+}
+
+// -----
+
+llvm.func @shared_tensor_map(%map: !llvm.ptr<3>, %base: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %x: i32) {
+  // expected-error @below {{'fattn.sm90.tma_load' op operand #0 must be generic LLVM pointer (a TMA tensor map), but got '!llvm.ptr<3>'}}
+  "fattn.sm90.tma_load"(%map, %x, %base, %x, %bar) : (!llvm.ptr<3>, i32, !llvm.ptr<3>, i32, !llvm.ptr<3>) -> ()
+  llvm.return
+}

@@ -1,0 +1,36 @@
+// RUN: fattn-opt %s | FileCheck %s
+// RUN: fattn-opt %s | fattn-opt | FileCheck %s
+// RUN: fattn-opt %s -mlir-print-op-generic | fattn-opt | FileCheck %s
+
+// The sm_90a target ops (L3) round-trip, inside the llvm.func of a kernel as
+// the sm_90a emitter builds them.
+
+// CHECK-LABEL: llvm.func @ring
+// CHECK-SAME: (%[[BASE:.*]]: !llvm.ptr<3>, %[[T:.*]]: i32, %[[PRED:.*]]: i1)
+llvm.func @ring(%base: !llvm.ptr<3>, %t: i32, %pred: i1) {
+  // CHECK: %[[S:.*]] = fattn.sm90.ring_stage %[[T]], stages = 2
+  %stage = fattn.sm90.ring_stage %t, stages = 2
+  // CHECK: %[[P:.*]] = fattn.sm90.ring_phase %[[T]], stages = 2
+  %phase = fattn.sm90.ring_phase %t, stages = 2
+  // CHECK: %[[BAR:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[S]]], offset = 163848
+  %bar = fattn.sm90.ring_barrier %base[%stage], offset = 163848
+  // CHECK: fattn.sm90.mbarrier_init %[[BAR]], count = 256, predicate = %[[PRED]]
+  fattn.sm90.mbarrier_init %bar, count = 256, predicate = %pred
+  // CHECK: fattn.sm90.mbarrier_wait %[[BAR]], parity = %[[P]]
+  fattn.sm90.mbarrier_wait %bar, parity = %phase
+  // CHECK: fattn.sm90.mbarrier_arrive %[[BAR]]
+  fattn.sm90.mbarrier_arrive %bar
+  // CHECK: fattn.sm90.mbarrier_arrive_expect_tx %[[BAR]], bytes = 32768
+  fattn.sm90.mbarrier_arrive_expect_tx %bar, bytes = 32768
+  llvm.return
+}
+
+// CHECK-LABEL: llvm.func @tma
+// CHECK-SAME: (%[[MAP:.*]]: !llvm.ptr, %[[BASE:.*]]: !llvm.ptr<3>, %[[BAR:.*]]: !llvm.ptr<3>, %[[X:.*]]: i32, %[[Y:.*]]: i32)
+llvm.func @tma(%map: !llvm.ptr, %base: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %x: i32, %y: i32) {
+  // CHECK: fattn.sm90.tma_load %[[MAP]][%[[X]], %[[Y]], %[[X]], %[[Y]]], %[[BASE]][%[[Y]]], barrier = %[[BAR]]
+  fattn.sm90.tma_load %map[%x, %y, %x, %y], %base[%y], barrier = %bar
+  // CHECK: fattn.sm90.tma_load %[[MAP]][%[[X]]], %[[BASE]][%[[Y]]], barrier = %[[BAR]]
+  fattn.sm90.tma_load %map[%x], %base[%y], barrier = %bar
+  llvm.return
+}
