@@ -127,7 +127,7 @@ SCHEDULES = {
     "c3n112pt": (C3 + "intra-wg-overlap=true persistent=true", 112, 2),
     "c3n96s3pt": (C3 + "intra-wg-overlap=true persistent=true", 96, 3),
     # fattn-compile's schedules (2026-11-30: head dim 128 without a mask, 64
-    # causal) and the tenth session's sweep of pingpong, the threshold and
+    # causal) and the 2026-11-30 sweep of pingpong, the threshold and
     # tiles around them
     "lt160pppt": ("pingpong=true persistent=true rescale-threshold=8", 160, 2),
     "c3n96ltpt": (C3 + "persistent=true rescale-threshold=8", 96, 2),
@@ -336,7 +336,7 @@ FP8_CONFIGS = [
     ("le_lzq2rs_vts4_fp8_d128_n128_ds2", "e4m3vt:2,2,2", 128, {}, False, 128, 4, "persistent=true row-sum-mma=true rescale-threshold=0.8 q-buffers=2 linear-exp2=true"),
     ("le_stlzq2rs_vtpps3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true rescale-threshold=0.8 q-buffers=2 pingpong=true split-tail=true linear-exp2=true"),
     # the same without pingpong (16-bit head dim 128 lost it beside the split
-    # tail; FP8 keeps it: 0.5-3% slower without, docs/PERF.md, sixteenth session)
+    # tail; FP8 keeps it: 0.5-3% slower without, docs/PERF.md, 2026-12-01)
     ("le_stlzq2rs_vts3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true rescale-threshold=0.8 q-buffers=2 split-tail=true linear-exp2=true"),
     ("le_stq2rs_vts3_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 3, "persistent=true row-sum-mma=true q-buffers=2 split-tail=true linear-exp2=true"),
     ("le_lzq2rs_vtpp_fp8_d128_n224_ds2", "e4m3vt:2,2,2", 128, {}, False, 224, 2, "persistent=true row-sum-mma=true rescale-threshold=0.8 q-buffers=2 pingpong=true linear-exp2=true"),

@@ -520,7 +520,7 @@ FA3_VARIANTS = [(FA3_BASELINE, "tensor", False),
                 ("per tensor, searched", "tensor", False, 64)]
 # Fresh draws per run: one draw's factor over the baseline has a spread of its own (at
 # head dim 128, 2.44-2.81 over 30 draws, mean 2.60, sd 0.08: 3 of them below 2.5;
-# docs/PERF.md, twenty-third session), so the factor is asserted on the RMSE pooled over
+# docs/PERF.md, 2026-12-01), so the factor is asserted on the RMSE pooled over
 # FA3_DRAWS draws (the mean squared error over all of their outputs), and the RMSE bound
 # on every draw.
 FA3_DRAWS = 5
