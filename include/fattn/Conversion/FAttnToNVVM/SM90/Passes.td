@@ -77,4 +77,25 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
                            "::mlir::gpu::GPUDialect"];
 }
 
+def ConvertFAttnSM90TargetToNVVM
+    : Pass<"convert-fattn-sm90-target-to-nvvm", "ModuleOp"> {
+  let summary = "Lower the sm_90a target ops (fattn.sm90.*) to NVVM";
+  let description = [{
+    The L3 -> L4 step of the sm_90a back end: every `fattn.sm90.*` op (the
+    K/V ring's `ring_stage`, `ring_phase` and `ring_barrier`, the mbarrier
+    ops and `tma_load`) becomes the NVVM and LLVM operations it stands for,
+    by the patterns of `populateSM90TargetToNVVMPatterns` in one partial
+    conversion; other ops are left as they are.
+
+    ```mlir
+    %stage = fattn.sm90.ring_stage %t, stages = 2
+    // becomes
+    %c2 = llvm.mlir.constant(2 : i32) : i32
+    %stage = llvm.urem %t, %c2 : i32
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // FATTN_CONVERSION_FATTNTONVVM_SM90_PASSES_TD

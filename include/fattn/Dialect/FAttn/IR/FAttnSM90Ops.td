@@ -47,6 +47,11 @@ class FAttn_SM90RingPositionOp<string mnemonic>
   let arguments = (ins I32:$ordinal, I64Attr:$stages);
   let results = (outs I32:$result);
   let assemblyFormat = "$ordinal `,` `stages` `=` $stages attr-dict";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$ordinal, "uint64_t":$stages), [{
+      build($_builder, $_state, $_builder.getI32Type(), ordinal, stages);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -98,6 +103,12 @@ def FAttn_SM90RingBarrierOp : FAttn_SM90Op<"ring_barrier", [Pure]> {
   let arguments = (ins FAttn_SM90SharedPtr:$base, I32:$stage, I64Attr:$offset);
   let results = (outs FAttn_SM90SharedPtr:$barrier);
   let assemblyFormat = "$base `[` $stage `]` `,` `offset` `=` $offset attr-dict";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$base, "::mlir::Value":$stage,
+                   "uint64_t":$offset), [{
+      build($_builder, $_state, base.getType(), base, stage, offset);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,72 @@
+// RUN: fattn-opt %s -split-input-file --convert-fattn-sm90-target-to-nvvm | FileCheck %s --enable-var-scope
+
+// Hand-written sm_90a target ops (L3) lowered to NVVM and LLVM (L4): each
+// op becomes the operations it stands for, in place; the LLVM ops around
+// them stay.
+
+// The producer's turn for tile %t of a 2-stage ring: wait for the stage's
+// empty barrier (the other parity), arm its full barrier for 32 KiB and copy
+// one box into the stage.
+// CHECK-LABEL: llvm.func @produce
+// CHECK-SAME: (%[[BASE:.*]]: !llvm.ptr<3>, %[[MAP:.*]]: !llvm.ptr, %[[T:.*]]: i32, %[[ROW:.*]]: i32)
+// CHECK:      %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[STAGE:.*]] = llvm.urem %[[T]], %[[C2]] : i32
+// CHECK-NEXT: %[[C2B:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[ROUND:.*]] = llvm.udiv %[[T]], %[[C2B]] : i32
+// CHECK-NEXT: %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[PHASE:.*]] = llvm.and %[[ROUND]], %[[C1]] : i32
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[FREE:.*]] = llvm.xor %[[PHASE]], %[[ONE]] : i32
+// CHECK-NEXT: %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: %[[ENTRY:.*]] = llvm.mul %[[STAGE]], %[[C8]] : i32
+// CHECK-NEXT: %[[EMPTY_AT:.*]] = llvm.mlir.constant(163880 : i32) : i32
+// CHECK-NEXT: %[[EMPTY_OFF:.*]] = llvm.add %[[EMPTY_AT]], %[[ENTRY]] : i32
+// CHECK-NEXT: %[[EMPTY:.*]] = llvm.getelementptr %[[BASE]][%[[EMPTY_OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[TICKS:.*]] = llvm.mlir.constant(10000000 : i32) : i32
+// CHECK-NEXT: nvvm.mbarrier.try_wait.parity %[[EMPTY]], %[[FREE]], %[[TICKS]] : !llvm.ptr<3>, i32, i32
+// CHECK:      %[[FULL:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[BYTES:.*]] = llvm.mlir.constant(32768 : i32) : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx %[[FULL]], %[[BYTES]] : !llvm.ptr<3>, i32
+// CHECK-NEXT: %[[SLOT:.*]] = llvm.mlir.constant(32768 : i32) : i32
+// CHECK-NEXT: %[[DST_OFF:.*]] = llvm.mul %[[STAGE]], %[[SLOT]] : i32
+// CHECK-NEXT: %[[DST:.*]] = llvm.getelementptr %[[BASE]][%[[DST_OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[DST7:.*]] = llvm.addrspacecast %[[DST]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST7]], %[[MAP]], %[[FULL]], box[%[[ROW]], %[[ROW]], %[[T]], %[[T]]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK-NOT:  fattn.sm90
+// CHECK:      llvm.return
+llvm.func @produce(%base: !llvm.ptr<3>, %map: !llvm.ptr, %t: i32, %row: i32) {
+  %stage = fattn.sm90.ring_stage %t, stages = 2
+  %phase = fattn.sm90.ring_phase %t, stages = 2
+  %one = llvm.mlir.constant(1 : i32) : i32
+  %free = llvm.xor %phase, %one : i32
+  %empty = fattn.sm90.ring_barrier %base[%stage], offset = 163880
+  fattn.sm90.mbarrier_wait %empty, parity = %free
+  %full = fattn.sm90.ring_barrier %base[%stage], offset = 163848
+  fattn.sm90.mbarrier_arrive_expect_tx %full, bytes = 32768
+  %slot = llvm.mlir.constant(32768 : i32) : i32
+  %dst = llvm.mul %stage, %slot : i32
+  fattn.sm90.tma_load %map[%row, %row, %t, %t], %base[%dst], barrier = %full
+  llvm.return
+}
+
+// -----
+
+// The consumer's side: wait for the stage's full barrier, hand it back; and
+// the entry's initialization of a barrier.
+// CHECK-LABEL: llvm.func @consume
+// CHECK-SAME: (%[[BASE:.*]]: !llvm.ptr<3>, %[[STAGE:.*]]: i32, %[[PHASE:.*]]: i32, %[[PRED:.*]]: i1)
+// CHECK:      %[[COUNT:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NEXT: nvvm.mbarrier.init %[[BASE]], %[[COUNT]], predicate = %[[PRED]] : !llvm.ptr<3>, i32, i1
+// CHECK:      %[[FULL:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK:      nvvm.mbarrier.try_wait.parity %[[FULL]], %[[PHASE]], %{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK:      %[[EMPTY:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[EMPTY]] : !llvm.ptr<3>
+// CHECK-NOT:  fattn.sm90
+llvm.func @consume(%base: !llvm.ptr<3>, %stage: i32, %phase: i32, %pred: i1) {
+  fattn.sm90.mbarrier_init %base, count = 256, predicate = %pred
+  %full = fattn.sm90.ring_barrier %base[%stage], offset = 8
+  fattn.sm90.mbarrier_wait %full, parity = %phase
+  %empty = fattn.sm90.ring_barrier %base[%stage], offset = 40
+  fattn.sm90.mbarrier_arrive %empty
+  llvm.return
+}
