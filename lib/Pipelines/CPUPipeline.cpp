@@ -20,6 +20,8 @@ void mlir::fattn::buildCPUPipeline(OpPassManager &pm,
                                    const CPUPipelineOptions &options) {
   pm.addPass(createFAttnLowerQuantize());
   pm.addPass(createFAttnLowerHadamard());
+  pm.addPass(createFAttnLowerAttentionGrad(
+      FAttnLowerAttentionGradOptions{options.blockM, options.blockN}));
   // The tiled form needs static head dims; the others run row by row.
   pm.addPass(createFAttnLowerRowwise(
       FAttnLowerRowwiseOptions{/*dynamicHeadDimsOnly=*/true}));

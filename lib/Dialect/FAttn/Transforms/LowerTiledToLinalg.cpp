@@ -404,25 +404,8 @@ struct LowerMask : OpRewritePattern<MaskOp> {
                                            linalg::IndexOp::create(b, loc, 0));
           Value kj = arith::AddIOp::create(b, loc, col,
                                            linalg::IndexOp::create(b, loc, 1));
-          auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
-            return arith::CmpIOp::create(b, loc, pred, x, y);
-          };
-          Value visible = cmp(arith::CmpIPredicate::slt, kj, seqK);
-          Value diag = arith::AddIOp::create(b, loc, qi, offset);
-          if (windowLeft >= 0) {
-            Value first = arith::SubIOp::create(
-                b, loc, diag,
-                arith::ConstantIndexOp::create(b, loc, windowLeft));
-            visible = arith::AndIOp::create(
-                b, loc, visible, cmp(arith::CmpIPredicate::sge, kj, first));
-          }
-          if (windowRight >= 0) {
-            Value last = arith::AddIOp::create(
-                b, loc, diag,
-                arith::ConstantIndexOp::create(b, loc, windowRight));
-            visible = arith::AndIOp::create(
-                b, loc, visible, cmp(arith::CmpIPredicate::sle, kj, last));
-          }
+          Value visible = buildKeyVisible(b, loc, qi, kj, offset, seqK,
+                                          windowLeft, windowRight);
           Value masked =
               arith::SelectOp::create(b, loc, visible, args[0], negInf(b, loc));
           linalg::YieldOp::create(b, loc, masked);

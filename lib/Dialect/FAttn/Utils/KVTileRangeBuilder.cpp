@@ -1,6 +1,7 @@
 //===- KVTileRangeBuilder.cpp - emit the KV tile range as arith IR --------===//
 
 #include "fattn/Dialect/FAttn/Utils/KVTileRangeBuilder.h"
+#include "fattn/Dialect/FAttn/Utils/QTileRange.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -42,4 +43,35 @@ mlir::fattn::buildKVTileRange(OpBuilder &builder, Location loc, Value qTile,
                               const KVTileRangeParams &params) {
   IndexArithOps ops{builder, loc};
   return computeKVTileRange(ops, qTile, seqQ, seqK, params);
+}
+
+KVTileRange<Value>
+mlir::fattn::buildQTileRange(OpBuilder &builder, Location loc, Value kvTile,
+                             Value seqQ, Value seqK,
+                             const KVTileRangeParams &params) {
+  IndexArithOps ops{builder, loc};
+  return computeQTileRange(ops, kvTile, seqQ, seqK, params);
+}
+
+Value mlir::fattn::buildKeyVisible(OpBuilder &b, Location loc, Value row,
+                                   Value key, Value offset, Value seqK,
+                                   int64_t windowLeft, int64_t windowRight) {
+  auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, pred, x, y);
+  };
+  Value visible = cmp(arith::CmpIPredicate::slt, key, seqK);
+  Value diag = arith::AddIOp::create(b, loc, row, offset);
+  if (windowLeft >= 0) {
+    Value first = arith::SubIOp::create(
+        b, loc, diag, arith::ConstantIndexOp::create(b, loc, windowLeft));
+    visible = arith::AndIOp::create(b, loc, visible,
+                                    cmp(arith::CmpIPredicate::sge, key, first));
+  }
+  if (windowRight >= 0) {
+    Value last = arith::AddIOp::create(
+        b, loc, diag, arith::ConstantIndexOp::create(b, loc, windowRight));
+    visible = arith::AndIOp::create(b, loc, visible,
+                                    cmp(arith::CmpIPredicate::sle, key, last));
+  }
+  return visible;
 }

@@ -87,6 +87,39 @@ def FAttnLowerRowwise : Pass<"fattn-lower-rowwise"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def FAttnLowerAttentionGrad : Pass<"fattn-lower-attention-grad"> {
+  let summary = "Lower fattn.attention_grad to the tiled FlashAttention-2 backward";
+  let description = [{
+    The target-independent execution of `fattn.attention_grad` (memref
+    form), used by the CPU pipeline: for each (batch, KV head) D =
+    rowsum(dO * O) of its query heads and an f32 dQ accumulator; then a
+    loop over KV tiles of `block-n` keys (outside) with their f32 dK and dV
+    accumulators, and inside it, for each query head of the group, the Q
+    tiles of `block-m` rows that see the KV tile: the range of the forward's
+    `fattn.kv_tile_range` with queries and keys exchanged, split as the
+    forward's KV loops into masked edge tiles and unmasked tiles. Per
+    (Q tile, KV tile): S = Q K^T, P = exp(S * scale (or its softcap) - LSE)
+    under the forward's mask, dV += P^T dO, dP = dO V^T, dS = P (dP - D)
+    (times 1 - tanh^2 with a softcap), dK += dS^T Q, dQ += dS K, each a
+    `linalg.generic` on memref views of the tiles (clipped at the sequence
+    ends) and of block_m x block_n scratch buffers; P and dS are rounded to
+    the input element type before their products, as on the GPU. dK and dQ
+    take the scale when stored. No buffer is N x N: the scratch is
+    O(block_m * block_n + group * seq_q * head_dim).
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", /*default=*/"64",
+           "Rows of Q per tile">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"64",
+           "Rows of K and V per tile">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def FAttnLowerHadamard : Pass<"fattn-lower-hadamard"> {
   let summary = "Lower fattn.hadamard_rotate to a fast Walsh-Hadamard transform";
   let description = [{

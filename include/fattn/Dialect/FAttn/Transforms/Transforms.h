@@ -8,6 +8,7 @@
 #ifndef FATTN_DIALECT_FATTN_TRANSFORMS_TRANSFORMS_H
 #define FATTN_DIALECT_FATTN_TRANSFORMS_TRANSFORMS_H
 
+#include "fattn/Dialect/FAttn/IR/FAttnGradOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -22,6 +23,13 @@ struct TileSizes {
 /// on `op`, when the head dims are dynamic or the tile sizes are not positive.
 FailureOr<TiledAttentionOp> tileAttention(RewriterBase &rewriter,
                                           AttentionOp op, TileSizes sizes);
+
+/// Replaces `op` (memref form) with the tiled FlashAttention-2 backward in
+/// scf loops and linalg.generic ops on memrefs, KV tiles of `sizes.blockN`
+/// keys outside and Q tiles of `sizes.blockM` rows inside. Fails, with a
+/// diagnostic on `op`, on the tensor form or non-positive tile sizes.
+LogicalResult lowerAttentionGrad(RewriterBase &rewriter, AttentionGradOp op,
+                                 TileSizes sizes);
 
 /// Replaces `pvContraction`, when it is the P V product of attention written
 /// as linalg ops on tensors (the forms --fattn-raise-attention describes),

@@ -1,0 +1,105 @@
+//===- QTileRangeTest.cpp - the Q tile range against brute force ----------===//
+//
+// computeQTileRange (the backward pass's loop over the Q tiles that see a KV
+// tile) must visit every Q tile with a row that sees some key of the KV
+// tile, and claim "no mask needed" only for Q tiles whose rows all see every
+// key of it; its masked/unmasked split must agree, pair by pair, with the
+// forward's computeKVTileRange on tiles that fit inside both sequences.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fattn/Dialect/FAttn/Utils/QTileRange.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::fattn;
+
+namespace {
+bool visible(int64_t i, int64_t j, int64_t seqQ, int64_t seqK,
+             int64_t windowLeft, int64_t windowRight) {
+  int64_t diag = i + seqK - seqQ;
+  if (i < 0 || i >= seqQ || j < 0 || j >= seqK)
+    return false;
+  if (windowLeft >= 0 && j < diag - windowLeft)
+    return false;
+  if (windowRight >= 0 && j > diag + windowRight)
+    return false;
+  return true;
+}
+
+void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
+                            const KVTileRangeParams &p) {
+  Int64Ops ops;
+  int64_t qTiles = (seqQ + p.blockM - 1) / p.blockM;
+  int64_t kTiles = (seqK + p.blockN - 1) / p.blockN;
+  for (int64_t kt = 0; kt < kTiles; ++kt) {
+    KVTileRange<int64_t> r = computeQTileRange(ops, kt, seqQ, seqK, p);
+    SCOPED_TRACE(testing::Message()
+                 << "seqQ=" << seqQ << " seqK=" << seqK << " bm=" << p.blockM
+                 << " bn=" << p.blockN << " wl=" << p.windowLeft << " wr="
+                 << p.windowRight << " kvTile=" << kt << " -> [" << r.lo
+                 << ", " << r.fullLo << ", " << r.fullHi << ", " << r.hi
+                 << ")");
+    ASSERT_LE(0, r.lo);
+    ASSERT_LE(r.lo, r.fullLo);
+    ASSERT_LE(r.fullLo, r.fullHi);
+    ASSERT_LE(r.fullHi, r.hi);
+    ASSERT_LE(r.hi, qTiles);
+    int64_t lastKey = std::min((kt + 1) * p.blockN, seqK);
+    for (int64_t qt = 0; qt < qTiles; ++qt) {
+      bool any = false, all = true;
+      for (int64_t i = qt * p.blockM; i < (qt + 1) * p.blockM; ++i)
+        for (int64_t j = kt * p.blockN; j < lastKey; ++j) {
+          bool v = visible(i, j, seqQ, seqK, p.windowLeft, p.windowRight);
+          any |= v;
+          all &= v;
+        }
+      bool visited = r.lo <= qt && qt < r.hi;
+      bool unmasked = r.fullLo <= qt && qt < r.fullHi;
+      if (any)
+        EXPECT_TRUE(visited) << "Q tile " << qt << " sees the tile but is "
+                             << "skipped";
+      if (unmasked)
+        EXPECT_TRUE(all) << "Q tile " << qt << " is unmasked but not all seen";
+      // Pairs the forward visits unmasked the backward visits unmasked too
+      // (tiles inside both sequences): the same mask work in both passes.
+      KVTileRange<int64_t> f = computeKVTileRange(ops, qt, seqQ, seqK, p);
+      bool inside = (qt + 1) * p.blockM <= seqQ && (kt + 1) * p.blockN <= seqK;
+      if (inside)
+        EXPECT_EQ(unmasked, f.fullLo <= kt && kt < f.fullHi)
+            << "Q tile " << qt << ": the forward and backward masks differ";
+    }
+  }
+}
+
+TEST(QTileRange, MatchesBruteForce) {
+  for (int64_t seqQ : {1, 5, 16, 33, 64, 100})
+    for (int64_t seqK : {1, 7, 16, 40, 64, 129})
+      for (auto [bm, bn] :
+           {std::pair<int64_t, int64_t>{16, 16}, {16, 8}, {8, 32}, {64, 64}})
+        for (int64_t wl : {-1, 0, 3, 17, 64})
+          for (int64_t wr : {-1, 0, 2, 31})
+            checkAgainstBruteForce(seqQ, seqK, {bm, bn, wl, wr});
+}
+
+TEST(QTileRange, CausalSkipsThePast) {
+  Int64Ops ops;
+  // Square causal, tiles of 64: KV tile 1 (keys 64..127) is seen by Q tile
+  // 1 (the diagonal, masked) and, unmasked, by Q tiles 2 and 3.
+  KVTileRange<int64_t> r = computeQTileRange(ops, int64_t{1}, int64_t{256},
+                                             int64_t{256}, {64, 64, -1, 0});
+  EXPECT_EQ(r.lo, 1);
+  EXPECT_EQ(r.fullLo, 2);
+  EXPECT_EQ(r.fullHi, 4);
+  EXPECT_EQ(r.hi, 4);
+}
+
+TEST(QTileRange, KeysThatNoRowSeesVisitNothing) {
+  Int64Ops ops;
+  // A window of 4 keys to the left of the diagonal, seq_q = 16 < seq_k = 200:
+  // the rows see keys 180..199 only, so KV tile 0 is seen by no Q tile.
+  KVTileRange<int64_t> r = computeQTileRange(ops, int64_t{0}, int64_t{16},
+                                             int64_t{200}, {16, 16, 4, 0});
+  EXPECT_EQ(r.lo, r.hi);
+}
+} // namespace
