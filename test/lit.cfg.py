@@ -40,6 +40,13 @@ config.substitutions.append((
     f"--opt {config.fattn_tools_dir}/fattn-opt --runner {config.llvm_tools_dir}/mlir-runner "
     f"--shared-libs {runner_libs}"))
 
+# The CPU oracle of fattn.attention_grad (test/Execution/attention_grad_oracle.py).
+config.substitutions.append((
+    "%grad_oracle",
+    f"{config.python_executable} {config.fattn_src_root}/test/Execution/attention_grad_oracle.py "
+    f"--opt {config.fattn_tools_dir}/fattn-opt --runner {config.llvm_tools_dir}/mlir-runner "
+    f"--shared-libs {runner_libs}"))
+
 # Unit tests (googletest executables), when they were built.
 unittests_dir = os.path.join(config.fattn_obj_root, "unittests")
 config.substitutions.append(("%fattn_unittests_dir", unittests_dir))
