@@ -179,17 +179,7 @@ def build_program(a, data):
     out.append(f'memref.global "private" constant @lse_data : {lse_flat} = '
                f'dense<[{", ".join(lse_literal(x) for x in data["lse"])}]>')
 
-    attrs = []
-    if a.scale is not None:
-        attrs.append(f"scale = {fwd.mlir_float(a.scale)} : f32")
-    if a.causal:
-        attrs.append("causal = true")
-    if a.window_left is not None:
-        attrs.append(f"window_left = {a.window_left} : i64")
-    if a.window_right is not None:
-        attrs.append(f"window_right = {a.window_right} : i64")
-    if a.softcap is not None:
-        attrs.append(f"softcap = {fwd.mlir_float(a.softcap)} : f32")
+    attrs = fwd.attention_attributes(a)
     if a.deterministic:
         attrs.append("deterministic")
     names = ["q", "k", "v", "o", "do", "lse", "dq", "dk", "dv"]

@@ -228,6 +228,23 @@ def dynamic_type(dim, dtype, rank=4):
     return f"memref<{dims}{dtype}, strided<[{strides}], offset: ?>>"
 
 
+def attention_attributes(a):
+    """The scale, mask and softcap attributes (MLIR text) that fattn.attention
+    and fattn.attention_grad share, from the command line."""
+    attrs = []
+    if a.scale is not None:
+        attrs.append(f"scale = {mlir_float(a.scale)} : f32")
+    if a.causal:
+        attrs.append("causal = true")
+    if a.window_left is not None:
+        attrs.append(f"window_left = {a.window_left} : i64")
+    if a.window_right is not None:
+        attrs.append(f"window_right = {a.window_right} : i64")
+    if a.softcap is not None:
+        attrs.append(f"softcap = {mlir_float(a.softcap)} : f32")
+    return attrs
+
+
 def build_program(a, q, k, v, descales=None, signs=None):
     d, dv, dt = a.head_dim, a.head_dim_v, a.dtype
     out_dt = "bf16" if dt == FP8 else dt
@@ -298,19 +315,9 @@ def build_program(a, q, k, v, descales=None, signs=None):
             arg_types[n] = memref_type(sh, "f32")
         names += ["dq", "dk", "dv"]
     params = ", ".join(f"%{n}: {arg_types[n]}" for n in names)
-    attrs = []
     if a.scale is None and a.dynamic_head_dim:
         a.scale = 1.0 / math.sqrt(d)  # the default needs a static head dim
-    if a.scale is not None:
-        attrs.append(f"scale = {mlir_float(a.scale)} : f32")
-    if a.causal:
-        attrs.append("causal = true")
-    if a.window_left is not None:
-        attrs.append(f"window_left = {a.window_left} : i64")
-    if a.window_right is not None:
-        attrs.append(f"window_right = {a.window_right} : i64")
-    if a.softcap is not None:
-        attrs.append(f"softcap = {mlir_float(a.softcap)} : f32")
+    attrs = attention_attributes(a)
     if a.value_layout:
         attrs.append('value_layout = "transposed_wgmma_e4m3_k32"')
     lse_clause = f" lse(%lse : {arg_types['lse']})" if has_lse else ""

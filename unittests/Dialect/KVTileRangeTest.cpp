@@ -8,23 +8,13 @@
 
 #include "fattn/Dialect/FAttn/Utils/KVTileRange.h"
 
+#include "MaskBruteForce.h"
+
 #include "gtest/gtest.h"
 
 using namespace mlir::fattn;
 
 namespace {
-bool visible(int64_t i, int64_t j, int64_t seqQ, int64_t seqK,
-             int64_t windowLeft, int64_t windowRight) {
-  int64_t diag = i + seqK - seqQ;
-  if (j < 0 || j >= seqK)
-    return false;
-  if (windowLeft >= 0 && j < diag - windowLeft)
-    return false;
-  if (windowRight >= 0 && j > diag + windowRight)
-    return false;
-  return true;
-}
-
 /// Checks one configuration against the definition, tile by tile.
 void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
                             const KVTileRangeParams &p) {
@@ -48,7 +38,7 @@ void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
       bool any = false, all = true;
       for (int64_t i = qt * p.blockM; i < lastRow; ++i)
         for (int64_t j = kt * p.blockN; j < (kt + 1) * p.blockN; ++j) {
-          bool v = visible(i, j, seqQ, seqK, p.windowLeft, p.windowRight);
+          bool v = seesKey(i, j, seqQ, seqK, p.windowLeft, p.windowRight);
           any |= v;
           all &= v;
         }
@@ -65,7 +55,7 @@ void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
         bool any = false;
         for (int64_t i = qt * p.blockM; i < lastRow; ++i)
           for (int64_t j = kt * p.blockN; j < (kt + 1) * p.blockN; ++j)
-            any |= visible(i, j, seqQ, seqK, p.windowLeft, p.windowRight);
+            any |= seesKey(i, j, seqQ, seqK, p.windowLeft, p.windowRight);
         EXPECT_TRUE(any) << "boundary tile " << kt << " is seen by no row";
       }
     }

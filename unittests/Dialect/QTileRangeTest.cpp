@@ -10,23 +10,13 @@
 
 #include "fattn/Dialect/FAttn/Utils/QTileRange.h"
 
+#include "MaskBruteForce.h"
+
 #include "gtest/gtest.h"
 
 using namespace mlir::fattn;
 
 namespace {
-bool visible(int64_t i, int64_t j, int64_t seqQ, int64_t seqK,
-             int64_t windowLeft, int64_t windowRight) {
-  int64_t diag = i + seqK - seqQ;
-  if (i < 0 || i >= seqQ || j < 0 || j >= seqK)
-    return false;
-  if (windowLeft >= 0 && j < diag - windowLeft)
-    return false;
-  if (windowRight >= 0 && j > diag + windowRight)
-    return false;
-  return true;
-}
-
 void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
                             const KVTileRangeParams &p) {
   Int64Ops ops;
@@ -50,7 +40,7 @@ void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
       bool any = false, all = true;
       for (int64_t i = qt * p.blockM; i < (qt + 1) * p.blockM; ++i)
         for (int64_t j = kt * p.blockN; j < lastKey; ++j) {
-          bool v = visible(i, j, seqQ, seqK, p.windowLeft, p.windowRight);
+          bool v = seesKey(i, j, seqQ, seqK, p.windowLeft, p.windowRight);
           any |= v;
           all &= v;
         }
