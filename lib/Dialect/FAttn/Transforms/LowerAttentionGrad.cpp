@@ -118,8 +118,8 @@ void accumulateProduct(Emitter &e, Value lhs, Value rhs, Value acc,
                 x = emitExtToF32(b, loc, x);
               Value y = emitExtToF32(b, loc, args[1]);
               Value prod = arith::MulFOp::create(b, loc, x, y);
-              linalg::YieldOp::create(
-                  b, loc, arith::AddFOp::create(b, loc, args[2], prod).getResult());
+              Value sum = arith::AddFOp::create(b, loc, args[2], prod);
+              linalg::YieldOp::create(b, loc, sum);
             });
 }
 
@@ -277,7 +277,8 @@ void emitScaledStore(Emitter &e, Value src, Value dst, float factor,
             [&](OpBuilder &b, Location loc, ValueRange args) {
               Value x = args[0];
               if (factor != 1.0f)
-                x = arith::MulFOp::create(b, loc, x, Emitter{b, loc}.f32(factor));
+                x = arith::MulFOp::create(b, loc, x,
+                                          Emitter{b, loc}.f32(factor));
               linalg::YieldOp::create(b, loc,
                                       emitTruncFromF32(b, loc, x, elemType));
             });
@@ -366,8 +367,8 @@ void emitDelta(Emitter &e, const GradContext &ctx, Value batch,
               Value x = emitExtToF32(b, loc, args[0]);
               Value y = emitExtToF32(b, loc, args[1]);
               Value prod = arith::MulFOp::create(b, loc, x, y);
-              linalg::YieldOp::create(
-                  b, loc, arith::AddFOp::create(b, loc, args[2], prod).getResult());
+              Value sum = arith::AddFOp::create(b, loc, args[2], prod);
+              linalg::YieldOp::create(b, loc, sum);
             });
 }
 } // namespace

@@ -1,4 +1,4 @@
-//===- FAttnGradOps.td - the attention backward pass --------*- tablegen -*-===//
+//===- FAttnGradOps.td - the attention backward pass -------*- tablegen -*-===//
 //
 // The gradient of `fattn.attention`, kept apart from the forward ops so that
 // the tiled forward form and its users do not depend on it.
@@ -78,8 +78,8 @@ def FAttn_AttentionGradOp : FAttn_Op<"attention_grad", [
   let results = (outs Variadic<AnyRankedTensor>:$result_tensors);
 
   let assemblyFormat = [{
-    `ins` `(` $query `,` $key `,` $value `,` $output `,` $grad_output `,` $lse `:`
-      type($query) `,` type($key) `,` type($value) `,` type($output) `,`
+    `ins` `(` $query `,` $key `,` $value `,` $output `,` $grad_output `,` $lse
+      `:` type($query) `,` type($key) `,` type($value) `,` type($output) `,`
       type($grad_output) `,` type($lse) `)`
     `outs` `(` $grad_query `,` $grad_key `,` $grad_value `:`
       type($grad_query) `,` type($grad_key) `,` type($grad_value) `)`

@@ -4,7 +4,7 @@
 // (FlashAttention-2, section 3.2), so it needs the converse of
 // computeKVTileRange: the Q tiles whose rows see some key of a KV tile. The
 // mask is symmetric under exchanging queries and keys: query i sees key j iff
-//   j - off - window_right <= i <= j - off + window_left,   off = seq_k - seq_q,
+//   j - off - window_right <= i <= j - off + window_left,  off = seq_k - seq_q,
 // which is the forward's rule with the roles of (query, key), (seq_q, seq_k),
 // (block_m, block_n) and (window_left, window_right) exchanged. The same
 // computation therefore gives the range, with the same tiles masked.
