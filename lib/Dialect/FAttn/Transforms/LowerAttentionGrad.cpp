@@ -382,6 +382,13 @@ LogicalResult mlir::fattn::lowerAttentionGrad(RewriterBase &rewriter,
     return op.emitOpError() << "cannot be lowered: block sizes must be "
                                "positive, found block-m = "
                             << sizes.blockM << ", block-n = " << sizes.blockN;
+  // The scratch tiles are block_m x block_n f32: keep their byte size (and
+  // the allocation's size arithmetic) far from overflowing.
+  constexpr int64_t kMaxTileElements = int64_t{1} << 28;
+  if (sizes.blockM > kMaxTileElements / sizes.blockN)
+    return op.emitOpError() << "cannot be lowered: block-m * block-n must be "
+                               "at most 2^28, found block-m = "
+                            << sizes.blockM << ", block-n = " << sizes.blockN;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
