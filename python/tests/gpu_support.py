@@ -107,10 +107,12 @@ def baseline(q, k, v, scale, window_left, window_right, softcap):
     plain = softcap == 0 and window_left < 0 and (window_right < 0 or (window_right == 0 and
                                                                         sq == sk))
     if plain:
+        # Fresh copies: SDPA's flash kernel faults (misaligned address) on a
+        # view whose data pointer is off a 16-byte boundary instead of refusing it.
         rep = q.shape[2] // k.shape[2]
-        qh = q.transpose(1, 2)
-        kh = k.transpose(1, 2).repeat_interleave(rep, dim=1)
-        vh = v.transpose(1, 2).repeat_interleave(rep, dim=1)
+        qh = q.transpose(1, 2).clone(memory_format=torch.contiguous_format)
+        kh = k.transpose(1, 2).repeat_interleave(rep, dim=1).clone(memory_format=torch.contiguous_format)
+        vh = v.transpose(1, 2).repeat_interleave(rep, dim=1).clone(memory_format=torch.contiguous_format)
         try:
             with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
                 o = F.scaled_dot_product_attention(qh, kh, vh, is_causal=window_right == 0,
