@@ -65,7 +65,7 @@ func.func @full(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memr
 // -----
 
 // FP8 kernels keep the plain divisions: with the multipliers they measured
-// 1-2% slower (docs/PERF.md, twentieth session).
+// 1-2% slower (docs/PERF.md, 2026-12-01).
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_e4m3_m128n64s2_persistent(
 // CHECK-NOT: "llvm.intr.ctlz"
 // CHECK-NOT: llvm.nvvm.mulhi.ui

@@ -127,7 +127,7 @@ inline constexpr int64_t kMaxTailRounds = 8;
 /// Q tiles in later rounds: launchers keep the tail's K and V within this
 /// many bytes, which L2 holds between the rounds (a tail of 16-bit head dim
 /// 256 pairs whose K and V, about 100 MB, did not fit ran 25% slower at 1k
-/// keys; docs/PERF.md, twenty-first session).
+/// keys; docs/PERF.md, 2026-12-01).
 inline constexpr int64_t kMaxTailBytes = 24 << 20;
 
 /// The tail's pairs with the least makespan (the longest CTA's sum of
