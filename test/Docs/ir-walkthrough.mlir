@@ -1,6 +1,7 @@
 // RUN: fattn-opt %s | FileCheck %s --check-prefix=L0
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" | FileCheck %s --check-prefix=L1
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong | FileCheck %s --check-prefix=L2
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --check-prefix=L3
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90 | FileCheck %s --check-prefix=L4
 // RUN: rm -f %t.ptx && fattn-compile %s --arch sm_90a --block-n 128 --emit ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -63,6 +64,24 @@
 // L2: fattn.finalize
 
 // Level 4, the NVVM/LLVM kernel in a gpu.module.
+// Level 3, the sm_90a target ops: the producer's tile, the consumers'
+// iteration.
+// L3: ^bb4:
+// L3-NEXT: %[[T:.*]] = llvm.sub %{{.*}}, %{{.*}} : i32
+// L3-NEXT: %[[STAGE:.*]] = fattn.sm90.ring_stage %[[T]], stages = 2
+// L3: %[[PHASE:.*]] = fattn.sm90.ring_phase %[[T]], stages = 2
+// L3-NEXT: %[[FREE:.*]] = llvm.xor %[[PHASE]], %{{.*}} : i32
+// L3: %[[EMPTY:.*]] = fattn.sm90.ring_barrier %[[BASE:.*]][%[[STAGE]]], offset = 163880
+// L3-NEXT: fattn.sm90.mbarrier_wait %[[EMPTY]], parity = %[[FREE]]
+// L3-NEXT: %[[FULL:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[STAGE]]], offset = 163848
+// L3-NEXT: fattn.sm90.mbarrier_arrive_expect_tx %[[FULL]], bytes = 32768
+// L3: fattn.sm90.tma_load %arg22[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL]]
+// L3: %[[KS:.*]] = fattn.sm90.ring_stage %[[J:.*]], stages = 2
+// L3-NEXT: fattn.sm90.ring_stage %{{.*}}, stages = 2
+// L3-NEXT: %[[KP:.*]] = fattn.sm90.ring_phase %[[J]], stages = 2
+// L3-NEXT: %[[KFULL:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[KS]]], offset = 163848
+// L3-NEXT: fattn.sm90.mbarrier_wait %[[KFULL]], parity = %[[KP]]
+
 // L4: module attributes {gpu.container_module}
 // L4: func.func @attn(
 // L4-NEXT: return

@@ -159,7 +159,7 @@ void SM90KernelEmitter::emitEntry() {
 
   Value isThread0 = e.icmp(ICmp::eq, tid, e.i32(0));
   auto init = [&](int64_t offset, int64_t count) {
-    e.mbarrierInit(barrier(offset), e.i32(count), isThread0);
+    target<SM90MBarrierInitOp>(barrier(offset), count, isThread0);
   };
   // Every consumer thread hands a stage back.
   int64_t consumerThreads = 128 * cfg.consumerWarpgroups;
@@ -210,7 +210,7 @@ void SM90KernelEmitter::emitOnesTile() {
 
 void SM90KernelEmitter::emitQLoad() {
   Value qBar = qFullBar();
-  e.mbarrierArriveExpectTx(qBar, e.i32(layout.qBytes));
+  expectBytes(qBar, layout.qBytes);
   // Two buffers: the work item's one, bytes qBytes apart.
   Value bufferOffset = qBufferOffset();
   for (int64_t c = 0; c < chunks; ++c) {
@@ -240,7 +240,7 @@ void SM90KernelEmitter::emitTileLoad(Value j) {
       emitTransposedValueLoad(stage, bar, kvRow);
       continue;
     }
-    e.mbarrierArriveExpectTx(bar, e.i32(layout.kvStageBytes));
+    expectBytes(bar, layout.kvStageBytes);
     int64_t region = isV ? layout.vOffset : layout.kOffset;
     for (int64_t c = 0; c < chunks; ++c)
       tmaLoad(e.arg(isV ? "v_map" : "k_map"), c,
@@ -257,7 +257,7 @@ void SM90KernelEmitter::emitTileLoad(Value j) {
 void SM90KernelEmitter::emitTransposedValueLoad(Value stage, Value bar,
                                                 Value firstKey) {
   int64_t atomBytes = cfg.headDim * 128;
-  e.mbarrierArriveExpectTx(bar, e.i32(layout.vtStageBytes));
+  expectBytes(bar, layout.vtStageBytes);
   Value stageOffset = e.mul(stage, e.i32(layout.vtStageBytes));
   for (int64_t a = 0; a < cfg.keyChunks(); ++a)
     tmaCopy(e.arg("v_map"), e.add(firstKey, e.i32(128 * a)), e.i32(0),

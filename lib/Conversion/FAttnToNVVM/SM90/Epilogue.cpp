@@ -203,7 +203,7 @@ void SM90KernelEmitter::handBackStoredQ() {
   e.place(back);
   e.bulkWaitGroupRead(0);
   // The previous item's buffer: the other one of the two.
-  e.mbarrierArrive(qBarrier(layout.qEmptyBar1(), layout.qEmptyBar()));
+  arrive(qBarrier(layout.qEmptyBar1(), layout.qEmptyBar()));
   e.br(done);
   e.place(done);
 }

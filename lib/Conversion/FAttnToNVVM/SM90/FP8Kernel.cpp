@@ -62,7 +62,7 @@ void SM90KernelEmitter::emitFP8Producer() {
   emitTransposeV(stage, transposeLanes());
   // Generic-proxy stores that wgmma (async proxy) reads next.
   e.fenceProxyAsyncShared();
-  e.mbarrierArrive(barrier(layout.fullVtBar(), stage));
+  arrive(barrier(layout.fullVtBar(), stage));
   e.namedBarrier(e.i32(kFP8ProducerBarrier), e.i32(128));
   e.br("produce", {next});
 

@@ -199,6 +199,8 @@ public:
   void ret();
 
   OpBuilder &builder() { return b; }
+  /// The location of every operation it builds.
+  Location location() const { return loc; }
 
 private:
   OpBuilder &b;

@@ -1,11 +1,13 @@
 //===- KernelEmitter.h - the sm_90a kernel emitter (private) ----*- C++ -*-===//
 //
 // The emitter of the sm_90a kernel, which builds it op by op through
-// KernelBuilder: Entry.cpp (entry, work items, copies, producer),
-// ConsumerMath.cpp (one KV tile's math), ConsumerLoops.cpp (the consumers'
-// loops), Epilogue.cpp (O and LSE out), SplitTail.cpp (the split tail's
-// merge) and FP8Kernel.cpp (what only e4m3 kernels build: the producer's V
-// transpose, the descales, P as e4m3). Private to this folder.
+// KernelBuilder (LLVM and NVVM operations) and the sm_90a target ops (L3,
+// FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, TMA loads),
+// which TargetToNVVM.cpp lowers: Entry.cpp (entry, work items, copies,
+// producer), ConsumerMath.cpp (one KV tile's math), ConsumerLoops.cpp (the
+// consumers' loops), Epilogue.cpp (O and LSE out), SplitTail.cpp (the split
+// tail's merge) and FP8Kernel.cpp (what only e4m3 kernels build: the
+// producer's V transpose, the descales, P as e4m3). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 #define FATTN_LIB_CONVERSION_FATTNTONVVM_SM90_KERNELEMITTER_H
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
+#include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.h"
 #include "fattn/Dialect/FAttn/Utils/KVTileRange.h"
 #include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
 
@@ -388,7 +391,7 @@ private:
   }
   /// This thread's arrival on the empty barrier of the work item's Q buffer.
   void arriveQEmpty() {
-    e.mbarrierArrive(qBarrier(layout.qEmptyBar(), layout.qEmptyBar1()));
+    arrive(qBarrier(layout.qEmptyBar(), layout.qEmptyBar1()));
   }
   /// Persistent kernels: every consumer thread hands Q's buffer back once
   /// the work item's last S = Q K^T has completed. When the buffer still
@@ -564,7 +567,7 @@ private:
   SmallVector<Value> unpack(Value aggregate, int64_t n);
   Value pack(ArrayRef<Value> values, Type type);
   void release(int64_t emptyBar, Value stage) {
-    e.mbarrierArrive(barrier(emptyBar, stage));
+    arrive(barrier(emptyBar, stage));
   }
   void waitGroup(int n) { e.wgmmaWaitGroup(n); }
 
@@ -631,17 +634,26 @@ private:
     return all;
   }
 
-  Value stageOf(Value t) { return e.urem(t, e.i32(cfg.stages)); }
-  Value phaseOf(Value t) {
-    return e.andI(e.udiv(t, e.i32(cfg.stages)), e.i32(1));
+  /// Creates the target op `OpTy` (L3) at the builder's insertion point.
+  template <typename OpTy, typename... Args> OpTy target(Args &&...args) {
+    return OpTy::create(e.builder(), e.location(), std::forward<Args>(args)...);
   }
-  /// Address of barrier `first + 8 * stage`.
+  /// The stage and the barriers' phase parity of the tile with ring ordinal
+  /// `t`.
+  Value stageOf(Value t) { return target<SM90RingStageOp>(t, cfg.stages); }
+  Value phaseOf(Value t) { return target<SM90RingPhaseOp>(t, cfg.stages); }
+  /// Address of barrier `first + 8 * stage`: a ring stage's.
   Value barrier(int64_t first, Value stage) {
-    return e.byteOffset(base, e.add(e.i32(first), e.mul(stage, e.i32(8))));
+    return target<SM90RingBarrierOp>(base, stage, first);
   }
   Value barrier(int64_t offset) { return e.byteOffset(base, e.i32(offset)); }
   void waitBarrier(Value bar, Value phase) {
-    e.mbarrierTryWaitParity(bar, phase, e.i32(10000000));
+    target<SM90MBarrierWaitOp>(bar, phase);
+  }
+  void arrive(Value bar) { target<SM90MBarrierArriveOp>(bar); }
+  /// The issuing thread's arrival, expecting `bytes` of TMA copies.
+  void expectBytes(Value bar, int64_t bytes) {
+    target<SM90MBarrierArriveExpectTxOp>(bar, bytes);
   }
   /// A wgmma shared-memory matrix descriptor of the 128B-swizzled tile at
   /// byte offset `offset` (i32) from the aligned base.
@@ -667,9 +679,8 @@ private:
   /// is a column of a row-major tile, or a key of a V stored as V^T.
   void tmaCopy(Value map, Value inner, Value row, Value dstOffset, Value bar,
                Value headIdx) {
-    Value dst = e.byteOffset(base, dstOffset);
-    Value dst7 = e.addrspacecast(dst, e.ptr(7));
-    e.tmaLoad(dst7, map, bar, {inner, row, headIdx, batch});
+    target<SM90TmaLoadOp>(map, ValueRange{inner, row, headIdx, batch}, base,
+                          dstOffset, bar);
   }
   /// Two f32 as a pair of 16-bit floats of `half` type in one i32.
   Value packPair(Value a, Value b, Type half);

@@ -13,6 +13,7 @@
 #include "fattn/Conversion/FAttnToNVVM/SM90/FP8LayoutFromIR.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
+#include "fattn/Conversion/FAttnToNVVM/SM90/TargetToNVVM.h"
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
@@ -598,10 +599,12 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
 
 /// Builds the kernel of `config` at `builder`'s insertion point in a
 /// gpu.module's body, preceded by the module's shared-memory global unless
-/// the module already has it.
-static LLVM::LLVMFuncOp buildKernel(OpBuilder &builder, Location loc,
-                                   const SM90KernelConfig &config,
-                                   const SM90Options &options) {
+/// the module already has it; its target ops lowered to NVVM unless
+/// `options.keepTargetOps`.
+static FailureOr<LLVM::LLVMFuncOp> buildKernel(OpBuilder &builder,
+                                               Location loc,
+                                               const SM90KernelConfig &config,
+                                               const SM90Options &options) {
   Operation *container = builder.getInsertionBlock()->getParentOp();
   if (!SymbolTable::lookupSymbolIn(container, kSharedMemorySymbol)) {
     auto bytes = LLVM::LLVMArrayType::get(builder.getI8Type(), 0);
@@ -610,7 +613,11 @@ static LLVM::LLVMFuncOp buildKernel(OpBuilder &builder, Location loc,
                            Attribute(), /*alignment=*/1024,
                            /*addrSpace=*/3);
   }
-  return buildSM90KernelFunction(builder, loc, config, options);
+  LLVM::LLVMFuncOp kernel =
+      buildSM90KernelFunction(builder, loc, config, options);
+  if (!options.keepTargetOps && failed(lowerSM90TargetOps(kernel)))
+    return failure();
+  return kernel;
 }
 
 FailureOr<LLVM::LLVMFuncOp>
@@ -623,7 +630,11 @@ mlir::fattn::buildSM90AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
   FailureOr<SM90KernelConfig> config = getSM90KernelConfig(op, options);
   if (failed(config))
     return failure();
-  LLVM::LLVMFuncOp kernel = buildKernel(builder, op.getLoc(), *config, options);
+  FailureOr<LLVM::LLVMFuncOp> built =
+      buildKernel(builder, op.getLoc(), *config, options);
+  if (failed(built))
+    return failure();
+  LLVM::LLVMFuncOp kernel = *built;
   Builder attrs(op.getContext());
   kernel->setAttr("fattn.kernel_description",
                   attrs.getStringAttr(describeSM90Kernel(*config)));
@@ -686,9 +697,12 @@ LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
                                       rewriter.getArrayAttr({target}));
   }
   rewriter.setInsertionPointToEnd(module.getBody());
-  LLVM::LLVMFuncOp kernel = buildKernel(rewriter, op.getLoc(), *config, options);
-  kernel->setAttr("fattn.kernel_description",
-                  rewriter.getStringAttr(describeSM90Kernel(*config)));
+  FailureOr<LLVM::LLVMFuncOp> kernel =
+      buildKernel(rewriter, op.getLoc(), *config, options);
+  if (failed(kernel))
+    return failure();
+  (*kernel)->setAttr("fattn.kernel_description",
+                     rewriter.getStringAttr(describeSM90Kernel(*config)));
   rewriter.eraseOp(op);
   return success();
 }
@@ -713,6 +727,7 @@ struct ConvertFAttnToNVVMSM90Pass
     options.reverseQTiles = reverseQTiles;
     options.warpgroupKVRanges = warpgroupKVRanges;
     options.workOrderTail = workOrderTail;
+    options.keepTargetOps = keepTargetOps;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });
     if (ops.size() > 1 && !options.kernelName.empty()) {

@@ -146,10 +146,10 @@ struct TmaLoadLowering : ConvertOpToLLVMPattern<SM90TmaLoadOp> {
 
 void mlir::fattn::populateSM90TargetToNVVMPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<RingStageLowering, RingPhaseLowering, RingBarrierLowering,
-               MBarrierInitLowering, MBarrierWaitLowering,
-               MBarrierArriveLowering, MBarrierArriveExpectTxLowering,
-               TmaLoadLowering>(converter);
+  patterns
+      .add<RingStageLowering, RingPhaseLowering, RingBarrierLowering,
+           MBarrierInitLowering, MBarrierWaitLowering, MBarrierArriveLowering,
+           MBarrierArriveExpectTxLowering, TmaLoadLowering>(converter);
 }
 
 LogicalResult mlir::fattn::lowerSM90TargetOps(Operation *root) {

@@ -14,14 +14,17 @@ static constexpr int64_t kMaxMBarrierCount = (int64_t(1) << 20) - 1;
 
 static LogicalResult verifyStages(Operation *op, int64_t stages) {
   if (stages < 1)
-    return op->emitOpError() << "expected at least one stage, found "
-                             << stages;
+    return op->emitOpError() << "expected at least one stage, found " << stages;
   return success();
 }
 
-LogicalResult SM90RingStageOp::verify() { return verifyStages(*this, getStages()); }
+LogicalResult SM90RingStageOp::verify() {
+  return verifyStages(*this, getStages());
+}
 
-LogicalResult SM90RingPhaseOp::verify() { return verifyStages(*this, getStages()); }
+LogicalResult SM90RingPhaseOp::verify() {
+  return verifyStages(*this, getStages());
+}
 
 LogicalResult SM90RingBarrierOp::verify() {
   int64_t offset = getOffset();

@@ -22,6 +22,11 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
     the consumers' GEMMs. Tensor maps are `nvvm.grid_constant` byval
     parameters. The op is erased; the kernel carries its KERNEL-ABI.md
     description as `fattn.kernel_description`.
+
+    The kernel is built at the target level (L3: LLVM-dialect code with the
+    `fattn.sm90.*` ops of the K/V ring, its mbarriers and TMA copies), which
+    the patterns of `--convert-fattn-sm90-target-to-nvvm` then lower to NVVM
+    (L4). `keep-target-ops=true` stops at L3.
   }];
   let options = [
     Option<"moduleName", "module-name", "std::string", /*default=*/"\"fattn_sm90\"",
@@ -71,6 +76,10 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "`tail_pairs` kernel parameter)">,
     Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
            "Schedule the last Q tiles (longest under a causal mask) first">,
+    Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",
+           "Leave the kernel at the sm_90a target ops (L3, fattn.sm90.*) "
+           "for --convert-fattn-sm90-target-to-nvvm, instead of lowering "
+           "them to NVVM">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",
@@ -86,6 +95,8 @@ def ConvertFAttnSM90TargetToNVVM
     ops and `tma_load`) becomes the NVVM and LLVM operations it stands for,
     by the patterns of `populateSM90TargetToNVVMPatterns` in one partial
     conversion; other ops are left as they are.
+    `--convert-fattn-to-nvvm-sm90` runs the same patterns on each kernel it
+    builds, unless `keep-target-ops=true`.
 
     ```mlir
     %stage = fattn.sm90.ring_stage %t, stages = 2

@@ -105,6 +105,9 @@ struct SM90Options {
   /// count for each launch (a `tail_pairs` kernel parameter and a
   /// `work_order` description key, KERNEL-ABI.md; WorkOrder.h).
   bool workOrderTail = false;
+  /// Leave the kernel at the target ops (L3, fattn.sm90.*) instead of
+  /// lowering them to NVVM (lowerSM90TargetOps, TargetToNVVM.h).
+  bool keepTargetOps = false;
   /// Registers per thread the producer warpgroup keeps (setmaxnreg);
   /// 0 disables register reallocation.
   int producerRegisters = 24;
@@ -255,9 +258,11 @@ struct SM90KernelConfig {
   int64_t workspaceBytesPerCta() const;
 };
 
-/// Builds the kernel of `config` as an `llvm.func` of LLVM and NVVM
-/// operations at `builder`'s insertion point (the body of a gpu.module that
-/// holds, or will hold, the `fattn_smem` global its entry block addresses).
+/// Builds the kernel of `config` as an `llvm.func` at `builder`'s insertion
+/// point (the body of a gpu.module that holds, or will hold, the
+/// `fattn_smem` global its entry block addresses): LLVM and NVVM operations
+/// and the sm_90a target ops (L3, FAttnSM90Ops.td), which
+/// lowerSM90TargetOps (TargetToNVVM.h) lowers.
 LLVM::LLVMFuncOp buildSM90KernelFunction(OpBuilder &builder, Location loc,
                                          const SM90KernelConfig &config,
                                          const SM90Options &options);

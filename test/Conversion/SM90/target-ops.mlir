@@ -1,0 +1,69 @@
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90 -o %t.whole.mlir
+// RUN: diff %t.split.mlir %t.whole.mlir
+
+// The sm_90a kernel at the target level (L3): keep-target-ops=true leaves
+// the K/V ring's stages and phases, its mbarriers and the TMA loads as
+// fattn.sm90.* ops (no NVVM mbarrier or TMA op is left in the kernel).
+// Lowered by --convert-fattn-sm90-target-to-nvvm, the kernel is the one that
+// --convert-fattn-to-nvvm-sm90 builds in one step, to the letter (the diff).
+
+func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: memref<1x2x256x128xbf16>, %o: memref<1x2x256x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<1x2x256x128xbf16>, memref<1x2x256x128xbf16>, memref<1x2x256x128xbf16>) outs(%o : memref<1x2x256x128xbf16>) {causal = true}
+  return
+}
+
+// CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n128s2_causal
+// CHECK-SAME: %[[K_MAP:arg22]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
+// CHECK-SAME: %[[V_MAP:arg23]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
+// The entry: thread 0 initializes Q's barrier and the ring's full (one
+// arrival: the producer's expect_tx) and empty (every consumer thread)
+// barriers.
+// CHECK:      %[[BASE:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK:      fattn.sm90.mbarrier_init %{{.*}}, count = 1, predicate = %[[THREAD0:.*]]
+// CHECK:      fattn.sm90.mbarrier_init %{{.*}}, count = 256, predicate = %[[THREAD0]]
+// CHECK:      nvvm.fence.mbarrier.init
+// Q: one expect_tx for both of its 64-column boxes.
+// CHECK:      fattn.sm90.mbarrier_arrive_expect_tx %[[QBAR:.*]], bytes = 32768
+// CHECK:      fattn.sm90.tma_load %arg21[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[QBAR]]
+// The producer's tile: its ring position, then per K and V half: the wait
+// for the stage's empty barrier (the other parity), expect_tx on its full
+// barrier and two TMA boxes.
+// CHECK:      %[[T:.*]] = llvm.sub
+// CHECK-NEXT: %[[STAGE:.*]] = fattn.sm90.ring_stage %[[T]], stages = 2
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[PHASE:.*]] = fattn.sm90.ring_phase %[[T]], stages = 2
+// CHECK-NEXT: %[[FREE:.*]] = llvm.xor %[[PHASE]], %[[ONE]] : i32
+// CHECK:      %[[EMPTY_K:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[STAGE]]], offset = 163880
+// CHECK-NEXT: fattn.sm90.mbarrier_wait %[[EMPTY_K]], parity = %[[FREE]]
+// CHECK-NEXT: %[[FULL_K:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[STAGE]]], offset = 163848
+// CHECK-NEXT: fattn.sm90.mbarrier_arrive_expect_tx %[[FULL_K]], bytes = 32768
+// CHECK:      fattn.sm90.tma_load %[[K_MAP]][%{{.*}}, %[[ROW:.*]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_K]]
+// CHECK:      fattn.sm90.tma_load %[[K_MAP]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_K]]
+// CHECK-NEXT: %[[EMPTY_V:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[STAGE]]], offset = 163896
+// CHECK-NEXT: fattn.sm90.mbarrier_wait %[[EMPTY_V]], parity = %[[FREE]]
+// CHECK-NEXT: %[[FULL_V:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[STAGE]]], offset = 163864
+// CHECK-NEXT: fattn.sm90.mbarrier_arrive_expect_tx %[[FULL_V]], bytes = 32768
+// CHECK:      fattn.sm90.tma_load %[[V_MAP]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_V]]
+// CHECK:      fattn.sm90.tma_load %[[V_MAP]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_V]]
+// The consumers wait for Q.
+// CHECK:      nvvm.setmaxregister  increase 240
+// CHECK:      fattn.sm90.mbarrier_wait %{{.*}}, parity = %{{.*}}
+// The overlapped loop's iteration j: K_j's stage and V_{j-1}'s, each waited
+// for at its own phase; K_j's stage goes back after S_j, V_{j-1}'s after
+// P_{j-1} V_{j-1}.
+// CHECK:      %[[KS:.*]] = fattn.sm90.ring_stage %[[J:.*]], stages = 2
+// CHECK-NEXT: %[[VS:.*]] = fattn.sm90.ring_stage %[[PREV:.*]], stages = 2
+// CHECK-NEXT: %[[KP:.*]] = fattn.sm90.ring_phase %[[J]], stages = 2
+// CHECK-NEXT: %[[FULL_KJ:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[KS]]], offset = 163848
+// CHECK-NEXT: fattn.sm90.mbarrier_wait %[[FULL_KJ]], parity = %[[KP]]
+// CHECK-NEXT: %[[VP:.*]] = fattn.sm90.ring_phase %[[PREV]], stages = 2
+// CHECK-NEXT: %[[FULL_VJ:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[VS]]], offset = 163864
+// CHECK-NEXT: fattn.sm90.mbarrier_wait %[[FULL_VJ]], parity = %[[VP]]
+// CHECK:      nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:      %[[EMPTY_KJ:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[KS]]], offset = 163880
+// CHECK-NEXT: fattn.sm90.mbarrier_arrive %[[EMPTY_KJ]]
+// CHECK:      nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:      %[[EMPTY_VJ:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[VS]]], offset = 163896
+// CHECK-NEXT: fattn.sm90.mbarrier_arrive %[[EMPTY_VJ]]
