@@ -30,7 +30,7 @@ runner_libs = ",".join(
 config.substitutions.append(("%mlir_runner_libs", runner_libs))
 
 tool_dirs = [config.fattn_tools_dir, config.llvm_tools_dir]
-tools = ["fattn-opt", "mlir-runner", ToolSubst("%mlir_runner", "mlir-runner")]
+tools = ["fattn-opt", "mlir-runner", "mlir-translate", ToolSubst("%mlir_runner", "mlir-runner")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The CPU execution oracle (test/Execution/attention_oracle.py).
@@ -69,3 +69,11 @@ if _ptxas:
 # sm_90a (issue 4): the PTX tests take the pipeline's output through upstream
 # mlir-opt (gpu-module-to-binary needs the LLVM IR translations).
 llvm_config.add_tool_substitutions(["mlir-opt"], tool_dirs)
+
+# The host-launch pipelines' code run against a recording mgpu* runtime
+# (test/Pipelines/Inputs/mgpu_recorder.c): llc and a C compiler.
+llvm_config.add_tool_substitutions(["llc"], tool_dirs)
+_host_cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+if _host_cc:
+    config.available_features.add("host-cc")
+    config.substitutions.append(("%host_cc", _host_cc))

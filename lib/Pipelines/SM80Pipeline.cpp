@@ -6,6 +6,7 @@
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -15,6 +16,8 @@ using namespace mlir::fattn;
 
 void mlir::fattn::buildSM80Pipeline(OpPassManager &pm,
                                     const SM80PipelineOptions &options) {
+  if (options.hostLaunch)
+    pm.addPass(createFAttnOutlineAttention());
   pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
   pm.addPass(createFAttnSM80AsyncCopy(FAttnSM80AsyncCopyOptions{options.stages}));
   pm.addPass(createFAttnSM80Mma());
@@ -29,6 +32,11 @@ void mlir::fattn::buildSM80Pipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  if (options.hostLaunch) {
+    pm.addPass(createFAttnGPULaunch());
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createCSEPass());
+  }
 }
 
 void mlir::fattn::registerFAttnSM80Pipeline() {

@@ -10,17 +10,24 @@
 #include "fattn/Pipelines/SM90Pipeline.h"
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
+#include "fattn/Conversion/Passes.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
 
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::fattn;
 
 void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
                                     const SM90PipelineOptions &options) {
+  if (options.hostLaunch)
+    pm.addPass(createFAttnOutlineAttention());
   pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
   pm.addPass(createFAttnSM90TMA(
       FAttnSM90TMAOptions{options.stages, options.tmaStore}));
@@ -62,6 +69,14 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.warpgroupKVRanges = options.warpgroupKVRanges;
   convert.workOrderTail = options.workOrderTail;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
+  if (options.hostLaunch) {
+    // The kernels' inline-PTX NVVM ops as LLVM, as gpu-module-to-binary
+    // needs them (fattn-compile does the same after this pipeline).
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVVMToLLVMPass());
+    pm.addPass(createFAttnGPULaunch());
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createCSEPass());
+  }
 }
 
 void mlir::fattn::registerSM90Pipeline() {

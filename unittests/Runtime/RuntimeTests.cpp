@@ -8,6 +8,7 @@
 #include "fattn/Runtime/Json.h"
 #include "fattn/Runtime/KernelDescription.h"
 #include "fattn/Runtime/LaunchPlan.h"
+#include "fattn/Runtime/TensorMapCheck.h"
 #include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
 
 #include <cmath>
@@ -935,6 +936,64 @@ void testTailPairs() {
                  "parameter \"tail_pairs\" cannot have type \"u64\"");
 }
 
+// mgpuTensorMapEncodeTiled's explanation of a refused map: a bf16 BSHD view
+// [2, 1000, 8, 128] as the sm_90a kernels' 128B-swizzled box [1, 1, 128, 64].
+void testTiledTensorMapProblem() {
+  uint64_t dims[4] = {128, 1000, 8, 2};
+  uint64_t strides[3] = {8 * 128 * 2, 128 * 2, 1000 * 8 * 128 * 2};
+  uint32_t box[4] = {64, 128, 1, 1};
+  uint32_t steps[4] = {1, 1, 1, 1};
+  TiledTensorMapArgs a;
+  a.rank = 4;
+  a.address = 1 << 20;
+  a.dims = dims;
+  a.stridesBytes = strides;
+  a.box = box;
+  a.elementStrides = steps;
+  a.elementBytes = 2;
+  a.swizzleBytes = 128;
+  CHECK(tiledTensorMapProblem(a).empty());
+  CHECK_CONTAINS(describeTiledTensorMap(a),
+                 "dims [128, 1000, 8, 2], strides [2048, 256, 2048000] bytes, box [64, 128, 1, 1]");
+
+  TiledTensorMapArgs b = a;
+  b.address += 8;
+  CHECK_CONTAINS(tiledTensorMapProblem(b), "not 16-byte aligned");
+  uint64_t oddStrides[3] = {2048, 100, 2048000};
+  b = a;
+  b.stridesBytes = oddStrides;
+  CHECK_CONTAINS(tiledTensorMapProblem(b),
+                 "dim 2's stride is 100 bytes; it must be a multiple of 16 below 2^40");
+  uint32_t wideBox[4] = {128, 128, 1, 1}; // 256 bytes of bf16 in a 128B swizzle
+  b = a;
+  b.box = wideBox;
+  CHECK_CONTAINS(tiledTensorMapProblem(b), "spans 256 bytes, more than the 128-byte swizzle");
+  b.swizzleBytes = 0;
+  CHECK(tiledTensorMapProblem(b).empty());
+  uint32_t narrowBox[4] = {4, 128, 1, 1}; // 8 bytes
+  b = a;
+  b.box = narrowBox;
+  CHECK_CONTAINS(tiledTensorMapProblem(b), "spans 8 bytes; it must span a multiple of 16");
+  uint32_t bigBox[4] = {64, 512, 1, 1};
+  b = a;
+  b.box = bigBox;
+  CHECK_CONTAINS(tiledTensorMapProblem(b), "dim 1's box is 512; it must be 1 to 256");
+  uint64_t emptyDims[4] = {128, 0, 8, 2};
+  b = a;
+  b.dims = emptyDims;
+  CHECK_CONTAINS(tiledTensorMapProblem(b), "dim 1's size is 0; it must be 1 to 2^32");
+  uint32_t badSteps[4] = {1, 9, 1, 1};
+  b = a;
+  b.elementStrides = badSteps;
+  CHECK_CONTAINS(tiledTensorMapProblem(b), "dim 1's element stride is 9; it must be 1 to 8");
+  b = a;
+  b.rank = 6;
+  CHECK_CONTAINS(tiledTensorMapProblem(b), "rank 6; it must be 1 to 5");
+  b = a;
+  b.box = nullptr;
+  CHECK_CONTAINS(tiledTensorMapProblem(b), "a null dims, strides, box");
+}
+
 int main() {
   struct Test {
     const char *name;
@@ -959,6 +1018,7 @@ int main() {
       {"TransposedValuePlanErrors", testTransposedValuePlanErrors},
       {"Workspace", testWorkspace},
       {"TailPairs", testTailPairs},
+      {"TiledTensorMapProblem", testTiledTensorMapProblem},
   };
   int passed = 0, failed = 0;
   for (const Test &t : tests) {

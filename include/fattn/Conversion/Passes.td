@@ -27,4 +27,71 @@ def ConvertFAttnToNVVM : Pass<"convert-fattn-to-nvvm", "ModuleOp"> {
   ];
 }
 
+def FAttnOutlineAttention : Pass<"fattn-outline-attention", "ModuleOp"> {
+  let summary = "Move each fattn.attention into a function of its own, called "
+                "where the op was";
+  let description = [{
+    The first half of the host-complete GPU pipelines (`host-launch=true`):
+    every `fattn.attention` on memrefs, wherever it is, moves into a new
+    private `func.func @<function>_attention` whose arguments are the op's
+    operands (Q, K, V, O, then LSE and the descales when present), and a
+    `func.call` of it takes the op's place. The call carries
+    `fattn.launch_tensors`, the names of its operands in the kernel ABI
+    (docs/KERNEL-ABI.md). The target pipeline then turns the new function
+    into a kernel, and `--fattn-gpu-launch` replaces the call with the
+    launch.
+
+    ```mlir
+    func.func @f(%q: memref<...>, ...) {
+      fattn.attention ins(%q, %k, %v : ...) outs(%o : ...) {causal = true}
+      return
+    }
+    // becomes
+    func.func private @f_attention(%q: memref<...>, ...) {
+      fattn.attention ins(...) outs(...) {causal = true}
+      return
+    }
+    func.func @f(%q: memref<...>, ...) {
+      call @f_attention(%q, %k, %v, %o) {fattn.launch_tensors = ["q", "k", "v", "o"]} : (...) -> ()
+      return
+    }
+    ```
+
+    The tensor form is a diagnostic (bufferize first).
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def FAttnGPULaunch : Pass<"fattn-gpu-launch", "ModuleOp"> {
+  let summary = "Replace calls of converted attention functions with host "
+                "code that launches their kernels";
+  let description = [{
+    The second half of the host-complete GPU pipelines: each `func.call`
+    carrying `fattn.launch_tensors` whose callee the sm_80 or sm_90a
+    conversion turned into a kernel (the callee is then marked
+    `fattn.kernel = @module::@kernel`) becomes host code that launches that
+    kernel with `gpu.launch_func`, computed from the call's memrefs by the
+    kernel's own description (docs/KERNEL-ABI.md, the JSON fattn-compile
+    writes): the grid from the sizes, the dynamic shared memory, every
+    parameter (data pointers, sizes, strides, constants) and the TMA tensor
+    maps, encoded on the host by `mgpuTensorMapEncodeTiled` into 128-byte
+    values passed by value. A launch with no work (batch, heads or queries
+    0) is skipped; keys 0 with queries is a runtime error (`cf.assert`), as
+    are inconsistent sizes of the operands. The emptied callee is erased.
+
+    Upstream's `gpu-module-to-binary` and `gpu-to-llvm` (with the usual
+    conversions to LLVM) finish the module; it runs with any library of
+    upstream's `mgpu*` CUDA entry points (fattn's
+    `libfattn_mlir_cuda_runtime.so` or MLIR's `libmlir_cuda_runtime.so`;
+    docs/EMBEDDING.md). Kernels that need the device's multiprocessor count
+    or a runtime workspace (persistent, split-tail, work-order-tail) are a
+    diagnostic: fattn's runtime launches those.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // FATTN_CONVERSION_PASSES_TD

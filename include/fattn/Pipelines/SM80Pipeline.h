@@ -18,6 +18,14 @@ struct SM80PipelineOptions : public PassPipelineOptions<SM80PipelineOptions> {
   PassOptions::Option<int64_t> stages{
       *this, "stages", llvm::cl::desc("K/V slots of the cp.async ring"),
       llvm::cl::init(2)};
+  PassOptions::Option<bool> hostLaunch{
+      *this, "host-launch",
+      llvm::cl::desc("Also emit the host code that launches each kernel "
+                     "(gpu.launch_func with its grid, shared memory, "
+                     "parameters and tensor maps) where its fattn.attention "
+                     "was: --fattn-outline-attention first, --fattn-gpu-launch "
+                     "last"),
+      llvm::cl::init(false)};
 };
 
 /// fattn.attention functions -> gpu.module @fattn_kernels of LLVM/NVVM

@@ -119,6 +119,14 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
                      "work items (--fattn-persistent-tiles; needs "
                      "warp-specialize)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> hostLaunch{
+      *this, "host-launch",
+      llvm::cl::desc("Also emit the host code that launches each kernel "
+                     "(gpu.launch_func with its grid, shared memory, "
+                     "parameters and tensor maps) where its fattn.attention "
+                     "was: --fattn-outline-attention first, --fattn-gpu-launch "
+                     "last"),
+      llvm::cl::init(false)};
 };
 
 /// fattn.attention through --fattn-tile, --fattn-sm90-tma, the scheduling

@@ -83,11 +83,25 @@ LogicalResult mlir::fattn::convertFAttnToNVVM(ModuleOp module, StringRef chip) {
   }
   for (auto [func, op] : work) {
     b.setInsertionPointToEnd(gpuModule.getBody());
-    if (failed((*builder)(b, op, func.getSymName())))
+    FailureOr<LLVM::LLVMFuncOp> kernel = (*builder)(b, op, func.getSymName());
+    if (failed(kernel))
       return failure();
-    func.erase();
+    if (SymbolTable::symbolKnownUseEmpty(func, module)) {
+      func.erase();
+      continue;
+    }
+    op.erase();
+    markConvertedFunction(func, gpuModule, *kernel);
   }
   return success();
+}
+
+void mlir::fattn::markConvertedFunction(Operation *func,
+                                        gpu::GPUModuleOp module,
+                                        LLVM::LLVMFuncOp kernel) {
+  func->setAttr(kKernelRefAttrName,
+                SymbolRefAttr::get(module.getSymNameAttr(),
+                                   {FlatSymbolRefAttr::get(kernel)}));
 }
 
 LogicalResult mlir::fattn::checkKernelWindows(TiledAttentionOp op,

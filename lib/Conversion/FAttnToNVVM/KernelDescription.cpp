@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+using namespace mlir;
 using namespace mlir::fattn;
 namespace json = llvm::json;
 
@@ -102,4 +103,46 @@ json::Object mlir::fattn::toJSON(const KernelDescription &d) {
   if (!d.meta.empty())
     o["meta"] = metaJSON(d.meta);
   return o;
+}
+
+KernelDescription mlir::fattn::describeSM80Kernel(DictionaryAttr info,
+                                                  StringRef entry) {
+  auto i64 = [&](StringRef name) {
+    return info.getAs<IntegerAttr>(name).getInt();
+  };
+  auto f64 = [&](StringRef name) {
+    return info.getAs<FloatAttr>(name).getValueAsDouble();
+  };
+  KernelDescription d;
+  d.arch = "sm_80";
+  d.entry = entry.str();
+  d.dtype = info.getAs<StringAttr>("dtype").getValue().str();
+  d.headDimQK = d.headDimV = i64("head_dim");
+  d.scale = f64("scale");
+  d.softcap = f64("softcap");
+  d.causal = i64("window_right") == 0;
+  d.windowLeft = i64("window_left");
+  d.windowRight = i64("window_right");
+  d.hasLse = info.getAs<BoolAttr>("has_lse").getValue();
+  d.blockM = i64("block_m");
+  d.blockN = i64("block_n");
+  d.threads = i64("threads");
+  d.dynamicSmemBytes = i64("dynamic_smem_bytes");
+  d.alignBytes = 16;
+  d.grid = {{"seq_q", d.blockM}, {"heads_q", 1}, {"batch", 1}};
+  for (const char *p : {"q", "k", "v", "o"})
+    d.addParam(p, "ptr");
+  if (d.hasLse)
+    d.addParam("lse", "ptr");
+  for (const char *p : {"batch", "heads_q", "heads_kv", "seq_q", "seq_k"})
+    d.addParam(p, "u32");
+  for (StringRef t : {"q", "k", "v", "o"})
+    for (StringRef s : {"b", "h", "s"})
+      d.addParam((t + "_stride_" + s).str(), "u64");
+  if (d.hasLse) {
+    d.addParam("lse_stride_b", "u64");
+    d.addParam("lse_stride_h", "u64");
+  }
+  d.meta.stages = i64("stages");
+  return d;
 }

@@ -32,6 +32,16 @@ namespace mlir::fattn {
 /// Name of the kernel-description attribute on each generated llvm.func.
 constexpr llvm::StringLiteral kKernelInfoAttrName = "fattn.kernel";
 
+/// On an attention function that something calls (the host-complete
+/// pipelines' outlined attention, GPULaunch.h): the kernel that took its
+/// body, `@gpu_module::@kernel`. Such a function stays, emptied, for
+/// --fattn-gpu-launch to replace its calls; one that nothing calls goes.
+constexpr llvm::StringLiteral kKernelRefAttrName = "fattn.kernel_ref";
+
+/// Marks `func` with kKernelRefAttrName naming `kernel` of `module`.
+void markConvertedFunction(Operation *func, gpu::GPUModuleOp module,
+                           LLVM::LLVMFuncOp kernel);
+
 /// Builds the kernel `name` for `op` at the builder's insertion point (the
 /// body of a gpu.module). Emits a diagnostic on `op` and fails for a
 /// configuration the target cannot handle.

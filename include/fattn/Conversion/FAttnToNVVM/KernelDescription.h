@@ -10,6 +10,7 @@
 #ifndef FATTN_CONVERSION_FATTNTONVVM_KERNELDESCRIPTION_H
 #define FATTN_CONVERSION_FATTNTONVVM_KERNELDESCRIPTION_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/JSON.h"
 
 #include <array>
@@ -112,6 +113,12 @@ struct KernelDescription {
 
 /// The description as the JSON object of docs/KERNEL-ABI.md.
 llvm::json::Object toJSON(const KernelDescription &description);
+
+/// The description of the sm_80 kernel `entry` from the `fattn.kernel`
+/// dictionary its builder attaches (FAttnToNVVM.h): semantics, tiles, launch
+/// shape and parameters; no file names and no meta but the stages.
+KernelDescription describeSM80Kernel(mlir::DictionaryAttr info,
+                                     llvm::StringRef entry);
 
 } // namespace mlir::fattn
 

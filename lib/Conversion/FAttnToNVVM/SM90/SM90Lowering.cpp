@@ -20,6 +20,7 @@
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
 #include "fattn/Dialect/FAttn/Utils/LinearExp2.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -703,6 +704,11 @@ LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
     return failure();
   (*kernel)->setAttr("fattn.kernel_description",
                      rewriter.getStringAttr(describeSM90Kernel(*config)));
+  // A called function (host-launch pipelines) keeps its symbol for
+  // --fattn-gpu-launch, marked with its kernel.
+  if (auto func = op->getParentOfType<func::FuncOp>();
+      func && !SymbolTable::symbolKnownUseEmpty(func, top))
+    markConvertedFunction(func, module, *kernel);
   rewriter.eraseOp(op);
   return success();
 }
