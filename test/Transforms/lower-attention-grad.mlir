@@ -1,5 +1,7 @@
 // RUN: fattn-opt %s -split-input-file --fattn-lower-attention-grad="block-m=16 block-n=32" | FileCheck %s
 // RUN: fattn-opt %s -split-input-file --fattn-lower-attention-grad="block-m=16 block-n=32" --canonicalize | FileCheck %s --check-prefix=CANON
+// The CPU pipeline takes every case to the LLVM dialect.
+// RUN: fattn-opt %s -split-input-file --fattn-cpu-pipeline | FileCheck %s --check-prefix=LLVM
 
 // Causal GQA (4 query heads per 2 KV heads) with a softcap: per (batch, KV
 // head) D = rowsum(dO * O) over the group's 2 query heads and a zeroed f32 dQ
@@ -208,5 +210,23 @@ func.func @window(%q: memref<1x1x50x8xf32>, %k: memref<1x1x70x8xf32>, %v: memref
                   %dq: memref<1x1x50x8xf32>, %dk: memref<1x1x70x8xf32>, %dv: memref<1x1x70x8xf32>) {
   fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x1x50x8xf32>, memref<1x1x70x8xf32>, memref<1x1x70x8xf32>, memref<1x1x50x8xf32>, memref<1x1x50x8xf32>, memref<1x1x50xf32>)
                        outs(%dq, %dk, %dv : memref<1x1x50x8xf32>, memref<1x1x70x8xf32>, memref<1x1x70x8xf32>) {window_left = 5 : i64, window_right = 3 : i64}
+  return
+}
+
+// -----
+
+// An empty query sequence: the offset 0 of the seq dim (static size 0) stays
+// an SSA value, since a static offset must lie inside its dim; the CPU
+// pipeline lowers it (dK = dV = 0).
+// CHECK-LABEL: func.func @empty_sequence
+// CHECK: linalg.fill
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.subview %arg4[%{{.*}}, %{{.*}}, %[[ZERO]], 0] [1, %{{.*}}, 0, 8]
+// LLVM-LABEL: llvm.func @empty_sequence
+func.func @empty_sequence(%q: memref<1x1x0x8xf32>, %k: memref<1x1x16x8xf32>, %v: memref<1x1x16x8xf32>,
+                          %o: memref<1x1x0x8xf32>, %do: memref<1x1x0x8xf32>, %lse: memref<1x1x0xf32>,
+                          %dq: memref<1x1x0x8xf32>, %dk: memref<1x1x16x8xf32>, %dv: memref<1x1x16x8xf32>) {
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x1x0x8xf32>, memref<1x1x16x8xf32>, memref<1x1x16x8xf32>, memref<1x1x0x8xf32>, memref<1x1x0x8xf32>, memref<1x1x0xf32>)
+                       outs(%dq, %dk, %dv : memref<1x1x0x8xf32>, memref<1x1x16x8xf32>, memref<1x1x16x8xf32>) {causal = true}
   return
 }

@@ -77,6 +77,12 @@ struct Emitter {
     };
     SmallVector<OpFoldResult> offsets = folded(offsetsIn),
                               sizes = folded(sizesIn);
+    // A static offset must lie inside its dim, so the offset 0 of a dim of
+    // static size 0 (an empty sequence or head dim) stays an SSA value.
+    for (auto [d, offset] : llvm::enumerate(offsets))
+      if (type.getDimSize(d) == 0)
+        if (auto attr = dyn_cast<Attribute>(offset))
+          offset = idx(cast<IntegerAttr>(attr).getInt());
     SmallVector<int64_t> shape;
     for (OpFoldResult size : ArrayRef(sizes).drop_front(dropped))
       shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
