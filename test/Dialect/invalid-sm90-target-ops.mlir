@@ -69,3 +69,43 @@ llvm.func @shared_tensor_map(%map: !llvm.ptr<3>, %base: !llvm.ptr<3>, %bar: !llv
   "fattn.sm90.tma_load"(%map, %x, %base, %x, %bar) : (!llvm.ptr<3>, i32, !llvm.ptr<3>, i32, !llvm.ptr<3>) -> ()
   llvm.return
 }
+
+// -----
+
+llvm.func @negative_pending() {
+  // expected-error @below {{'fattn.sm90.wgmma_wait_group' op expected a non-negative number of pending groups, found -1}}
+  fattn.sm90.wgmma_wait_group pending = -1
+  llvm.return
+}
+
+// -----
+
+llvm.func @f32_operands(%d: i64, %acc: !llvm.struct<(f32, f32, f32, f32)>) {
+  // expected-error @below {{'fattn.sm90.wgmma' op expected element_type bf16, f16 or f8E4M3FN, found 'f32'}}
+  %s = fattn.sm90.wgmma %d, %d, %acc, element_type = f32 : !llvm.struct<(f32, f32, f32, f32)>
+  llvm.return
+}
+
+// -----
+
+llvm.func @integer_accumulator(%d: i64, %acc: !llvm.struct<(i32, i32, i32, i32)>) {
+  // expected-error @below {{'fattn.sm90.wgmma' op expected a literal struct of f32 accumulator registers, found '!llvm.struct<(i32, i32, i32, i32)>'}}
+  %s = fattn.sm90.wgmma %d, %d, %acc, element_type = bf16 : !llvm.struct<(i32, i32, i32, i32)>
+  llvm.return
+}
+
+// -----
+
+llvm.func @odd_n(%d: i64, %acc: !llvm.struct<(f32, f32, f32, f32, f32, f32)>) {
+  // expected-error @below {{'fattn.sm90.wgmma' op expected N / 2 accumulator registers with N a multiple of 8 in [8, 256] (m64nNk), found 6}}
+  %s = fattn.sm90.wgmma %d, %d, %acc, element_type = f16 : !llvm.struct<(f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+
+// -----
+
+llvm.func @result_type(%d: i64, %acc: !llvm.struct<(f32, f32, f32, f32)>) {
+  // expected-error @below {{'fattn.sm90.wgmma' op failed to verify that all of {accumulator, result} have same type}}
+  %s = "fattn.sm90.wgmma"(%d, %d, %acc) <{element_type = bf16}> : (i64, i64, !llvm.struct<(f32, f32, f32, f32)>) -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}

@@ -34,3 +34,20 @@ llvm.func @tma(%map: !llvm.ptr, %base: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %x: i32
   fattn.sm90.tma_load %map[%x], %base[%y], barrier = %bar
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @wgmma
+// CHECK-SAME: (%[[DA:.*]]: i64, %[[DB:.*]]: i64)
+llvm.func @wgmma(%da: i64, %db: i64) {
+  %zero = llvm.mlir.zero : !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK: fattn.sm90.wgmma_fence
+  fattn.sm90.wgmma_fence
+  // CHECK: %[[S0:.*]] = fattn.sm90.wgmma %[[DA]], %[[DB]], %{{.*}}, element_type = bf16 : !llvm.struct<(f32, f32, f32, f32)>
+  %s0 = fattn.sm90.wgmma %da, %db, %zero, element_type = bf16 : !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK: %[[S1:.*]] = fattn.sm90.wgmma %[[DA]], %[[DB]], %[[S0]], element_type = f8E4M3FN, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+  %s1 = fattn.sm90.wgmma %da, %db, %s0, element_type = f8E4M3FN, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK: fattn.sm90.wgmma_commit_group
+  fattn.sm90.wgmma_commit_group
+  // CHECK: fattn.sm90.wgmma_wait_group pending = 1
+  fattn.sm90.wgmma_wait_group pending = 1
+  llvm.return
+}

@@ -81,6 +81,11 @@
 // L3-NEXT: %[[KP:.*]] = fattn.sm90.ring_phase %[[J]], stages = 2
 // L3-NEXT: %[[KFULL:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[KS]]], offset = 163848
 // L3-NEXT: fattn.sm90.mbarrier_wait %[[KFULL]], parity = %[[KP]]
+// L3: fattn.sm90.wgmma_fence
+// L3: %[[S0:.*]] = fattn.sm90.wgmma %{{.*}}, %{{.*}}, %{{.*}}, element_type = bf16 : !llvm.struct<(f32,
+// L3: %{{.*}} = fattn.sm90.wgmma %{{.*}}, %{{.*}}, %[[S0]], element_type = bf16, accumulate : !llvm.struct<(f32,
+// L3: fattn.sm90.wgmma_commit_group
+// L3: fattn.sm90.wgmma_wait_group pending = 1
 
 // L4: module attributes {gpu.container_module}
 // L4: func.func @attn(

@@ -70,3 +70,28 @@ llvm.func @consume(%base: !llvm.ptr<3>, %stage: i32, %phase: i32, %pred: i1) {
   fattn.sm90.mbarrier_arrive %empty
   llvm.return
 }
+
+// -----
+
+// S = Q K^T of two k steps: the first does not read the accumulator
+// (scale-d zero), the second adds to it; m64n8, k16 for bf16 and k32 for
+// e4m3.
+// CHECK-LABEL: llvm.func @scores
+// CHECK-SAME: (%[[DA:.*]]: i64, %[[DB:.*]]: i64)
+// CHECK:      nvvm.wgmma.fence.aligned
+// CHECK-NEXT: %[[S0:.*]] = nvvm.wgmma.mma_async %[[DA]], %[[DB]], %{{.*}}, <m = 64, n = 8, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: %[[S1:.*]] = nvvm.wgmma.mma_async %[[DA]], %[[DB]], %[[S0]], <m = 64, n = 8, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: %{{.*}} = nvvm.wgmma.mma_async %[[DA]], %[[DB]], %[[S1]], <m = 64, n = 8, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NOT:  fattn.sm90
+llvm.func @scores(%da: i64, %db: i64) {
+  %zero = llvm.mlir.zero : !llvm.struct<(f32, f32, f32, f32)>
+  fattn.sm90.wgmma_fence
+  %s0 = fattn.sm90.wgmma %da, %db, %zero, element_type = bf16 : !llvm.struct<(f32, f32, f32, f32)>
+  %s1 = fattn.sm90.wgmma %da, %db, %s0, element_type = f8E4M3FN, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+  %s2 = fattn.sm90.wgmma %da, %db, %s1, element_type = f16, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+  fattn.sm90.wgmma_commit_group
+  fattn.sm90.wgmma_wait_group pending = 1
+  llvm.return
+}

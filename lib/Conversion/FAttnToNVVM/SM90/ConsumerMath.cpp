@@ -115,7 +115,7 @@ SmallVector<Value> SM90KernelEmitter::fenceValues(ArrayRef<Value> values) {
 
 Value SM90KernelEmitter::issueQK(Value stage, const ScoreColumns &sc) {
   Value kDesc = descriptorInSlot(kDesc0, stage, layout.kvStageBytes);
-  e.wgmmaFence();
+  wgmmaFence();
   Value s = e.zero(sc.sType);
   // Every k step is 32 bytes of a row: 16 16-bit or 32 e4m3 elements.
   for (int64_t kk = 0; kk < dPad / kStep; ++kk) {
@@ -123,10 +123,10 @@ Value SM90KernelEmitter::issueQK(Value stage, const ScoreColumns &sc) {
     Value da = e.add(qDescItem ? qDescItem : qDesc,
                      e.i64(c * cfg.blockM * 8 + within * 2));
     Value db = e.add(kDesc, e.i64(c * bn * 8 + within * 2));
-    s = e.wgmmaSS(da, db, s, sc.columns, kStep, wgmmaType,
-                  /*accumulate=*/kk != 0);
+    s = target<SM90WgmmaOp>(sc.sType, da, db, s, operandType,
+                            /*accumulate=*/kk != 0);
   }
-  e.wgmmaCommitGroup();
+  wgmmaCommit();
   return s;
 }
 
@@ -137,7 +137,7 @@ SmallVector<Value> SM90KernelEmitter::issuePV(ArrayRef<Value> oIn,
   int64_t stageBytes = cfg.isFP8() ? layout.vtStageBytes : layout.kvStageBytes;
   Value vDesc = descriptorInSlot(vDesc0, stage, stageBytes);
   if (fence)
-    e.wgmmaFence();
+    wgmmaFence();
   // 16-bit: B = V as stored (N-major, "trans-b" 1); e4m3: B = V^T, K-major
   // (fp8 wgmma has no transpose).
   const char *vImmediates = cfg.isFP8() ? "1, 1, 1" : "1, 1, 1, 1";
@@ -190,7 +190,7 @@ SmallVector<Value> SM90KernelEmitter::issuePV(ArrayRef<Value> oIn,
     tileRowSums = rsWgmma(8, tileRowSums, a, onesDesc, imm);
   };
   auto result = [&] {
-    e.wgmmaCommitGroup();
+    wgmmaCommit();
     o.append(oIn.begin() + numO, oIn.end());
     return o;
   };

@@ -2,7 +2,8 @@
 //
 // The emitter of the sm_90a kernel, which builds it op by op through
 // KernelBuilder (LLVM and NVVM operations) and the sm_90a target ops (L3,
-// FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, TMA loads),
+// FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, TMA loads,
+// the shared-memory wgmma of S = Q K^T, wgmma fences, commits and waits),
 // which TargetToNVVM.cpp lowers: Entry.cpp (entry, work items, copies,
 // producer), ConsumerMath.cpp (one KV tile's math), ConsumerLoops.cpp (the
 // consumers' loops), Epilogue.cpp (O and LSE out), SplitTail.cpp (the split
@@ -226,9 +227,9 @@ public:
     softcap = cfg.softcap > 0;
     softmaxScale = softcap ? 1.0f : cfg.scale;
     scaleLog2 = softmaxScale * kLog2E;
-    wgmmaType = cfg.isFP8()                 ? NVVM::WGMMATypes::e4m3
-                : cfg.elementType == "bf16" ? NVVM::WGMMATypes::bf16
-                                            : NVVM::WGMMATypes::f16;
+    operandType = cfg.isFP8()
+                      ? Type(Float8E4M3FNType::get(builder.getContext()))
+                      : halfType(cfg.elementType);
     kStep = 32 / cfg.elementBytes();
     carryValueDescale = cfg.vDescale.rank == 3;
   }
@@ -263,7 +264,8 @@ private:
   ScoreColumns tile;
   bool softcap;
   float softmaxScale, scaleLog2;
-  NVVM::WGMMATypes wgmmaType;
+  /// The element type of the wgmma operands Q, K, V and P.
+  Type operandType;
   /// Keys (K dim) of one wgmma: 16 for 16-bit elements, 32 for e4m3.
   int64_t kStep;
   /// FP8 with per-block V descales: O is kept in units of the current tile's
@@ -569,7 +571,9 @@ private:
   void release(int64_t emptyBar, Value stage) {
     arrive(barrier(emptyBar, stage));
   }
-  void waitGroup(int n) { e.wgmmaWaitGroup(n); }
+  void wgmmaFence() { target<SM90WgmmaFenceOp>(); }
+  void wgmmaCommit() { target<SM90WgmmaCommitGroupOp>(); }
+  void waitGroup(int n) { target<SM90WgmmaWaitGroupOp>(n); }
 
   // Pingpong: warpgroup wg waits on barrier base + wg before its GEMMs and
   // arrives on the next warpgroup's barrier after issuing them.

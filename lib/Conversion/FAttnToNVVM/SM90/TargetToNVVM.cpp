@@ -35,121 +35,126 @@ namespace {
 /// mbarrier.try_wait.parity retries past it until the phase completes.
 constexpr int64_t kWaitSuspendHintNs = 10000000;
 
+// What each op stands for, built by `e` in the op's place: the op's
+// replacement value, or null for an op without results.
+
 /// stage = ordinal mod stages.
-struct RingStageLowering : ConvertOpToLLVMPattern<SM90RingStageOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SM90RingStageOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    KernelBuilder e(rewriter, op.getLoc());
-    rewriter.replaceOp(op, e.urem(adaptor.getOrdinal(), e.i32(op.getStages())));
-    return success();
-  }
-};
+Value lower(SM90RingStageOp op, SM90RingStageOp::Adaptor a, KernelBuilder &e) {
+  return e.urem(a.getOrdinal(), e.i32(op.getStages()));
+}
 
 /// phase = (ordinal / stages) mod 2.
-struct RingPhaseLowering : ConvertOpToLLVMPattern<SM90RingPhaseOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SM90RingPhaseOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    KernelBuilder e(rewriter, op.getLoc());
-    Value round = e.udiv(adaptor.getOrdinal(), e.i32(op.getStages()));
-    rewriter.replaceOp(op, e.andI(round, e.i32(1)));
-    return success();
-  }
-};
+Value lower(SM90RingPhaseOp op, SM90RingPhaseOp::Adaptor a, KernelBuilder &e) {
+  Value round = e.udiv(a.getOrdinal(), e.i32(op.getStages()));
+  return e.andI(round, e.i32(1));
+}
 
 /// base + offset + 8 * stage, a byte address in shared memory.
-struct RingBarrierLowering : ConvertOpToLLVMPattern<SM90RingBarrierOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SM90RingBarrierOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    KernelBuilder e(rewriter, op.getLoc());
-    Value entry = e.mul(adaptor.getStage(), e.i32(8));
-    Value offset = e.add(e.i32(op.getOffset()), entry);
-    rewriter.replaceOp(op, e.byteOffset(adaptor.getBase(), offset));
-    return success();
-  }
-};
+Value lower(SM90RingBarrierOp op, SM90RingBarrierOp::Adaptor a,
+            KernelBuilder &e) {
+  Value entry = e.mul(a.getStage(), e.i32(8));
+  Value offset = e.add(e.i32(op.getOffset()), entry);
+  return e.byteOffset(a.getBase(), offset);
+}
 
-struct MBarrierInitLowering : ConvertOpToLLVMPattern<SM90MBarrierInitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SM90MBarrierInitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    KernelBuilder e(rewriter, op.getLoc());
-    e.mbarrierInit(adaptor.getBarrier(), e.i32(op.getCount()),
-                   adaptor.getPredicate());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
+Value lower(SM90MBarrierInitOp op, SM90MBarrierInitOp::Adaptor a,
+            KernelBuilder &e) {
+  e.mbarrierInit(a.getBarrier(), e.i32(op.getCount()), a.getPredicate());
+  return Value();
+}
 
-struct MBarrierWaitLowering : ConvertOpToLLVMPattern<SM90MBarrierWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SM90MBarrierWaitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    KernelBuilder e(rewriter, op.getLoc());
-    e.mbarrierTryWaitParity(adaptor.getBarrier(), adaptor.getParity(),
-                            e.i32(kWaitSuspendHintNs));
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
+Value lower(SM90MBarrierWaitOp, SM90MBarrierWaitOp::Adaptor a,
+            KernelBuilder &e) {
+  e.mbarrierTryWaitParity(a.getBarrier(), a.getParity(),
+                          e.i32(kWaitSuspendHintNs));
+  return Value();
+}
 
-struct MBarrierArriveLowering : ConvertOpToLLVMPattern<SM90MBarrierArriveOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SM90MBarrierArriveOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    KernelBuilder e(rewriter, op.getLoc());
-    e.mbarrierArrive(adaptor.getBarrier());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
+Value lower(SM90MBarrierArriveOp, SM90MBarrierArriveOp::Adaptor a,
+            KernelBuilder &e) {
+  e.mbarrierArrive(a.getBarrier());
+  return Value();
+}
 
-struct MBarrierArriveExpectTxLowering
-    : ConvertOpToLLVMPattern<SM90MBarrierArriveExpectTxOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SM90MBarrierArriveExpectTxOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    KernelBuilder e(rewriter, op.getLoc());
-    e.mbarrierArriveExpectTx(adaptor.getBarrier(), e.i32(op.getBytes()));
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
+Value lower(SM90MBarrierArriveExpectTxOp op,
+            SM90MBarrierArriveExpectTxOp::Adaptor a, KernelBuilder &e) {
+  e.mbarrierArriveExpectTx(a.getBarrier(), e.i32(op.getBytes()));
+  return Value();
+}
 
 /// The copy's destination is the shared::cluster address of base + offset
 /// (the CTA's own, without a cluster).
-struct TmaLoadLowering : ConvertOpToLLVMPattern<SM90TmaLoadOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+Value lower(SM90TmaLoadOp, SM90TmaLoadOp::Adaptor a, KernelBuilder &e) {
+  Value dst = e.byteOffset(a.getBase(), a.getOffset());
+  Value clusterDst = e.addrspacecast(dst, e.ptr(7));
+  e.tmaLoad(clusterDst, a.getMap(), a.getBarrier(), a.getCoordinates());
+  return Value();
+}
+
+Value lower(SM90WgmmaFenceOp, SM90WgmmaFenceOp::Adaptor, KernelBuilder &e) {
+  e.wgmmaFence();
+  return Value();
+}
+
+Value lower(SM90WgmmaCommitGroupOp, SM90WgmmaCommitGroupOp::Adaptor,
+            KernelBuilder &e) {
+  e.wgmmaCommitGroup();
+  return Value();
+}
+
+Value lower(SM90WgmmaWaitGroupOp op, SM90WgmmaWaitGroupOp::Adaptor,
+            KernelBuilder &e) {
+  e.wgmmaWaitGroup(op.getPending());
+  return Value();
+}
+
+Value lower(SM90WgmmaOp op, SM90WgmmaOp::Adaptor a, KernelBuilder &e) {
+  Type element = op.getElementType();
+  NVVM::WGMMATypes type = element.isBF16()  ? NVVM::WGMMATypes::bf16
+                          : element.isF16() ? NVVM::WGMMATypes::f16
+                                            : NVVM::WGMMATypes::e4m3;
+  return e.wgmmaSS(a.getDescriptorA(), a.getDescriptorB(), a.getAccumulator(),
+                   op.getN(), op.getK(), type, op.getAccumulate());
+}
+
+/// The pattern of target op `OpTy`: `lower` in the op's place.
+template <typename OpTy>
+struct TargetOpLowering : ConvertOpToLLVMPattern<OpTy> {
+  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
   LogicalResult
-  matchAndRewrite(SM90TmaLoadOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     KernelBuilder e(rewriter, op.getLoc());
-    Value dst = e.byteOffset(adaptor.getBase(), adaptor.getOffset());
-    Value clusterDst = e.addrspacecast(dst, e.ptr(7));
-    e.tmaLoad(clusterDst, adaptor.getMap(), adaptor.getBarrier(),
-              adaptor.getCoordinates());
-    rewriter.eraseOp(op);
+    if (Value result = lower(op, adaptor, e))
+      rewriter.replaceOp(op, result);
+    else
+      rewriter.eraseOp(op);
     return success();
   }
 };
+
+/// Every target op, for the patterns and the conversion target.
+template <typename... OpTys> struct TargetOps {
+  static void addPatterns(LLVMTypeConverter &converter,
+                          RewritePatternSet &patterns) {
+    patterns.add<TargetOpLowering<OpTys>...>(converter);
+  }
+  static void markIllegal(ConversionTarget &target) {
+    target.addIllegalOp<OpTys...>();
+  }
+};
+using SM90TargetOps =
+    TargetOps<SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp,
+              SM90MBarrierInitOp, SM90MBarrierWaitOp, SM90MBarrierArriveOp,
+              SM90MBarrierArriveExpectTxOp, SM90TmaLoadOp, SM90WgmmaFenceOp,
+              SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp, SM90WgmmaOp>;
 
 } // namespace
 
 void mlir::fattn::populateSM90TargetToNVVMPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns
-      .add<RingStageLowering, RingPhaseLowering, RingBarrierLowering,
-           MBarrierInitLowering, MBarrierWaitLowering, MBarrierArriveLowering,
-           MBarrierArriveExpectTxLowering, TmaLoadLowering>(converter);
+  SM90TargetOps::addPatterns(converter, patterns);
 }
 
 LogicalResult mlir::fattn::lowerSM90TargetOps(Operation *root) {
@@ -159,10 +164,7 @@ LogicalResult mlir::fattn::lowerSM90TargetOps(Operation *root) {
   populateSM90TargetToNVVMPatterns(converter, patterns);
   LLVMConversionTarget target(*ctx);
   target.addLegalDialect<NVVM::NVVMDialect>();
-  target.addIllegalOp<SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp,
-                      SM90MBarrierInitOp, SM90MBarrierWaitOp,
-                      SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp,
-                      SM90TmaLoadOp>();
+  SM90TargetOps::markIllegal(target);
   return applyPartialConversion(root, target, std::move(patterns));
 }
 

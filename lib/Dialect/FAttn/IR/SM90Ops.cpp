@@ -36,20 +36,26 @@ LogicalResult SM90RingBarrierOp::verify() {
   return success();
 }
 
+/// An arrival or transaction count of an mbarrier: `what` in [1, 2^20 - 1]
+/// (`unit`: what it counts, or empty).
+static LogicalResult verifyMBarrierCount(Operation *op, int64_t count,
+                                         StringRef what, StringRef unit) {
+  if (count >= 1 && count <= kMaxMBarrierCount)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "expected " << what << " in [1, "
+                            << kMaxMBarrierCount << "]";
+  if (!unit.empty())
+    diag << " " << unit;
+  return diag << ", found " << count;
+}
+
 LogicalResult SM90MBarrierInitOp::verify() {
-  int64_t count = getCount();
-  if (count < 1 || count > kMaxMBarrierCount)
-    return emitOpError() << "expected an arrival count in [1, "
-                         << kMaxMBarrierCount << "], found " << count;
-  return success();
+  return verifyMBarrierCount(*this, getCount(), "an arrival count", "");
 }
 
 LogicalResult SM90MBarrierArriveExpectTxOp::verify() {
-  int64_t bytes = getBytes();
-  if (bytes < 1 || bytes > kMaxMBarrierCount)
-    return emitOpError() << "expected a transaction count in [1, "
-                         << kMaxMBarrierCount << "] bytes, found " << bytes;
-  return success();
+  return verifyMBarrierCount(*this, getBytes(), "a transaction count", "bytes");
 }
 
 LogicalResult SM90TmaLoadOp::verify() {
@@ -58,5 +64,43 @@ LogicalResult SM90TmaLoadOp::verify() {
     return emitOpError() << "expected 1 to 5 coordinates (one per dim of "
                             "the tensor map), found "
                          << dims;
+  return success();
+}
+
+LogicalResult SM90WgmmaWaitGroupOp::verify() {
+  int64_t pending = getPending();
+  if (pending < 0)
+    return emitOpError() << "expected a non-negative number of pending "
+                            "groups, found "
+                         << pending;
+  return success();
+}
+
+int64_t SM90WgmmaOp::getN() {
+  auto acc = cast<LLVM::LLVMStructType>(getAccumulator().getType());
+  return 2 * static_cast<int64_t>(acc.getBody().size());
+}
+
+int64_t SM90WgmmaOp::getK() {
+  return 256 / static_cast<int64_t>(getElementType().getIntOrFloatBitWidth());
+}
+
+LogicalResult SM90WgmmaOp::verify() {
+  Type element = getElementType();
+  if (!element.isBF16() && !element.isF16() && !isa<Float8E4M3FNType>(element))
+    return emitOpError() << "expected element_type bf16, f16 or f8E4M3FN, "
+                            "found "
+                         << element;
+  auto acc = cast<LLVM::LLVMStructType>(getAccumulator().getType());
+  if (acc.isIdentified() ||
+      !llvm::all_of(acc.getBody(), [](Type t) { return t.isF32(); }))
+    return emitOpError() << "expected a literal struct of f32 accumulator "
+                            "registers, found "
+                         << acc;
+  int64_t n = getN();
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return emitOpError() << "expected N / 2 accumulator registers with N a "
+                            "multiple of 8 in [8, 256] (m64nNk), found "
+                         << n / 2;
   return success();
 }

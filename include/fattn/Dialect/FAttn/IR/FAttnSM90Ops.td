@@ -2,7 +2,8 @@
 //
 // The target level (L3) of the sm_90a back end: the K/V ring's position of a
 // tile (stage and phase as SSA values), the mbarriers of the ring and of Q,
-// and the TMA copies that complete on them. The sm_90a kernel emitter builds
+// the TMA copies that complete on them, and the shared-memory wgmma (S = Q
+// K^T) with its fence, commit and wait. The sm_90a kernel emitter builds
 // them inside the kernel's llvm.func, between LLVM-dialect code; the
 // patterns of populateSM90TargetToNVVMPatterns
 // (--convert-fattn-sm90-target-to-nvvm) turn each into the NVVM and LLVM
@@ -34,6 +35,13 @@ def FAttn_SM90TensorMapPtr : Type<
     "generic LLVM pointer (a TMA tensor map)",
     "::mlir::LLVM::LLVMPointerType">,
     BuildableType<"::mlir::LLVM::LLVMPointerType::get($_builder.getContext(), 0)">;
+
+// The accumulator of a wgmma: a literal struct of the thread's f32
+// registers (the verifier checks the fields). As a plain Type, it prints
+// as `!llvm.struct<...>` in the op's assembly.
+def FAttn_SM90Accumulator : Type<
+    CPred<"::llvm::isa<::mlir::LLVM::LLVMStructType>($_self)">,
+    "LLVM struct (a wgmma accumulator)", "::mlir::Type">;
 
 class FAttn_SM90Op<string mnemonic, list<Trait> traits = []>
     : FAttn_Op<"sm90." # mnemonic, traits>;
@@ -203,6 +211,89 @@ def FAttn_SM90TmaLoadOp : FAttn_SM90Op<"tma_load"> {
   let assemblyFormat = [{
     $map `[` $coordinates `]` `,` $base `[` $offset `]` `,` `barrier` `=`
     $barrier attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90WgmmaFenceOp : FAttn_SM90Op<"wgmma_fence"> {
+  let summary = "order register and shared-memory accesses before wgmma";
+  let description = [{
+    `wgmma.fence`: the warpgroup's earlier writes of accumulator registers
+    (and of shared memory the wgmma reads) are ordered before the
+    `fattn.sm90.wgmma` ops that follow.
+
+    ```mlir
+    fattn.sm90.wgmma_fence
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def FAttn_SM90WgmmaCommitGroupOp : FAttn_SM90Op<"wgmma_commit_group"> {
+  let summary = "close the group of the wgmma ops issued since the last one";
+  let description = [{
+    `wgmma.commit_group`: the `fattn.sm90.wgmma` ops issued since the last
+    commit form one group, which `fattn.sm90.wgmma_wait_group` waits for.
+
+    ```mlir
+    fattn.sm90.wgmma_commit_group
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def FAttn_SM90WgmmaWaitGroupOp : FAttn_SM90Op<"wgmma_wait_group"> {
+  let summary = "wait until at most a number of wgmma groups are pending";
+  let description = [{
+    `wgmma.wait_group`: blocks until at most `pending` committed groups of
+    the warpgroup are still running; their accumulators are complete. The
+    overlapped KV loop waits with 1 for S = Q K^T while P V still runs.
+
+    ```mlir
+    fattn.sm90.wgmma_wait_group pending = 1
+    ```
+  }];
+  let arguments = (ins I64Attr:$pending);
+  let assemblyFormat = "`pending` `=` $pending attr-dict";
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90WgmmaOp : FAttn_SM90Op<"wgmma",
+    [AllTypesMatch<["accumulator", "result"]>]> {
+  let summary = "one asynchronous warpgroup MMA with both operands in shared memory";
+  let description = [{
+    `wgmma.mma_async` m64nNk: D = A B (+ `accumulator` with `accumulate`)
+    of a warpgroup, with A (64 x k, row-major) and B (k x N, K-major) in
+    shared memory, named by their matrix descriptors (i64), and D in f32
+    registers: N / 2 per thread, the fields of `accumulator`'s literal
+    struct, which give N. k is one step of `element_type`: 16 for bf16 and
+    f16, 32 for f8E4M3FN. Without `accumulate` the accumulator's values are
+    not read (scale-d 0: the first step of a GEMM). The result is the
+    accumulator after the step, complete only after a
+    `fattn.sm90.wgmma_wait_group` for its group.
+
+    ```mlir
+    %s1 = fattn.sm90.wgmma %da, %db, %s0, element_type = bf16 : !llvm.struct<(f32, f32, f32, f32)>
+    %s2 = fattn.sm90.wgmma %da, %db, %s1, element_type = bf16, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+    ```
+  }];
+  let arguments = (ins I64:$descriptor_a, I64:$descriptor_b,
+                       FAttn_SM90Accumulator:$accumulator, TypeAttr:$element_type,
+                       UnitAttr:$accumulate);
+  let results = (outs FAttn_SM90Accumulator:$result);
+  let assemblyFormat = [{
+    $descriptor_a `,` $descriptor_b `,` $accumulator `,` `element_type` `=`
+    $element_type (`,` `accumulate` $accumulate^)? attr-dict `:` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// N of m64nNk: twice the accumulator's registers.
+    int64_t getN();
+    /// k of m64nNk: 32 bytes of element_type.
+    int64_t getK();
   }];
   let hasVerifier = 1;
 }
