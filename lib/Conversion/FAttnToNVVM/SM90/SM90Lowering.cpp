@@ -683,9 +683,23 @@ LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
   top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                rewriter.getUnitAttr());
   auto module = top.lookupSymbol<gpu::GPUModuleOp>(options.moduleName);
-  if (module && module.lookupSymbol(config->name))
-    return op.emitOpError() << "kernel @" << config->name
-                            << " already exists in @" << options.moduleName;
+  auto func = op->getParentOfType<func::FuncOp>();
+  bool called = func && !SymbolTable::symbolKnownUseEmpty(func, top);
+  if (module && module.lookupSymbol(config->name)) {
+    // A called function (host-launch pipelines) whose kernel is already
+    // there, described alike, launches that one.
+    auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(config->name);
+    auto described =
+        existing ? existing->getAttrOfType<StringAttr>("fattn.kernel_description")
+                 : StringAttr();
+    if (!called || !described ||
+        described.getValue() != describeSM90Kernel(*config))
+      return op.emitOpError() << "kernel @" << config->name
+                              << " already exists in @" << options.moduleName;
+    markConvertedFunction(func, module, existing);
+    rewriter.eraseOp(op);
+    return success();
+  }
   OpBuilder::InsertionGuard guard(rewriter);
   if (!module) {
     rewriter.setInsertionPointToEnd(top.getBody());
@@ -706,8 +720,7 @@ LogicalResult mlir::fattn::lowerTiledAttentionToSM90(RewriterBase &rewriter,
                      rewriter.getStringAttr(describeSM90Kernel(*config)));
   // A called function (host-launch pipelines) keeps its symbol for
   // --fattn-gpu-launch, marked with its kernel.
-  if (auto func = op->getParentOfType<func::FuncOp>();
-      func && !SymbolTable::symbolKnownUseEmpty(func, top))
+  if (called)
     markConvertedFunction(func, module, *kernel);
   rewriter.eraseOp(op);
   return success();
