@@ -12,6 +12,11 @@ inputs:
   P = exp(S - LSE), D = rowsum(dO * O), dV = P^T dO, dP = dO V^T,
   dS = P (dP - D) (1 - tanh^2 with a softcap), dK = scale dS^T Q, dQ = scale dS K.
 
+With --forward, O and LSE come from fattn.attention in the same program
+instead (the forward and backward of a training step), so the two ops'
+conventions (LSE in natural log of the scaled, capped scores; O = 0 and
+LSE = -inf on rows without keys) are checked against each other.
+
 Prints `PASS dq_rel_l2=... dk_rel_l2=... dv_rel_l2=...` or `FAIL ...` (and
 exits 1).
 """
@@ -51,6 +56,10 @@ def parse_args(argv):
                    help="also make the head dims dynamic (needs a scale: "
                         "1/sqrt(head_dim) is passed when --scale is not)")
     p.add_argument("--deterministic", action="store_true")
+    p.add_argument("--forward", action="store_true",
+                   help="compute O and LSE in the program with fattn.attention "
+                        "(NaN-poisoned first) instead of passing the float64 "
+                        "forward's: the training step's forward and backward")
     p.add_argument("--pipeline-options", default="",
                    help="e.g. 'block-m=32 block-n=16'")
     p.add_argument("--seed", type=int, default=None)
@@ -171,15 +180,21 @@ def build_program(a, data):
         arg_types["lse"] = lse_type
 
     out = []
-    for n in ("q", "k", "v", "o", "do"):
+    for n in ("q", "k", "v", "do") + (() if a.forward else ("o",)):
         values = ", ".join(fwd.mlir_float(x) for x in data[n])
         flat = fwd.memref_type([len(data[n])], dt)
         out.append(f'memref.global "private" constant @{n}_data : {flat} = dense<[{values}]>')
     lse_flat = fwd.memref_type([len(data["lse"])], "f32")
-    out.append(f'memref.global "private" constant @lse_data : {lse_flat} = '
-               f'dense<[{", ".join(lse_literal(x) for x in data["lse"])}]>')
+    if not a.forward:
+        out.append(f'memref.global "private" constant @lse_data : {lse_flat} = '
+                   f'dense<[{", ".join(lse_literal(x) for x in data["lse"])}]>')
 
     attrs = fwd.attention_attributes(a)
+    forward = ""
+    if a.forward:
+        forward = (f"fattn.attention ins(%q, %k, %v : {arg_types['q']}, {arg_types['k']}, "
+                   f"{arg_types['v']}) outs(%o : {arg_types['o']}) lse(%lse : "
+                   f"{arg_types['lse']}) {{{', '.join(attrs)}}}\n  ")
     if a.deterministic:
         attrs.append("deterministic")
     names = ["q", "k", "v", "o", "do", "lse", "dq", "dk", "dv"]
@@ -189,7 +204,7 @@ def build_program(a, data):
     attr_dict = " {" + ", ".join(attrs) + "}" if attrs else ""
     out.append(f"""
 func.func @attention_grad({params}) {{
-  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : {ins})
+  {forward}fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : {ins})
                        outs(%dq, %dk, %dv : {outs}){attr_dict}
   return
 }}
@@ -203,7 +218,7 @@ func.func private @printMemrefF32(memref<*xf32>)
     perm = "(d0, d1, d2, d3) -> (d0, d2, d1, d3)"
     for n in tensors:
         st = fwd.memref_type(shapes[n], dt)
-        if n.startswith("d") and n != "do":
+        if (n.startswith("d") and n != "do") or (n == "o" and a.forward):
             body.append(f"%{n}_buf = memref.alloc() : {st}")
             body.append(f"linalg.fill ins({nan} : {dt}) outs(%{n}_buf : {st})")
         else:
@@ -217,9 +232,13 @@ func.func private @printMemrefF32(memref<*xf32>)
         else:
             body.append(f"%{n}_view = memref.cast %{n}_buf : {st} to {views[n]}")
         body.append(f"%{n}_arg = memref.cast %{n}_view : {views[n]} to {arg_types[n]}")
-    body.append(f"%lse_flat = memref.get_global @lse_data : {lse_flat}")
-    body.append(f"%lse_buf = memref.expand_shape %lse_flat [[0, 1, 2]] output_shape "
-                f"[{a.batch}, {a.heads_q}, {a.seq_q}] : {lse_flat} into {lse_type}")
+    if a.forward:
+        body.append(f"%lse_buf = memref.alloc() : {lse_type}")
+        body.append(f"linalg.fill ins(%nan : f32) outs(%lse_buf : {lse_type})")
+    else:
+        body.append(f"%lse_flat = memref.get_global @lse_data : {lse_flat}")
+        body.append(f"%lse_buf = memref.expand_shape %lse_flat [[0, 1, 2]] output_shape "
+                    f"[{a.batch}, {a.heads_q}, {a.seq_q}] : {lse_flat} into {lse_type}")
     body.append(f"%lse_arg = memref.cast %lse_buf : {lse_type} to {arg_types['lse']}")
     call_args = ", ".join(f"%{n}_arg" for n in names)
     body.append(f"func.call @attention_grad({call_args}) : "
