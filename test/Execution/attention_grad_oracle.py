@@ -42,16 +42,8 @@ TOLERANCE = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__)
     fwd.add_problem_args(p)
-    p.add_argument("--head-dim-v", type=int, default=None)
+    fwd.add_attention_args(p)
     p.add_argument("--dtype", choices=sorted(TOLERANCE), default="f32")
-    p.add_argument("--scale", type=float, default=None)
-    p.add_argument("--causal", action="store_true")
-    p.add_argument("--window-left", type=int, default=None)
-    p.add_argument("--window-right", type=int, default=None)
-    p.add_argument("--softcap", type=float, default=None)
-    p.add_argument("--layout", choices=["bhsd", "bshd"], default="bhsd")
-    p.add_argument("--dynamic", action="store_true",
-                   help="pass dynamic batch/heads/seq memrefs to the op")
     p.add_argument("--dynamic-head-dim", action="store_true",
                    help="also make the head dims dynamic (needs a scale: "
                         "1/sqrt(head_dim) is passed when --scale is not)")

@@ -87,11 +87,10 @@ def finish_problem_args(a):
     return a
 
 
-def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__)
-    add_problem_args(p)
+def add_attention_args(p):
+    """V's head dim, the attributes and the operand forms, shared with
+    attention_grad_oracle.py."""
     p.add_argument("--head-dim-v", type=int, default=None)
-    p.add_argument("--dtype", choices=sorted(TOLERANCE), default="f32")
     p.add_argument("--scale", type=float, default=None)
     p.add_argument("--causal", action="store_true")
     p.add_argument("--window-left", type=int, default=None)
@@ -100,6 +99,13 @@ def parse_args(argv):
     p.add_argument("--layout", choices=["bhsd", "bshd"], default="bhsd")
     p.add_argument("--dynamic", action="store_true",
                    help="pass dynamic batch/heads/seq memrefs to the op")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__)
+    add_problem_args(p)
+    add_attention_args(p)
+    p.add_argument("--dtype", choices=sorted(TOLERANCE), default="f32")
     p.add_argument("--dynamic-head-dim", action="store_true",
                    help="also make the head dims dynamic (row-wise CPU lowering)")
     p.add_argument("--no-lse", action="store_true")

@@ -63,13 +63,7 @@ void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
 }
 
 TEST(QTileRange, MatchesBruteForce) {
-  for (int64_t seqQ : {1, 5, 16, 33, 64, 100})
-    for (int64_t seqK : {1, 7, 16, 40, 64, 129})
-      for (auto [bm, bn] :
-           {std::pair<int64_t, int64_t>{16, 16}, {16, 8}, {8, 32}, {64, 64}})
-        for (int64_t wl : {-1, 0, 3, 17, 64})
-          for (int64_t wr : {-1, 0, 2, 31})
-            checkAgainstBruteForce(seqQ, seqK, {bm, bn, wl, wr});
+  forEachMaskCase(checkAgainstBruteForce);
 }
 
 TEST(QTileRange, CausalSkipsThePast) {
