@@ -64,7 +64,6 @@ namespace {
 /// A memref operand taken apart: the address of element 0 and its sizes and
 /// strides (index values), and its element size in bytes.
 struct TensorView {
-  Value memref;
   Value address; // i64
   SmallVector<Value> sizes, strides;
   int64_t elementBytes = 1;
@@ -130,7 +129,6 @@ private:
 TensorView LaunchEmitter::view(Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   TensorView t;
-  t.memref = memref;
   t.elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   t.sizes.assign(metadata.getSizes().begin(), metadata.getSizes().end());
@@ -240,7 +238,7 @@ FailureOr<Value> LaunchEmitter::stride(StringRef name) {
   int dim = llvm::StringSwitch<int>(dimName)
                 .Case("b", 0)
                 .Case("h", 1)
-                .Cases("s", "blk", 2)
+                .Cases({"s", "blk"}, 2)
                 .Default(-1);
   if (dim < 0)
     return error() << "unknown stride parameter '" << name << "'", failure();
@@ -277,7 +275,7 @@ FailureOr<Value> LaunchEmitter::tensorMap(const json::Object &param) {
                          .Case("bf16", cu::kDataTypeBFloat16)
                          .Case("f32", cu::kDataTypeFloat32)
                          // TMA moves fp8 as bytes.
-                         .Cases("e4m3", "e5m2", cu::kDataTypeUInt8)
+                         .Cases({"e4m3", "e5m2"}, cu::kDataTypeUInt8)
                          .Default(-1);
   int32_t swizzle = llvm::StringSwitch<int32_t>(
                         param.getString("swizzle").value_or("none"))
