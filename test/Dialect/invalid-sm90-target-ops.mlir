@@ -109,3 +109,35 @@ llvm.func @result_type(%d: i64, %acc: !llvm.struct<(f32, f32, f32, f32)>) {
   %s = "fattn.sm90.wgmma"(%d, %d, %acc) <{element_type = bf16}> : (i64, i64, !llvm.struct<(f32, f32, f32, f32)>) -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
   llvm.return
 }
+
+// -----
+
+llvm.func @three_a_registers(%p: i32, %d: i64, %o: f32) {
+  // expected-error @below {{'fattn.sm90.wgmma_rs' op expected 4 i32 registers of A (its m64k fragment per thread), found 3}}
+  %0 = fattn.sm90.wgmma_rs [%p, %p, %p], %d, [%o, %o, %o, %o], element_type = bf16 : !llvm.struct<(f32, f32, f32, f32)>
+  llvm.return
+}
+
+// -----
+
+llvm.func @rs_result(%p: i32, %d: i64, %o: f32) {
+  // expected-error @below {{'fattn.sm90.wgmma_rs' op expected result type '!llvm.struct<(f32, f32, f32, f32)>' (the accumulator's registers), found '!llvm.struct<(f32, f32)>'}}
+  %0 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %d, [%o, %o, %o, %o], element_type = bf16 : !llvm.struct<(f32, f32)>
+  llvm.return
+}
+
+// -----
+
+llvm.func @e4m3_transpose(%p: i32, %d: i64, %o: f32) {
+  // expected-error @below {{'fattn.sm90.wgmma_rs' op expected no transpose_b with f8E4M3FN (e4m3 wgmma reads B K-major only)}}
+  %0 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %d transposed, [%o, %o, %o, %o], element_type = f8E4M3FN : !llvm.struct<(f32, f32, f32, f32)>
+  llvm.return
+}
+
+// -----
+
+llvm.func @rs_n(%p: i32, %d: i64, %o: f32) {
+  // expected-error @below {{'fattn.sm90.wgmma_rs' op expected N / 2 accumulator registers with N a multiple of 8 in [8, 256] (m64nNk), found 2}}
+  %0 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %d, [%o, %o], element_type = f16 : !llvm.struct<(f32, f32)>
+  llvm.return
+}

@@ -51,3 +51,13 @@ llvm.func @wgmma(%da: i64, %db: i64) {
   fattn.sm90.wgmma_wait_group pending = 1
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @wgmma_rs
+// CHECK-SAME: (%[[P:.*]]: i32, %[[DB:.*]]: i64, %[[O:.*]]: f32)
+llvm.func @wgmma_rs(%p: i32, %db: i64, %o: f32) {
+  // CHECK: fattn.sm90.wgmma_rs [%[[P]], %[[P]], %[[P]], %[[P]]], %[[DB]] transposed, [%[[O]], %[[O]], %[[O]], %[[O]]], element_type = bf16, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+  %0 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %db transposed, [%o, %o, %o, %o], element_type = bf16, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK: fattn.sm90.wgmma_rs [%[[P]], %[[P]], %[[P]], %[[P]]], %[[DB]], [%[[O]], %[[O]], %[[O]], %[[O]]], element_type = f8E4M3FN : !llvm.struct<(f32, f32, f32, f32)>
+  %1 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %db, [%o, %o, %o, %o], element_type = f8E4M3FN : !llvm.struct<(f32, f32, f32, f32)>
+  llvm.return
+}

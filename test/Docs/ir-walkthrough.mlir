@@ -85,6 +85,7 @@
 // L3: %[[S0:.*]] = fattn.sm90.wgmma %{{.*}}, %{{.*}}, %{{.*}}, element_type = bf16 : !llvm.struct<(f32,
 // L3: %{{.*}} = fattn.sm90.wgmma %{{.*}}, %{{.*}}, %[[S0]], element_type = bf16, accumulate : !llvm.struct<(f32,
 // L3: fattn.sm90.wgmma_commit_group
+// L3: fattn.sm90.wgmma_rs [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} transposed, [%{{.*}}], element_type = bf16, accumulate : !llvm.struct<(f32,
 // L3: fattn.sm90.wgmma_wait_group pending = 1
 
 // L4: module attributes {gpu.container_module}

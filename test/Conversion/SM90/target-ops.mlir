@@ -1,12 +1,13 @@
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma --implicit-check-not=wgmma.mma_async
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90 -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
 
 // The sm_90a kernel at the target level (L3): keep-target-ops=true leaves
 // the K/V ring's stages and phases, its mbarriers, the TMA loads, the
-// shared-memory wgmma of S = Q K^T and the wgmma fences, commits and waits
-// as fattn.sm90.* ops (none of their NVVM ops is left in the kernel).
+// wgmma of S = Q K^T and of P V and the wgmma fences, commits and waits as
+// fattn.sm90.* ops (none of their NVVM ops and no inline wgmma is left in
+// the kernel).
 // Lowered by --convert-fattn-sm90-target-to-nvvm, the kernel is the one that
 // --convert-fattn-to-nvvm-sm90 builds in one step, to the letter (the diff).
 
@@ -69,6 +70,10 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // CHECK:      %[[S1:.*]] = fattn.sm90.wgmma %{{.*}}, %{{.*}}, %[[S0]], element_type = bf16, accumulate : !llvm.struct<(f32, {{.*}})>
 // CHECK-COUNT-6: fattn.sm90.wgmma %{{.*}}, element_type = bf16, accumulate
 // CHECK-NEXT: fattn.sm90.wgmma_commit_group
+// O += P_{j-1} V_{j-1}: 8 k steps of P's registers against V (N-major).
+// CHECK:      fattn.sm90.wgmma_rs [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} transposed, [%{{.*}}], element_type = bf16, accumulate : !llvm.struct<(f32, {{.*}})>
+// CHECK-COUNT-7: fattn.sm90.wgmma_rs {{.*}} transposed, {{.*}}, element_type = bf16, accumulate :
+// CHECK:      fattn.sm90.wgmma_commit_group
 // CHECK:      fattn.sm90.wgmma_wait_group pending = 1
 // CHECK:      %[[EMPTY_KJ:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[KS]]], offset = 163880
 // CHECK-NEXT: fattn.sm90.mbarrier_arrive %[[EMPTY_KJ]]

@@ -95,3 +95,21 @@ llvm.func @scores(%da: i64, %db: i64) {
   fattn.sm90.wgmma_wait_group pending = 1
   llvm.return
 }
+
+// -----
+
+// O += P V with P in registers: inline PTX, the accumulator tied to the
+// outputs; V N-major (16-bit, trans-b 1), the row sums' ones K-major and
+// the first step without the accumulator (scale-d 0); e4m3 has no trans-b.
+// CHECK-LABEL: llvm.func @values
+// CHECK-SAME: (%[[P:.*]]: i32, %[[DV:.*]]: i64, %[[O:.*]]: f32)
+// CHECK-NEXT: %{{.*}} = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0,$1,$2,$3}, {$4,$5,$6,$7}, $8, 1, 1, 1, 1;", "=f,=f,=f,=f,r,r,r,r,l,0,1,2,3" %[[P]], %[[P]], %[[P]], %[[P]], %[[DV]], %[[O]], %[[O]], %[[O]], %[[O]] : (i32, i32, i32, i32, i64, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: %{{.*}} = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {$0,$1,$2,$3}, {$4,$5,$6,$7}, $8, 0, 1, 1, 0;"
+// CHECK-NEXT: %{{.*}} = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {$0,$1,$2,$3}, {$4,$5,$6,$7}, $8, 1, 1, 1;"
+// CHECK-NOT:  fattn.sm90
+llvm.func @values(%p: i32, %dv: i64, %o: f32) {
+  %0 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %dv transposed, [%o, %o, %o, %o], element_type = bf16, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+  %1 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %dv, [%o, %o, %o, %o], element_type = f16 : !llvm.struct<(f32, f32, f32, f32)>
+  %2 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %dv, [%o, %o, %o, %o], element_type = f8E4M3FN, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+  llvm.return
+}

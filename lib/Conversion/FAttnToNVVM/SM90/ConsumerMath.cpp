@@ -138,33 +138,16 @@ SmallVector<Value> SM90KernelEmitter::issuePV(ArrayRef<Value> oIn,
   Value vDesc = descriptorInSlot(vDesc0, stage, stageBytes);
   if (fence)
     wgmmaFence();
-  // 16-bit: B = V as stored (N-major, "trans-b" 1); e4m3: B = V^T, K-major
+  // 16-bit: B = V as stored (N-major, transposed); e4m3: B = V^T, K-major
   // (fp8 wgmma has no transpose).
-  const char *vImmediates = cfg.isFP8() ? "1, 1, 1" : "1, 1, 1, 1";
-  auto rsWgmma = [&](int64_t n, ArrayRef<Value> acc, ArrayRef<Value> a,
-                     Value desc, const char *immediates) {
-    int64_t numAcc = n / 2;
-    string outs, cons;
-    for (int64_t i = 0; i < numAcc; ++i) {
-      outs += (i ? ",$" : "$") + str(i);
-      cons += (i ? "," : "") + string("=f");
-    }
-    cons += ",r,r,r,r,l";
-    for (int64_t i = 0; i < numAcc; ++i)
-      cons += "," + str(i);
-    // The element type's name is the wgmma's (bf16, f16, e4m3).
-    string asmText = "wgmma.mma_async.sync.aligned.m64n" + str(n) + "k" +
-                     str(kStep) + ".f32." + cfg.elementType + "." +
-                     cfg.elementType + " {" + outs + "}, {$" + str(numAcc) +
-                     ",$" + str(numAcc + 1) + ",$" + str(numAcc + 2) + ",$" +
-                     str(numAcc + 3) + "}, $" + str(numAcc + 4) + ", " +
-                     immediates + ";";
-    SmallVector<Value> args(a.begin(), a.end());
-    args.push_back(desc);
-    args.append(acc.begin(), acc.end());
-    Value result = e.inlineAsm(e.structOf(numAcc, e.f32()), asmText, cons, args,
-                               /*sideEffects=*/true);
-    return unpack(result, numAcc);
+  const bool transposeV = !cfg.isFP8();
+  // acc + P B (P B alone without `accumulate`) on the registers `acc`.
+  auto rsWgmma = [&](ArrayRef<Value> acc, ArrayRef<Value> a, Value desc,
+                     bool accumulate, bool transposeB) {
+    Value result =
+        target<SM90WgmmaRsOp>(e.structOf(acc.size(), e.f32()), a, desc, acc,
+                              operandType, accumulate, transposeB);
+    return unpack(result, acc.size());
   };
   SmallVector<Value> o(oIn.begin(), oIn.begin() + numO);
   // rowSumMma: each k step's P also against the ones tile (K-major: no
@@ -185,9 +168,8 @@ SmallVector<Value> SM90KernelEmitter::issuePV(ArrayRef<Value> oIn,
   auto addRowSums = [&](ArrayRef<Value> a, bool first) {
     if (!cfg.rowSumMma)
       return;
-    const char *imm = cfg.isFP8() ? (first ? "0, 1, 1" : "1, 1, 1")
-                                  : (first ? "0, 1, 1, 0" : "1, 1, 1, 0");
-    tileRowSums = rsWgmma(8, tileRowSums, a, onesDesc, imm);
+    tileRowSums = rsWgmma(tileRowSums, a, onesDesc, /*accumulate=*/!first,
+                          /*transposeB=*/false);
   };
   auto result = [&] {
     wgmmaCommit();
@@ -201,12 +183,13 @@ SmallVector<Value> SM90KernelEmitter::issuePV(ArrayRef<Value> oIn,
       ArrayRef<Value> a(pPacked.data() + 4 * kk, 4);
       int64_t step = (kk / 4) * cfg.headDim * 8 + (kk % 4) * 2;
       if (opts.wideValueMma) {
-        o = rsWgmma(dPad, o, a, e.add(vDesc, e.i64(step)), vImmediates);
+        o = rsWgmma(o, a, e.add(vDesc, e.i64(step)), /*accumulate=*/true,
+                    transposeV);
       } else {
         for (int64_t c = 0; c < dPad / 64; ++c) {
           Value desc = e.add(vDesc, e.i64(step + c * 64 * 8));
           SmallVector<Value> part(o.begin() + 32 * c, o.begin() + 32 * (c + 1));
-          part = rsWgmma(64, part, a, desc, vImmediates);
+          part = rsWgmma(part, a, desc, /*accumulate=*/true, transposeV);
           std::copy(part.begin(), part.end(), o.begin() + 32 * c);
         }
       }
@@ -218,12 +201,12 @@ SmallVector<Value> SM90KernelEmitter::issuePV(ArrayRef<Value> oIn,
     ArrayRef<Value> a(pPacked.data() + 4 * kk, 4);
     if (opts.wideValueMma) {
       Value desc = e.add(vDesc, e.i64(kk * 128));
-      o = rsWgmma(dPad, o, a, desc, vImmediates);
+      o = rsWgmma(o, a, desc, /*accumulate=*/true, transposeV);
     } else {
       for (int64_t c = 0; c < chunks; ++c) {
         Value desc = e.add(vDesc, e.i64(c * bn * 8 + kk * 128));
         SmallVector<Value> part(o.begin() + 32 * c, o.begin() + 32 * (c + 1));
-        part = rsWgmma(64, part, a, desc, vImmediates);
+        part = rsWgmma(part, a, desc, /*accumulate=*/true, transposeV);
         std::copy(part.begin(), part.end(), o.begin() + 32 * c);
       }
     }

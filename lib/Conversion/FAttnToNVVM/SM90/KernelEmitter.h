@@ -3,7 +3,7 @@
 // The emitter of the sm_90a kernel, which builds it op by op through
 // KernelBuilder (LLVM and NVVM operations) and the sm_90a target ops (L3,
 // FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, TMA loads,
-// the shared-memory wgmma of S = Q K^T, wgmma fences, commits and waits),
+// the wgmma of S = Q K^T and of P V, wgmma fences, commits and waits),
 // which TargetToNVVM.cpp lowers: Entry.cpp (entry, work items, copies,
 // producer), ConsumerMath.cpp (one KV tile's math), ConsumerLoops.cpp (the
 // consumers' loops), Epilogue.cpp (O and LSE out), SplitTail.cpp (the split

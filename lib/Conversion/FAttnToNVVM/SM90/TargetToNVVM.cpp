@@ -117,6 +117,38 @@ Value lower(SM90WgmmaOp op, SM90WgmmaOp::Adaptor a, KernelBuilder &e) {
                    op.getN(), op.getK(), type, op.getAccumulate());
 }
 
+/// wgmma with A from registers has no NVVM op: inline PTX, the accumulator
+/// registers tied to the outputs.
+Value lower(SM90WgmmaRsOp op, SM90WgmmaRsOp::Adaptor a, KernelBuilder &e) {
+  Type element = op.getElementType();
+  bool fp8 = isa<Float8E4M3FNType>(element);
+  std::string type = fp8 ? "e4m3" : element.isBF16() ? "bf16" : "f16";
+  int64_t numAcc = op.getN() / 2;
+  std::string outs, cons;
+  for (int64_t i = 0; i < numAcc; ++i) {
+    outs += (i ? ",$" : "$") + std::to_string(i);
+    cons += i ? ",=f" : "=f";
+  }
+  cons += ",r,r,r,r,l";
+  for (int64_t i = 0; i < numAcc; ++i)
+    cons += "," + std::to_string(i);
+  auto operand = [&](int64_t i) { return "$" + std::to_string(numAcc + i); };
+  // scale-d, imm-scale-a, imm-scale-b and (16-bit only) imm-trans-b.
+  std::string immediates = op.getAccumulate() ? "1, 1, 1" : "0, 1, 1";
+  if (!fp8)
+    immediates += op.getTransposeB() ? ", 1" : ", 0";
+  std::string text =
+      "wgmma.mma_async.sync.aligned.m64n" + std::to_string(op.getN()) + "k" +
+      std::to_string(op.getK()) + ".f32." + type + "." + type + " {" + outs +
+      "}, {" + operand(0) + "," + operand(1) + "," + operand(2) + "," +
+      operand(3) + "}, " + operand(4) + ", " + immediates + ";";
+  SmallVector<Value> args(a.getA());
+  args.push_back(a.getDescriptorB());
+  llvm::append_range(args, a.getAccumulator());
+  return e.inlineAsm(op.getResult().getType(), text, cons, args,
+                     /*sideEffects=*/true);
+}
+
 /// The pattern of target op `OpTy`: `lower` in the op's place.
 template <typename OpTy>
 struct TargetOpLowering : ConvertOpToLLVMPattern<OpTy> {
@@ -148,7 +180,8 @@ using SM90TargetOps =
     TargetOps<SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp,
               SM90MBarrierInitOp, SM90MBarrierWaitOp, SM90MBarrierArriveOp,
               SM90MBarrierArriveExpectTxOp, SM90TmaLoadOp, SM90WgmmaFenceOp,
-              SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp, SM90WgmmaOp>;
+              SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp, SM90WgmmaOp,
+              SM90WgmmaRsOp>;
 
 } // namespace
 

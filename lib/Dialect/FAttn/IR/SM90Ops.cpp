@@ -81,26 +81,55 @@ int64_t SM90WgmmaOp::getN() {
   return 2 * static_cast<int64_t>(acc.getBody().size());
 }
 
-int64_t SM90WgmmaOp::getK() {
-  return 256 / static_cast<int64_t>(getElementType().getIntOrFloatBitWidth());
+/// k of a wgmma step: 32 bytes of the operands' element type.
+static int64_t wgmmaK(Type element) {
+  return 256 / static_cast<int64_t>(element.getIntOrFloatBitWidth());
+}
+
+int64_t SM90WgmmaOp::getK() { return wgmmaK(getElementType()); }
+
+int64_t SM90WgmmaRsOp::getK() { return wgmmaK(getElementType()); }
+
+/// What both wgmma ops need: operands of a type wgmma multiplies, and N / 2
+/// accumulator registers for an N that m64nNk has.
+static LogicalResult verifyWgmma(Operation *op, Type element, int64_t n) {
+  if (!element.isBF16() && !element.isF16() && !isa<Float8E4M3FNType>(element))
+    return op->emitOpError() << "expected element_type bf16, f16 or "
+                                "f8E4M3FN, found "
+                             << element;
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return op->emitOpError() << "expected N / 2 accumulator registers with N "
+                                "a multiple of 8 in [8, 256] (m64nNk), found "
+                             << n / 2;
+  return success();
 }
 
 LogicalResult SM90WgmmaOp::verify() {
-  Type element = getElementType();
-  if (!element.isBF16() && !element.isF16() && !isa<Float8E4M3FNType>(element))
-    return emitOpError() << "expected element_type bf16, f16 or f8E4M3FN, "
-                            "found "
-                         << element;
   auto acc = cast<LLVM::LLVMStructType>(getAccumulator().getType());
   if (acc.isIdentified() ||
       !llvm::all_of(acc.getBody(), [](Type t) { return t.isF32(); }))
     return emitOpError() << "expected a literal struct of f32 accumulator "
                             "registers, found "
                          << acc;
-  int64_t n = getN();
-  if (n < 8 || n > 256 || n % 8 != 0)
-    return emitOpError() << "expected N / 2 accumulator registers with N a "
-                            "multiple of 8 in [8, 256] (m64nNk), found "
-                         << n / 2;
+  return verifyWgmma(*this, getElementType(), getN());
+}
+
+LogicalResult SM90WgmmaRsOp::verify() {
+  if (failed(verifyWgmma(*this, getElementType(), getN())))
+    return failure();
+  if (getA().size() != 4)
+    return emitOpError() << "expected 4 i32 registers of A (its m64k "
+                            "fragment per thread), found "
+                         << getA().size();
+  Type expected = LLVM::LLVMStructType::getLiteral(
+      getContext(), SmallVector<Type>(getAccumulator().size(),
+                                      Float32Type::get(getContext())));
+  if (getResult().getType() != expected)
+    return emitOpError() << "expected result type " << expected
+                         << " (the accumulator's registers), found "
+                         << getResult().getType();
+  if (getTransposeB() && isa<Float8E4M3FNType>(getElementType()))
+    return emitOpError("expected no transpose_b with f8E4M3FN (e4m3 wgmma "
+                       "reads B K-major only)");
   return success();
 }

@@ -25,7 +25,7 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
 
     The kernel is built at the target level (L3: LLVM-dialect code with the
     `fattn.sm90.*` ops of the K/V ring, its mbarriers and TMA copies, and
-    the shared-memory wgmma), which
+    the wgmma), which
     the patterns of `--convert-fattn-sm90-target-to-nvvm` then lower to NVVM
     (L4). `keep-target-ops=true` stops at L3.
   }];
@@ -93,10 +93,11 @@ def ConvertFAttnSM90TargetToNVVM
   let description = [{
     The L3 -> L4 step of the sm_90a back end: every `fattn.sm90.*` op (the
     K/V ring's `ring_stage`, `ring_phase` and `ring_barrier`, the mbarrier
-    ops, `tma_load`, `wgmma` and its fence, commit and wait) becomes the
-    NVVM and LLVM operations it stands for,
-    by the patterns of `populateSM90TargetToNVVMPatterns` in one partial
-    conversion; other ops are left as they are.
+    ops, `tma_load`, `wgmma`, `wgmma_rs` and their fence, commit and wait)
+    becomes the NVVM and LLVM operations it stands for (inline PTX for
+    `wgmma_rs`, which no NVVM op expresses), by the patterns of
+    `populateSM90TargetToNVVMPatterns` in one partial conversion; other ops
+    are left as they are.
     `--convert-fattn-to-nvvm-sm90` runs the same patterns on each kernel it
     builds, unless `keep-target-ops=true`.
 

@@ -2,8 +2,9 @@
 //
 // The target level (L3) of the sm_90a back end: the K/V ring's position of a
 // tile (stage and phase as SSA values), the mbarriers of the ring and of Q,
-// the TMA copies that complete on them, and the shared-memory wgmma (S = Q
-// K^T) with its fence, commit and wait. The sm_90a kernel emitter builds
+// the TMA copies that complete on them, and the wgmma of S = Q K^T (both
+// operands in shared memory) and of P V (P in registers) with their fence,
+// commit and wait. The sm_90a kernel emitter builds
 // them inside the kernel's llvm.func, between LLVM-dialect code; the
 // patterns of populateSM90TargetToNVVMPatterns
 // (--convert-fattn-sm90-target-to-nvvm) turn each into the NVVM and LLVM
@@ -292,6 +293,42 @@ def FAttn_SM90WgmmaOp : FAttn_SM90Op<"wgmma",
   let extraClassDeclaration = [{
     /// N of m64nNk: twice the accumulator's registers.
     int64_t getN();
+    /// k of m64nNk: 32 bytes of element_type.
+    int64_t getK();
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90WgmmaRsOp : FAttn_SM90Op<"wgmma_rs", [AttrSizedOperandSegments]> {
+  let summary = "one asynchronous warpgroup MMA with A in registers";
+  let description = [{
+    `wgmma.mma_async` m64nNk with A from registers (RS): D = A B +
+    `accumulator` (D = A B without `accumulate`) of a warpgroup. `a` is the
+    thread's four i32 registers of the 64 x k A fragment (P, packed: two
+    16-bit or four e4m3 values each); B (k x N) is in shared memory, named
+    by its matrix descriptor, K-major, or N-major when `transposed`
+    (`transpose_b`; 16-bit only: e4m3 wgmma reads B K-major). `accumulator` holds the thread's N / 2
+    f32 registers, which the result returns after the step (complete after
+    a `fattn.sm90.wgmma_wait_group` for its group); k is one step of
+    `element_type` (16 for bf16 and f16, 32 for f8E4M3FN). No upstream op
+    has A in registers: it lowers to inline PTX.
+
+    ```mlir
+    %o = fattn.sm90.wgmma_rs [%p0, %p1, %p2, %p3], %dv transposed, [%o0, %o1, %o2, %o3], element_type = bf16, accumulate : !llvm.struct<(f32, f32, f32, f32)>
+    ```
+  }];
+  let arguments = (ins Variadic<I32>:$a, I64:$descriptor_b,
+                       Variadic<F32>:$accumulator, TypeAttr:$element_type,
+                       UnitAttr:$accumulate, UnitAttr:$transpose_b);
+  let results = (outs FAttn_SM90Accumulator:$result);
+  let assemblyFormat = [{
+    ` ` `[` $a `]` `,` $descriptor_b (`transposed` $transpose_b^)? `,`
+    `[` $accumulator `]` `,` `element_type` `=` $element_type
+    (`,` `accumulate` $accumulate^)? attr-dict `:` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// N of m64nNk: twice the accumulator's registers.
+    int64_t getN() { return 2 * static_cast<int64_t>(getAccumulator().size()); }
     /// k of m64nNk: 32 bytes of element_type.
     int64_t getK();
   }];
