@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds what python/tests/test_gpu_host_pipeline.py runs on a GPU machine that
 # has no MLIR: examples/host-launch/attention.mlir through fattn-sm90-pipeline
-# and fattn-sm80-pipeline with host-launch=true, then upstream MLIR's
+# and fattn-sm80-pipeline with host-launch=true (and attention-fp8.mlir through
+# the first), then upstream MLIR's
 # gpu-module-to-binary (ptxas) and gpu-to-llvm, mlir-translate and
 # llc, into shared libraries of x86-64 host code with the kernels embedded,
 # beside libfattn_mlir_cuda_runtime.so (the mgpu* entry points they call) and
@@ -32,6 +33,7 @@ LLVM_BIN="$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)"
 FATTN_OPT="$BUILD/bin/fattn-opt"
 RUNTIME="$BUILD/lib/libfattn_mlir_cuda_runtime.so"
 INPUT="$ROOT/examples/host-launch/attention.mlir"
+INPUT_FP8="$ROOT/examples/host-launch/attention-fp8.mlir"
 for f in "$FATTN_OPT" "$RUNTIME" "$CUDA/bin/ptxas" "$LLVM_BIN/mlir-opt"; do
   [[ -e "$f" ]] || { echo "build_host_e2e: missing $f" >&2; exit 1; }
 done
@@ -59,6 +61,8 @@ lower() {
 
 "$FATTN_OPT" "$INPUT" --fattn-sm90-pipeline="host-launch=true" -o "$OUT/attention_sm90a.mlir"
 lower attention_sm90a bin
+"$FATTN_OPT" "$INPUT_FP8" --fattn-sm90-pipeline="host-launch=true" -o "$OUT/attention_fp8_sm90a.mlir"
+lower attention_fp8_sm90a bin
 "$FATTN_OPT" "$INPUT" --fattn-sm80-pipeline="host-launch=true" -o "$OUT/attention_sm80.mlir"
 lower attention_sm80 isa
 
@@ -68,6 +72,7 @@ cat > "$OUT/manifest.json" <<EOF
   "functions": [
     {"library": "libattention_sm90a.so", "arch": "sm_90a", "function": "attention_full", "dtype": "bf16", "head_dim": 128, "causal": false, "lse": true},
     {"library": "libattention_sm90a.so", "arch": "sm_90a", "function": "attention_causal", "dtype": "bf16", "head_dim": 128, "causal": true, "lse": true},
+    {"library": "libattention_fp8_sm90a.so", "arch": "sm_90a", "function": "attention_fp8", "dtype": "e4m3", "head_dim": 128, "causal": false, "lse": false, "descale_block": 128},
     {"library": "libattention_sm80.so", "arch": "sm_80", "function": "attention_full", "dtype": "bf16", "head_dim": 128, "causal": false, "lse": true},
     {"library": "libattention_sm80.so", "arch": "sm_80", "function": "attention_causal", "dtype": "bf16", "head_dim": 128, "causal": true, "lse": true}
   ]

@@ -5,7 +5,8 @@ MLIR is by scripts/build_host_e2e.sh, which writes build-gpu/host-e2e/), called
 here through their C interface (`_mlir_ciface_<function>`, memref descriptors
 of torch tensors): the host code computes the grid, encodes the tensor maps and
 launches the kernels through libfattn_mlir_cuda_runtime.so, with no kernel
-description and no fattn runtime. Outputs are poisoned first; results are
+description and no fattn runtime: bf16 without a mask and causal (sm_90a, and
+sm_80 as PTX), FP8 with per-block descales (sm_90a). Outputs are poisoned first; results are
 compared with the float64 reference as test_gpu_attention.py does.
 
 Skipped without torch/CUDA or without the folder (FATTN_HOST_E2E_DIR, default
@@ -130,6 +131,43 @@ def run_host(entry, b, hq, hk, sq, sk, layout="bshd"):
                                rtol=1e-4)
 
 
+# rel L2 error against float64 attention of the dequantized inputs: rounding P to
+# e4m3 and the bf16 output (test_gpu_fp8.py's REF_BOUND).
+FP8_REF_BOUND = 2.0 ** -4 / math.sqrt(3) + 2.0 ** -9
+
+
+def run_host_fp8(entry, b, hq, hk, sq, sk, layout="bshd"):
+    """e4m3 Q, K, V quantized per block of rows by fattn.quantize_fp8, the bf16
+    output poisoned, against float64 attention of the dequantized inputs."""
+    import fattn
+    fn = _function(entry)
+    d, block = entry["head_dim"], entry["descale_block"]
+    gen = new_generator()
+    x = [make_bshd(b, s, h, d, torch.bfloat16, layout, gen)
+         for s, h in ((sq, hq), (sk, hk), (sk, hk))]
+    quantized = [fattn.quantize_fp8(t, block=block) for t in x]
+    deq = [fattn.dequantize_fp8(t8, scale, block) for t8, scale in quantized]
+    out = torch.full((b, sq, hq, d), float("nan"), dtype=torch.bfloat16, device="cuda")
+    args = [memref(t8.transpose(1, 2)) for t8, _ in quantized] + [memref(out.transpose(1, 2))]
+    args += [memref(scale) for _, scale in quantized]
+    torch.cuda.synchronize()
+    fn(*[ctypes.byref(a) for a in args])
+    torch.cuda.synchronize()
+    ref, _ = reference(*deq, 1 / math.sqrt(d), -1, -1, 0.0)
+    assert not torch.isnan(out).any(), "NaN in the output (a row not written, or 0/0)"
+    err = rel_l2(out, ref)
+    print(f"{entry['library']}:{entry['function']} rel L2 error {err:.3e}, "
+          f"bound {FP8_REF_BOUND:.3e}")
+    assert err <= FP8_REF_BOUND, f"rel L2 error {err:.3e} > {FP8_REF_BOUND:.3e}"
+
+
+def run_entry(entry, b, hq, hk, sq, sk, layout="bshd"):
+    if entry["dtype"] == "e4m3":
+        run_host_fp8(entry, b, hq, hk, sq, sk, layout)
+    else:
+        run_host(entry, b, hq, hk, sq, sk, layout)
+
+
 IDS = [f"{e['arch']}-{e['function']}" for e in ENTRIES]
 
 
@@ -141,17 +179,18 @@ IDS = [f"{e['arch']}-{e['function']}" for e in ENTRIES]
     (1, 2, 2, 300, 77),      # more queries than keys: causal rows that see no key
 ], ids=["113", "gqa-1000", "17x2049", "300x77"])
 def test_host_launch(entry, b, hq, hk, sq, sk):
-    run_host(entry, b, hq, hk, sq, sk)
+    run_entry(entry, b, hq, hk, sq, sk)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
 @pytest.mark.parametrize("layout", ["bhsd", "strided"])
 def test_host_launch_layouts(entry, layout):
     """Strides from the memref descriptors: BHSD storage, and rows padded."""
-    run_host(entry, 2, 4, 2, 257, 190, layout=layout)
+    run_entry(entry, 2, 4, 2, 257, 190, layout=layout)
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e["dtype"] != "e4m3"],
+                         ids=[i for e, i in zip(ENTRIES, IDS) if e["dtype"] != "e4m3"])
 def test_host_launch_no_queries(entry):
     """No queries: the host code launches nothing and touches nothing."""
     fn = _function(entry)

@@ -191,6 +191,36 @@ void LaunchEmitter::checkOperands() {
     check(both(both(equal(lse->sizes[0], batch), equal(lse->sizes[1], headsQ)),
                equal(lse->sizes[2], seqQ)),
           "lse must be [batch, heads of q, sequence length of q]");
+  // Descale factors: [batch, heads_kv] (rank 2) or [batch, heads,
+  // ceildiv(seq, block)] (rank 3; Q's heads and queries for q, K's for k and
+  // v), as the description says (KERNEL-ABI.md, "FP8 descale factors").
+  if (const json::Object *descales = desc.getObject("descale")) {
+    for (auto [name, heads, seq] :
+         {std::tuple<StringRef, Value, Value>{"q", headsQ, seqQ},
+          {"k", headsKV, seqK},
+          {"v", headsKV, seqK}}) {
+      const TensorView *t = tensor((name + "_descale").str());
+      const json::Object *form = descales->getObject(name);
+      if (!t || !form)
+        continue;
+      int64_t rank = form->getInteger("rank").value_or(0);
+      Value ok = cmp(P::eq, zero, zero);
+      if (rank >= 2)
+        ok = both(equal(t->sizes[0], batch),
+                  equal(t->sizes[1], rank == 2 ? headsKV : heads));
+      if (rank == 3) {
+        Value blocks = arith::CeilDivUIOp::create(
+            b, loc, seq, index(form->getInteger("block").value_or(1)));
+        ok = both(ok, equal(t->sizes[2], blocks));
+      }
+      if (rank >= 2)
+        check(ok, "tensor '" + name + "_descale' must be " +
+                      (rank == 2 ? Twine("[batch, heads of k]")
+                                 : "[batch, heads, ceildiv(seq, " +
+                                       Twine(form->getInteger("block").value_or(1)) +
+                                       ")] of " + (name == "q" ? "q" : "k")));
+    }
+  }
   // The kernels take sizes as 32-bit parameters.
   Value limit = index(int64_t(1) << 31);
   Value small = cmp(P::ult, batch, limit);
@@ -456,6 +486,19 @@ LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
                            ? "the call passes an LSE, the kernel writes none"
                            : "the kernel writes an LSE, the call passes none"),
            failure();
+  if (const json::Object *descales = desc.getObject("descale"))
+    for (StringRef name : {"q", "k", "v"}) {
+      const TensorView *t = tensor((name + "_descale").str());
+      const json::Object *form = descales->getObject(name);
+      int64_t rank = form ? form->getInteger("rank").value_or(-1) : -1;
+      if (!t || static_cast<int64_t>(t->sizes.size()) != rank)
+        return error() << "the kernel reads " << name << "'s descale factors "
+                       << "as a rank-" << rank << " tensor, the call passes "
+                       << (t ? "a rank-" + std::to_string(t->sizes.size()) +
+                                   " tensor"
+                             : std::string("none")),
+               failure();
+    }
   checkOperands();
 
   FailureOr<SmallVector<Value, 3>> gridSize = grid();

@@ -154,3 +154,21 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+module attributes {gpu.container_module} {
+  func.func private @d_attention(memref<1x2x100x128xf8E4M3FN>, memref<1x2x100x128xf8E4M3FN>, memref<1x2x100x128xf8E4M3FN>, memref<1x2x100x128xbf16>)
+      attributes {fattn.kernel_ref = @k::@d}
+  func.func @d(%q: memref<1x2x100x128xf8E4M3FN>, %o: memref<1x2x100x128xbf16>) {
+    // expected-error @+1 {{cannot launch @d from the host: the kernel reads q's descale factors as a rank-3 tensor, the call passes none}}
+    call @d_attention(%q, %q, %q, %o) {fattn.launch_tensors = ["q", "k", "v", "o"]}
+        : (memref<1x2x100x128xf8E4M3FN>, memref<1x2x100x128xf8E4M3FN>, memref<1x2x100x128xf8E4M3FN>, memref<1x2x100x128xbf16>) -> ()
+    return
+  }
+  gpu.module @k [#nvvm.target<chip = "sm_90a">] {
+    llvm.func @d(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"has_lse\": false, \"descale\": {\"q\": {\"rank\": 3, \"block\": 128}, \"k\": {\"rank\": 2}, \"v\": {\"rank\": 0}}, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"seq_q\", 128]], \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}]}"} {
+      llvm.return
+    }
+  }
+}
