@@ -141,3 +141,35 @@ llvm.func @rs_n(%p: i32, %d: i64, %o: f32) {
   %0 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %d, [%o, %o], element_type = f16 : !llvm.struct<(f32, f32)>
   llvm.return
 }
+
+// -----
+
+llvm.func @store_coordinates(%map: !llvm.ptr, %base: !llvm.ptr<3>, %x: i32) {
+  // expected-error @below {{'fattn.sm90.tma_store' op expected 1 to 5 coordinates (one per dim of the tensor map), found 6}}
+  fattn.sm90.tma_store %map[%x, %x, %x, %x, %x, %x], %base[%x]
+  llvm.return
+}
+
+// -----
+
+llvm.func @negative_bulk_pending() {
+  // expected-error @below {{'fattn.sm90.bulk_wait_group_read' op expected a non-negative number of pending groups, found -2}}
+  fattn.sm90.bulk_wait_group_read pending = -2
+  llvm.return
+}
+
+// -----
+
+llvm.func @unaligned_leading_bytes(%x: i32) {
+  // expected-error @below {{'fattn.sm90.wgmma_descriptor' op expected leading_bytes a multiple of 16 in [16, 262128] (14 bits of 16-byte units), found 24}}
+  %d = fattn.sm90.wgmma_descriptor %x[%x], leading_bytes = 24
+  llvm.return
+}
+
+// -----
+
+llvm.func @wide_leading_bytes(%x: i32) {
+  // expected-error @below {{'fattn.sm90.wgmma_descriptor' op expected leading_bytes a multiple of 16 in [16, 262128] (14 bits of 16-byte units), found 262144}}
+  %d = fattn.sm90.wgmma_descriptor %x[%x], leading_bytes = 262144
+  llvm.return
+}

@@ -61,3 +61,19 @@ llvm.func @wgmma_rs(%p: i32, %db: i64, %o: f32) {
   %1 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %db, [%o, %o, %o, %o], element_type = f8E4M3FN : !llvm.struct<(f32, f32, f32, f32)>
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @stores
+// CHECK-SAME: (%[[MAP:.*]]: !llvm.ptr, %[[BASE:.*]]: !llvm.ptr<3>, %[[X:.*]]: i32)
+llvm.func @stores(%map: !llvm.ptr, %base: !llvm.ptr<3>, %x: i32) {
+  // CHECK: fattn.sm90.fence_proxy_async
+  fattn.sm90.fence_proxy_async
+  // CHECK: fattn.sm90.tma_store %[[MAP]][%[[X]], %[[X]], %[[X]], %[[X]]], %[[BASE]][%[[X]]]
+  fattn.sm90.tma_store %map[%x, %x, %x, %x], %base[%x]
+  // CHECK: fattn.sm90.bulk_commit_group
+  fattn.sm90.bulk_commit_group
+  // CHECK: fattn.sm90.bulk_wait_group_read pending = 0
+  fattn.sm90.bulk_wait_group_read pending = 0
+  // CHECK: %{{.*}} = fattn.sm90.wgmma_descriptor %[[X]][%[[X]]], leading_bytes = 16384
+  %d = fattn.sm90.wgmma_descriptor %x[%x], leading_bytes = 16384
+  llvm.return
+}

@@ -2,6 +2,7 @@
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90 -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma="tma-store=true" --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --convert-fattn-to-nvvm-sm90="keep-target-ops=true q-buffers=2 tma-store=true" | FileCheck %s --check-prefix=STORE --implicit-check-not=nvvm.cp.async.bulk --implicit-check-not=nvvm.fence.proxy
 
 // The sm_90a kernel at the target level (L3): keep-target-ops=true leaves
 // the K/V ring's stages and phases, its mbarriers, the TMA loads, the
@@ -80,3 +81,19 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // CHECK:      fattn.sm90.wgmma_wait_group pending = 0
 // CHECK:      %[[EMPTY_VJ:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[VS]]], offset = 163896
 // CHECK-NEXT: fattn.sm90.mbarrier_arrive %[[EMPTY_VJ]]
+
+// With tma-store (persistent, two Q buffers), O leaves through the work
+// item's Q buffer: the matrix descriptors of Q, K and V, then per
+// warpgroup the fence before the async proxy reads O, one TMA store per
+// 64-column atom from the issuing thread, and its bulk group; the buffer goes
+// back once the stores have read it.
+// STORE-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n128s2_causal_persistent
+// STORE: fattn.sm90.wgmma_descriptor %{{.*}}[%{{.*}}], leading_bytes = 16
+// STORE: fattn.sm90.wgmma_descriptor %{{.*}}[%{{.*}}], leading_bytes = 16
+// STORE: fattn.sm90.wgmma_descriptor %{{.*}}[%{{.*}}], leading_bytes = 16384
+// STORE: fattn.sm90.bulk_wait_group_read pending = 0
+// STORE: fattn.sm90.fence_proxy_async
+// STORE: fattn.sm90.tma_store %arg24[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}]
+// STORE: fattn.sm90.tma_store %arg24[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}]
+// STORE-NEXT: fattn.sm90.bulk_commit_group
+// STORE: fattn.sm90.bulk_wait_group_read pending = 0

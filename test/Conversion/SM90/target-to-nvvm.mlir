@@ -113,3 +113,34 @@ llvm.func @values(%p: i32, %dv: i64, %o: f32) {
   %2 = fattn.sm90.wgmma_rs [%p, %p, %p, %p], %dv, [%o, %o, %o, %o], element_type = f8E4M3FN, accumulate : !llvm.struct<(f32, f32, f32, f32)>
   llvm.return
 }
+
+// -----
+
+// O out by TMA: the fence before the async proxy reads, the store, its bulk
+// group and the wait for its reads; and a matrix descriptor (start address
+// / 16 in bits 0-13, leading bytes / 16 = 1024 in bits 16-29, stride 1024 /
+// 16 in bits 32-45, the 128-byte swizzle in bit 62).
+// CHECK-LABEL: llvm.func @output
+// CHECK-SAME: (%[[MAP:.*]]: !llvm.ptr, %[[BASE:.*]]: !llvm.ptr<3>, %[[ADDR:.*]]: i32, %[[X:.*]]: i32)
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: %[[SRC:.*]] = llvm.getelementptr %[[BASE]][%[[X]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP]], %[[SRC]], box[%[[X]], %[[X]], %[[X]], %[[X]]] : !llvm.ptr, <3>
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: %[[A:.*]] = llvm.add %[[ADDR]], %[[X]] : i32
+// CHECK-NEXT: %[[C4:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[UNITS:.*]] = llvm.lshr %[[A]], %[[C4]] : i32
+// CHECK-NEXT: %[[MASK:.*]] = llvm.mlir.constant(16383 : i32) : i32
+// CHECK-NEXT: %[[FIELD:.*]] = llvm.and %[[UNITS]], %[[MASK]] : i32
+// CHECK-NEXT: %[[WIDE:.*]] = llvm.zext %[[FIELD]] : i32 to i64
+// CHECK-NEXT: %[[BITS:.*]] = llvm.mlir.constant(4611686293372403712 : i64) : i64
+// CHECK-NEXT: %{{.*}} = llvm.or %[[WIDE]], %[[BITS]] : i64
+// CHECK-NOT:  fattn.sm90
+llvm.func @output(%map: !llvm.ptr, %base: !llvm.ptr<3>, %addr: i32, %x: i32) {
+  fattn.sm90.fence_proxy_async
+  fattn.sm90.tma_store %map[%x, %x, %x, %x], %base[%x]
+  fattn.sm90.bulk_commit_group
+  fattn.sm90.bulk_wait_group_read pending = 0
+  %d = fattn.sm90.wgmma_descriptor %addr[%x], leading_bytes = 16384
+  llvm.return
+}

@@ -205,7 +205,7 @@ void SM90KernelEmitter::emitOnesTile() {
   e.store(e.i32(static_cast<int32_t>(word)), e.byteOffset(base, offset));
   // The wgmma reads the tile through the async proxy; the barrier that
   // follows (barrier0) orders every thread's writes before any read.
-  e.fenceProxyAsyncShared();
+  fenceProxyAsync();
 }
 
 void SM90KernelEmitter::emitQLoad() {

@@ -148,7 +148,7 @@ void SM90KernelEmitter::writeOToShared(ArrayRef<Value> acc, const Value inv[2],
   }
   // A TMA store reads the tile through the async proxy.
   if (cfg.tmaStore)
-    e.fenceProxyAsyncShared();
+    fenceProxyAsync();
   warpgroupBarrier();
 }
 
@@ -163,7 +163,7 @@ void SM90KernelEmitter::storeOByTma(ArrayRef<Value> acc, const Value inv[2]) {
     string wait = fresh("o_reads_wait"), free = fresh("o_reads_done");
     e.condBr(issuer, wait, free);
     e.place(wait);
-    e.bulkWaitGroupRead(0);
+    bulkWaitGroupRead(0);
     e.br(free);
     e.place(free);
     warpgroupBarrier();
@@ -179,11 +179,13 @@ void SM90KernelEmitter::storeOByTma(ArrayRef<Value> acc, const Value inv[2]) {
   for (int64_t c = 0; c < cfg.outputChunks(); ++c) {
     Value src = e.add(
         buffer, e.add(e.i32(c * cfg.blockM * 128), e.mul(rows, e.i32(128))));
-    e.tmaStore(e.arg("o_map"), e.byteOffset(base, src),
-               {e.i32(c * SM90KernelConfig::kOutputAtomColumns),
-                e.add(qTileRow, rows), head, batch});
+    target<SM90TmaStoreOp>(
+        e.arg("o_map"),
+        ValueRange{e.i32(c * SM90KernelConfig::kOutputAtomColumns),
+                   e.add(qTileRow, rows), head, batch},
+        base, src);
   }
-  e.bulkCommitGroup();
+  target<SM90BulkCommitGroupOp>();
   e.br(done);
   if (!ownBuffer) {
     e.place(others);
@@ -201,7 +203,7 @@ void SM90KernelEmitter::handBackStoredQ() {
       e.andI(e.icmp(ICmp::ugt, workOrdinal, e.i32(0)), isStoreIssuer());
   e.condBr(previous, back, done);
   e.place(back);
-  e.bulkWaitGroupRead(0);
+  bulkWaitGroupRead(0);
   // The previous item's buffer: the other one of the two.
   arrive(qBarrier(layout.qEmptyBar1(), layout.qEmptyBar()));
   e.br(done);
@@ -355,7 +357,7 @@ LLVM::LLVMFuncOp SM90KernelEmitter::emit() {
   e.place("exit");
   // Shared memory must outlive the last TMA stores' reads.
   if (cfg.tmaStore)
-    e.bulkWaitGroupRead(0);
+    bulkWaitGroupRead(0);
   e.ret();
   return func;
 }

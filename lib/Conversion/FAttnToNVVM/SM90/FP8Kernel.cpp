@@ -61,7 +61,7 @@ void SM90KernelEmitter::emitFP8Producer() {
   waitBarrier(barrier(layout.emptyVtBar(), stage), e.xorI(phase, e.i32(1)));
   emitTransposeV(stage, transposeLanes());
   // Generic-proxy stores that wgmma (async proxy) reads next.
-  e.fenceProxyAsyncShared();
+  fenceProxyAsync();
   arrive(barrier(layout.fullVtBar(), stage));
   e.namedBarrier(e.i32(kFP8ProducerBarrier), e.i32(128));
   e.br("produce", {next});

@@ -2,8 +2,9 @@
 //
 // The emitter of the sm_90a kernel, which builds it op by op through
 // KernelBuilder (LLVM and NVVM operations) and the sm_90a target ops (L3,
-// FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, TMA loads,
-// the wgmma of S = Q K^T and of P V, wgmma fences, commits and waits),
+// FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, TMA loads
+// and stores, the wgmma of S = Q K^T and of P V with their descriptors,
+// fences, commits and waits),
 // which TargetToNVVM.cpp lowers: Entry.cpp (entry, work items, copies,
 // producer), ConsumerMath.cpp (one KV tile's math), ConsumerLoops.cpp (the
 // consumers' loops), Epilogue.cpp (O and LSE out), SplitTail.cpp (the split
@@ -662,11 +663,14 @@ private:
   /// A wgmma shared-memory matrix descriptor of the 128B-swizzled tile at
   /// byte offset `offset` (i32) from the aligned base.
   Value descriptor(Value offset, int64_t leadingBytes) {
-    Value addr = e.add(baseAddr, offset);
-    Value field = e.andI(e.lshr(addr, e.i32(4)), e.i32(0x3FFF));
-    uint64_t bits = (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) |
-                    (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16);
-    return e.orI(e.zext64(field), e.i64(int64_t(bits)));
+    return target<SM90WgmmaDescriptorOp>(e.i64(), baseAddr, offset,
+                                         leadingBytes);
+  }
+  /// fence.proxy.async: this thread's shared-memory writes before the async
+  /// proxy's reads (TMA stores, wgmma).
+  void fenceProxyAsync() { target<SM90FenceProxyAsyncOp>(); }
+  void bulkWaitGroupRead(int64_t pending) {
+    target<SM90BulkWaitGroupReadOp>(pending);
   }
   /// Descriptor `desc` moved to slot `index` (an i32) of `slotBytes` each:
   /// a stage of the K/V ring, or a Q buffer.

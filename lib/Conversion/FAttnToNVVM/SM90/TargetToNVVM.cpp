@@ -117,6 +117,45 @@ Value lower(SM90WgmmaOp op, SM90WgmmaOp::Adaptor a, KernelBuilder &e) {
                    op.getN(), op.getK(), type, op.getAccumulate());
 }
 
+Value lower(SM90TmaStoreOp, SM90TmaStoreOp::Adaptor a, KernelBuilder &e) {
+  e.tmaStore(a.getMap(), e.byteOffset(a.getBase(), a.getOffset()),
+             a.getCoordinates());
+  return Value();
+}
+
+Value lower(SM90BulkCommitGroupOp, SM90BulkCommitGroupOp::Adaptor,
+            KernelBuilder &e) {
+  e.bulkCommitGroup();
+  return Value();
+}
+
+Value lower(SM90BulkWaitGroupReadOp op, SM90BulkWaitGroupReadOp::Adaptor,
+            KernelBuilder &e) {
+  e.bulkWaitGroupRead(op.getPending());
+  return Value();
+}
+
+Value lower(SM90FenceProxyAsyncOp, SM90FenceProxyAsyncOp::Adaptor,
+            KernelBuilder &e) {
+  e.fenceProxyAsyncShared();
+  return Value();
+}
+
+/// Bits 0-13: the start address / 16; 16-29: the leading byte offset / 16;
+/// 32-45: the stride byte offset / 16 (1024: eight 128-byte rows); 62-63:
+/// the 128-byte swizzle (1).
+Value lower(SM90WgmmaDescriptorOp op, SM90WgmmaDescriptorOp::Adaptor a,
+            KernelBuilder &e) {
+  Value addr = e.add(a.getAddress(), a.getOffset());
+  Value units = e.lshr(addr, e.i32(4));
+  Value field = e.andI(units, e.i32(0x3FFF));
+  uint64_t leading = uint64_t(op.getLeadingBytes() >> 4) & 0x3FFF;
+  uint64_t bits =
+      (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) | (leading << 16);
+  Value wide = e.zext64(field);
+  return e.orI(wide, e.i64(int64_t(bits)));
+}
+
 /// wgmma with A from registers has no NVVM op: inline PTX, the accumulator
 /// registers tied to the outputs.
 Value lower(SM90WgmmaRsOp op, SM90WgmmaRsOp::Adaptor a, KernelBuilder &e) {
@@ -176,12 +215,12 @@ template <typename... OpTys> struct TargetOps {
     target.addIllegalOp<OpTys...>();
   }
 };
-using SM90TargetOps =
-    TargetOps<SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp,
-              SM90MBarrierInitOp, SM90MBarrierWaitOp, SM90MBarrierArriveOp,
-              SM90MBarrierArriveExpectTxOp, SM90TmaLoadOp, SM90WgmmaFenceOp,
-              SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp, SM90WgmmaOp,
-              SM90WgmmaRsOp>;
+using SM90TargetOps = TargetOps<
+    SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
+    SM90MBarrierWaitOp, SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp,
+    SM90TmaLoadOp, SM90WgmmaFenceOp, SM90TmaStoreOp, SM90BulkCommitGroupOp,
+    SM90BulkWaitGroupReadOp, SM90FenceProxyAsyncOp, SM90WgmmaDescriptorOp,
+    SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp, SM90WgmmaOp, SM90WgmmaRsOp>;
 
 } // namespace
 

@@ -58,22 +58,49 @@ LogicalResult SM90MBarrierArriveExpectTxOp::verify() {
   return verifyMBarrierCount(*this, getBytes(), "a transaction count", "bytes");
 }
 
-LogicalResult SM90TmaLoadOp::verify() {
-  size_t dims = getCoordinates().size();
+/// The coordinates of a TMA copy: one per dim of its tensor map.
+static LogicalResult verifyTmaCoordinates(Operation *op, size_t dims) {
   if (dims < 1 || dims > 5)
-    return emitOpError() << "expected 1 to 5 coordinates (one per dim of "
-                            "the tensor map), found "
-                         << dims;
+    return op->emitOpError() << "expected 1 to 5 coordinates (one per dim of "
+                                "the tensor map), found "
+                             << dims;
+  return success();
+}
+
+LogicalResult SM90TmaLoadOp::verify() {
+  return verifyTmaCoordinates(*this, getCoordinates().size());
+}
+
+LogicalResult SM90TmaStoreOp::verify() {
+  return verifyTmaCoordinates(*this, getCoordinates().size());
+}
+
+/// A number of pending groups (wgmma or bulk copies) to wait for.
+static LogicalResult verifyPending(Operation *op, int64_t pending) {
+  if (pending < 0)
+    return op->emitOpError() << "expected a non-negative number of pending "
+                                "groups, found "
+                             << pending;
+  return success();
+}
+
+LogicalResult SM90BulkWaitGroupReadOp::verify() {
+  return verifyPending(*this, getPending());
+}
+
+LogicalResult SM90WgmmaDescriptorOp::verify() {
+  int64_t bytes = getLeadingBytes();
+  // A 14-bit field of 16-byte units.
+  constexpr int64_t kMaxLeadingBytes = ((int64_t(1) << 14) - 1) * 16;
+  if (bytes < 16 || bytes > kMaxLeadingBytes || bytes % 16 != 0)
+    return emitOpError() << "expected leading_bytes a multiple of 16 in [16, "
+                         << kMaxLeadingBytes
+                         << "] (14 bits of 16-byte units), found " << bytes;
   return success();
 }
 
 LogicalResult SM90WgmmaWaitGroupOp::verify() {
-  int64_t pending = getPending();
-  if (pending < 0)
-    return emitOpError() << "expected a non-negative number of pending "
-                            "groups, found "
-                         << pending;
-  return success();
+  return verifyPending(*this, getPending());
 }
 
 int64_t SM90WgmmaOp::getN() {

@@ -2,9 +2,9 @@
 //
 // The target level (L3) of the sm_90a back end: the K/V ring's position of a
 // tile (stage and phase as SSA values), the mbarriers of the ring and of Q,
-// the TMA copies that complete on them, and the wgmma of S = Q K^T (both
-// operands in shared memory) and of P V (P in registers) with their fence,
-// commit and wait. The sm_90a kernel emitter builds
+// the TMA copies that complete on them and the TMA stores of O, and the
+// wgmma of S = Q K^T (both operands in shared memory) and of P V (P in
+// registers) with their descriptors, fence, commit and wait. The sm_90a kernel emitter builds
 // them inside the kernel's llvm.func, between LLVM-dialect code; the
 // patterns of populateSM90TargetToNVVMPatterns
 // (--convert-fattn-sm90-target-to-nvvm) turn each into the NVVM and LLVM
@@ -216,9 +216,95 @@ def FAttn_SM90TmaLoadOp : FAttn_SM90Op<"tma_load"> {
   let hasVerifier = 1;
 }
 
+def FAttn_SM90TmaStoreOp : FAttn_SM90Op<"tma_store"> {
+  let summary = "copy one box from shared memory to a tensor map by TMA";
+  let description = [{
+    The TMA store of the box at byte `offset` (an i32) of shared memory
+    `base` to tensor map `map` at `coordinates` (innermost first); rows and
+    columns past the tensor's end are clipped. The store reads shared memory
+    through the async proxy (after `fattn.sm90.fence_proxy_async` of the
+    writes) until its bulk group completes its reads
+    (`fattn.sm90.bulk_commit_group`, `fattn.sm90.bulk_wait_group_read`).
+
+    ```mlir
+    fattn.sm90.tma_store %o_map[%col, %row, %head, %batch], %base[%offset]
+    ```
+  }];
+  let arguments = (ins FAttn_SM90TensorMapPtr:$map, Variadic<I32>:$coordinates,
+                       FAttn_SM90SharedPtr:$base, I32:$offset);
+  let assemblyFormat = [{
+    $map `[` $coordinates `]` `,` $base `[` $offset `]` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90BulkCommitGroupOp : FAttn_SM90Op<"bulk_commit_group"> {
+  let summary = "close the bulk group of the TMA stores issued since the last one";
+  let description = [{
+    `cp.async.bulk.commit_group`: the thread's TMA stores since the last
+    commit form one bulk group.
+
+    ```mlir
+    fattn.sm90.bulk_commit_group
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def FAttn_SM90BulkWaitGroupReadOp : FAttn_SM90Op<"bulk_wait_group_read"> {
+  let summary = "wait until at most a number of bulk groups still read shared memory";
+  let description = [{
+    `cp.async.bulk.wait_group.read`: blocks the thread until at most
+    `pending` of its bulk groups are still reading their shared-memory
+    sources, which may then be written again.
+
+    ```mlir
+    fattn.sm90.bulk_wait_group_read pending = 0
+    ```
+  }];
+  let arguments = (ins I64Attr:$pending);
+  let assemblyFormat = "`pending` `=` $pending attr-dict";
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90FenceProxyAsyncOp : FAttn_SM90Op<"fence_proxy_async"> {
+  let summary = "make the thread's shared-memory writes visible to the async proxy";
+  let description = [{
+    `fence.proxy.async.shared::cta`: the calling thread's ordinary writes to
+    shared memory are ordered before the asynchronous proxy's reads (TMA
+    stores, wgmma operands) that a later barrier lets start.
+
+    ```mlir
+    fattn.sm90.fence_proxy_async
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // wgmma
 //===----------------------------------------------------------------------===//
+
+def FAttn_SM90WgmmaDescriptorOp : FAttn_SM90Op<"wgmma_descriptor", [Pure]> {
+  let summary = "the wgmma matrix descriptor of a 128-byte-swizzled tile";
+  let description = [{
+    The 64-bit shared-memory matrix descriptor of the tile at byte `offset`
+    from shared-memory address `address` (both i32; `address` 1024-byte
+    aligned): the start address in 16-byte units, the leading-dimension byte
+    offset `leading_bytes`, a stride of 1024 bytes (eight 128-byte rows) and
+    the 128-byte swizzle, the layout TMA writes the tiles in.
+
+    ```mlir
+    %desc = fattn.sm90.wgmma_descriptor %address[%offset], leading_bytes = 16
+    ```
+  }];
+  let arguments = (ins I32:$address, I32:$offset, I64Attr:$leading_bytes);
+  let results = (outs I64:$descriptor);
+  let assemblyFormat = [{
+    $address `[` $offset `]` `,` `leading_bytes` `=` $leading_bytes attr-dict
+  }];
+  let hasVerifier = 1;
+}
 
 def FAttn_SM90WgmmaFenceOp : FAttn_SM90Op<"wgmma_fence"> {
   let summary = "order register and shared-memory accesses before wgmma";
