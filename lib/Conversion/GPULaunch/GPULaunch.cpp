@@ -575,7 +575,20 @@ LogicalResult mlir::fattn::buildKernelLaunch(
     OpBuilder &builder, Location loc, ModuleOp module, LLVM::LLVMFuncOp kernel,
     const json::Object &description,
     ArrayRef<std::pair<StringRef, Value>> tensors) {
-  return LaunchEmitter(builder, loc, module, kernel, description).emit(tensors);
+  // Built aside and moved in whole: a launch that fails leaves the IR as it
+  // was (but for the entry point's declaration).
+  Block scratch;
+  Block *block = builder.getInsertionBlock();
+  Block::iterator point = builder.getInsertionPoint();
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&scratch);
+    if (failed(LaunchEmitter(builder, loc, module, kernel, description)
+                   .emit(tensors)))
+      return failure();
+  }
+  block->getOperations().splice(point, scratch.getOperations());
+  return success();
 }
 
 LogicalResult mlir::fattn::launchOutlinedAttention(RewriterBase &rewriter,

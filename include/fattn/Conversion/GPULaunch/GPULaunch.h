@@ -52,8 +52,9 @@ FailureOr<llvm::json::Object> kernelDescriptionOf(LLVM::LLVMFuncOp kernel);
 /// the dynamic shared memory, each parameter, the tensor maps (encoded by
 /// mgpuTensorMapEncodeTiled, declared in `module` when missing), all under
 /// an scf.if that skips a launch with no work. Fails with a diagnostic at
-/// `loc` on a parameter the host cannot fill (the multiprocessor count, a
-/// workspace).
+/// `loc`, and builds nothing, on a parameter the host cannot fill (the
+/// multiprocessor count, a workspace) or operands the description does not
+/// take.
 LogicalResult
 buildKernelLaunch(OpBuilder &builder, Location loc, ModuleOp module,
                   LLVM::LLVMFuncOp kernel,
