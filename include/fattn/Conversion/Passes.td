@@ -14,7 +14,9 @@ def ConvertFAttnToNVVM : Pass<"convert-fattn-to-nvvm", "ModuleOp"> {
     `gpu.module @fattn_kernels [#nvvm.target<chip = ...>]`; the kernel body
     uses the nvvm, llvm, arith and scf dialects (the SM80 pipeline lowers the
     last two). `chip` selects the kernel builder (see FAttnToNVVM.h for the
-    sm_90a hook).
+    sm_90a hook). The function is erased, or, when something calls it (the
+    host-launch pipelines' outlined attention), kept empty and marked
+    `fattn.kernel_ref = @fattn_kernels::@<kernel>` for --fattn-gpu-launch.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",

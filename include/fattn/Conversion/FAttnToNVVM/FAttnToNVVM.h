@@ -3,7 +3,9 @@
 // `--convert-fattn-to-nvvm{chip=...}` turns every func.func whose body is one
 // (target-annotated) fattn.tiled_attention into a kernel: an llvm.func with
 // the parameters of docs/KERNEL-ABI.md inside a `gpu.module @fattn_kernels`
-// carrying an #nvvm.target for the chip. The func.func is erased.
+// carrying an #nvvm.target for the chip. The func.func is erased, or, when
+// something calls it (the host-launch pipelines), emptied and marked with
+// its kernel (kKernelRefAttrName).
 //
 // Per-chip hook: the pass looks the chip up in a small registry of
 // `AttentionKernelBuilder`s. sm_80 is built in (SM80/AttentionKernel.cpp).
