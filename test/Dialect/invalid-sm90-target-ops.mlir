@@ -173,3 +173,19 @@ llvm.func @wide_leading_bytes(%x: i32) {
   %d = fattn.sm90.wgmma_descriptor %x[%x], leading_bytes = 262144
   llvm.return
 }
+
+// -----
+
+llvm.func @odd_threads(%id: i32) {
+  // expected-error @below {{'fattn.sm90.named_barrier' op expected a thread count that is a positive multiple of 32 (at most 1024), found 100}}
+  fattn.sm90.named_barrier %id, threads = 100
+  llvm.return
+}
+
+// -----
+
+llvm.func @too_many_threads(%id: i32) {
+  // expected-error @below {{'fattn.sm90.named_barrier_arrive' op expected a thread count that is a positive multiple of 32 (at most 1024), found 2048}}
+  fattn.sm90.named_barrier_arrive %id, threads = 2048
+  llvm.return
+}

@@ -77,3 +77,13 @@ llvm.func @stores(%map: !llvm.ptr, %base: !llvm.ptr<3>, %x: i32) {
   %d = fattn.sm90.wgmma_descriptor %x[%x], leading_bytes = 16384
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @named_barriers
+// CHECK-SAME: (%[[ID:.*]]: i32)
+llvm.func @named_barriers(%id: i32) {
+  // CHECK: fattn.sm90.named_barrier %[[ID]], threads = 256
+  fattn.sm90.named_barrier %id, threads = 256
+  // CHECK: fattn.sm90.named_barrier_arrive %[[ID]], threads = 128
+  fattn.sm90.named_barrier_arrive %id, threads = 128
+  llvm.return
+}

@@ -1,4 +1,4 @@
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma --implicit-check-not=wgmma.mma_async
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma --implicit-check-not=wgmma.mma_async --implicit-check-not='nvvm.barrier id' --implicit-check-not=nvvm.barrier.arrive
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90 -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
@@ -66,6 +66,8 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // CHECK-NEXT: fattn.sm90.mbarrier_wait %[[FULL_VJ]], parity = %[[VP]]
 // S_j = Q K_j^T: 8 k steps of 16 over the head dim's 128 columns, the first
 // without the accumulator's values.
+// Pingpong: the warpgroup's turn on its own named barrier.
+// CHECK:      fattn.sm90.named_barrier %{{.*}}, threads = 256
 // CHECK:      fattn.sm90.wgmma_fence
 // CHECK:      %[[S0:.*]] = fattn.sm90.wgmma %{{.*}}, %{{.*}}, %{{.*}}, element_type = bf16 : !llvm.struct<(f32, {{.*}})>
 // CHECK:      %[[S1:.*]] = fattn.sm90.wgmma %{{.*}}, %{{.*}}, %[[S0]], element_type = bf16, accumulate : !llvm.struct<(f32, {{.*}})>
@@ -75,6 +77,7 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // CHECK:      fattn.sm90.wgmma_rs [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} transposed, [%{{.*}}], element_type = bf16, accumulate : !llvm.struct<(f32, {{.*}})>
 // CHECK-COUNT-7: fattn.sm90.wgmma_rs {{.*}} transposed, {{.*}}, element_type = bf16, accumulate :
 // CHECK:      fattn.sm90.wgmma_commit_group
+// CHECK:      fattn.sm90.named_barrier_arrive %{{.*}}, threads = 256
 // CHECK:      fattn.sm90.wgmma_wait_group pending = 1
 // CHECK:      %[[EMPTY_KJ:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[KS]]], offset = 163880
 // CHECK-NEXT: fattn.sm90.mbarrier_arrive %[[EMPTY_KJ]]

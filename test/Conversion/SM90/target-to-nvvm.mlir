@@ -144,3 +144,20 @@ llvm.func @output(%map: !llvm.ptr, %base: !llvm.ptr<3>, %addr: i32, %x: i32) {
   %d = fattn.sm90.wgmma_descriptor %addr[%x], leading_bytes = 16384
   llvm.return
 }
+
+// -----
+
+// Pingpong's turn: wait on the warpgroup's own barrier with the one before
+// it (256 threads), arrive on the next one's.
+// CHECK-LABEL: llvm.func @turns
+// CHECK-SAME: (%[[OWN:.*]]: i32, %[[NEXT:.*]]: i32)
+// CHECK-NEXT: %[[T1:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NEXT: nvvm.barrier id = %[[OWN]] number_of_threads = %[[T1]]
+// CHECK-NEXT: %[[T2:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NEXT: nvvm.barrier.arrive id = %[[NEXT]] number_of_threads = %[[T2]]
+// CHECK-NOT:  fattn.sm90
+llvm.func @turns(%own: i32, %next: i32) {
+  fattn.sm90.named_barrier %own, threads = 256
+  fattn.sm90.named_barrier_arrive %next, threads = 256
+  llvm.return
+}

@@ -64,7 +64,8 @@
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK: %[[BASE:.*]] = llvm.mlir.constant(12 : i32) : i32
 // CHECK-NEXT: %[[EPI:.*]] = llvm.add %[[BASE]], %{{.*}} : i32
-// CHECK-NEXT: nvvm.barrier id = %[[EPI]] number_of_threads = %{{.*}}
+// CHECK-NEXT: %[[THREADS:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: nvvm.barrier id = %[[EPI]] number_of_threads = %[[THREADS]]
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 func.func @d128_bf16(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {

@@ -63,7 +63,7 @@ void SM90KernelEmitter::emitFP8Producer() {
   // Generic-proxy stores that wgmma (async proxy) reads next.
   fenceProxyAsync();
   arrive(barrier(layout.fullVtBar(), stage));
-  e.namedBarrier(e.i32(kFP8ProducerBarrier), e.i32(128));
+  target<SM90NamedBarrierOp>(e.i32(kFP8ProducerBarrier), 128);
   e.br("produce", {next});
 
   if (cfg.persistent) {

@@ -2,14 +2,14 @@
 //
 // The emitter of the sm_90a kernel, which builds it op by op through
 // KernelBuilder (LLVM and NVVM operations) and the sm_90a target ops (L3,
-// FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, TMA loads
-// and stores, the wgmma of S = Q K^T and of P V with their descriptors,
-// fences, commits and waits),
-// which TargetToNVVM.cpp lowers: Entry.cpp (entry, work items, copies,
-// producer), ConsumerMath.cpp (one KV tile's math), ConsumerLoops.cpp (the
-// consumers' loops), Epilogue.cpp (O and LSE out), SplitTail.cpp (the split
-// tail's merge) and FP8Kernel.cpp (what only e4m3 kernels build: the
-// producer's V transpose, the descales, P as e4m3). Private to this folder.
+// FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, named
+// barriers, TMA loads and stores, the wgmma of S = Q K^T and of P V with
+// their descriptors, fences, commits and waits), which TargetToNVVM.cpp
+// lowers: Entry.cpp (entry, work items, copies, producer), ConsumerMath.cpp
+// (one KV tile's math), ConsumerLoops.cpp (the consumers' loops),
+// Epilogue.cpp (O and LSE out), SplitTail.cpp (the split tail's merge) and
+// FP8Kernel.cpp (what only e4m3 kernels build: the producer's V transpose,
+// the descales, P as e4m3). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -409,10 +409,9 @@ private:
   /// callers that meet on it more than once; empty, computed here.
   Value warpgroupBarrierId() { return e.add(e.i32(kEpilogueBarrier), wg); }
   void warpgroupBarrier(Value id = {}) {
-    Value threads = e.i32(128);
     if (!id)
       id = warpgroupBarrierId();
-    e.namedBarrier(id, threads);
+    target<SM90NamedBarrierOp>(id, 128);
   }
   /// tmaStore: the thread of each consumer warpgroup that issues its TMA
   /// stores of O (the warpgroup's first).
@@ -584,7 +583,7 @@ private:
   }
   void pingpongSync() {
     if (pingpong())
-      e.namedBarrier(pingpongBarrier(wg), e.i32(256));
+      target<SM90NamedBarrierOp>(pingpongBarrier(wg), 256);
   }
   /// Opens the turns: the last consumer warpgroup lets the first one issue
   /// first. Once per CTA: in a persistent kernel the turns alternate across
@@ -594,7 +593,7 @@ private:
   void openPingpong() {
     if (pingpong())
       inWarpgroup(cfg.consumerWarpgroups - 1, [&] {
-        e.namedBarrierArrive(e.i32(opts.pingpongBarrierBase), e.i32(256));
+        target<SM90NamedBarrierArriveOp>(e.i32(opts.pingpongBarrierBase), 256);
       });
   }
   /// Closes them: the last warpgroup's final arrive on the first one's
@@ -603,14 +602,14 @@ private:
   void closePingpong() {
     if (pingpong())
       inWarpgroup(0, [&] {
-        e.namedBarrier(e.i32(opts.pingpongBarrierBase), e.i32(256));
+        target<SM90NamedBarrierOp>(e.i32(opts.pingpongBarrierBase), 256);
       });
   }
   void pingpongArrive() {
     if (!pingpong())
       return;
     Value next = e.urem(e.add(wg, e.i32(1)), e.i32(cfg.consumerWarpgroups));
-    e.namedBarrierArrive(pingpongBarrier(next), e.i32(256));
+    target<SM90NamedBarrierArriveOp>(pingpongBarrier(next), 256);
   }
   /// Runs `body` only in warpgroup `index` (a warpgroup-uniform branch).
   template <typename Fn> void inWarpgroup(int64_t index, Fn body) {

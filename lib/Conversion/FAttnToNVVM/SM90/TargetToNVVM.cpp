@@ -82,6 +82,18 @@ Value lower(SM90MBarrierArriveExpectTxOp op,
   return Value();
 }
 
+Value lower(SM90NamedBarrierOp op, SM90NamedBarrierOp::Adaptor a,
+            KernelBuilder &e) {
+  e.namedBarrier(a.getId(), e.i32(op.getThreads()));
+  return Value();
+}
+
+Value lower(SM90NamedBarrierArriveOp op, SM90NamedBarrierArriveOp::Adaptor a,
+            KernelBuilder &e) {
+  e.namedBarrierArrive(a.getId(), e.i32(op.getThreads()));
+  return Value();
+}
+
 /// The copy's destination is the shared::cluster address of base + offset
 /// (the CTA's own, without a cluster).
 Value lower(SM90TmaLoadOp, SM90TmaLoadOp::Adaptor a, KernelBuilder &e) {
@@ -218,7 +230,8 @@ template <typename... OpTys> struct TargetOps {
 using SM90TargetOps = TargetOps<
     SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
     SM90MBarrierWaitOp, SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp,
-    SM90TmaLoadOp, SM90WgmmaFenceOp, SM90TmaStoreOp, SM90BulkCommitGroupOp,
+    SM90NamedBarrierOp, SM90NamedBarrierArriveOp, SM90TmaLoadOp,
+    SM90WgmmaFenceOp, SM90TmaStoreOp, SM90BulkCommitGroupOp,
     SM90BulkWaitGroupReadOp, SM90FenceProxyAsyncOp, SM90WgmmaDescriptorOp,
     SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp, SM90WgmmaOp, SM90WgmmaRsOp>;
 

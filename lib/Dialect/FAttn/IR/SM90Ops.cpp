@@ -58,6 +58,22 @@ LogicalResult SM90MBarrierArriveExpectTxOp::verify() {
   return verifyMBarrierCount(*this, getBytes(), "a transaction count", "bytes");
 }
 
+static LogicalResult verifyNamedBarrierThreads(Operation *op, int64_t threads) {
+  if (threads <= 0 || threads % 32 != 0 || threads > 1024)
+    return op->emitOpError() << "expected a thread count that is a positive "
+                                "multiple of 32 (at most 1024), found "
+                             << threads;
+  return success();
+}
+
+LogicalResult SM90NamedBarrierOp::verify() {
+  return verifyNamedBarrierThreads(*this, getThreads());
+}
+
+LogicalResult SM90NamedBarrierArriveOp::verify() {
+  return verifyNamedBarrierThreads(*this, getThreads());
+}
+
 /// The coordinates of a TMA copy: one per dim of its tensor map.
 static LogicalResult verifyTmaCoordinates(Operation *op, size_t dims) {
   if (dims < 1 || dims > 5)

@@ -93,7 +93,7 @@ def ConvertFAttnSM90TargetToNVVM
   let description = [{
     The L3 -> L4 step of the sm_90a back end: every `fattn.sm90.*` op (the
     K/V ring's `ring_stage`, `ring_phase` and `ring_barrier`, the mbarrier
-    ops, `tma_load` and `tma_store` with its bulk groups, `wgmma` and
+    and named barrier ops, `tma_load` and `tma_store` with its bulk groups, `wgmma` and
     `wgmma_rs` with their descriptors, fence, commit and wait) becomes the
     NVVM and LLVM operations it stands for (inline PTX for `wgmma_rs`, which
     no NVVM op expresses), by the patterns of

@@ -2,14 +2,20 @@
 //
 // The target level (L3) of the sm_90a back end: the K/V ring's position of a
 // tile (stage and phase as SSA values), the mbarriers of the ring and of Q,
-// the TMA copies that complete on them and the TMA stores of O, and the
+// the named barriers between warpgroups, the TMA copies that complete on
+// the mbarriers and the TMA stores of O, and the
 // wgmma of S = Q K^T (both operands in shared memory) and of P V (P in
-// registers) with their descriptors, fence, commit and wait. The sm_90a kernel emitter builds
-// them inside the kernel's llvm.func, between LLVM-dialect code; the
-// patterns of populateSM90TargetToNVVMPatterns
+// registers) with their descriptors, fence, commit and wait. The sm_90a
+// kernel emitter builds them inside the kernel's llvm.func, between
+// LLVM-dialect code; the patterns of populateSM90TargetToNVVMPatterns
 // (--convert-fattn-sm90-target-to-nvvm) turn each into the NVVM and LLVM
 // operations it stands for. Shared memory is addressed by byte offsets from
 // the kernel's 1024-byte-aligned shared-memory base (an `!llvm.ptr<3>`).
+//
+// Upstream nvgpu has mbarrier and TMA ops, on `!nvgpu.mbarrier.group`
+// memrefs and `!nvgpu.tensormap.descriptor`s; their lowering addresses
+// shared memory through memref descriptors, not by offsets from the aligned
+// base, which would change every kernel's PTX, so these ops stay fattn's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -187,6 +193,44 @@ def FAttn_SM90MBarrierArriveExpectTxOp
   let arguments = (ins FAttn_SM90SharedPtr:$barrier, I64Attr:$bytes);
   let assemblyFormat = "$barrier `,` `bytes` `=` $bytes attr-dict";
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+class FAttn_SM90NamedBarrierOp<string mnemonic> : FAttn_SM90Op<mnemonic> {
+  let arguments = (ins I32:$id, I64Attr:$threads);
+  let assemblyFormat = "$id `,` `threads` `=` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90NamedBarrierOp : FAttn_SM90NamedBarrierOp<"named_barrier"> {
+  let summary = "wait at a named barrier until a number of threads reached it";
+  let description = [{
+    `bar.sync id, threads`: the calling warps arrive at barrier `id` (an
+    i32, 1 to 15) and wait until `threads` threads have arrived: a consumer
+    warpgroup's turn of pingpong (256: its own and the one before it), or a
+    warpgroup's own barrier around its shared-memory slots (128).
+
+    ```mlir
+    fattn.sm90.named_barrier %id, threads = 256
+    ```
+  }];
+}
+
+def FAttn_SM90NamedBarrierArriveOp
+    : FAttn_SM90NamedBarrierOp<"named_barrier_arrive"> {
+  let summary = "arrive at a named barrier without waiting";
+  let description = [{
+    `bar.arrive id, threads`: the calling warps count towards the `threads`
+    that release the waiters of barrier `id`, and go on: a consumer
+    warpgroup handing the tensor cores to the next one (pingpong).
+
+    ```mlir
+    fattn.sm90.named_barrier_arrive %next, threads = 256
+    ```
+  }];
 }
 
 //===----------------------------------------------------------------------===//
