@@ -1,0 +1,37 @@
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="keep-target-ops=true row-sum-mma=true" | FileCheck %s --enable-var-scope
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="keep-target-ops=true row-sum-mma=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="row-sum-mma=true" -o %t.whole.mlir
+// RUN: diff %t.split.mlir %t.whole.mlir
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma="tma-store=true" --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="keep-target-ops=true q-buffers=2 tma-store=true" --convert-fattn-sm90-target-to-nvvm -o %t.store-split.mlir
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma="tma-store=true" --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="q-buffers=2 tma-store=true" -o %t.store-whole.mlir
+// RUN: diff %t.store-split.mlir %t.store-whole.mlir
+
+// The persistent e4m3 kernel at L3, and lowered in two steps to the kernel
+// of one step (with the row sums on the tensor cores, and with O's TMA
+// stores through a buffer of its own).
+
+func.func @fp8(%q: memref<1x2x512x128xf8E4M3FN>, %k: memref<1x2x512x128xf8E4M3FN>, %v: memref<1x2x512x128xf8E4M3FN>, %o: memref<1x2x512x128xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<1x2x512x128xf8E4M3FN>, memref<1x2x512x128xf8E4M3FN>, memref<1x2x512x128xf8E4M3FN>) outs(%o : memref<1x2x512x128xbf16>)
+  return
+}
+
+// CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_e4m3_m128n128s2_persistent
+// V^T's full barriers count the 128 producer threads that write it.
+// CHECK: fattn.sm90.mbarrier_init %{{.*}}, count = 128, predicate = %{{.*}}
+// The producer's tile: K and V by TMA, 16 KiB each.
+// CHECK: fattn.sm90.ring_stage %{{.*}}, stages = 2
+// CHECK: fattn.sm90.mbarrier_arrive_expect_tx %{{.*}}, bytes = 16384
+// CHECK: fattn.sm90.tma_load %arg22
+// CHECK: fattn.sm90.mbarrier_arrive_expect_tx %{{.*}}, bytes = 16384
+// CHECK: fattn.sm90.tma_load %arg23
+// V^T: the producer warpgroup writes it, fences it for wgmma, arrives on
+// its full barrier and meets on its named barrier.
+// CHECK: fattn.sm90.fence_proxy_async
+// CHECK-NEXT: %[[FULL_VT:.*]] = fattn.sm90.ring_barrier %{{.*}}[%{{.*}}], offset = {{[0-9]+}}
+// CHECK-NEXT: fattn.sm90.mbarrier_arrive %[[FULL_VT]]
+// CHECK: fattn.sm90.named_barrier %{{.*}}, threads = 128
+// The consumers: e4m3 wgmma of S (k32) and P V^T (K-major, not
+// transposed), P V and the row sums' product with the ones tile.
+// CHECK: fattn.sm90.wgmma %{{.*}}, element_type = f8E4M3FN :
+// CHECK: fattn.sm90.wgmma_rs [%{{.*}}], %{{.*}}, [%{{.*}}], element_type = f8E4M3FN, accumulate : !llvm.struct<(f32,
+// CHECK: fattn.sm90.wgmma_rs [%{{.*}}], %{{.*}}, [%{{.*}}], element_type = f8E4M3FN : !llvm.struct<(f32, f32, f32, f32)>
