@@ -68,6 +68,7 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   convert.reverseQTiles = options.reverseQTiles;
   convert.warpgroupKVRanges = options.warpgroupKVRanges;
   convert.workOrderTail = options.workOrderTail;
+  convert.keepTargetOps = options.keepTargetOps;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
   if (options.hostLaunch) {
     // The kernels' inline-PTX NVVM ops as LLVM, as gpu-module-to-binary

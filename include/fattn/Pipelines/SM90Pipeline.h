@@ -127,6 +127,12 @@ struct SM90PipelineOptions : public PassPipelineOptions<SM90PipelineOptions> {
                      "was: --fattn-outline-attention first, --fattn-gpu-launch "
                      "last"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> keepTargetOps{
+      *this, "keep-target-ops",
+      llvm::cl::desc("Stop at the sm_90a target ops (L3): the kernels keep "
+                     "their fattn.sm90.* ops, which "
+                     "--convert-fattn-sm90-target-to-nvvm lowers to NVVM"),
+      llvm::cl::init(false)};
 };
 
 /// fattn.attention through --fattn-tile, --fattn-sm90-tma, the scheduling
