@@ -75,4 +75,17 @@ def fp8_specs() -> List[Dict]:
     return specs
 
 
-PRESETS = {"gpu-tests": gpu_test_specs, "bench": bench_specs, "fp8": fp8_specs}
+# Every head dim the sm_90a 16-bit kernels take (multiples of 8 up to 256) that
+# the gpu-tests preset leaves out, causal or not, with the LSE: the head-dim
+# sweep (`scripts/gpu_stress.py` over a library of this preset alone).
+SWEEP_HEAD_DIMS = tuple(d for d in range(32, 257, 8) if d not in TEST_HEAD_DIMS)
+
+
+def head_dim_sweep_specs() -> List[Dict]:
+    return [dict(arch="sm_90a", dtype="bf16", head_dim_qk=d, head_dim_v=d, causal=c,
+                 has_lse=True)
+            for d in SWEEP_HEAD_DIMS for c in (False, True)]
+
+
+PRESETS = {"gpu-tests": gpu_test_specs, "bench": bench_specs, "fp8": fp8_specs,
+           "head-dims": head_dim_sweep_specs}

@@ -364,9 +364,15 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                                "for query, key and value, found "
                             << qType.getDimSize(3) << ", " << kType.getDimSize(3)
                             << ", " << dv;
-  if (d % 16 != 0 || d > 256)
+  // Q, K and V fill whole 128-byte atoms, the columns past d zero-filled by
+  // TMA, and O leaves in 8-column groups: 16-bit head dims need only TMA's
+  // 16-byte rows. e4m3's V^T tiles hold head-dim rows in 16-row groups.
+  int64_t granule = fp8 ? 16 : 8;
+  if (d % granule != 0 || d > 256)
     return op.emitOpError() << "the sm_90a lowering needs a head dim that is a "
-                               "multiple of 16 and at most 256, found "
+                               "multiple of "
+                            << granule << " and at most 256 for "
+                            << (fp8 ? "e4m3" : "16-bit") << " inputs, found "
                             << d;
   int64_t consumers = options.consumerWarpgroups;
   if (consumers < 2 || consumers > 3)
