@@ -17,6 +17,9 @@
 // RAISED: fattn.attention {{.*}} {causal = true, scale = 1.250000e-01 : f32}
 // RAISED-LABEL: func.func @attend_gqa
 // RAISED: fattn.attention ins({{.*}} : tensor<1x4x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>)
+// RAISED-LABEL: func.func @attend_keepdim
+// RAISED: fattn.attention ins({{.*}} : tensor<1x2x2x2xf32>, tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32>)
+// RAISED-NOT: linalg.
 
 // Q = 0 gives every visible key the same weight, and V[j] = (j, 10 j), so
 // causal row i of both heads gets the mean of keys 0..i, (i / 2, 5 i).
@@ -42,6 +45,16 @@
 // CHECK-NEXT: [101,   10]
 // CHECK-NEXT: [101,   10],
 // CHECK-NEXT: [101,   10]
+
+// torch-mlir's keepdim softmax ([B*H, S, 1] row max and sum, the sum
+// expanded from [B*H, S]) normalized by e * (1 / sum), Sq = 2 and Sk = 4:
+// Q = 0 averages the four keys of each head, V = (j, 10 j) and
+// (100 + 2 j, 20 - j).
+// CHECK: data =
+// CHECK-NEXT: [1.5,   15],
+// CHECK-NEXT: [1.5,   15]
+// CHECK-NEXT: [103,   18.5],
+// CHECK-NEXT: [103,   18.5]
 
 #qk_q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #qk_k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
@@ -182,6 +195,56 @@ func.func @attend_gqa(%q: tensor<1x4x2x2xf32>, %k: tensor<1x2x2x2xf32>, %v: tens
   return %o4 : tensor<1x4x2x2xf32>
 }
 
+#kept3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+
+func.func @attend_keepdim(%q: tensor<2x2x2xf32>, %k: tensor<2x4x2xf32>, %v: tensor<2x4x2xf32>) -> tensor<2x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %scale = arith.constant 0.7071067811865476 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %kt0 = tensor.empty() : tensor<2x2x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x2xf32>) outs(%kt0 : tensor<2x2x4xf32>) permutation = [0, 2, 1]
+  %s0 = tensor.empty() : tensor<2x2x4xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<2x2x4xf32>) -> tensor<2x2x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x2x2xf32>, tensor<2x2x4xf32>) outs(%sz : tensor<2x2x4xf32>) -> tensor<2x2x4xf32>
+  %ss = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x2x4xf32>) outs(%s0 : tensor<2x2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %scale : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2x4xf32>
+  %k0 = tensor.empty() : tensor<2x2x1xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%k0 : tensor<2x2x1xf32>) -> tensor<2x2x1xf32>
+  %max = linalg.generic {indexing_maps = [#id3, #kept3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ss : tensor<2x2x4xf32>) outs(%mi : tensor<2x2x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x1xf32>
+  %e = linalg.generic {indexing_maps = [#id3, #kept3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ss, %max : tensor<2x2x4xf32>, tensor<2x2x1xf32>) outs(%s0 : tensor<2x2x4xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %d = arith.subf %x, %mx : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4xf32>
+  %r0 = tensor.empty() : tensor<2x2xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%r0 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%e : tensor<2x2x4xf32>) outs(%zi : tensor<2x2xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2xf32>
+  %sumk = tensor.expand_shape %sum [[0], [1, 2]] output_shape [2, 2, 1] : tensor<2x2xf32> into tensor<2x2x1xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #kept3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%e, %sumk : tensor<2x2x4xf32>, tensor<2x2x1xf32>) outs(%s0 : tensor<2x2x4xf32>) {
+  ^bb0(%x: f32, %l: f32, %out: f32):
+    %rl = arith.divf %one, %l : f32
+    %r = arith.mulf %x, %rl : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4xf32>
+  %o0 = tensor.empty() : tensor<2x2x2xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x2x4xf32>, tensor<2x4x2xf32>) outs(%oz : tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  return %o : tensor<2x2x2xf32>
+}
+
 func.func @main() {
   %q = arith.constant dense<0.0> : tensor<1x2x4x2xf32>
   %k = arith.constant dense<[[[[1.0, 2.0], [3.0, -1.0], [0.5, 0.25], [-2.0, 4.0]], [[0.0, 1.0], [2.0, 2.0], [-1.0, 0.5], [4.0, 1.0]]]]> : tensor<1x2x4x2xf32>
@@ -198,5 +261,13 @@ func.func @main() {
   %gob = bufferization.to_buffer %go : tensor<1x4x2x2xf32> to memref<1x4x2x2xf32>
   %gou = memref.cast %gob : memref<1x4x2x2xf32> to memref<*xf32>
   call @printMemrefF32(%gou) : (memref<*xf32>) -> ()
+
+  %kq = arith.constant dense<0.0> : tensor<2x2x2xf32>
+  %kk = arith.constant dense<[[[1.0, 2.0], [3.0, -1.0], [0.5, 0.25], [-2.0, 4.0]], [[0.0, 1.0], [2.0, 2.0], [-1.0, 0.5], [4.0, 1.0]]]> : tensor<2x4x2xf32>
+  %kv = arith.constant dense<[[[0.0, 0.0], [1.0, 10.0], [2.0, 20.0], [3.0, 30.0]], [[100.0, 20.0], [102.0, 19.0], [104.0, 18.0], [106.0, 17.0]]]> : tensor<2x4x2xf32>
+  %ko = call @attend_keepdim(%kq, %kk, %kv) : (tensor<2x2x2xf32>, tensor<2x4x2xf32>, tensor<2x4x2xf32>) -> tensor<2x2x2xf32>
+  %kob = bufferization.to_buffer %ko : tensor<2x2x2xf32> to memref<2x2x2xf32>
+  %kou = memref.cast %kob : memref<2x2x2xf32> to memref<*xf32>
+  call @printMemrefF32(%kou) : (memref<*xf32>) -> ()
   return
 }

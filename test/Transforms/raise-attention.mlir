@@ -1117,3 +1117,243 @@ func.func @mask_scaled_away(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, 
   } -> tensor<1x2x8x16xf32>
   return %o : tensor<1x2x8x16xf32>
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kept3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+
+// torch-mlir's decomposed softmax keeps the reduced dim (keepdim=True): the
+// row max reduced straight into [B*H, S, 1] through a constant-0 map, the
+// row sum reduced into [B*H, S] and expanded to [B*H, S, 1]; both read back
+// through (d0, d1, 0).
+// CHECK-LABEL: func.func @torch_softmax_keepdim(
+// CHECK-SAME: %[[Q:.*]]: tensor<2x8x16xf32>, %[[K:.*]]: tensor<2x8x16xf32>, %[[V:.*]]: tensor<2x8x16xf32>)
+// CHECK: %[[Q4:.*]] = tensor.expand_shape %[[Q]] {{\[}}[0, 1], [2], [3]] output_shape [1, 2, 8, 16]
+// CHECK: %[[K4:.*]] = tensor.expand_shape %[[K]] {{\[}}[0, 1], [2], [3]]
+// CHECK: %[[V4:.*]] = tensor.expand_shape %[[V]] {{\[}}[0, 1], [2], [3]]
+// CHECK: %[[R:.*]] = fattn.attention ins(%[[Q4]], %[[K4]], %[[V4]] : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) outs(%{{.*}} : tensor<1x2x8x16xf32>) {scale = 2.500000e-01 : f32} -> tensor<1x2x8x16xf32>
+// CHECK: %[[O:.*]] = tensor.collapse_shape %[[R]] {{\[}}[0, 1], [2], [3]] : tensor<1x2x8x16xf32> into tensor<2x8x16xf32>
+// CHECK-NOT: linalg.
+// CHECK: return %[[O]]
+func.func @torch_softmax_keepdim(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.25 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %kt0 = tensor.empty() : tensor<2x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x16xf32>) outs(%kt0 : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+  %s0 = tensor.empty() : tensor<2x8x8xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%sz : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %ss = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x8x8xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %scale : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x8xf32>
+  %k0 = tensor.empty() : tensor<2x8x1xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%k0 : tensor<2x8x1xf32>) -> tensor<2x8x1xf32>
+  %max = linalg.generic {indexing_maps = [#id3, #kept3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ss : tensor<2x8x8xf32>) outs(%mi : tensor<2x8x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x1xf32>
+  %sub = linalg.generic {indexing_maps = [#id3, #kept3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ss, %max : tensor<2x8x8xf32>, tensor<2x8x1xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %r = arith.subf %x, %mx : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %e = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%sub : tensor<2x8x8xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %r0 = tensor.empty() : tensor<2x8xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%r0 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%e : tensor<2x8x8xf32>) outs(%zi : tensor<2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %sumk = tensor.expand_shape %sum [[0], [1, 2]] output_shape [2, 8, 1] : tensor<2x8xf32> into tensor<2x8x1xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #kept3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%e, %sumk : tensor<2x8x8xf32>, tensor<2x8x1xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %l: f32, %out: f32):
+    %r = arith.divf %x, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %o0 = tensor.empty() : tensor<2x8x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%oz : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kept3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+
+// TOSA's softmax lowered to linalg: reduce_max and reduce_sum keep the dim
+// ([B*H, S, 1] expanded from the reductions), the sum's reciprocal (1 / s,
+// a generic of its own) multiplies e, the reciprocal first.
+// CHECK-LABEL: func.func @tosa_softmax_reciprocal(
+// CHECK: fattn.attention {{.*}} {scale = 2.500000e-01 : f32}
+// CHECK-NOT: linalg.
+func.func @tosa_softmax_reciprocal(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %scale = arith.constant 0.25 : f32
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %kt0 = tensor.empty() : tensor<2x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x16xf32>) outs(%kt0 : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+  %s0 = tensor.empty() : tensor<2x8x8xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%sz : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %ss = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x8x8xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %scale : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x8xf32>
+  %r0 = tensor.empty() : tensor<2x8xf32>
+  %mi = linalg.fill ins(%lowest : f32) outs(%r0 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %max = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ss : tensor<2x8x8xf32>) outs(%mi : tensor<2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %maxk = tensor.expand_shape %max [[0], [1, 2]] output_shape [2, 8, 1] : tensor<2x8xf32> into tensor<2x8x1xf32>
+  %sub = linalg.generic {indexing_maps = [#id3, #kept3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ss, %maxk : tensor<2x8x8xf32>, tensor<2x8x1xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %r = arith.subf %x, %mx : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %e = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%sub : tensor<2x8x8xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%r0 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%e : tensor<2x8x8xf32>) outs(%zi : tensor<2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %sumk = tensor.expand_shape %sum [[0], [1, 2]] output_shape [2, 8, 1] : tensor<2x8xf32> into tensor<2x8x1xf32>
+  %k1 = tensor.empty() : tensor<2x8x1xf32>
+  %rec = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%sumk : tensor<2x8x1xf32>) outs(%k1 : tensor<2x8x1xf32>) {
+  ^bb0(%l: f32, %out: f32):
+    %r = arith.divf %one, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x1xf32>
+  %p = linalg.generic {indexing_maps = [#kept3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%rec, %e : tensor<2x8x1xf32>, tensor<2x8x8xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%rl: f32, %x: f32, %out: f32):
+    %r = arith.mulf %rl, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %o0 = tensor.empty() : tensor<2x8x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%oz : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#over_queries = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
+#keys_first = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#sum_out = affine_map<(d0, d1, d2) -> (d0, 0, d1)>
+
+// Near-miss: the sum kept as [B*H, 1, S] is over the queries (a reduction
+// whose last loop walks them), read back through (d0, 0, d2): a softmax
+// over the wrong dim.
+// CHECK-LABEL: func.func @keepdim_over_queries(
+// CHECK-NOT: fattn.attention
+// CHECK: return
+func.func @keepdim_over_queries(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %kt0 = tensor.empty() : tensor<2x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x16xf32>) outs(%kt0 : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+  %s0 = tensor.empty() : tensor<2x8x8xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%sz : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %r0 = tensor.empty() : tensor<2x8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%r0 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %max = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%s : tensor<2x8x8xf32>) outs(%mi : tensor<2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %e = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %max : tensor<2x8x8xf32>, tensor<2x8xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %d = arith.subf %x, %mx : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %k0 = tensor.empty() : tensor<2x1x8xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%k0 : tensor<2x1x8xf32>) -> tensor<2x1x8xf32>
+  %sum = linalg.generic {indexing_maps = [#keys_first, #sum_out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%e : tensor<2x8x8xf32>) outs(%zi : tensor<2x1x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1x8xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #over_queries, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%e, %sum : tensor<2x8x8xf32>, tensor<2x1x8xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %l: f32, %out: f32):
+    %r = arith.divf %x, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %o0 = tensor.empty() : tensor<2x8x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%oz : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Near-miss: e * (2 / sum(e)) makes rows that sum to 2, not a softmax.
+// CHECK-LABEL: func.func @reciprocal_not_one(
+// CHECK-NOT: fattn.attention
+// CHECK: return
+func.func @reciprocal_not_one(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %kt0 = tensor.empty() : tensor<2x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x16xf32>) outs(%kt0 : tensor<2x16x8xf32>) permutation = [0, 2, 1]
+  %s0 = tensor.empty() : tensor<2x8x8xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%sz : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %r0 = tensor.empty() : tensor<2x8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%r0 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %max = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%s : tensor<2x8x8xf32>) outs(%mi : tensor<2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %e = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %max : tensor<2x8x8xf32>, tensor<2x8xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %d = arith.subf %x, %mx : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%r0 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%e : tensor<2x8x8xf32>) outs(%zi : tensor<2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%e, %sum : tensor<2x8x8xf32>, tensor<2x8xf32>) outs(%s0 : tensor<2x8x8xf32>) {
+  ^bb0(%x: f32, %l: f32, %out: f32):
+    %rl = arith.divf %two, %l : f32
+    %r = arith.mulf %x, %rl : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %o0 = tensor.empty() : tensor<2x8x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%oz : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}

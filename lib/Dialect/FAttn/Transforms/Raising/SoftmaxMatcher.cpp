@@ -1,22 +1,71 @@
 //===- SoftmaxMatcher.cpp - softmax along the keys ------------------------===//
 //
 // The softmax of the scores along the last dim: linalg.softmax, or its
-// decomposition into max, subtract, exp, sum and divide generics (fused or
-// not).
+// decomposition into max, subtract, exp, sum and divide (or reciprocal and
+// multiply) generics, fused or not, the row max and sum as [..., rows] or,
+// with keepdim, [..., rows, 1].
 //
 //===----------------------------------------------------------------------===//
 
 #include "AttentionMatchers.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::fattn::raising;
 
 namespace {
 
+/// The map of a row value kept as [..., rows, 1], as reductions with keepdim
+/// make it: (d0, ..., dn) -> (d0, ..., dn-1, 0).
+AffineMap getKeptRowMap(MLIRContext *ctx, unsigned rank) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d = 0; d + 1 < rank; ++d)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  exprs.push_back(getAffineConstantExpr(0, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+/// `v` seen through a tensor.expand_shape that appends a unit dim to its
+/// rows ([..., rows] -> [..., rows, 1]), else `v`.
+Value throughUnitDimExpand(Value v) {
+  auto expand = v.getDefiningOp<tensor::ExpandShapeOp>();
+  if (!expand)
+    return v;
+  RankedTensorType type = expand.getResultType();
+  int64_t rank = type.getRank();
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  if (rank < 2 || type.getDimSize(rank - 1) != 1 ||
+      static_cast<int64_t>(groups.size()) != rank - 1)
+    return v;
+  for (int64_t g = 0; g < rank - 2; ++g)
+    if (groups[g] != ReassociationIndices{g})
+      return v;
+  if (groups.back() != ReassociationIndices{rank - 2, rank - 1})
+    return v;
+  return expand.getSrc();
+}
+
+/// The row value ([..., rows]) that `v`, a block argument of an elementwise
+/// generic over [..., rows, keys], reads: an input read with the row map,
+/// or a [..., rows, 1] input read with the kept row map (the keepdim
+/// reductions of torch-mlir and TOSA), seen through the expand_shape that
+/// appended its unit dim. Null otherwise.
+Value getRowInput(linalg::GenericOp generic, Value v) {
+  unsigned rank = generic.getNumLoops();
+  MLIRContext *ctx = generic.getContext();
+  if (OpOperand *row = getInputOf(generic, v, getRowMap(ctx, rank)))
+    return row->get();
+  if (OpOperand *kept = getInputOf(generic, v, getKeptRowMap(ctx, rank)))
+    return throughUnitDimExpand(kept->get());
+  return {};
+}
+
 /// A generic that reduces `x` ([..., keys]) along its last dim with
-/// `combine`(element, accumulator) into [...] (from zero with `zeroInit`).
+/// `combine`(element, accumulator) into [...], or into [..., 1] with
+/// keepdim (from zero with `zeroInit`). The types pair the two results
+/// with the two ways getRowInput reads them.
 template <typename... CombineOps>
 bool isRowReduction(Value reduced, Value x, bool zeroInit) {
   auto generic = reduced.getDefiningOp<linalg::GenericOp>();
@@ -35,7 +84,8 @@ bool isRowReduction(Value reduced, Value x, bool zeroInit) {
   if (input->get() != x ||
       generic.getMatchingIndexingMap(input) !=
           AffineMap::getMultiDimIdentityMap(rank, ctx) ||
-      generic.getMatchingIndexingMap(init) != getRowMap(ctx, rank))
+      (generic.getMatchingIndexingMap(init) != getRowMap(ctx, rank) &&
+       generic.getMatchingIndexingMap(init) != getKeptRowMap(ctx, rank)))
     return false;
   if (zeroInit) {
     std::optional<double> initValue = getUniformFloat(init->get());
@@ -76,20 +126,50 @@ FailureOr<Value> matchShiftedExp(Value e) {
   if (!sub || sub->getBlock() != subGeneric.getBody())
     return failure();
   OpOperand *x = getInputOf(subGeneric, sub.getLhs(), identity);
-  OpOperand *m = getInputOf(subGeneric, sub.getRhs(), getRowMap(ctx, rank));
+  Value m = getRowInput(subGeneric, sub.getRhs());
   // Any row constant gives the same softmax; a max of the row keeps exp
   // from overflowing, as fattn's running max does.
   if (!x || !m ||
-      !isRowReduction<arith::MaximumFOp, arith::MaxNumFOp>(m->get(), x->get(),
-                                                           false))
+      !isRowReduction<arith::MaximumFOp, arith::MaxNumFOp>(m, x->get(), false))
     return failure();
   return x->get();
 }
 
+/// s where `v`, a value of the body of `generic`, is 1 / s, else null.
+Value getReciprocalOperand(linalg::GenericOp generic, Value v) {
+  auto div = v.getDefiningOp<arith::DivFOp>();
+  if (!div || div->getBlock() != generic.getBody())
+    return {};
+  std::optional<double> one = getUniformScalar(generic, div.getLhs());
+  return one && *one == 1.0 ? div.getRhs() : Value();
+}
+
+/// The row value s (as getRowInput returns it) where `r`, a value of the
+/// body of an elementwise generic over [..., rows, keys], is 1 / s: computed
+/// there, or read as a row value that an elementwise generic computes as
+/// 1 / s (TOSA's reciprocal, before the multiply that normalizes). Null
+/// otherwise.
+Value getRowReciprocal(linalg::GenericOp generic, Value r) {
+  if (Value s = getReciprocalOperand(generic, r))
+    return getRowInput(generic, s);
+  Value row = getRowInput(generic, r);
+  linalg::GenericOp producer =
+      row ? getElementwiseProducer(row) : linalg::GenericOp();
+  if (!producer)
+    return {};
+  Value s = getReciprocalOperand(producer, getYielded(producer));
+  OpOperand *sum =
+      s ? getInputOf(producer, s,
+                     AffineMap::getMultiDimIdentityMap(producer.getNumLoops(),
+                                                       producer.getContext()))
+        : nullptr;
+  return sum ? throughUnitDimExpand(sum->get()) : Value();
+}
+
 } // namespace
 
-/// P = softmax(x) along the last dim: linalg.softmax, or e / sum(e) with
-/// e = exp(x - max(x)). Returns x.
+/// P = softmax(x) along the last dim: linalg.softmax, or e / sum(e) or
+/// e * (1 / sum(e)) with e = exp(x - max(x)). Returns x.
 FailureOr<Value> fattn::raising::matchSoftmax(Value p) {
   if (auto softmax = p.getDefiningOp<linalg::SoftmaxOp>()) {
     auto type = cast<ShapedType>(softmax.getInput().getType());
@@ -98,18 +178,24 @@ FailureOr<Value> fattn::raising::matchSoftmax(Value p) {
       return failure();
     return softmax.getInput();
   }
-  linalg::GenericOp divGeneric = getElementwiseProducer(p);
-  if (!divGeneric)
+  linalg::GenericOp normalize = getElementwiseProducer(p);
+  if (!normalize)
     return failure();
-  auto div = getYielded(divGeneric).getDefiningOp<arith::DivFOp>();
-  if (!div || div->getBlock() != divGeneric.getBody())
+  Operation *op = getYielded(normalize).getDefiningOp();
+  if (!op || op->getBlock() != normalize.getBody() ||
+      !isa<arith::DivFOp, arith::MulFOp>(op))
     return failure();
-  unsigned rank = divGeneric.getNumLoops();
-  MLIRContext *ctx = p.getContext();
-  OpOperand *e = getInputOf(divGeneric, div.getLhs(),
-                            AffineMap::getMultiDimIdentityMap(rank, ctx));
-  OpOperand *sum = getInputOf(divGeneric, div.getRhs(), getRowMap(ctx, rank));
-  if (!e || !sum || !isRowReduction<arith::AddFOp>(sum->get(), e->get(), true))
-    return failure();
-  return matchShiftedExp(e->get());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(
+      normalize.getNumLoops(), p.getContext());
+  for (unsigned ePos : {0u, 1u}) {
+    if (isa<arith::DivFOp>(op) && ePos == 1)
+      break;
+    OpOperand *e = getInputOf(normalize, op->getOperand(ePos), identity);
+    Value other = op->getOperand(1 - ePos);
+    Value sum = isa<arith::DivFOp>(op) ? getRowInput(normalize, other)
+                                       : getRowReciprocal(normalize, other);
+    if (e && sum && isRowReduction<arith::AddFOp>(sum, e->get(), true))
+      return matchShiftedExp(e->get());
+  }
+  return failure();
 }
