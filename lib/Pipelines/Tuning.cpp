@@ -9,6 +9,7 @@
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Dialect/FAttn/Utils/HeadDims.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
 #include "fattn/Pipelines/SM90Pipeline.h"
 
@@ -418,6 +419,19 @@ static llvm::json::Object conditionJSON(const TuningCondition &c) {
   return o;
 }
 
+/// A rule of HeadDims.h: {"granule", "max"} or {"list"}.
+static llvm::json::Object headDimRuleJSON(const HeadDimRule &rule) {
+  llvm::json::Object o{{"dtypes", llvm::json::Array(rule.dtypes)},
+                       {"value_may_differ", rule.valueMayDiffer}};
+  if (rule.granule != 0) {
+    o["granule"] = rule.granule;
+    o["max"] = rule.max;
+  } else {
+    o["list"] = llvm::json::Array(rule.listed);
+  }
+  return o;
+}
+
 llvm::json::Object mlir::fattn::tuningRulesJSON() {
   llvm::json::Array shortSeqs;
   for (const ShortSeqsRule &rule : shortSeqsRules())
@@ -429,9 +443,19 @@ llvm::json::Object mlir::fattn::tuningRulesJSON() {
     routes.push_back(
         llvm::json::Object{{"when", conditionJSON(route.when)},
                            {"descale_ranks", ranksJSON(route.descaleRanks)}});
-  return llvm::json::Object{
+  llvm::json::Object result{
       {"version", 1},
       {"sm_90a", llvm::json::Object{{"short_seqs", std::move(shortSeqs)},
                                     {"descale_routes", std::move(routes)}}},
   };
+  // The head dims each target compiles (HeadDims.h), per element type.
+  for (const HeadDimRule &rule : headDimRules()) {
+    if (!result.getObject(rule.arch))
+      result[rule.arch] = llvm::json::Object{};
+    llvm::json::Object &arch = *result.getObject(rule.arch);
+    if (!arch.getArray("head_dims"))
+      arch["head_dims"] = llvm::json::Array{};
+    arch.getArray("head_dims")->push_back(headDimRuleJSON(rule));
+  }
+  return result;
 }

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from .compiler import CompileError, compiler_identity, find_compiler, run_compiler
-from .config import KernelConfig, canonical_descale, check_value_layout, short_seqs_tuning
+from .config import (KernelConfig, canonical_descale, check_head_dims, check_value_layout,
+                     short_seqs_tuning)
 from .library import KernelLibrary, LibraryError
 from .presets import PRESETS
 
@@ -98,6 +99,7 @@ def make_configs(arg_dicts: List[Dict], default_arch: str) -> List[KernelConfig]
         a.setdefault("arch", default_arch)
         a.setdefault("dtype", "bf16")
         config = KernelConfig.make(**a)
+        check_head_dims(config)
         configs += [config, short_seqs_tuning(config, 1, 1)]
     return list(dict.fromkeys(configs))  # unique, in order
 

@@ -324,13 +324,61 @@ def _tuned_for(desc: Mapping[str, Any]) -> Optional[str]:
 def tuning_tables() -> Mapping[str, Any]:
     """fattn-compile's tables that pick a kernel for a configuration, by arch
     (TUNING_FILE, docs/SCHEDULING.md): "short_seqs", the configurations with
-    a short-sequence kernel and the longest sequence that runs it, and
-    "descale_routes", the descales that run on another kernel."""
+    a short-sequence kernel and the longest sequence that runs it,
+    "descale_routes", the descales that run on another kernel, and
+    "head_dims", the head dims each arch compiles (head_dim_rule)."""
     with open(TUNING_FILE, encoding="utf-8") as f:
         tables = json.load(f)
     if tables.get("version") != 1:
         raise ValueError(f"{TUNING_FILE}: version {tables.get('version')!r}, expected 1")
     return tables
+
+
+def head_dim_rule(arch: str, dtype: str) -> Optional[Mapping[str, Any]]:
+    """The compiler's rule for the head dims of `arch`'s kernels with Q, K, V
+    of `dtype` (tuning_tables' "head_dims"; include/fattn/Dialect/FAttn/Utils/
+    HeadDims.h): {"granule": G, "max": M} (every multiple of G up to M) or
+    {"list": [...]}, and "value_may_differ". None where `arch` has no such
+    kernel."""
+    rows = tuning_tables().get(arch, {}).get("head_dims", [])
+    return next((row for row in rows if dtype in row["dtypes"]), None)
+
+
+def _takes(rule: Mapping[str, Any], head_dim: int) -> bool:
+    if "list" in rule:
+        return head_dim in rule["list"]
+    return head_dim % rule["granule"] == 0 and 0 < head_dim <= rule["max"]
+
+
+def _head_dims_text(rule: Mapping[str, Any]) -> str:
+    if "list" in rule:
+        dims = [str(d) for d in rule["list"]]
+        return ", ".join(dims[:-1]) + " or " + dims[-1] if len(dims) > 1 else dims[0]
+    return f"multiples of {rule['granule']} up to {rule['max']}"
+
+
+def check_head_dims(config: KernelConfig) -> None:
+    """Raises ValueError where fattn-compile builds no kernel for `config`'s
+    head dims on its arch (head_dim_rule), naming the head dim, the arch and
+    the head dims it takes. An arch that the compiler's tables do not name is
+    left to the compiler, which names the archs it compiles for."""
+    arch, dtype = config.arch, config.dtype
+    if "head_dims" not in tuning_tables().get(arch, {}):
+        return
+    rule = head_dim_rule(arch, dtype)
+    if rule is None:
+        takes = sorted({t for row in tuning_tables()[arch]["head_dims"] for t in row["dtypes"]})
+        raise ValueError(f"{arch} has no {dtype} kernels (it takes {', '.join(takes)})")
+    d, dv = config.head_dim_qk, config.head_dim_v
+    if not _takes(rule, d):
+        raise ValueError(f"head_dim {d} is not supported on {arch} with {dtype} inputs: "
+                         f"{arch} takes head dims {_head_dims_text(rule)}")
+    if dv != d and not rule["value_may_differ"]:
+        raise ValueError(f"head_dim_v {dv} differs from head_dim {d}: {arch} takes V's head "
+                         f"dim equal to Q's and K's with {dtype} inputs")
+    if dv != d and not _takes(rule, dv):
+        raise ValueError(f"head_dim_v {dv} is not supported on {arch} with {dtype} inputs: "
+                         f"{arch} takes head dims {_head_dims_text(rule)}")
 
 
 def _descale_ranks(config: KernelConfig) -> Tuple[int, int, int]:

@@ -8,7 +8,8 @@ from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from ._runtime import TensorDesc
 from .config import (INT32_MAX, VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, check_arch,
-                     check_flag, check_scale, check_softcap, default_arch, per_head_routing)
+                     check_flag, check_head_dims, check_scale, check_softcap, default_arch,
+                     per_head_routing)
 from .descale import DESCALE_NAMES, resolve_descale_form
 from .kernels import KernelNotFoundError, get_kernel_for_lengths
 from .quantize import KEY_GROUP
@@ -501,6 +502,7 @@ def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, a
         config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0],
                                    window_size[1], softcap, softmax_scale, return_lse, descale,
                                    v_layout)
+        check_head_dims(config)  # before any lookup or compile
         checked = _Checked(config, tuple(_readable_in_place(t, arch) for t in (q, k, v)),
                            per_head_routing(config))
         if key is not None:

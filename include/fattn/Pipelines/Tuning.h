@@ -160,8 +160,9 @@ struct SM90Tuning {
 SM90Tuning tuneSM90(const AttentionFacts &facts,
                     const TuningRequest &request = {});
 
-/// The tables that pick a kernel (short-sequence rows and descale routes),
-/// as `fattn-compile --print-tuning` prints them (docs/SCHEDULING.md).
+/// The tables that pick a kernel (short-sequence rows and descale routes)
+/// and the head dims each target compiles (HeadDims.h), as `fattn-compile
+/// --print-tuning` prints them (docs/SCHEDULING.md).
 llvm::json::Object tuningRulesJSON();
 
 } // namespace mlir::fattn

@@ -9,8 +9,16 @@ func.func @f32(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>, %v: memref<?x
 // -----
 
 func.func @d80(%q: memref<?x?x?x80xbf16>, %k: memref<?x?x?x80xbf16>, %v: memref<?x?x?x80xbf16>, %o: memref<?x?x?x80xbf16>) {
-  // expected-error @+1 {{'fattn.tiled_attention' op sm_80: expected head dim 64, 96, 128 or 256, found 80}}
+  // expected-error @+1 {{'fattn.tiled_attention' op sm_80 needs head dim 64, 96, 128 or 256 for 16-bit inputs, found 80}}
   fattn.attention ins(%q, %k, %v : memref<?x?x?x80xbf16>, memref<?x?x?x80xbf16>, memref<?x?x?x80xbf16>) outs(%o : memref<?x?x?x80xbf16>)
+  return
+}
+
+// -----
+
+func.func @value_head_dim_differs(%q: memref<?x?x?x128xf16>, %k: memref<?x?x?x128xf16>, %v: memref<?x?x?x64xf16>, %o: memref<?x?x?x64xf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention' op sm_80 needs V's head dim equal to Q's and K's, found 128 and 64}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf16>, memref<?x?x?x128xf16>, memref<?x?x?x64xf16>) outs(%o : memref<?x?x?x64xf16>)
   return
 }
 

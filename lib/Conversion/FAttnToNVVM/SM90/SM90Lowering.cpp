@@ -18,6 +18,7 @@
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
+#include "fattn/Dialect/FAttn/Utils/HeadDims.h"
 #include "fattn/Dialect/FAttn/Utils/LinearExp2.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -264,11 +265,6 @@ static LogicalResult checkRescaleThreshold(TiledAttentionOp op,
 static LogicalResult getFP8Config(TiledAttentionOp op,
                                   const SM90Options &options,
                                   SM90KernelConfig &c) {
-  if (c.headDim % 128 != 0)
-    return op.emitOpError() << "the sm_90a FP8 kernel needs a head dim that "
-                               "is a multiple of 128 (whole 128-byte rows), "
-                               "found "
-                            << c.headDim;
   if (!options.warpSpecialize)
     return op.emitOpError()
            << "the sm_90a FP8 kernel needs warp specialization: its producer "
@@ -359,21 +355,15 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                                     : "output of the inputs' element type")
                             << ", found " << oType.getElementType();
   int64_t d = qType.getDimSize(3), dv = op.getValueHeadDim();
-  if (ShapedType::isDynamic(d) || dv != d || kType.getDimSize(3) != d)
+  if (ShapedType::isDynamic(d) || ShapedType::isDynamic(dv) ||
+      kType.getDimSize(3) != d)
     return op.emitOpError() << "the sm_90a lowering needs one static head dim "
                                "for query, key and value, found "
                             << qType.getDimSize(3) << ", " << kType.getDimSize(3)
                             << ", " << dv;
-  // Q, K and V fill whole 128-byte atoms, the columns past d zero-filled by
-  // TMA, and O leaves in 8-column groups: 16-bit head dims need only TMA's
-  // 16-byte rows. e4m3's V^T tiles hold head-dim rows in 16-row groups.
-  int64_t granule = fp8 ? 16 : 8;
-  if (d % granule != 0 || d > 256)
-    return op.emitOpError() << "the sm_90a lowering needs a head dim that is a "
-                               "multiple of "
-                            << granule << " and at most 256 for "
-                            << (fp8 ? "e4m3" : "16-bit") << " inputs, found "
-                            << d;
+  // Which head dims the kernels take (HeadDims.cpp gives the reasons).
+  if (std::optional<std::string> error = sm90HeadDimsError(elem, d, dv))
+    return op.emitOpError() << *error;
   int64_t consumers = options.consumerWarpgroups;
   if (consumers < 2 || consumers > 3)
     return op.emitOpError() << "the sm_90a lowering needs 2 or 3 consumer "

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
+#include "fattn/Dialect/FAttn/Utils/HeadDims.h"
 #include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
 
 
@@ -36,13 +37,9 @@ LogicalResult mlir::fattn::planSM80AsyncCopy(TiledAttentionOp op,
     return op.emitOpError("sm_80: expected f16 or bf16 elements, found ")
            << elem;
   int64_t headDim = qType.getDimSize(3);
-  if (vType.getDimSize(3) != headDim)
-    return op.emitOpError("sm_80: expected equal head dims for Q/K and V, "
-                          "found ")
-           << headDim << " and " << vType.getDimSize(3);
-  if (headDim != 64 && headDim != 96 && headDim != 128 && headDim != 256)
-    return op.emitOpError("sm_80: expected head dim 64, 96, 128 or 256, found ")
-           << headDim;
+  if (std::optional<std::string> error =
+          sm80HeadDimsError(elem, headDim, vType.getDimSize(3)))
+    return op.emitOpError() << *error;
   if (op.getLse() &&
       !cast<MemRefType>(op.getLse().getType()).getElementType().isF32())
     return op.emitOpError("sm_80: expected an f32 LSE");

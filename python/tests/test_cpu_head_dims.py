@@ -1,0 +1,116 @@
+"""Head dims each arch compiles, refused up front (no GPU, no torch).
+
+flash_attn_func and build_library refuse a head dim that fattn-compile does not
+compile for the arch (config.check_head_dims) before any lookup or compile, with
+the compiler's rule read from fattn/tuning.json ("head_dims", fattn-compile
+--print-tuning; include/fattn/Dialect/FAttn/Utils/HeadDims.h).
+"""
+import subprocess
+
+import pytest
+
+from fattn import config as cfg
+from fattn.build_library import make_configs
+from fattn.compiler import find_compiler
+from fattn.config import KernelConfig, check_head_dims, head_dim_rule
+from fattn.mlir_gen import attention_mlir
+
+
+def config(arch, dtype, d, dv=None, **kw):
+    if dtype == "e4m3":
+        kw.setdefault("descale", "q0k0v0")
+    return KernelConfig.make(arch, dtype, d, dv, **kw)
+
+
+@pytest.mark.parametrize("arch,dtype,d,dv", [
+    ("sm_80", "bf16", 64, None), ("sm_80", "f16", 96, None), ("sm_80", "bf16", 256, None),
+    ("sm_90a", "bf16", 40, None), ("sm_90a", "f16", 200, None), ("sm_90a", "bf16", 256, None),
+    ("sm_90a", "e4m3", 128, None), ("sm_90a", "e4m3", 256, None),
+    # Archs the compiler's tables do not name are left to the compiler.
+    ("sm_100a", "bf16", 80, 64),
+])
+def test_taken(arch, dtype, d, dv):
+    check_head_dims(config(arch, dtype, d, dv))
+
+
+@pytest.mark.parametrize("arch,dtype,d,dv,message", [
+    ("sm_80", "bf16", 80, None,
+     r"head_dim 80 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
+     r"64, 96, 128 or 256$"),
+    ("sm_80", "f16", 32, None, r"head_dim 32 .* sm_80 takes head dims 64, 96, 128 or 256"),
+    ("sm_90a", "bf16", 36, None,
+     r"head_dim 36 is not supported on sm_90a with bf16 inputs: sm_90a takes head dims "
+     r"multiples of 8 up to 256$"),
+    ("sm_90a", "f16", 264, None, r"head_dim 264 .* multiples of 8 up to 256"),
+    ("sm_90a", "e4m3", 64, None,
+     r"head_dim 64 is not supported on sm_90a with e4m3 inputs: sm_90a takes head dims "
+     r"multiples of 128 up to 256$"),
+    ("sm_90a", "e4m3", 192, None, r"head_dim 192 .* multiples of 128 up to 256"),
+    # V's head dim differing (MLA's 192/128), refused on both archs.
+    ("sm_90a", "bf16", 192, 128,
+     r"head_dim_v 128 differs from head_dim 192: sm_90a takes V's head dim equal to Q's and "
+     r"K's with bf16 inputs"),
+    ("sm_80", "bf16", 128, 64, r"head_dim_v 64 differs from head_dim 128: sm_80"),
+    ("sm_90a", "e4m3", 256, 128, r"head_dim_v 128 differs from head_dim 256: sm_90a .* e4m3"),
+    # Q's head dim first.
+    ("sm_90a", "bf16", 36, 128, r"head_dim 36 is not supported"),
+    ("sm_80", "e4m3", 128, None, r"sm_80 has no e4m3 kernels \(it takes bf16, f16\)"),
+])
+def test_refused(arch, dtype, d, dv, message):
+    with pytest.raises(ValueError, match=message):
+        check_head_dims(config(arch, dtype, d, dv))
+
+
+def test_the_rule_comes_from_the_tuning_file(monkeypatch):
+    """No head dim restated in Python: another file, other answers."""
+    tables = {"version": 1, "sm_80": {"head_dims": [
+        {"dtypes": ["bf16"], "list": [48], "value_may_differ": True},
+        {"dtypes": ["f16"], "granule": 24, "max": 96, "value_may_differ": False}]}}
+    monkeypatch.setattr(cfg, "tuning_tables", lambda: tables)
+    check_head_dims(config("sm_80", "bf16", 48))
+    check_head_dims(config("sm_80", "bf16", 48, 48))
+    with pytest.raises(ValueError, match=r"head_dim 64 .* sm_80 takes head dims 48$"):
+        check_head_dims(config("sm_80", "bf16", 64))
+    with pytest.raises(ValueError, match=r"head_dim_v 40 is not supported on sm_80 .* 48$"):
+        check_head_dims(config("sm_80", "bf16", 48, 40))
+    check_head_dims(config("sm_80", "f16", 72))
+    with pytest.raises(ValueError, match=r"multiples of 24 up to 96$"):
+        check_head_dims(config("sm_80", "f16", 120))
+    with pytest.raises(ValueError, match="head_dim_v 48 differs from head_dim 72"):
+        check_head_dims(config("sm_80", "f16", 72, 48))
+    assert head_dim_rule("sm_90a", "bf16") is None  # no rule for sm_90a in this file
+    check_head_dims(config("sm_90a", "bf16", 36))
+
+
+def test_rules_of_the_shipped_file():
+    for arch, dtypes in (("sm_80", ("bf16", "f16")), ("sm_90a", ("bf16", "f16", "e4m3"))):
+        for dtype in dtypes:
+            rule = head_dim_rule(arch, dtype)
+            assert rule is not None and ("list" in rule or {"granule", "max"} <= set(rule))
+    assert head_dim_rule("sm_80", "e4m3") is None
+
+
+def test_build_library_refuses_before_compiling():
+    with pytest.raises(ValueError, match="head_dim 80 is not supported on sm_80"):
+        make_configs([dict(head_dim_qk=80, head_dim_v=80)], "sm_80")
+    assert make_configs([dict(head_dim_qk=80, head_dim_v=80)], "sm_90a")
+
+
+@pytest.mark.parametrize("arch,dtype,d,dv", [
+    ("sm_80", "bf16", 80, None), ("sm_80", "f16", 128, 64), ("sm_90a", "bf16", 36, None),
+    ("sm_90a", "bf16", 264, None), ("sm_90a", "bf16", 192, 128), ("sm_90a", "e4m3", 64, None),
+])
+def test_the_compiler_refuses_them_too(tmp_path, arch, dtype, d, dv):
+    """What Python refuses, fattn-compile refuses with its own diagnostic."""
+    compiler = find_compiler()
+    if compiler is None:
+        pytest.skip("needs fattn-compile (FATTN_COMPILE, PATH or build/bin)")
+    c = config(arch, dtype, d, dv)
+    with pytest.raises(ValueError):
+        check_head_dims(c)
+    src = tmp_path / "a.mlir"
+    src.write_text(attention_mlir(c), encoding="utf-8")
+    proc = subprocess.run([compiler, str(src), "--arch", arch, "--emit", "json", "-o",
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert f"op {arch} needs " in proc.stderr, proc.stderr[:2000]
