@@ -406,6 +406,8 @@ def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[flo
 
     q: [batch, seqlen_q, heads_q, head_dim]; k: [batch, seqlen_k, heads_kv, head_dim];
     v: [batch, seqlen_k, heads_kv, head_dim_v]; heads_q a multiple of heads_kv (GQA/MQA).
+    Head dims the arch does not compile raise a ValueError naming those it does
+    (fattn.config.check_head_dims, the compiler's rule in fattn/tuning.json).
     Any strides with the last dim contiguous (misaligned views are copied first).
     softmax_scale: default 1/sqrt(head_dim). causal and window_size=(left, right) follow
     FlashAttention-2 (aligned bottom-right when seqlen_q != seqlen_k; -1 = unbounded).

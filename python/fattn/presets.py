@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from .config import VALUE_LAYOUT_SM90
+from .config import VALUE_LAYOUT_SM90, head_dim_rule
 
 # (dtype, head_dim) pairs the GPU tests cover; every mask/softcap/LSE variant
 # below is built for each of them.
@@ -75,10 +75,13 @@ def fp8_specs() -> List[Dict]:
     return specs
 
 
-# Every head dim the sm_90a 16-bit kernels take (multiples of 8 up to 256) that
-# the gpu-tests preset leaves out, causal or not, with the LSE: the head-dim
-# sweep (`scripts/gpu_stress.py` over a library of this preset alone).
-SWEEP_HEAD_DIMS = tuple(d for d in range(32, 257, 8) if d not in TEST_HEAD_DIMS)
+# Every head dim from 32 that the sm_90a 16-bit kernels take (the compiler's
+# rule, config.head_dim_rule) and the gpu-tests preset leaves out, causal or
+# not, with the LSE: the head-dim sweep (`scripts/gpu_stress.py` over a
+# library of this preset alone).
+_SM90_16BIT = head_dim_rule("sm_90a", "bf16")
+SWEEP_HEAD_DIMS = tuple(d for d in range(32, _SM90_16BIT["max"] + 1, _SM90_16BIT["granule"])
+                        if d not in TEST_HEAD_DIMS)
 
 
 def head_dim_sweep_specs() -> List[Dict]:
