@@ -1357,3 +1357,146 @@ func.func @reciprocal_not_one(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%oz : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   return %o : tensor<2x8x16xf32>
 }
+
+// -----
+
+#qk_q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#qk_k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#qk_s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#pv_p = affine_map<(b, h, i, d, j) -> (b, h, i, j)>
+#pv_v = affine_map<(b, h, i, d, j) -> (b, h, j, d)>
+#pv_o = affine_map<(b, h, i, d, j) -> (b, h, i, d)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// StableHLO's softmax lowered to linalg as written: the reduced max and sum
+// broadcast back to [B, H, S, S] by broadcast_in_dim (a copying generic, or
+// linalg.broadcast), then subtract and divide elementwise.
+// CHECK-LABEL: func.func @stablehlo_broadcast_rows(
+// CHECK-SAME: %[[Q:.*]]: tensor<1x2x8x16xf32>, %[[K:.*]]: tensor<1x2x8x16xf32>, %[[V:.*]]: tensor<1x2x8x16xf32>)
+// CHECK: %[[R:.*]] = fattn.attention ins(%[[Q]], %[[K]], %[[V]] : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) outs(%{{.*}} : tensor<1x2x8x16xf32>) {scale = 2.500000e-01 : f32} -> tensor<1x2x8x16xf32>
+// CHECK-NOT: linalg.
+// CHECK: return %[[R]]
+func.func @stablehlo_broadcast_rows(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %four = arith.constant 4.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %s0 = tensor.empty() : tensor<1x2x8x8xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %s = linalg.generic {indexing_maps = [#qk_q, #qk_k, #qk_s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) outs(%sz : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %ss = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s : tensor<1x2x8x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %y = arith.divf %x, %four : f32
+    linalg.yield %y : f32
+  } -> tensor<1x2x8x8xf32>
+  %m0 = tensor.empty() : tensor<1x2x8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%m0 : tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  %max = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ss : tensor<1x2x8x8xf32>) outs(%mi : tensor<1x2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8xf32>
+  %maxb = linalg.generic {indexing_maps = [#row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%max : tensor<1x2x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    linalg.yield %x : f32
+  } -> tensor<1x2x8x8xf32>
+  %sub = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ss, %maxb : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %r = arith.subf %x, %mx : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %e = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sub : tensor<1x2x8x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%m0 : tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%e : tensor<1x2x8x8xf32>) outs(%zi : tensor<1x2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8xf32>
+  %sumb = linalg.broadcast ins(%sum : tensor<1x2x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) dimensions = [3]
+  %p = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %sumb : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %l: f32, %out: f32):
+    %r = arith.divf %x, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %q0 = tensor.empty() : tensor<1x2x8x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%q0 : tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %o = linalg.generic {indexing_maps = [#pv_p, #pv_v, #pv_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) outs(%oz : tensor<1x2x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+#qk_q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#qk_k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#qk_s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#pv_p = affine_map<(b, h, i, d, j) -> (b, h, i, j)>
+#pv_v = affine_map<(b, h, i, d, j) -> (b, h, j, d)>
+#pv_o = affine_map<(b, h, i, d, j) -> (b, h, i, d)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// Near-miss: the row sums broadcast along the queries (dimensions = [2]),
+// so key j's column is divided by the sum of row j, not of its own row.
+// CHECK-LABEL: func.func @sum_broadcast_along_queries(
+// CHECK-NOT: fattn.attention
+// CHECK: return
+func.func @sum_broadcast_along_queries(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %s0 = tensor.empty() : tensor<1x2x8x8xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %s = linalg.generic {indexing_maps = [#qk_q, #qk_k, #qk_s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) outs(%sz : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %m0 = tensor.empty() : tensor<1x2x8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%m0 : tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  %max = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%s : tensor<1x2x8x8xf32>) outs(%mi : tensor<1x2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.maximumf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8xf32>
+  %e = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %max : tensor<1x2x8x8xf32>, tensor<1x2x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %mx: f32, %out: f32):
+    %d = arith.subf %x, %mx : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %zi = linalg.fill ins(%zero : f32) outs(%m0 : tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%e : tensor<1x2x8x8xf32>) outs(%zi : tensor<1x2x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8xf32>
+  %sumb = linalg.broadcast ins(%sum : tensor<1x2x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) dimensions = [2]
+  %p = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %sumb : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%s0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %l: f32, %out: f32):
+    %r = arith.divf %x, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %q0 = tensor.empty() : tensor<1x2x8x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%q0 : tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %o = linalg.generic {indexing_maps = [#pv_p, #pv_v, #pv_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) outs(%oz : tensor<1x2x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}

@@ -57,6 +57,11 @@ AffineMap getRowMap(MLIRContext *ctx, unsigned rank);
 std::optional<std::pair<OpOperand *, double>>
 matchConstantScale(linalg::GenericOp generic);
 
+/// The source of a broadcast that inserts dim `dim` (linalg.broadcast, or
+/// an elementwise generic that copies its one input, read without that
+/// dim), else null.
+Value throughBroadcastAlong(Value v, int64_t dim);
+
 //===----------------------------------------------------------------------===//
 // Contractions and their operands (ContractionMatchers.cpp)
 //===----------------------------------------------------------------------===//

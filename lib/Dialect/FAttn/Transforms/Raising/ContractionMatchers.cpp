@@ -75,23 +75,8 @@ Value throughLastDimsTranspose(Value v, bool &transposed) {
 /// group is the innermost batch dim, so in the batch dims flattened query
 /// head n reads KV head n / group, as in fattn.attention.
 Value throughGroupBroadcast(Value v) {
-  auto type = cast<ShapedType>(v.getType());
-  int64_t rank = type.getRank();
-  if (rank < 4)
-    return {};
-  if (auto broadcast = v.getDefiningOp<linalg::BroadcastOp>()) {
-    if (broadcast.hasPureTensorSemantics() &&
-        broadcast.getDimensions() == ArrayRef<int64_t>{rank - 3})
-      return broadcast.getInput();
-    return {};
-  }
-  linalg::GenericOp generic = getElementwiseProducer(v);
-  if (!generic || generic.getNumDpsInputs() != 1)
-    return {};
-  AffineMap dropGroup = AffineMap::getMultiDimIdentityMap(rank, v.getContext())
-                            .dropResult(rank - 3);
-  OpOperand *input = getInputOf(generic, getYielded(generic), dropGroup);
-  return input ? input->get() : Value();
+  int64_t rank = cast<ShapedType>(v.getType()).getRank();
+  return rank < 4 ? Value() : throughBroadcastAlong(v, rank - 3);
 }
 
 } // namespace mlir::fattn::raising

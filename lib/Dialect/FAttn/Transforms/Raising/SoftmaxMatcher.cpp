@@ -2,8 +2,8 @@
 //
 // The softmax of the scores along the last dim: linalg.softmax, or its
 // decomposition into max, subtract, exp, sum and divide (or reciprocal and
-// multiply) generics, fused or not, the row max and sum as [..., rows] or,
-// with keepdim, [..., rows, 1].
+// multiply) generics, fused or not, the row max and sum as [..., rows],
+// kept as [..., rows, 1] or broadcast to [..., rows, keys].
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,10 +48,11 @@ Value throughUnitDimExpand(Value v) {
 }
 
 /// The row value ([..., rows]) that `v`, a block argument of an elementwise
-/// generic over [..., rows, keys], reads: an input read with the row map,
-/// or a [..., rows, 1] input read with the kept row map (the keepdim
+/// generic over [..., rows, keys], reads: an input read with the row map;
+/// a [..., rows, 1] input read with the kept row map (the keepdim
 /// reductions of torch-mlir and TOSA), seen through the expand_shape that
-/// appended its unit dim. Null otherwise.
+/// appended its unit dim; or a broadcast of it along the keys read with the
+/// identity (StableHLO's broadcast_in_dim). Null otherwise.
 Value getRowInput(linalg::GenericOp generic, Value v) {
   unsigned rank = generic.getNumLoops();
   MLIRContext *ctx = generic.getContext();
@@ -59,7 +60,10 @@ Value getRowInput(linalg::GenericOp generic, Value v) {
     return row->get();
   if (OpOperand *kept = getInputOf(generic, v, getKeptRowMap(ctx, rank)))
     return throughUnitDimExpand(kept->get());
-  return {};
+  OpOperand *broadcast =
+      getInputOf(generic, v, AffineMap::getMultiDimIdentityMap(rank, ctx));
+  return broadcast ? throughBroadcastAlong(broadcast->get(), rank - 1)
+                   : Value();
 }
 
 /// A generic that reduces `x` ([..., keys]) along its last dim with

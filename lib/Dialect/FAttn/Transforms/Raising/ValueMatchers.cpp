@@ -143,4 +143,23 @@ matchConstantScale(linalg::GenericOp generic) {
   return std::nullopt;
 }
 
+/// The source of a broadcast that inserts dim `dim`: linalg.broadcast, or an
+/// elementwise generic that copies its one input, read without that dim.
+Value throughBroadcastAlong(Value v, int64_t dim) {
+  if (auto broadcast = v.getDefiningOp<linalg::BroadcastOp>()) {
+    if (broadcast.hasPureTensorSemantics() &&
+        broadcast.getDimensions() == ArrayRef<int64_t>{dim})
+      return broadcast.getInput();
+    return {};
+  }
+  linalg::GenericOp generic = getElementwiseProducer(v);
+  if (!generic || generic.getNumDpsInputs() != 1)
+    return {};
+  AffineMap withoutDim =
+      AffineMap::getMultiDimIdentityMap(generic.getNumLoops(), v.getContext())
+          .dropResult(dim);
+  OpOperand *input = getInputOf(generic, getYielded(generic), withoutDim);
+  return input ? input->get() : Value();
+}
+
 } // namespace mlir::fattn::raising
