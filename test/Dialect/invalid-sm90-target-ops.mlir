@@ -189,3 +189,27 @@ llvm.func @too_many_threads(%id: i32) {
   fattn.sm90.named_barrier_arrive %id, threads = 2048
   llvm.return
 }
+
+// -----
+
+llvm.func @odd_registers() {
+  // expected-error @below {{'fattn.sm90.setmaxnreg' op expected a register count that is a multiple of 8 in [24, 256], found 100}}
+  fattn.sm90.setmaxnreg increase 100
+  llvm.return
+}
+
+// -----
+
+llvm.func @too_few_registers() {
+  // expected-error @below {{'fattn.sm90.setmaxnreg' op expected a register count that is a multiple of 8 in [24, 256], found 16}}
+  fattn.sm90.setmaxnreg decrease 16
+  llvm.return
+}
+
+// -----
+
+llvm.func @too_many_registers() {
+  // expected-error @below {{'fattn.sm90.setmaxnreg' op expected a register count that is a multiple of 8 in [24, 256], found 264}}
+  fattn.sm90.setmaxnreg increase 264
+  llvm.return
+}

@@ -87,3 +87,15 @@ llvm.func @named_barriers(%id: i32) {
   fattn.sm90.named_barrier_arrive %id, threads = 128
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @roles
+llvm.func @roles() -> i1 {
+  // CHECK: fattn.sm90.setmaxnreg decrease 24
+  fattn.sm90.setmaxnreg decrease 24
+  // CHECK: fattn.sm90.setmaxnreg increase 240
+  fattn.sm90.setmaxnreg increase 240
+  // CHECK: %[[E:.*]] = fattn.sm90.elect_one
+  %e = fattn.sm90.elect_one
+  // CHECK: llvm.return %[[E]] : i1
+  llvm.return %e : i1
+}

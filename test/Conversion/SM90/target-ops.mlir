@@ -1,11 +1,12 @@
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma --implicit-check-not=wgmma.mma_async --implicit-check-not='nvvm.barrier id' --implicit-check-not=nvvm.barrier.arrive
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma --implicit-check-not=wgmma.mma_async --implicit-check-not='nvvm.barrier id' --implicit-check-not=nvvm.barrier.arrive --implicit-check-not=nvvm.setmaxregister --implicit-check-not=nvvm.elect.sync
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90 -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma="tma-store=true" --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --convert-fattn-to-nvvm-sm90="keep-target-ops=true q-buffers=2 tma-store=true" | FileCheck %s --check-prefix=STORE --implicit-check-not=nvvm.cp.async.bulk --implicit-check-not=nvvm.fence.proxy
 
 // The sm_90a kernel at the target level (L3): keep-target-ops=true leaves
-// the K/V ring's stages and phases, its mbarriers, the TMA loads, the
+// the warpgroups' register counts and the producer's elected thread, the
+// K/V ring's stages and phases, its mbarriers, the TMA loads, the
 // wgmma of S = Q K^T and of P V and the wgmma fences, commits and waits as
 // fattn.sm90.* ops (none of their NVVM ops and no inline wgmma is left in
 // the kernel).
@@ -27,6 +28,11 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // CHECK:      fattn.sm90.mbarrier_init %{{.*}}, count = 1, predicate = %[[THREAD0:.*]]
 // CHECK:      fattn.sm90.mbarrier_init %{{.*}}, count = 256, predicate = %[[THREAD0]]
 // CHECK:      nvvm.fence.mbarrier.init
+// The producer warpgroup gives registers back; one elected thread of its
+// first warp issues the copies.
+// CHECK:      fattn.sm90.setmaxnreg decrease 24
+// CHECK:      %[[ELECTED:.*]] = fattn.sm90.elect_one
+// CHECK-NEXT: llvm.and %{{.*}}, %[[ELECTED]] : i1
 // Q: one expect_tx for both of its 64-column boxes.
 // CHECK:      fattn.sm90.mbarrier_arrive_expect_tx %[[QBAR:.*]], bytes = 32768
 // CHECK:      fattn.sm90.tma_load %arg21[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[QBAR]]
@@ -51,7 +57,7 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // CHECK:      fattn.sm90.tma_load %[[V_MAP]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_V]]
 // CHECK:      fattn.sm90.tma_load %[[V_MAP]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_V]]
 // The consumers wait for Q.
-// CHECK:      nvvm.setmaxregister  increase 240
+// CHECK:      fattn.sm90.setmaxnreg increase 240
 // CHECK:      fattn.sm90.mbarrier_wait %{{.*}}, parity = %{{.*}}
 // The overlapped loop's iteration j: K_j's stage and V_{j-1}'s, each waited
 // for at its own phase; K_j's stage goes back after S_j, V_{j-1}'s after

@@ -161,3 +161,20 @@ llvm.func @turns(%own: i32, %next: i32) {
   fattn.sm90.named_barrier_arrive %next, threads = 256
   llvm.return
 }
+
+// -----
+
+// The warpgroup roles: the producer gives registers back and elects the
+// thread that issues its copies; the consumers take the registers.
+// CHECK-LABEL: llvm.func @roles
+// CHECK-NEXT: nvvm.setmaxregister  decrease 24
+// CHECK-NEXT: %[[E:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT: nvvm.setmaxregister  increase 240
+// CHECK-NEXT: llvm.return %[[E]] : i1
+// CHECK-NOT:  fattn.sm90
+llvm.func @roles() -> i1 {
+  fattn.sm90.setmaxnreg decrease 24
+  %e = fattn.sm90.elect_one
+  fattn.sm90.setmaxnreg increase 240
+  llvm.return %e : i1
+}

@@ -17,7 +17,8 @@ using namespace mlir::fattn::sm90;
 void SM90KernelEmitter::emitConsumerSetup() {
   e.place("consumer");
   if (cfg.warpSpecialize && opts.producerRegisters > 0)
-    e.setMaxRegisters(opts.consumerRegisters, /*increase=*/true);
+    target<SM90SetMaxNRegOp>(SM90RegisterAction::Increase,
+                             opts.consumerRegisters);
   consumerTid = cfg.warpSpecialize ? e.sub(tid, e.i32(128)) : tid;
   Value ctid = consumerTid;
   wg = e.udiv(ctid, e.i32(128)); // consumer warpgroup

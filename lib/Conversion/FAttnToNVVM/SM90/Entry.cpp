@@ -268,9 +268,10 @@ void SM90KernelEmitter::emitTransposedValueLoad(Value stage, Value bar,
 Value SM90KernelEmitter::beginProducer() {
   e.place("producer");
   if (opts.producerRegisters > 0)
-    e.setMaxRegisters(opts.producerRegisters, /*increase=*/false);
+    target<SM90SetMaxNRegOp>(SM90RegisterAction::Decrease,
+                             opts.producerRegisters);
   Value warp0 = e.icmp(ICmp::ult, tid, e.i32(32));
-  Value elected = e.electSync();
+  Value elected = target<SM90ElectOneOp>();
   return e.andI(warp0, elected);
 }
 

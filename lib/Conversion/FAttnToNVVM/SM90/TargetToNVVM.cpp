@@ -38,6 +38,16 @@ constexpr int64_t kWaitSuspendHintNs = 10000000;
 // What each op stands for, built by `e` in the op's place: the op's
 // replacement value, or null for an op without results.
 
+Value lower(SM90SetMaxNRegOp op, SM90SetMaxNRegOp::Adaptor, KernelBuilder &e) {
+  e.setMaxRegisters(op.getCount(),
+                    op.getAction() == SM90RegisterAction::Increase);
+  return Value();
+}
+
+Value lower(SM90ElectOneOp, SM90ElectOneOp::Adaptor, KernelBuilder &e) {
+  return e.electSync();
+}
+
 /// stage = ordinal mod stages.
 Value lower(SM90RingStageOp op, SM90RingStageOp::Adaptor a, KernelBuilder &e) {
   return e.urem(a.getOrdinal(), e.i32(op.getStages()));
@@ -228,7 +238,7 @@ template <typename... OpTys> struct TargetOps {
   }
 };
 using SM90TargetOps = TargetOps<
-    SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
+    SM90SetMaxNRegOp, SM90ElectOneOp, SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
     SM90MBarrierWaitOp, SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp,
     SM90NamedBarrierOp, SM90NamedBarrierArriveOp, SM90TmaLoadOp,
     SM90WgmmaFenceOp, SM90TmaStoreOp, SM90BulkCommitGroupOp,

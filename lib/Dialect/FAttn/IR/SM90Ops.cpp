@@ -5,12 +5,23 @@
 using namespace mlir;
 using namespace mlir::fattn;
 
+#include "fattn/Dialect/FAttn/IR/FAttnSM90Enums.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.cpp.inc"
 
 /// The most an mbarrier's arrival count or transaction count holds
 /// (PTX: 2^20 - 1).
 static constexpr int64_t kMaxMBarrierCount = (int64_t(1) << 20) - 1;
+
+LogicalResult SM90SetMaxNRegOp::verify() {
+  int64_t count = getCount();
+  if (count < 24 || count > 256 || count % 8 != 0)
+    return emitOpError() << "expected a register count that is a multiple of "
+                            "8 in [24, 256], found "
+                         << count;
+  return success();
+}
 
 static LogicalResult verifyStages(Operation *op, int64_t stages) {
   if (stages < 1)

@@ -1,7 +1,6 @@
 //===- FAttnSM90Ops.h - sm_90a target ops (L3) ------------------*- C++ -*-===//
 //
-// fattn.sm90.*: the K/V ring's stages and phases, mbarriers and TMA copies
-// of the sm_90a kernel (FAttnSM90Ops.td).
+// fattn.sm90.*: the target ops (L3) of the sm_90a kernel (FAttnSM90Ops.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +13,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "fattn/Dialect/FAttn/IR/FAttnSM90Enums.h.inc"
 
 #define GET_OP_CLASSES
 #include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.h.inc"

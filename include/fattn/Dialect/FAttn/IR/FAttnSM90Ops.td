@@ -23,6 +23,7 @@
 #define FATTN_DIALECT_FATTN_IR_FATTNSM90OPS_TD
 
 include "fattn/Dialect/FAttn/IR/FAttnDialect.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 // Pointers of the kernel: shared memory (address space 3), and the generic
@@ -52,6 +53,54 @@ def FAttn_SM90Accumulator : Type<
 
 class FAttn_SM90Op<string mnemonic, list<Trait> traits = []>
     : FAttn_Op<"sm90." # mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Warpgroup roles
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90RegisterAction : I32EnumAttr<"SM90RegisterAction",
+    "whether setmaxnreg raises or lowers a warpgroup's registers", [
+  I32EnumAttrCase<"Increase", 0, "increase">,
+  I32EnumAttrCase<"Decrease", 1, "decrease">
+]> {
+  let cppNamespace = "::mlir::fattn";
+}
+
+def FAttn_SM90SetMaxNRegOp : FAttn_SM90Op<"setmaxnreg"> {
+  let summary = "raise or lower the registers of the calling warpgroup";
+  let description = [{
+    `setmaxnreg.{inc,dec}.sync.aligned.u32 count`: the warpgroup's threads
+    move to `count` registers each, a multiple of 8 in [24, 256]. With warp
+    specialization the producer warpgroup gives registers back (`decrease`)
+    and the consumer warpgroups take them (`increase`).
+
+    ```mlir
+    fattn.sm90.setmaxnreg decrease 24
+    fattn.sm90.setmaxnreg increase 240
+    ```
+  }];
+  let arguments = (ins FAttn_SM90RegisterAction:$action, I64Attr:$count);
+  let assemblyFormat = "$action $count attr-dict";
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90ElectOneOp : FAttn_SM90Op<"elect_one"> {
+  let summary = "true in one elected thread of the warp";
+  let description = [{
+    `elect.sync` over the whole warp: true in exactly one of the warp's
+    active threads (the issuing thread of the producer's TMA copies), false
+    in the others. The warp's threads all execute it, converged.
+
+    ```mlir
+    %elected = fattn.sm90.elect_one
+    ```
+  }];
+  let results = (outs I1:$elected);
+  let assemblyFormat = "attr-dict";
+  let builders = [
+    OpBuilder<(ins), [{ build($_builder, $_state, $_builder.getI1Type()); }]>
+  ];
+}
 
 //===----------------------------------------------------------------------===//
 // The K/V ring's position of a tile
