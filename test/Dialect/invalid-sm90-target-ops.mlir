@@ -213,3 +213,11 @@ llvm.func @too_many_registers() {
   fattn.sm90.setmaxnreg increase 264
   llvm.return
 }
+
+// -----
+
+llvm.func @quad_reduce_kind(%x: f32) {
+  // expected-error @below {{custom op 'fattn.sm90.quad_reduce' expected string or keyword containing one of the following enum values for attribute 'kind' [max, add]}}
+  %m = fattn.sm90.quad_reduce min %x
+  llvm.return
+}

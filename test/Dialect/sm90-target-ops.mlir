@@ -99,3 +99,13 @@ llvm.func @roles() -> i1 {
   // CHECK: llvm.return %[[E]] : i1
   llvm.return %e : i1
 }
+
+// CHECK-LABEL: llvm.func @row_reductions
+// CHECK-SAME: (%[[X:.*]]: f32)
+llvm.func @row_reductions(%x: f32) -> f32 {
+  // CHECK: %[[M:.*]] = fattn.sm90.quad_reduce max %[[X]]
+  %m = fattn.sm90.quad_reduce max %x
+  // CHECK: %{{.*}} = fattn.sm90.quad_reduce add %[[M]]
+  %l = fattn.sm90.quad_reduce add %m
+  llvm.return %l : f32
+}

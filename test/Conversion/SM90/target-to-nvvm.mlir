@@ -178,3 +178,30 @@ llvm.func @roles() -> i1 {
   fattn.sm90.setmaxnreg increase 240
   llvm.return %e : i1
 }
+
+// -----
+
+// The row max of the online softmax and the row sum of the epilogue: two
+// butterfly shuffles over the quad (lanes xor 1, then xor 2), each combined
+// with the thread's own value.
+// CHECK-LABEL: llvm.func @row_reductions
+// CHECK-SAME: (%[[X:.*]]: f32)
+// CHECK-NEXT: %[[ALL:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[CLAMP:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT: %[[L1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[O1:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[X]], %[[L1]], %[[CLAMP]] : f32 -> f32
+// CHECK-NEXT: %[[M1:.*]] = llvm.intr.maxnum(%[[X]], %[[O1]]) : (f32, f32) -> f32
+// CHECK-NEXT: %[[L2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[O2:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[M1]], %[[L2]], %[[CLAMP]] : f32 -> f32
+// CHECK-NEXT: %[[M:.*]] = llvm.intr.maxnum(%[[M1]], %[[O2]]) : (f32, f32) -> f32
+// CHECK:      %[[S1:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[M]], %{{.*}}, %{{.*}} : f32 -> f32
+// CHECK-NEXT: %[[A1:.*]] = llvm.fadd %[[M]], %[[S1]] : f32
+// CHECK:      %[[S2:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[A1]], %{{.*}}, %{{.*}} : f32 -> f32
+// CHECK-NEXT: %[[A2:.*]] = llvm.fadd %[[A1]], %[[S2]] : f32
+// CHECK-NEXT: llvm.return %[[A2]] : f32
+// CHECK-NOT:  fattn.sm90
+llvm.func @row_reductions(%x: f32) -> f32 {
+  %m = fattn.sm90.quad_reduce max %x
+  %l = fattn.sm90.quad_reduce add %m
+  llvm.return %l : f32
+}

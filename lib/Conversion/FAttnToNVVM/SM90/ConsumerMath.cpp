@@ -301,7 +301,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(Value scores, Value j,
   Value arg = softmaxArgs[0];
   SmallVector<Value> sv = unpack(arg, sc.numS);
   Value scaleL2 = e.f32(scaleLog2);
-  Value allLanes = e.i32(-1), clamp = e.i32(31);
+  Value allLanes = e.i32(-1);
   TileSoftmax out;
   SmallVector<Value> p(sc.numS);
   const bool lazyRescale = cfg.rescaleThreshold > 0.0f;
@@ -314,11 +314,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(Value scores, Value j,
       if ((i % 4) / 2 == r)
         mx = e.fmax(mx, sv[i]);
     // The four threads of a quad hold the same rows.
-    for (int sh : {1, 2}) {
-      Value other =
-          e.shuffle(NVVM::ShflKind::bfly, mx, e.i32(sh), clamp, allLanes);
-      mx = e.fmax(mx, other);
-    }
+    mx = target<SM90QuadReduceOp>(SM90QuadReduceKind::Max, mx);
     Value coef = scaleL2;
     if (scaled) {
       mx = e.fmax(oldMax[r], e.fmul(mx, rowScale[r]));

@@ -265,7 +265,6 @@ void SM90KernelEmitter::emitEpilogue() {
   Value finalAcc = args[4];
   if (cfg.splitTail)
     emitTailCombine(finalMax, finalSum, finalAcc, "consume_next");
-  Value allLanes = e.i32(-1), clamp = e.i32(31);
   Value inv[2], lse[2];
   SmallVector<Value> accVals = unpack(finalAcc, numAcc);
   for (int r = 0; r < 2; ++r) {
@@ -273,11 +272,7 @@ void SM90KernelEmitter::emitEpilogue() {
     // each thread's share of the columns, added up across the quad.
     Value l = cfg.rowSumMma ? accVals[numO + r] : finalSum[r];
     if (!cfg.rowSumMma)
-      for (int sh : {1, 2}) {
-        Value other =
-            e.shuffle(NVVM::ShflKind::bfly, l, e.i32(sh), clamp, allLanes);
-        l = e.fadd(l, other);
-      }
+      l = target<SM90QuadReduceOp>(SM90QuadReduceKind::Add, l);
     Value hasKeys = e.fcmp(FCmp::ogt, l, zero);
     // FP8: O is in units of V's descale (of the last tile, when per block).
     Value unit = carryValueDescale ? Value(args[5])

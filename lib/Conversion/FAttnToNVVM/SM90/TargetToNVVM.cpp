@@ -48,6 +48,21 @@ Value lower(SM90ElectOneOp, SM90ElectOneOp::Adaptor, KernelBuilder &e) {
   return e.electSync();
 }
 
+/// Two butterfly shuffles over the quad, each combined with the thread's
+/// value.
+Value lower(SM90QuadReduceOp op, SM90QuadReduceOp::Adaptor a,
+            KernelBuilder &e) {
+  Value allLanes = e.i32(-1), clamp = e.i32(31);
+  Value x = a.getValue();
+  for (int lanes : {1, 2}) {
+    Value other =
+        e.shuffle(NVVM::ShflKind::bfly, x, e.i32(lanes), clamp, allLanes);
+    x = op.getKind() == SM90QuadReduceKind::Max ? e.fmax(x, other)
+                                                : e.fadd(x, other);
+  }
+  return x;
+}
+
 /// stage = ordinal mod stages.
 Value lower(SM90RingStageOp op, SM90RingStageOp::Adaptor a, KernelBuilder &e) {
   return e.urem(a.getOrdinal(), e.i32(op.getStages()));
@@ -238,7 +253,7 @@ template <typename... OpTys> struct TargetOps {
   }
 };
 using SM90TargetOps = TargetOps<
-    SM90SetMaxNRegOp, SM90ElectOneOp, SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
+    SM90SetMaxNRegOp, SM90ElectOneOp, SM90QuadReduceOp, SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
     SM90MBarrierWaitOp, SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp,
     SM90NamedBarrierOp, SM90NamedBarrierArriveOp, SM90TmaLoadOp,
     SM90WgmmaFenceOp, SM90TmaStoreOp, SM90BulkCommitGroupOp,

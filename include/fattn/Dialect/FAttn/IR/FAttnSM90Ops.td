@@ -103,6 +103,44 @@ def FAttn_SM90ElectOneOp : FAttn_SM90Op<"elect_one"> {
 }
 
 //===----------------------------------------------------------------------===//
+// The consumer's row reductions
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90QuadReduceKind : I32EnumAttr<"SM90QuadReduceKind",
+    "how a quad reduction combines its threads' values", [
+  I32EnumAttrCase<"Max", 0, "max">,
+  I32EnumAttrCase<"Add", 1, "add">
+]> {
+  let cppNamespace = "::mlir::fattn";
+}
+
+def FAttn_SM90QuadReduceOp : FAttn_SM90Op<"quad_reduce"> {
+  let summary = "combine a value over the four threads of a quad";
+  let description = [{
+    The four threads of a quad (lanes 4i to 4i + 3) hold the same two rows
+    of a wgmma accumulator, each a quarter of the columns: each thread gets
+    the `max` (`llvm.intr.maxnum`) or the `add` of the quad's four
+    `value`s, by two butterfly shuffles (lane xor 1, then xor 2), each
+    combined with the thread's own value. The row max of the online softmax
+    and the row sum of the epilogue. The whole warp executes it, converged.
+
+    ```mlir
+    %row_max = fattn.sm90.quad_reduce max %x
+    %row_sum = fattn.sm90.quad_reduce add %l
+    ```
+  }];
+  let arguments = (ins FAttn_SM90QuadReduceKind:$kind, F32:$value);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$kind $value attr-dict";
+  let builders = [
+    OpBuilder<(ins "::mlir::fattn::SM90QuadReduceKind":$kind,
+                   "::mlir::Value":$value), [{
+      build($_builder, $_state, $_builder.getF32Type(), kind, value);
+    }]>
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // The K/V ring's position of a tile
 //===----------------------------------------------------------------------===//
 
