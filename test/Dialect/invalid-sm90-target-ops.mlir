@@ -221,3 +221,19 @@ llvm.func @quad_reduce_kind(%x: f32) {
   %m = fattn.sm90.quad_reduce min %x
   llvm.return
 }
+
+// -----
+
+llvm.func @pack_pair_f32(%x: f32) {
+  // expected-error @below {{'fattn.sm90.pack_pair' op expected element_type bf16 or f16, found 'f32'}}
+  %p = fattn.sm90.pack_pair %x, %x, element_type = f32
+  llvm.return
+}
+
+// -----
+
+llvm.func @pack_pair_e4m3(%x: f32) {
+  // expected-error @below {{'fattn.sm90.pack_pair' op expected element_type bf16 or f16, found 'f8E4M3FN'}}
+  %p = fattn.sm90.pack_pair %x, %x, element_type = f8E4M3FN
+  llvm.return
+}

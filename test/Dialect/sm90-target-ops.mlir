@@ -109,3 +109,17 @@ llvm.func @row_reductions(%x: f32) -> f32 {
   %l = fattn.sm90.quad_reduce add %m
   llvm.return %l : f32
 }
+
+// CHECK-LABEL: llvm.func @packing
+// CHECK-SAME: (%[[X:.*]]: f32, %[[Y:.*]]: f32)
+llvm.func @packing(%x: f32, %y: f32) {
+  // CHECK: %{{.*}} = fattn.sm90.pack_pair %[[X]], %[[Y]], element_type = bf16
+  %b = fattn.sm90.pack_pair %x, %y, element_type = bf16
+  // CHECK: %{{.*}} = fattn.sm90.pack_pair %[[Y]], %[[X]], element_type = f16
+  %h = fattn.sm90.pack_pair %y, %x, element_type = f16
+  // CHECK: %{{.*}} = fattn.sm90.pack_e4m3 %[[X]], %[[Y]], %[[X]], %[[Y]]{{$}}
+  %e = fattn.sm90.pack_e4m3 %x, %y, %x, %y
+  // CHECK: %{{.*}} = fattn.sm90.pack_e4m3 %[[Y]], %[[X]], %[[Y]], %[[X]] by_permute
+  %f = fattn.sm90.pack_e4m3 %y, %x, %y, %x by_permute
+  llvm.return
+}

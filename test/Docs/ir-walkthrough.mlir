@@ -87,6 +87,8 @@
 // L3: fattn.sm90.wgmma_commit_group
 // L3: fattn.sm90.wgmma_rs [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} transposed, [%{{.*}}], element_type = bf16, accumulate : !llvm.struct<(f32,
 // L3: fattn.sm90.wgmma_wait_group pending = 1
+// L3: %{{.*}} = fattn.sm90.quad_reduce max %{{.*}}
+// L3: %{{.*}} = fattn.sm90.pack_pair %{{.*}}, %{{.*}}, element_type = bf16
 
 // L4: module attributes {gpu.container_module}
 // L4: func.func @attn(

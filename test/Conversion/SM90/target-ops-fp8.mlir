@@ -1,4 +1,4 @@
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="keep-target-ops=true row-sum-mma=true" | FileCheck %s --enable-var-scope
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="keep-target-ops=true row-sum-mma=true" | FileCheck %s --enable-var-scope --implicit-check-not=llvm.nvvm.ff.to.e4m3x2
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="keep-target-ops=true row-sum-mma=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="row-sum-mma=true" -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
@@ -33,5 +33,7 @@ func.func @fp8(%q: memref<1x2x512x128xf8E4M3FN>, %k: memref<1x2x512x128xf8E4M3FN
 // The consumers: e4m3 wgmma of S (k32) and P V^T (K-major, not
 // transposed), P V and the row sums' product with the ones tile.
 // CHECK: fattn.sm90.wgmma %{{.*}}, element_type = f8E4M3FN :
+// P as e4m3, four probabilities per register, merged in place.
+// CHECK-COUNT-16: fattn.sm90.pack_e4m3 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}{{$}}
 // CHECK: fattn.sm90.wgmma_rs [%{{.*}}], %{{.*}}, [%{{.*}}], element_type = f8E4M3FN, accumulate : !llvm.struct<(f32,
 // CHECK: fattn.sm90.wgmma_rs [%{{.*}}], %{{.*}}, [%{{.*}}], element_type = f8E4M3FN : !llvm.struct<(f32, f32, f32, f32)>

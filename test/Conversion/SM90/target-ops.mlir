@@ -1,4 +1,4 @@
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma --implicit-check-not=wgmma.mma_async --implicit-check-not='nvvm.barrier id' --implicit-check-not=nvvm.barrier.arrive --implicit-check-not=nvvm.setmaxregister --implicit-check-not=nvvm.elect.sync --implicit-check-not='nvvm.shfl.sync  bfly'
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma --implicit-check-not=wgmma.mma_async --implicit-check-not='nvvm.barrier id' --implicit-check-not=nvvm.barrier.arrive --implicit-check-not=nvvm.setmaxregister --implicit-check-not=nvvm.elect.sync --implicit-check-not='nvvm.shfl.sync  bfly' --implicit-check-not=llvm.fptrunc
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90 -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
@@ -8,7 +8,7 @@
 // the warpgroups' register counts and the producer's elected thread, the
 // K/V ring's stages and phases, its mbarriers, the TMA loads, the
 // wgmma of S = Q K^T and of P V and the wgmma fences, commits and waits, the
-// row max and row sum over each quad as
+// row max and row sum over each quad and the packing of P and O as
 // fattn.sm90.* ops (none of their NVVM ops and no inline wgmma is left in
 // the kernel).
 // Lowered by --convert-fattn-sm90-target-to-nvvm, the kernel is the one that
@@ -92,12 +92,16 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // thread's rows.
 // CHECK:      fattn.sm90.quad_reduce max
 // CHECK:      fattn.sm90.quad_reduce max
+// P_j as pairs of bf16, the A fragment of its P V.
+// CHECK:      fattn.sm90.pack_pair %{{.*}}, %{{.*}}, element_type = bf16
 // CHECK:      fattn.sm90.wgmma_wait_group pending = 0
 // CHECK:      %[[EMPTY_VJ:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[VS]]], offset = 163896
 // CHECK-NEXT: fattn.sm90.mbarrier_arrive %[[EMPTY_VJ]]
 // The epilogue: each row's sum over its quad.
 // CHECK:      fattn.sm90.quad_reduce add
 // CHECK:      fattn.sm90.quad_reduce add
+// O's bf16 pairs.
+// CHECK:      fattn.sm90.pack_pair %{{.*}}, %{{.*}}, element_type = bf16
 
 // With tma-store (persistent, two Q buffers), O leaves through the work
 // item's Q buffer: the matrix descriptors of Q, K and V, then per

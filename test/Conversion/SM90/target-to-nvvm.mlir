@@ -205,3 +205,47 @@ llvm.func @row_reductions(%x: f32) -> f32 {
   %l = fattn.sm90.quad_reduce add %m
   llvm.return %l : f32
 }
+
+// -----
+
+// P's packing: two f32 rounded to bf16 in one register (the fptrunc of a
+// vector), and four rounded to e4m3 (two cvt.e4m3x2, whose first source is
+// the upper byte) merged in place or, with by_permute, by a prmt of their
+// zero extensions.
+// CHECK-LABEL: llvm.func @packing
+// CHECK-SAME: (%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[Z:.*]]: f32, %[[W:.*]]: f32)
+// CHECK-NEXT: %[[V0:.*]] = llvm.mlir.poison : vector<2xf32>
+// CHECK-NEXT: %[[I0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[V1:.*]] = llvm.insertelement %[[X]], %[[V0]][%[[I0]] : i32] : vector<2xf32>
+// CHECK-NEXT: %[[I1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[V2:.*]] = llvm.insertelement %[[Y]], %[[V1]][%[[I1]] : i32] : vector<2xf32>
+// CHECK-NEXT: %[[H:.*]] = llvm.fptrunc %[[V2]] : vector<2xf32> to vector<2xbf16>
+// CHECK-NEXT: %[[B:.*]] = llvm.bitcast %[[H]] : vector<2xbf16> to i32
+// CHECK-NEXT: %[[LO:.*]] = llvm.call_intrinsic "llvm.nvvm.ff.to.e4m3x2.rn"(%[[Y]], %[[X]]) : (f32, f32) -> i16
+// CHECK-NEXT: %[[HI:.*]] = llvm.call_intrinsic "llvm.nvvm.ff.to.e4m3x2.rn"(%[[W]], %[[Z]]) : (f32, f32) -> i16
+// CHECK-NEXT: %[[U0:.*]] = llvm.mlir.poison : vector<2xi16>
+// CHECK-NEXT: %[[J0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[U1:.*]] = llvm.insertelement %[[LO]], %[[U0]][%[[J0]] : i32] : vector<2xi16>
+// CHECK-NEXT: %[[J1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[U2:.*]] = llvm.insertelement %[[HI]], %[[U1]][%[[J1]] : i32] : vector<2xi16>
+// CHECK-NEXT: %[[E:.*]] = llvm.bitcast %[[U2]] : vector<2xi16> to i32
+// CHECK-NEXT: %[[LO2:.*]] = llvm.call_intrinsic "llvm.nvvm.ff.to.e4m3x2.rn"(%[[Y]], %[[X]]) : (f32, f32) -> i16
+// CHECK-NEXT: %[[HI2:.*]] = llvm.call_intrinsic "llvm.nvvm.ff.to.e4m3x2.rn"(%[[W]], %[[Z]]) : (f32, f32) -> i16
+// CHECK-NEXT: %[[WHI:.*]] = llvm.zext %[[HI2]] : i16 to i32
+// CHECK-NEXT: %[[WLO:.*]] = llvm.zext %[[LO2]] : i16 to i32
+// CHECK-NEXT: %[[SEL:.*]] = llvm.mlir.constant(21520 : i32) : i32
+// CHECK-NEXT: %[[F:.*]] = llvm.call_intrinsic "llvm.nvvm.prmt"(%[[WLO]], %[[WHI]], %[[SEL]]) : (i32, i32, i32) -> i32
+// CHECK:      llvm.insertvalue %[[B]], %{{.*}}[0]
+// CHECK-NEXT: llvm.insertvalue %[[E]], %{{.*}}[1]
+// CHECK-NEXT: llvm.insertvalue %[[F]], %{{.*}}[2]
+// CHECK-NOT:  fattn.sm90
+llvm.func @packing(%x: f32, %y: f32, %z: f32, %w: f32) -> !llvm.struct<(i32, i32, i32)> {
+  %b = fattn.sm90.pack_pair %x, %y, element_type = bf16
+  %e = fattn.sm90.pack_e4m3 %x, %y, %z, %w
+  %f = fattn.sm90.pack_e4m3 %x, %y, %z, %w by_permute
+  %s0 = llvm.mlir.poison : !llvm.struct<(i32, i32, i32)>
+  %s1 = llvm.insertvalue %b, %s0[0] : !llvm.struct<(i32, i32, i32)>
+  %s2 = llvm.insertvalue %e, %s1[1] : !llvm.struct<(i32, i32, i32)>
+  %s3 = llvm.insertvalue %f, %s2[2] : !llvm.struct<(i32, i32, i32)>
+  llvm.return %s3 : !llvm.struct<(i32, i32, i32)>
+}

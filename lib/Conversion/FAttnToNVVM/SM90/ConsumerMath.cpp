@@ -75,11 +75,7 @@ SmallVector<Value> SM90KernelEmitter::packProbabilities(ArrayRef<Value> p) {
 }
 
 Value SM90KernelEmitter::packPair(Value a, Value b, Type half) {
-  Value v = e.poison(e.vector(2, e.f32()));
-  v = e.insertElement(v, a, e.i32(0));
-  v = e.insertElement(v, b, e.i32(1));
-  Value h = e.fptrunc(v, e.vector(2, half));
-  return e.bitcast(h, e.i32());
+  return target<SM90PackPairOp>(a, b, half);
 }
 
 SmallVector<Value> SM90KernelEmitter::unpack(Value aggregate, int64_t n) {

@@ -379,35 +379,18 @@ SmallVector<Value> SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<Value> p) {
   // docs/PERF.md).
   if (cfg.linearExp2) // p holds each byte / 256 (emitSoftmax's fma.sat)
     return gatherLinearBytes(p);
-  Type i16 = e.builder().getI16Type();
-  auto cvt = [&](Value lo, Value hi) {
-    return e.callIntrinsic("llvm.nvvm.ff.to.e4m3x2.rn", i16, {hi, lo});
-  };
   // The exception: head dims above 128 with per-block V descales, whose
   // carried factor leaves no register for the merged halves (ptxas spilled
   // 4 bytes in the causal kernels) keep the zero-extension and the prmt.
-  bool mergeInPlace = !(carryValueDescale && dPad > 128);
+  bool byPermute = carryValueDescale && dPad > 128;
   SmallVector<Value> packed;
-  Value undef = mergeInPlace ? e.poison(e.vector(2, i16)) : Value();
-  // bytes 0-1 of `lo`, then bytes 0-1 of `hi`
-  Value halves = mergeInPlace ? Value() : e.i32(0x5410);
   // A 32-key step holds 16 of the thread's scores.
   int64_t steps = static_cast<int64_t>(p.size()) / 16;
   for (int64_t kk = 0; kk < steps; ++kk)
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;
-      Value lo = cvt(p[i], p[i + 1]), hi = cvt(p[i + 4], p[i + 5]);
-      if (!mergeInPlace) {
-        auto wide = [&](Value h) { return e.zext(h, e.i32()); };
-        // hi's zext first, as the kernels were emitted when measured
-        Value wideHi = wide(hi), wideLo = wide(lo);
-        packed.push_back(e.prmt(wideLo, wideHi, halves));
-        continue;
-      }
-      Value v = undef;
-      v = e.insertElement(v, lo, e.i32(0));
-      v = e.insertElement(v, hi, e.i32(1));
-      packed.push_back(e.bitcast(v, e.i32()));
+      packed.push_back(target<SM90PackE4M3Op>(p[i], p[i + 1], p[i + 4],
+                                              p[i + 5], byPermute));
     }
   return packed;
 }

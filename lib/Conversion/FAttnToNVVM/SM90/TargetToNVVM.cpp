@@ -63,6 +63,37 @@ Value lower(SM90QuadReduceOp op, SM90QuadReduceOp::Adaptor a,
   return x;
 }
 
+/// The fptrunc of the vector (low, high), as an i32.
+Value lower(SM90PackPairOp op, SM90PackPairOp::Adaptor a, KernelBuilder &e) {
+  Value v = e.poison(e.vector(2, e.f32()));
+  v = e.insertElement(v, a.getLow(), e.i32(0));
+  v = e.insertElement(v, a.getHigh(), e.i32(1));
+  Value h = e.fptrunc(v, e.vector(2, op.getElementType()));
+  return e.bitcast(h, e.i32());
+}
+
+/// Two cvt.rn.satfinite.e4m3x2 (the intrinsic's first source is the upper
+/// byte), merged as the halves of a vector of two i16, or zero-extended and
+/// permuted.
+Value lower(SM90PackE4M3Op op, SM90PackE4M3Op::Adaptor a, KernelBuilder &e) {
+  Type i16 = e.builder().getI16Type();
+  auto cvt = [&](Value low, Value high) {
+    return e.callIntrinsic("llvm.nvvm.ff.to.e4m3x2.rn", i16, {high, low});
+  };
+  Value lo = cvt(a.getByte0(), a.getByte1());
+  Value hi = cvt(a.getByte2(), a.getByte3());
+  if (op.getByPermute()) {
+    // hi's zext first, as the kernels were emitted when measured
+    Value wideHi = e.zext(hi, e.i32()), wideLo = e.zext(lo, e.i32());
+    // bytes 0-1 of `lo`, then bytes 0-1 of `hi`
+    return e.prmt(wideLo, wideHi, e.i32(0x5410));
+  }
+  Value v = e.poison(e.vector(2, i16));
+  v = e.insertElement(v, lo, e.i32(0));
+  v = e.insertElement(v, hi, e.i32(1));
+  return e.bitcast(v, e.i32());
+}
+
 /// stage = ordinal mod stages.
 Value lower(SM90RingStageOp op, SM90RingStageOp::Adaptor a, KernelBuilder &e) {
   return e.urem(a.getOrdinal(), e.i32(op.getStages()));
@@ -253,7 +284,8 @@ template <typename... OpTys> struct TargetOps {
   }
 };
 using SM90TargetOps = TargetOps<
-    SM90SetMaxNRegOp, SM90ElectOneOp, SM90QuadReduceOp, SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
+    SM90SetMaxNRegOp, SM90ElectOneOp, SM90QuadReduceOp, SM90PackPairOp,
+    SM90PackE4M3Op, SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
     SM90MBarrierWaitOp, SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp,
     SM90NamedBarrierOp, SM90NamedBarrierArriveOp, SM90TmaLoadOp,
     SM90WgmmaFenceOp, SM90TmaStoreOp, SM90BulkCommitGroupOp,

@@ -23,6 +23,14 @@ LogicalResult SM90SetMaxNRegOp::verify() {
   return success();
 }
 
+LogicalResult SM90PackPairOp::verify() {
+  Type element = getElementType();
+  if (!element.isBF16() && !element.isF16())
+    return emitOpError() << "expected element_type bf16 or f16, found "
+                         << element;
+  return success();
+}
+
 static LogicalResult verifyStages(Operation *op, int64_t stages) {
   if (stages < 1)
     return op->emitOpError() << "expected at least one stage, found " << stages;

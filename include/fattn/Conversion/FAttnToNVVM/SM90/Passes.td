@@ -24,8 +24,8 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
     description as `fattn.kernel_description`.
 
     The kernel is built at the target level (L3: LLVM-dialect code with the
-    `fattn.sm90.*` ops of the K/V ring, its mbarriers and TMA copies, and
-    the wgmma), which
+    `fattn.sm90.*` ops of the warpgroups' roles, the K/V ring, its mbarriers
+    and TMA copies, the wgmma, the row reductions and P's packing), which
     the patterns of `--convert-fattn-sm90-target-to-nvvm` then lower to NVVM
     (L4). `keep-target-ops=true` stops at L3.
   }];
@@ -92,9 +92,11 @@ def ConvertFAttnSM90TargetToNVVM
   let summary = "Lower the sm_90a target ops (fattn.sm90.*) to NVVM";
   let description = [{
     The L3 -> L4 step of the sm_90a back end: every `fattn.sm90.*` op (the
-    K/V ring's `ring_stage`, `ring_phase` and `ring_barrier`, the mbarrier
-    and named barrier ops, `tma_load` and `tma_store` with its bulk groups, `wgmma` and
-    `wgmma_rs` with their descriptors, fence, commit and wait) becomes the
+    warpgroups' `setmaxnreg` and `elect_one`, the K/V ring's `ring_stage`,
+    `ring_phase` and `ring_barrier`, the mbarrier and named barrier ops,
+    `tma_load` and `tma_store` with its bulk groups, `wgmma` and `wgmma_rs`
+    with their descriptors, fence, commit and wait, the rows' `quad_reduce`,
+    P's `pack_pair` and `pack_e4m3`) becomes the
     NVVM and LLVM operations it stands for (inline PTX for `wgmma_rs`, which
     no NVVM op expresses), by the patterns of
     `populateSM90TargetToNVVMPatterns` in one partial conversion; other ops

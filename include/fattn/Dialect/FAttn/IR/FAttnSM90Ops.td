@@ -5,7 +5,8 @@
 // the named barriers between warpgroups, the TMA copies that complete on
 // the mbarriers and the TMA stores of O, and the
 // wgmma of S = Q K^T (both operands in shared memory) and of P V (P in
-// registers) with their descriptors, fence, commit and wait. The sm_90a
+// registers) with their descriptors, fence, commit and wait, the
+// warpgroups' roles, the quad reductions of the rows and P's packing. The sm_90a
 // kernel emitter builds them inside the kernel's llvm.func, between
 // LLVM-dialect code; the patterns of populateSM90TargetToNVVMPatterns
 // (--convert-fattn-sm90-target-to-nvvm) turn each into the NVVM and LLVM
@@ -136,6 +137,71 @@ def FAttn_SM90QuadReduceOp : FAttn_SM90Op<"quad_reduce"> {
     OpBuilder<(ins "::mlir::fattn::SM90QuadReduceKind":$kind,
                    "::mlir::Value":$value), [{
       build($_builder, $_state, $_builder.getF32Type(), kind, value);
+    }]>
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// P's packing
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90PackPairOp : FAttn_SM90Op<"pack_pair", [Pure]> {
+  let summary = "two f32 rounded to 16-bit floats in one i32";
+  let description = [{
+    `low` and `high` rounded to the nearest `element_type` (bf16 or f16),
+    `low` in bits 0-15 and `high` in bits 16-31: two of P's probabilities
+    in a register of the A fragment of the P V wgmma, or two of O's values
+    on their way to global memory. Lowered to the `fptrunc` of a vector of
+    the two (`cvt.rn.bf16x2.f32` in PTX) and its bitcast to i32.
+
+    ```mlir
+    %p01 = fattn.sm90.pack_pair %p0, %p1, element_type = bf16
+    ```
+  }];
+  let arguments = (ins F32:$low, F32:$high, TypeAttr:$element_type);
+  let results = (outs I32:$packed);
+  let assemblyFormat = [{
+    $low `,` $high `,` `element_type` `=` $element_type attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$low, "::mlir::Value":$high,
+                   "::mlir::Type":$elementType), [{
+      build($_builder, $_state, $_builder.getI32Type(), low, high,
+            elementType);
+    }]>
+  ];
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90PackE4M3Op : FAttn_SM90Op<"pack_e4m3", [Pure]> {
+  let summary = "four f32 rounded to e4m3 in one i32";
+  let description = [{
+    `byte0` to `byte3` rounded to the nearest e4m3 (f8E4M3FN, saturating
+    at +-448), in bytes 0 to 3 of the result: four of P's probabilities in a
+    register of the A fragment of the e4m3 P V wgmma. Lowered to two
+    `cvt.rn.satfinite.e4m3x2.f32` (of bytes 0-1 and of bytes 2-3), whose
+    results become the register's halves in place (`mov.b32 {lo, hi}`), or,
+    with `by_permute`, zero-extended and joined by a `prmt`, which needs no
+    register for the merged halves.
+
+    ```mlir
+    %a0 = fattn.sm90.pack_e4m3 %p0, %p1, %p4, %p5
+    %a1 = fattn.sm90.pack_e4m3 %p2, %p3, %p6, %p7 by_permute
+    ```
+  }];
+  let arguments = (ins F32:$byte0, F32:$byte1, F32:$byte2, F32:$byte3,
+                       UnitAttr:$by_permute);
+  let results = (outs I32:$packed);
+  let assemblyFormat = [{
+    $byte0 `,` $byte1 `,` $byte2 `,` $byte3 (`by_permute` $by_permute^)?
+    attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$byte0, "::mlir::Value":$byte1,
+                   "::mlir::Value":$byte2, "::mlir::Value":$byte3,
+                   "bool":$byPermute), [{
+      build($_builder, $_state, $_builder.getI32Type(), byte0, byte1, byte2,
+            byte3, byPermute);
     }]>
   ];
 }
