@@ -123,3 +123,11 @@ llvm.func @packing(%x: f32, %y: f32) {
   %f = fattn.sm90.pack_e4m3 %y, %x, %y, %x by_permute
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @linear_bytes
+// CHECK-SAME: (%[[U:.*]]: f32, %[[V:.*]]: f32)
+llvm.func @linear_bytes(%u: f32, %v: f32) -> i32 {
+  // CHECK: %[[B:.*]] = fattn.sm90.pack_bytes %[[U]], %[[V]], %[[V]], %[[U]]
+  %b = fattn.sm90.pack_bytes %u, %v, %v, %u
+  llvm.return %b : i32
+}

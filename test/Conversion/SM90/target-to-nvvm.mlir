@@ -249,3 +249,26 @@ llvm.func @packing(%x: f32, %y: f32, %z: f32, %w: f32) -> !llvm.struct<(i32, i32
   %s3 = llvm.insertvalue %f, %s2[2] : !llvm.struct<(i32, i32, i32)>
   llvm.return %s3 : !llvm.struct<(i32, i32, i32)>
 }
+
+// -----
+
+// linear-exp2's bytes: per pair a cvt to f16x2 (the first source is the
+// upper half) and 256 u + 1536 in both halves (0x5c005c00 = 1543527424,
+// 0x66006600 = 1711302144); a prmt (0x6420 = 25632) takes the halves' low
+// bytes.
+// CHECK-LABEL: llvm.func @linear_bytes
+// CHECK-SAME: (%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32, %[[D:.*]]: f32)
+// CHECK-NEXT: %[[H0:.*]] = llvm.inline_asm asm_dialect = att "cvt.rn.f16x2.f32 $0, $1, $2;", "=r,f,f" %[[B]], %[[A]] : (f32, f32) -> i32
+// CHECK-NEXT: %[[S0:.*]] = llvm.mlir.constant(1543527424 : i32) : i32
+// CHECK-NEXT: %[[M0:.*]] = llvm.mlir.constant(1711302144 : i32) : i32
+// CHECK-NEXT: %[[LO:.*]] = llvm.inline_asm asm_dialect = att "fma.rn.f16x2 $0, $1, $2, $3;", "=r,r,r,r" %[[H0]], %[[S0]], %[[M0]] : (i32, i32, i32) -> i32
+// CHECK-NEXT: %[[H1:.*]] = llvm.inline_asm asm_dialect = att "cvt.rn.f16x2.f32 $0, $1, $2;", "=r,f,f" %[[D]], %[[C]] : (f32, f32) -> i32
+// CHECK:      %[[HI:.*]] = llvm.inline_asm asm_dialect = att "fma.rn.f16x2 $0, $1, $2, $3;", "=r,r,r,r" %[[H1]], %{{.*}}, %{{.*}} : (i32, i32, i32) -> i32
+// CHECK-NEXT: %[[SEL:.*]] = llvm.mlir.constant(25632 : i32) : i32
+// CHECK-NEXT: %[[P:.*]] = llvm.call_intrinsic "llvm.nvvm.prmt"(%[[LO]], %[[HI]], %[[SEL]]) : (i32, i32, i32) -> i32
+// CHECK-NEXT: llvm.return %[[P]] : i32
+// CHECK-NOT:  fattn.sm90
+llvm.func @linear_bytes(%a: f32, %b: f32, %c: f32, %d: f32) -> i32 {
+  %p = fattn.sm90.pack_bytes %a, %b, %c, %d
+  llvm.return %p : i32
+}

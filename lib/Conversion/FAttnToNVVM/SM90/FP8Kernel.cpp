@@ -340,23 +340,14 @@ std::pair<Value, Value> SM90KernelEmitter::linearExp2Affine(Value coef,
 SmallVector<Value> SM90KernelEmitter::gatherLinearBytes(ArrayRef<Value> u) {
   // Register = the bytes of (u[i], u[i + 1], u[i + 4], u[i + 5]), low byte
   // first, as packProbabilitiesE4M3's cvt path orders them.
-  auto halves = [&](Value lo, Value hi) {
-    Value h = e.inlineAsm(e.i32(), "cvt.rn.f16x2.f32 $0, $1, $2;", "=r,f,f",
-                          {hi, lo}, /*sideEffects=*/false);
-    // 256 u + 1536 in both halves: f16 0x6600 + the byte
-    Value scale = e.i32(kLinearExp2F16Scale);
-    Value magic = e.i32(kLinearExp2F16Magic);
-    return e.inlineAsm(e.i32(), "fma.rn.f16x2 $0, $1, $2, $3;", "=r,r,r,r",
-                       {h, scale, magic}, /*sideEffects=*/false);
-  };
   SmallVector<Value> packed;
   // A 32-key step holds 16 of the thread's scores.
   int64_t steps = static_cast<int64_t>(u.size()) / 16;
   for (int64_t kk = 0; kk < steps; ++kk)
     for (int64_t base : {0, 2, 8, 10}) {
       int64_t i = 16 * kk + base;
-      Value lo = halves(u[i], u[i + 1]), hi = halves(u[i + 4], u[i + 5]);
-      packed.push_back(e.prmt(lo, hi, e.i32(0x6420)));
+      packed.push_back(
+          target<SM90PackBytesOp>(u[i], u[i + 1], u[i + 4], u[i + 5]));
     }
   return packed;
 }

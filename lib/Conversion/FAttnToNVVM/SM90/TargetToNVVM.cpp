@@ -10,6 +10,7 @@
 #include "fattn/Conversion/FAttnToNVVM/SM90/TargetToNVVM.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
 #include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.h"
+#include "fattn/Dialect/FAttn/Utils/LinearExp2.h"
 
 #include "KernelBuilder.h"
 
@@ -92,6 +93,23 @@ Value lower(SM90PackE4M3Op op, SM90PackE4M3Op::Adaptor a, KernelBuilder &e) {
   v = e.insertElement(v, lo, e.i32(0));
   v = e.insertElement(v, hi, e.i32(1));
   return e.bitcast(v, e.i32());
+}
+
+/// Each pair: cvt.rn.f16x2 (the first source is the upper half), then
+/// 256 u + 1536 in both halves (f16 0x6600 + the byte); the prmt takes the
+/// low byte of each half.
+Value lower(SM90PackBytesOp, SM90PackBytesOp::Adaptor a, KernelBuilder &e) {
+  auto halves = [&](Value lo, Value hi) {
+    Value h = e.inlineAsm(e.i32(), "cvt.rn.f16x2.f32 $0, $1, $2;", "=r,f,f",
+                          {hi, lo}, /*sideEffects=*/false);
+    Value scale = e.i32(kLinearExp2F16Scale);
+    Value magic = e.i32(kLinearExp2F16Magic);
+    return e.inlineAsm(e.i32(), "fma.rn.f16x2 $0, $1, $2, $3;", "=r,r,r,r",
+                       {h, scale, magic}, /*sideEffects=*/false);
+  };
+  Value lo = halves(a.getByte0(), a.getByte1());
+  Value hi = halves(a.getByte2(), a.getByte3());
+  return e.prmt(lo, hi, e.i32(0x6420));
 }
 
 /// stage = ordinal mod stages.
@@ -285,7 +303,7 @@ template <typename... OpTys> struct TargetOps {
 };
 using SM90TargetOps = TargetOps<
     SM90SetMaxNRegOp, SM90ElectOneOp, SM90QuadReduceOp, SM90PackPairOp,
-    SM90PackE4M3Op, SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
+    SM90PackE4M3Op, SM90PackBytesOp, SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
     SM90MBarrierWaitOp, SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp,
     SM90NamedBarrierOp, SM90NamedBarrierArriveOp, SM90TmaLoadOp,
     SM90WgmmaFenceOp, SM90TmaStoreOp, SM90BulkCommitGroupOp,

@@ -96,7 +96,7 @@ def ConvertFAttnSM90TargetToNVVM
     `ring_phase` and `ring_barrier`, the mbarrier and named barrier ops,
     `tma_load` and `tma_store` with its bulk groups, `wgmma` and `wgmma_rs`
     with their descriptors, fence, commit and wait, the rows' `quad_reduce`,
-    P's `pack_pair` and `pack_e4m3`) becomes the
+    P's `pack_pair`, `pack_e4m3` and `pack_bytes`) becomes the
     NVVM and LLVM operations it stands for (inline PTX for `wgmma_rs`, which
     no NVVM op expresses), by the patterns of
     `populateSM90TargetToNVVMPatterns` in one partial conversion; other ops

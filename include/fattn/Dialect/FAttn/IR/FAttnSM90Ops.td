@@ -206,6 +206,33 @@ def FAttn_SM90PackE4M3Op : FAttn_SM90Op<"pack_e4m3", [Pure]> {
   ];
 }
 
+def FAttn_SM90PackBytesOp : FAttn_SM90Op<"pack_bytes", [Pure]> {
+  let summary = "four f32 in [0, 1) as the bytes round(256 u) of one i32";
+  let description = [{
+    `byte0` to `byte3` (u, each in [0, 1)) as the bytes round(256 u), in
+    bytes 0 to 3 of the result: with `linear-exp2`, the FP8 kernel computes
+    P's e4m3 bit patterns as u = byte / 256 (a linear 2^x within each power
+    of two), and these are the registers of the A fragment of its P V
+    wgmma. Lowered to two `cvt.rn.f16x2.f32` (of bytes 0-1 and of bytes
+    2-3) and an `fma.rn.f16x2` each, 256 u + 1536, an f16 whose low byte is
+    round(256 u), and a `prmt` of those low bytes.
+
+    ```mlir
+    %a0 = fattn.sm90.pack_bytes %u0, %u1, %u4, %u5
+    ```
+  }];
+  let arguments = (ins F32:$byte0, F32:$byte1, F32:$byte2, F32:$byte3);
+  let results = (outs I32:$packed);
+  let assemblyFormat = "$byte0 `,` $byte1 `,` $byte2 `,` $byte3 attr-dict";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$byte0, "::mlir::Value":$byte1,
+                   "::mlir::Value":$byte2, "::mlir::Value":$byte3), [{
+      build($_builder, $_state, $_builder.getI32Type(), byte0, byte1, byte2,
+            byte3);
+    }]>
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // The K/V ring's position of a tile
 //===----------------------------------------------------------------------===//
