@@ -24,7 +24,7 @@ def config(arch, dtype, d, dv=None, **kw):
 
 @pytest.mark.parametrize("arch,dtype,d,dv", [
     ("sm_80", "bf16", 64, None), ("sm_80", "f16", 96, None), ("sm_80", "bf16", 256, None),
-    ("sm_90a", "bf16", 40, None), ("sm_90a", "f16", 200, None), ("sm_90a", "bf16", 256, None),
+    ("sm_90a", "bf16", 48, None), ("sm_90a", "f16", 208, None), ("sm_90a", "bf16", 256, None),
     ("sm_90a", "e4m3", 128, None), ("sm_90a", "e4m3", 256, None),
     # Archs the compiler's tables do not name are left to the compiler.
     ("sm_100a", "bf16", 80, 64),
@@ -38,10 +38,10 @@ def test_taken(arch, dtype, d, dv):
      r"head_dim 80 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
      r"64, 96, 128 or 256$"),
     ("sm_80", "f16", 32, None, r"head_dim 32 .* sm_80 takes head dims 64, 96, 128 or 256"),
-    ("sm_90a", "bf16", 36, None,
-     r"head_dim 36 is not supported on sm_90a with bf16 inputs: sm_90a takes head dims "
-     r"multiples of 8 up to 256$"),
-    ("sm_90a", "f16", 264, None, r"head_dim 264 .* multiples of 8 up to 256"),
+    ("sm_90a", "bf16", 40, None,
+     r"head_dim 40 is not supported on sm_90a with bf16 inputs: sm_90a takes head dims "
+     r"multiples of 16 up to 256$"),
+    ("sm_90a", "f16", 264, None, r"head_dim 264 .* multiples of 16 up to 256"),
     ("sm_90a", "e4m3", 64, None,
      r"head_dim 64 is not supported on sm_90a with e4m3 inputs: sm_90a takes head dims "
      r"multiples of 128 up to 256$"),

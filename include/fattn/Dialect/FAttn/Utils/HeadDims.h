@@ -40,7 +40,7 @@ struct HeadDimRule {
 
   /// Whether Q's and K's head dim (or V's, where it may differ) is taken.
   bool takes(int64_t headDim) const;
-  /// "head dim 64, 96, 128 or 256", "a head dim that is a multiple of 8 up
+  /// "head dim 64, 96, 128 or 256", "a head dim that is a multiple of 16 up
   /// to 256".
   std::string describe() const;
 };
