@@ -8,6 +8,7 @@
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.h"
 
 using namespace mlir;
 using namespace mlir::fattn;
@@ -27,6 +28,9 @@ void FAttnDialect::initialize() {
       ,
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnGradOps.cpp.inc"
+      ,
+#define GET_OP_LIST
+#include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.cpp.inc"
       ,
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.cpp.inc"
