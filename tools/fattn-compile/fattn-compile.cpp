@@ -323,7 +323,6 @@ LogicalResult assemble(StringRef ptxFile, StringRef cubinFile) {
 llvm::json::Value sm80Description(const Kernel &k) {
   fattn::KernelDescription d = fattn::describeSM80Kernel(k.info, k.entry);
   d.arch = arch;
-  d.cubin = k.entry + ".cubin";
   d.ptx = k.entry + ".ptx";
   d.meta.compiler = "fattn-compile";
   return fattn::toJSON(d);

@@ -116,6 +116,7 @@ KernelDescription mlir::fattn::describeSM80Kernel(DictionaryAttr info,
   KernelDescription d;
   d.arch = "sm_80";
   d.entry = entry.str();
+  d.cubin = d.entry + ".cubin";
   d.dtype = info.getAs<StringAttr>("dtype").getValue().str();
   d.headDimQK = d.headDimV = i64("head_dim");
   d.scale = f64("scale");

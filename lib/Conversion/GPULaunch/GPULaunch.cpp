@@ -13,6 +13,7 @@
 #include "fattn/Conversion/FAttnToNVVM/KernelDescription.h"
 #include "fattn/Conversion/Passes.h"
 #include "fattn/Runtime/CuTensorMapABI.h"
+#include "fattn/Runtime/KernelDescription.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -20,6 +21,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <cmath>
 
@@ -34,6 +37,7 @@ using namespace mlir;
 using namespace mlir::fattn;
 namespace json = llvm::json;
 namespace cu = ::fattn::cu_abi;
+namespace rt = ::fattn::runtime;
 
 /// The host entry point that encodes a tensor map (upstream's MLIR CUDA
 /// runtime ABI: cuTensorMapEncodeTiled's arguments, the map written to the
@@ -41,7 +45,8 @@ namespace cu = ::fattn::cu_abi;
 static constexpr llvm::StringLiteral kEncodeTensorMap =
     "mgpuTensorMapEncodeTiled";
 
-FailureOr<json::Object> mlir::fattn::kernelDescriptionOf(LLVM::LLVMFuncOp kernel) {
+/// The kernel's description as JSON, before parsing.
+static FailureOr<json::Object> descriptionJSON(LLVM::LLVMFuncOp kernel) {
   if (auto text = kernel->getAttrOfType<StringAttr>("fattn.kernel_description")) {
     llvm::Expected<json::Value> parsed = json::parse(text.getValue());
     if (!parsed) {
@@ -59,6 +64,24 @@ FailureOr<json::Object> mlir::fattn::kernelDescriptionOf(LLVM::LLVMFuncOp kernel
          << "fattn.kernel_description nor " << kKernelInfoAttrName << ")";
 }
 
+/// The kernel's description, read by fattn's runtime's reader.
+static FailureOr<rt::KernelDescription>
+kernelDescriptionOf(LLVM::LLVMFuncOp kernel) {
+  FailureOr<json::Object> object = descriptionJSON(kernel);
+  if (failed(object))
+    return failure();
+  // Read by the runtime's strict reader: the launch is built from exactly
+  // what fattn's runtime would launch the kernel with.
+  std::string text = llvm::formatv("{0}", json::Value(std::move(*object)));
+  rt::KernelDescription description;
+  std::string error;
+  if (!rt::parseKernelDescription(text, description, error))
+    return kernel.emitOpError("has a kernel description that fattn's runtime "
+                              "rejects: ")
+           << error;
+  return description;
+}
+
 namespace {
 
 /// A memref operand taken apart: the address of element 0 and its sizes and
@@ -69,11 +92,66 @@ struct TensorView {
   int64_t elementBytes = 1;
 };
 
+// cuTensorMapEncodeTiled's enum values for the description's fields.
+int32_t tensorMapDataType(rt::DType type) {
+  switch (type) {
+  case rt::DType::F16:
+    return cu::kDataTypeFloat16;
+  case rt::DType::BF16:
+    return cu::kDataTypeBFloat16;
+  case rt::DType::F32:
+    return cu::kDataTypeFloat32;
+  case rt::DType::E4M3:
+  case rt::DType::E5M2:
+    return cu::kDataTypeUInt8; // TMA moves fp8 as bytes.
+  }
+  llvm_unreachable("unknown element type");
+}
+
+int32_t tensorMapSwizzle(rt::Swizzle swizzle) {
+  switch (swizzle) {
+  case rt::Swizzle::None:
+    return cu::kSwizzleNone;
+  case rt::Swizzle::B32:
+    return cu::kSwizzle32B;
+  case rt::Swizzle::B64:
+    return cu::kSwizzle64B;
+  case rt::Swizzle::B128:
+    return cu::kSwizzle128B;
+  }
+  llvm_unreachable("unknown swizzle");
+}
+
+int32_t tensorMapL2Promotion(rt::L2Promotion promotion) {
+  switch (promotion) {
+  case rt::L2Promotion::None:
+    return cu::kL2PromotionNone;
+  case rt::L2Promotion::B64:
+    return cu::kL2Promotion64B;
+  case rt::L2Promotion::B128:
+    return cu::kL2Promotion128B;
+  case rt::L2Promotion::B256:
+    return cu::kL2Promotion256B;
+  }
+  llvm_unreachable("unknown L2 promotion");
+}
+
+int32_t tensorMapOobFill(rt::OobFill fill) {
+  switch (fill) {
+  case rt::OobFill::Zero:
+    return cu::kOobFillNone;
+  case rt::OobFill::NaN:
+    return cu::kOobFillNaNRequestZeroFMA;
+  }
+  llvm_unreachable("unknown out-of-bounds fill");
+}
+
 /// Emits the launch of one kernel; fails with a diagnostic at `loc`.
 class LaunchEmitter {
 public:
   LaunchEmitter(OpBuilder &b, Location loc, ModuleOp module,
-                LLVM::LLVMFuncOp kernel, const json::Object &description)
+                LLVM::LLVMFuncOp kernel,
+                const rt::KernelDescription &description)
       : b(b), loc(loc), module(module), kernel(kernel), desc(description) {}
 
   LogicalResult emit(ArrayRef<std::pair<StringRef, Value>> tensors);
@@ -104,15 +182,14 @@ private:
   }
 
   TensorView view(Value memref);
-  const TensorView *tensor(StringRef name) {
-    auto it = views.find(name);
-    return it == views.end() ? nullptr : &it->second;
+  const TensorView *tensor(int index) const {
+    return views[index] ? &*views[index] : nullptr;
   }
-  FailureOr<Value> size(StringRef name);
+  FailureOr<Value> size(rt::SizeName name);
   void checkOperands();
-  FailureOr<Value> parameter(const json::Object &param, Type kernelType);
-  FailureOr<Value> stride(StringRef name);
-  FailureOr<Value> tensorMap(const json::Object &param);
+  FailureOr<Value> parameter(const rt::ParamSpec &param, Type kernelType);
+  Value stride(const TensorView &t, int dim);
+  Value tensorMap(const TensorView &t, const rt::TensorMapSpec &spec);
   FailureOr<SmallVector<Value, 3>> grid();
   Value stackArray(Type element, ArrayRef<Value> values);
 
@@ -120,8 +197,8 @@ private:
   Location loc;
   ModuleOp module;
   LLVM::LLVMFuncOp kernel;
-  const json::Object &desc;
-  llvm::StringMap<TensorView> views;
+  const rt::KernelDescription &desc;
+  std::array<std::optional<TensorView>, rt::kNumTensors> views;
 };
 
 } // namespace
@@ -141,32 +218,33 @@ TensorView LaunchEmitter::view(Value memref) {
   return t;
 }
 
-FailureOr<Value> LaunchEmitter::size(StringRef name) {
-  const TensorView &q = *tensor("q"), &k = *tensor("k");
-  if (name == "batch")
+FailureOr<Value> LaunchEmitter::size(rt::SizeName name) {
+  const TensorView &q = *tensor(rt::kQ), &k = *tensor(rt::kK);
+  switch (name) {
+  case rt::SizeName::Batch:
     return q.sizes[0];
-  if (name == "heads_q")
+  case rt::SizeName::HeadsQ:
     return q.sizes[1];
-  if (name == "heads_kv")
+  case rt::SizeName::HeadsKV:
     return k.sizes[1];
-  if (name == "seq_q")
+  case rt::SizeName::SeqQ:
     return q.sizes[2];
-  if (name == "seq_k")
+  case rt::SizeName::SeqK:
     return k.sizes[2];
-  if (name == "num_sms")
+  case rt::SizeName::NumSMs:
     return error() << "it needs the device's multiprocessor count "
                       "(persistent kernels; fattn's runtime launches them)",
            failure();
-  return error() << "unknown size '" << name << "'", failure();
+  }
+  llvm_unreachable("unknown size");
 }
 
 /// The checks of docs/KERNEL-ABI.md ("Tensor checks before a launch") that
 /// the memref types leave to run time, as assertions.
 void LaunchEmitter::checkOperands() {
   using P = arith::CmpIPredicate;
-  const TensorView &q = *tensor("q"), &k = *tensor("k"), &v = *tensor("v"),
-                   &o = *tensor("o");
-  bool transposedValue = desc.getString("value_layout").has_value();
+  const TensorView &q = *tensor(rt::kQ), &k = *tensor(rt::kK),
+                   &v = *tensor(rt::kV), &o = *tensor(rt::kO);
   Value batch = q.sizes[0], headsQ = q.sizes[1], seqQ = q.sizes[2];
   Value headsKV = k.sizes[1], seqK = k.sizes[2];
   auto equal = [&](Value a, Value c) { return cmp(P::eq, a, c); };
@@ -176,7 +254,7 @@ void LaunchEmitter::checkOperands() {
              equal(o.sizes[2], seqQ)),
         "o must have q's batch, heads and sequence length");
   check(equal(v.sizes[1], headsKV), "v must have k's heads");
-  if (!transposedValue)
+  if (desc.valueLayout == rt::ValueLayout::Default)
     check(equal(v.sizes[2], seqK), "v must have k's sequence length");
   // heads_q a multiple of heads_kv (no division by a zero heads_kv).
   Value zero = index(0), one = index(1);
@@ -187,38 +265,31 @@ void LaunchEmitter::checkOperands() {
             b, loc, both(noKVHeads, equal(headsQ, zero)),
             both(cmp(P::ne, headsKV, zero), equal(remainder, zero))),
         "q's heads must be a multiple of k's heads");
-  if (const TensorView *lse = tensor("lse"))
+  if (const TensorView *lse = tensor(rt::kLse))
     check(both(both(equal(lse->sizes[0], batch), equal(lse->sizes[1], headsQ)),
                equal(lse->sizes[2], seqQ)),
           "lse must be [batch, heads of q, sequence length of q]");
   // Descale factors: [batch, heads_kv] (rank 2) or [batch, heads,
   // ceildiv(seq, block)] (rank 3; Q's heads and queries for q, K's for k and
   // v), as the description says (KERNEL-ABI.md, "FP8 descale factors").
-  if (const json::Object *descales = desc.getObject("descale")) {
-    for (auto [name, heads, seq] :
-         {std::tuple<StringRef, Value, Value>{"q", headsQ, seqQ},
-          {"k", headsKV, seqK},
-          {"v", headsKV, seqK}}) {
-      const TensorView *t = tensor((name + "_descale").str());
-      const json::Object *form = descales->getObject(name);
-      if (!t || !form)
+  if (desc.hasDescale) {
+    for (int i = rt::kQDescale; i <= rt::kVDescale; ++i) {
+      const TensorView *t = tensor(i);
+      const rt::DescaleSpec &form = desc.descale[i - rt::kQDescale];
+      if (!t || form.rank < 2)
         continue;
-      int64_t rank = form->getInteger("rank").value_or(0);
-      Value ok = cmp(P::eq, zero, zero);
-      if (rank >= 2)
-        ok = both(equal(t->sizes[0], batch),
-                  equal(t->sizes[1], rank == 2 ? headsKV : heads));
-      if (rank == 3) {
-        Value blocks = arith::CeilDivUIOp::create(
-            b, loc, seq, index(form->getInteger("block").value_or(1)));
-        ok = both(ok, equal(t->sizes[2], blocks));
-      }
-      if (rank >= 2)
-        check(ok, "tensor '" + name + "_descale' must be " +
-                      (rank == 2 ? Twine("[batch, heads of k]")
-                                 : "[batch, heads, ceildiv(seq, " +
-                                       Twine(form->getInteger("block").value_or(1)) +
-                                       ")] of " + (name == "q" ? "q" : "k")));
+      bool ofQ = i == rt::kQDescale;
+      Value heads = form.rank == 2 || !ofQ ? headsKV : headsQ;
+      Value ok = both(equal(t->sizes[0], batch), equal(t->sizes[1], heads));
+      if (form.rank == 3)
+        ok = both(ok, equal(t->sizes[2],
+                            arith::CeilDivUIOp::create(b, loc, ofQ ? seqQ : seqK,
+                                                       index(form.block))));
+      check(ok, Twine("tensor '") + rt::tensorName(i) + "' must be " +
+                    (form.rank == 2 ? Twine("[batch, heads of k]")
+                                    : "[batch, heads, ceildiv(seq, " +
+                                          Twine(form.block) + ")] of " +
+                                          (ofQ ? "q" : "k")));
     }
   }
   // The kernels take sizes as 32-bit parameters.
@@ -230,12 +301,10 @@ void LaunchEmitter::checkOperands() {
   // Data pointers and the batch, heads and sequence strides aligned as the
   // kernel's vector loads and TMA copies need (a size-1 dim's stride is
   // never used).
-  int64_t align = desc.getInteger("align_bytes").value_or(16);
+  int64_t align = desc.alignBytes;
   Value alignBytes = i64(align);
-  for (auto [name, t] : {std::pair<StringRef, const TensorView *>{"q", &q},
-                         {"k", &k},
-                         {"v", &v},
-                         {"o", &o}}) {
+  for (int i : {rt::kQ, rt::kK, rt::kV, rt::kO}) {
+    const TensorView *t = tensor(i);
     Value aligned = equal(
         arith::RemUIOp::create(b, loc, t->address, alignBytes).getResult(),
         i64(0));
@@ -248,35 +317,19 @@ void LaunchEmitter::checkOperands() {
                                   b, loc, equal(t->sizes[dim], one), ok));
     }
     aligned = both(aligned, equal(t->strides[3], one));
-    check(aligned, "tensor '" + name + "' needs " + Twine(align) +
+    check(aligned, Twine("tensor '") + rt::tensorName(i) + "' needs " +
+                       Twine(align) +
                        "-byte aligned data and batch, heads and sequence "
                        "strides, and an innermost stride of 1");
   }
 }
 
-FailureOr<Value> LaunchEmitter::stride(StringRef name) {
-  // <t>_stride_<b|h|s>, lse_stride_<b|h>, <t>_descale_stride_<b|h|blk>.
-  auto [tensorName, dimName] = name.rsplit("_stride_");
-  bool descale = tensorName.consume_back("_descale");
-  std::string tensorKey =
-      descale ? (tensorName + "_descale").str() : tensorName.str();
-  const TensorView *t = tensor(tensorKey);
-  if (!t)
-    return error() << "parameter '" << name << "' names no operand of the "
-                   << "launch",
-           failure();
-  int dim = llvm::StringSwitch<int>(dimName)
-                .Case("b", 0)
-                .Case("h", 1)
-                .Cases({"s", "blk"}, 2)
-                .Default(-1);
-  if (dim < 0)
-    return error() << "unknown stride parameter '" << name << "'", failure();
+Value LaunchEmitter::stride(const TensorView &t, int dim) {
   // A descale tensor fills the strides it does not have with 0 (rank 0: all
   // three; rank 2: the block's).
-  if (dim >= static_cast<int>(t->strides.size()))
+  if (dim >= static_cast<int>(t.strides.size()))
     return index(0);
-  return t->strides[dim];
+  return t.strides[dim];
 }
 
 Value LaunchEmitter::stackArray(Type element, ArrayRef<Value> values) {
@@ -291,68 +344,28 @@ Value LaunchEmitter::stackArray(Type element, ArrayRef<Value> values) {
   return array;
 }
 
-FailureOr<Value> LaunchEmitter::tensorMap(const json::Object &param) {
-  StringRef name = param.getString("name").value_or("");
-  StringRef tensorName = param.getString("tensor").value_or("");
-  const TensorView *t = tensor(tensorName);
-  if (!t)
-    return error() << "tensor map '" << name << "' of tensor '" << tensorName
-                   << "', which the launch does not have",
-           failure();
-  StringRef elementType = param.getString("element_type").value_or("");
-  int32_t dataType = llvm::StringSwitch<int32_t>(elementType)
-                         .Case("f16", cu::kDataTypeFloat16)
-                         .Case("bf16", cu::kDataTypeBFloat16)
-                         .Case("f32", cu::kDataTypeFloat32)
-                         // TMA moves fp8 as bytes.
-                         .Cases({"e4m3", "e5m2"}, cu::kDataTypeUInt8)
-                         .Default(-1);
-  int32_t swizzle = llvm::StringSwitch<int32_t>(
-                        param.getString("swizzle").value_or("none"))
-                        .Case("none", cu::kSwizzleNone)
-                        .Case("32B", cu::kSwizzle32B)
-                        .Case("64B", cu::kSwizzle64B)
-                        .Case("128B", cu::kSwizzle128B)
-                        .Default(-1);
-  int32_t l2 = llvm::StringSwitch<int32_t>(
-                   param.getString("l2_promotion").value_or("256B"))
-                   .Case("none", cu::kL2PromotionNone)
-                   .Case("64B", cu::kL2Promotion64B)
-                   .Case("128B", cu::kL2Promotion128B)
-                   .Case("256B", cu::kL2Promotion256B)
-                   .Default(-1);
-  int32_t oob = llvm::StringSwitch<int32_t>(
-                    param.getString("oob_fill").value_or("zero"))
-                    .Case("zero", cu::kOobFillNone)
-                    .Case("nan", cu::kOobFillNaNRequestZeroFMA)
-                    .Default(-1);
-  size_t rank = t->sizes.size();
-  const json::Array *box = param.getArray("box");
-  const json::Array *elementStrides = param.getArray("element_strides");
-  if (dataType < 0 || swizzle < 0 || l2 < 0 || oob < 0 || !box ||
-      box->size() != rank || (elementStrides && elementStrides->size() != rank))
-    return error() << "tensor map '" << name
-                   << "' has fields this launch cannot encode",
-           failure();
-
+Value LaunchEmitter::tensorMap(const TensorView &t,
+                               const rt::TensorMapSpec &spec) {
   // cuTensorMapEncodeTiled lists the innermost dim first: the logical order
   // reversed. Strides in bytes, of dims 1..rank-1 in that order; a size-1
   // dim's stride is never used, but must still be a nonzero multiple of 16.
+  // The runtime's reader checked the box's rank against the tensor's.
+  size_t rank = spec.box.size();
   Type i32Type = b.getI32Type(), i64Type = b.getI64Type();
   SmallVector<Value> dims, strides, boxes, steps;
   Value one = index(1), sixteen = index(16), fifteen = index(15);
   for (size_t i = 0; i < rank; ++i) {
     size_t logical = rank - 1 - i;
     dims.push_back(arith::IndexCastOp::create(b, loc, i64Type,
-                                              t->sizes[logical]));
-    boxes.push_back(i32((*box)[logical].getAsInteger().value_or(0)));
-    steps.push_back(i32(elementStrides
-                            ? (*elementStrides)[logical].getAsInteger().value_or(1)
-                            : 1));
+                                              t.sizes[logical]));
+    boxes.push_back(i32(spec.box[logical]));
+    steps.push_back(i32(spec.elementStrides.empty()
+                            ? 1
+                            : spec.elementStrides[logical]));
     if (i == 0)
       continue;
-    Value bytes = arith::MulIOp::create(b, loc, t->strides[logical],
-                                        index(t->elementBytes));
+    Value bytes = arith::MulIOp::create(b, loc, t.strides[logical],
+                                        index(t.elementBytes));
     Value rounded = arith::MulIOp::create(
         b, loc,
         arith::DivUIOp::create(b, loc,
@@ -360,7 +373,7 @@ FailureOr<Value> LaunchEmitter::tensorMap(const json::Object &param) {
                                sixteen),
         sixteen);
     rounded = arith::MaxUIOp::create(b, loc, rounded, sixteen);
-    Value unit = cmp(arith::CmpIPredicate::eq, t->sizes[logical], one);
+    Value unit = cmp(arith::CmpIPredicate::eq, t.sizes[logical], one);
     Value stride = arith::SelectOp::create(b, loc, unit, rounded, bytes);
     strides.push_back(arith::IndexCastOp::create(b, loc, i64Type, stride));
   }
@@ -379,91 +392,103 @@ FailureOr<Value> LaunchEmitter::tensorMap(const json::Object &param) {
   }
   Value map = LLVM::AllocaOp::create(b, loc, ptrType, mapType, i32(1),
                                      cu::kTensorMapAlign);
-  Value address = LLVM::IntToPtrOp::create(b, loc, ptrType, t->address);
+  Value address = LLVM::IntToPtrOp::create(b, loc, ptrType, t.address);
   Value stridesArray = strides.empty()
                            ? LLVM::ZeroOp::create(b, loc, ptrType).getResult()
                            : stackArray(i64Type, strides);
   LLVM::CallOp::create(
       b, loc, encodeType, kEncodeTensorMap,
-      ValueRange{map, i32(dataType), i32(rank), address,
-                 stackArray(i64Type, dims), stridesArray,
+      ValueRange{map, i32(tensorMapDataType(spec.elementType)), i32(rank),
+                 address, stackArray(i64Type, dims), stridesArray,
                  stackArray(i32Type, boxes), stackArray(i32Type, steps),
-                 i32(cu::kInterleaveNone), i32(swizzle), i32(l2), i32(oob)});
+                 i32(cu::kInterleaveNone), i32(tensorMapSwizzle(spec.swizzle)),
+                 i32(tensorMapL2Promotion(spec.l2Promotion)),
+                 i32(tensorMapOobFill(spec.oobFill))});
   return LLVM::LoadOp::create(b, loc, mapType, map).getResult();
 }
 
-FailureOr<Value> LaunchEmitter::parameter(const json::Object &param,
+FailureOr<Value> LaunchEmitter::parameter(const rt::ParamSpec &param,
                                           Type kernelType) {
-  StringRef name = param.getString("name").value_or("");
-  StringRef type = param.getString("type").value_or("");
-  if (type == "tensormap")
-    return tensorMap(param);
-  if (type == "ptr") {
+  auto operandOf = [&](int index) -> FailureOr<const TensorView *> {
+    if (const TensorView *t = tensor(index))
+      return t;
+    return error() << "parameter '" << param.name << "' names "
+                   << rt::tensorName(index)
+                   << ", which is no operand of the launch",
+           failure();
+  };
+  switch (param.source) {
+  case rt::ParamSource::TensorMap: {
+    FailureOr<const TensorView *> t = operandOf(param.tensorMap.tensor);
+    if (failed(t))
+      return failure();
+    return tensorMap(**t, param.tensorMap);
+  }
+  case rt::ParamSource::Pointer: {
+    FailureOr<const TensorView *> t = operandOf(param.tensor);
+    if (failed(t))
+      return failure();
     // In the kernel's address space (sm_80 kernels take global pointers).
     auto pointerType = dyn_cast<LLVM::LLVMPointerType>(kernelType);
     if (!pointerType)
       pointerType = LLVM::LLVMPointerType::get(b.getContext());
-    if (const TensorView *t = tensor(name))
-      return LLVM::IntToPtrOp::create(b, loc, pointerType, t->address)
-          .getResult();
-    if (name == "workspace")
-      return error() << "it needs a runtime workspace (split-tail kernels; "
-                        "fattn's runtime launches them)",
-             failure();
-    return error() << "pointer parameter '" << name << "' names no operand "
-                   << "of the launch",
-           failure();
-  }
-  if (type == "f32") {
-    std::optional<double> scale = desc.getNumber("scale");
-    std::optional<double> value =
-        llvm::StringSwitch<std::optional<double>>(name)
-            .Case("scale", scale)
-            .Case("scale_log2",
-                  scale ? std::optional<double>(*scale * M_LOG2E)
-                        : std::nullopt)
-            .Case("softcap", desc.getNumber("softcap"))
-            .Default(std::nullopt);
-    if (!value)
-      return error() << "unknown f32 parameter '" << name << "'", failure();
-    return arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
-                                          APFloat(float(*value)))
+    return LLVM::IntToPtrOp::create(b, loc, pointerType, (*t)->address)
         .getResult();
   }
-  if (type != "u32" && type != "u64")
-    return error() << "parameter '" << name << "' of unknown type '" << type
-                   << "'",
+  case rt::ParamSource::Workspace:
+    return error() << "it needs a runtime workspace (split-tail kernels; "
+                      "fattn's runtime launches them)",
            failure();
-  if (name == "tail_pairs")
+  case rt::ParamSource::TailPairs:
     return error() << "it needs the work order's tail (work-order-tail "
                       "kernels; fattn's runtime launches them)",
            failure();
-  FailureOr<Value> value =
-      name.contains("_stride_") ? stride(name) : size(name);
-  if (failed(value))
-    return failure();
-  Type integer = type == "u32" ? b.getI32Type() : b.getI64Type();
-  return arith::IndexCastOp::create(b, loc, integer, *value).getResult();
+  case rt::ParamSource::Scalar: {
+    double value = 0;
+    switch (param.scalar) {
+    case rt::ScalarName::Scale:
+      value = desc.scale;
+      break;
+    case rt::ScalarName::ScaleLog2:
+      value = desc.scale * M_LOG2E;
+      break;
+    case rt::ScalarName::Softcap:
+      value = desc.softcap;
+      break;
+    }
+    return arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
+                                          APFloat(float(value)))
+        .getResult();
+  }
+  case rt::ParamSource::Size:
+  case rt::ParamSource::Stride: {
+    Value value;
+    if (param.source == rt::ParamSource::Stride) {
+      FailureOr<const TensorView *> t = operandOf(param.tensor);
+      if (failed(t))
+        return failure();
+      value = stride(**t, param.dim);
+    } else {
+      FailureOr<Value> s = size(param.size);
+      if (failed(s))
+        return failure();
+      value = *s;
+    }
+    Type integer =
+        param.type == rt::ParamType::U32 ? b.getI32Type() : b.getI64Type();
+    return arith::IndexCastOp::create(b, loc, integer, value).getResult();
+  }
+  }
+  llvm_unreachable("unknown parameter source");
 }
 
 FailureOr<SmallVector<Value, 3>> LaunchEmitter::grid() {
-  const json::Array *entries = desc.getArray("grid");
-  if (!entries || entries->empty() || entries->size() > 3)
-    return error() << "the description's grid has no 1 to 3 entries",
-           failure();
   SmallVector<Value, 3> grid;
-  for (const json::Value &entry : *entries) {
-    const json::Array *pair = entry.getAsArray();
-    std::optional<StringRef> name =
-        pair && pair->size() == 2 ? (*pair)[0].getAsString() : std::nullopt;
-    std::optional<int64_t> divisor =
-        pair && pair->size() == 2 ? (*pair)[1].getAsInteger() : std::nullopt;
-    if (!name || !divisor || *divisor < 1)
-      return error() << "a grid entry is not [size, divisor]", failure();
-    FailureOr<Value> s = size(*name);
+  for (const rt::GridDim &dim : desc.grid) {
+    FailureOr<Value> s = size(dim.size);
     if (failed(s))
       return failure();
-    grid.push_back(arith::CeilDivUIOp::create(b, loc, *s, index(*divisor)));
+    grid.push_back(arith::CeilDivUIOp::create(b, loc, *s, index(dim.divisor)));
   }
   while (grid.size() < 3)
     grid.push_back(index(1));
@@ -473,27 +498,37 @@ FailureOr<SmallVector<Value, 3>> LaunchEmitter::grid() {
 LogicalResult
 LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
   for (auto [name, value] : tensors) {
+    int slot = 0;
+    while (slot < rt::kNumTensors && name != rt::tensorName(slot))
+      ++slot;
+    if (slot == rt::kNumTensors)
+      return error() << "operand '" << name << "' is no tensor of the kernel "
+                     << "ABI",
+             failure();
     if (!isa<MemRefType>(value.getType()))
       return error() << "operand '" << name << "' is not a memref", failure();
-    views[name] = view(value);
+    views[slot] = view(value);
   }
-  for (StringRef required : {"q", "k", "v", "o"})
+  for (int required : {rt::kQ, rt::kK, rt::kV, rt::kO})
     if (!tensor(required))
-      return error() << "the launch has no operand '" << required << "'",
+      return error() << "the launch has no operand '"
+                     << rt::tensorName(required) << "'",
              failure();
-  if (desc.getBoolean("has_lse").value_or(false) != bool(tensor("lse")))
-    return error() << (tensor("lse")
+  if (desc.hasLse != bool(tensor(rt::kLse)))
+    return error() << (tensor(rt::kLse)
                            ? "the call passes an LSE, the kernel writes none"
                            : "the kernel writes an LSE, the call passes none"),
            failure();
-  if (const json::Object *descales = desc.getObject("descale"))
-    for (StringRef name : {"q", "k", "v"}) {
-      const TensorView *t = tensor((name + "_descale").str());
-      const json::Object *form = descales->getObject(name);
-      int64_t rank = form ? form->getInteger("rank").value_or(-1) : -1;
+  if (desc.hasDescale)
+    for (int i = rt::kQDescale; i <= rt::kVDescale; ++i) {
+      const TensorView *t = tensor(i);
+      int64_t rank = desc.descale[i - rt::kQDescale].rank;
       if (!t || static_cast<int64_t>(t->sizes.size()) != rank)
-        return error() << "the kernel reads " << name << "'s descale factors "
-                       << "as a rank-" << rank << " tensor, the call passes "
+        return error() << "the kernel reads "
+                       << StringRef(rt::tensorName(i)).drop_back(
+                              strlen("_descale"))
+                       << "'s descale factors as a rank-" << rank
+                       << " tensor, the call passes "
                        << (t ? "a rank-" + std::to_string(t->sizes.size()) +
                                    " tensor"
                              : std::string("none")),
@@ -505,13 +540,10 @@ LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
   if (failed(gridSize))
     return failure();
   std::optional<gpu::KernelDim3> cluster;
-  if (const json::Array *dims = desc.getArray("cluster")) {
+  if (desc.hasCluster) {
     SmallVector<Value, 3> c;
-    for (const json::Value &d : *dims)
-      c.push_back(index(d.getAsInteger().value_or(1)));
-    if (c.size() != 3)
-      return error() << "the description's cluster is not [x, y, z]",
-             failure();
+    for (uint32_t d : desc.cluster)
+      c.push_back(index(d));
     // Each grid dim rounded up to a multiple of the cluster's.
     for (int i = 0; i < 3; ++i)
       (*gridSize)[i] = arith::MulIOp::create(
@@ -523,7 +555,7 @@ LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
   // No launch without work (batch, heads or queries 0); keys 0 with queries
   // is an error, as in fattn's runtime.
   using P = arith::CmpIPredicate;
-  const TensorView &q = *tensor("q");
+  const TensorView &q = *tensor(rt::kQ);
   Value zero = index(0);
   Value work = both(both(cmp(P::ne, q.sizes[0], zero),
                          cmp(P::ne, q.sizes[1], zero)),
@@ -531,34 +563,23 @@ LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
   auto ifWork = scf::IfOp::create(b, loc, work, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifWork.thenBlock()->getTerminator());
-  check(cmp(P::ne, tensor("k")->sizes[2], zero),
+  check(cmp(P::ne, tensor(rt::kK)->sizes[2], zero),
         "k has no keys but q has queries");
 
-  const json::Array *params = desc.getArray("params");
-  if (!params)
-    return error() << "the description has no params", failure();
-  if (params->size() != kernel.getNumArguments())
-    return error() << "the description lists " << params->size()
+  if (desc.params.size() != kernel.getNumArguments())
+    return error() << "the description lists " << desc.params.size()
                    << " parameters, the kernel takes "
                    << kernel.getNumArguments(),
            failure();
   SmallVector<Value> operands;
-  for (auto [p, kernelType] :
-       llvm::zip(*params, kernel.getFunctionType().getParams())) {
-    const json::Object *param = p.getAsObject();
-    if (!param)
-      return error() << "a parameter is not an object", failure();
-    FailureOr<Value> value = parameter(*param, kernelType);
+  for (auto [param, kernelType] :
+       llvm::zip(desc.params, kernel.getFunctionType().getParams())) {
+    FailureOr<Value> value = parameter(param, kernelType);
     if (failed(value))
       return failure();
     operands.push_back(*value);
   }
 
-  std::optional<int64_t> threads = desc.getInteger("threads");
-  std::optional<int64_t> smem = desc.getInteger("dynamic_smem_bytes");
-  if (!threads || !smem)
-    return error() << "the description has no threads or dynamic_smem_bytes",
-           failure();
   auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
   auto symbol = SymbolRefAttr::get(gpuModule.getSymNameAttr(),
                                    {FlatSymbolRefAttr::get(kernel)});
@@ -566,15 +587,18 @@ LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
   gpu::LaunchFuncOp::create(
       b, loc, symbol,
       gpu::KernelDim3{(*gridSize)[0], (*gridSize)[1], (*gridSize)[2]},
-      gpu::KernelDim3{index(*threads), c1, c1}, i32(*smem), operands,
+      gpu::KernelDim3{index(desc.threads), c1, c1},
+      i32(desc.dynamicSmemBytes), operands,
       /*asyncObject=*/Value(), cluster);
   return success();
 }
 
 LogicalResult mlir::fattn::buildKernelLaunch(
     OpBuilder &builder, Location loc, ModuleOp module, LLVM::LLVMFuncOp kernel,
-    const json::Object &description,
     ArrayRef<std::pair<StringRef, Value>> tensors) {
+  FailureOr<rt::KernelDescription> description = kernelDescriptionOf(kernel);
+  if (failed(description))
+    return failure();
   // Built aside and moved in whole: a launch that fails leaves the IR as it
   // was (but for the entry point's declaration).
   Block scratch;
@@ -583,7 +607,7 @@ LogicalResult mlir::fattn::buildKernelLaunch(
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(&scratch);
-    if (failed(LaunchEmitter(builder, loc, module, kernel, description)
+    if (failed(LaunchEmitter(builder, loc, module, kernel, *description)
                    .emit(tensors)))
       return failure();
   }
@@ -613,10 +637,6 @@ LogicalResult mlir::fattn::launchOutlinedAttention(RewriterBase &rewriter,
     return call.emitOpError("calls @")
            << call.getCallee() << ", whose kernel " << ref
            << " is not an llvm.func";
-  FailureOr<json::Object> description = kernelDescriptionOf(kernel);
-  if (failed(description))
-    return failure();
-
   SmallVector<std::pair<StringRef, Value>> tensors;
   for (auto [name, value] : llvm::zip(names, call.getOperands())) {
     auto text = dyn_cast<StringAttr>(name);
@@ -628,7 +648,7 @@ LogicalResult mlir::fattn::launchOutlinedAttention(RewriterBase &rewriter,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(call);
   if (failed(buildKernelLaunch(rewriter, call.getLoc(), module, kernel,
-                               *description, tensors)))
+                               tensors)))
     return failure();
   rewriter.eraseOp(call);
   if (SymbolTable::symbolKnownUseEmpty(callee, module))

@@ -55,7 +55,7 @@ module attributes {gpu.container_module} {
   gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
     llvm.func @kern(%q: !llvm.ptr, %k: !llvm.ptr, %v: !llvm.ptr, %o: !llvm.ptr, %b: i32, %qs: i64, %scale: f32,
                     %kmap: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
-        attributes {gpu.kernel, nvvm.kernel, fattn.kernel_description = "{\"arch\": \"sm_90a\", \"dtype\": \"bf16\", \"has_lse\": false, \"scale\": 0.125, \"threads\": 384, \"dynamic_smem_bytes\": 164944, \"grid\": [[\"seq_q\", 128], [\"heads_q\", 1], [\"batch\", 1]], \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}, {\"name\": \"k\", \"type\": \"ptr\"}, {\"name\": \"v\", \"type\": \"ptr\"}, {\"name\": \"o\", \"type\": \"ptr\"}, {\"name\": \"batch\", \"type\": \"u32\"}, {\"name\": \"q_stride_b\", \"type\": \"u64\"}, {\"name\": \"scale\", \"type\": \"f32\"}, {\"name\": \"k_map\", \"type\": \"tensormap\", \"tensor\": \"k\", \"element_type\": \"bf16\", \"box\": [1, 1, 128, 64], \"element_strides\": [1, 1, 1, 1], \"swizzle\": \"128B\", \"l2_promotion\": \"256B\", \"oob_fill\": \"zero\"}]}"} {
+        attributes {gpu.kernel, nvvm.kernel, fattn.kernel_description = "{\"version\": 1, \"arch\": \"sm_90a\", \"entry\": \"kern\", \"cubin\": \"kern.cubin\", \"dtype\": \"bf16\", \"head_dim_qk\": 128, \"head_dim_v\": 128, \"scale\": 0.125, \"causal\": false, \"window_left\": -1, \"window_right\": -1, \"softcap\": 0.0, \"has_lse\": false, \"block_m\": 128, \"block_n\": 128, \"threads\": 384, \"dynamic_smem_bytes\": 164944, \"grid\": [[\"seq_q\", 128], [\"heads_q\", 1], [\"batch\", 1]], \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}, {\"name\": \"k\", \"type\": \"ptr\"}, {\"name\": \"v\", \"type\": \"ptr\"}, {\"name\": \"o\", \"type\": \"ptr\"}, {\"name\": \"batch\", \"type\": \"u32\"}, {\"name\": \"q_stride_b\", \"type\": \"u64\"}, {\"name\": \"scale\", \"type\": \"f32\"}, {\"name\": \"k_map\", \"type\": \"tensormap\", \"tensor\": \"k\", \"element_type\": \"bf16\", \"box\": [1, 1, 128, 64], \"element_strides\": [1, 1, 1, 1], \"swizzle\": \"128B\", \"l2_promotion\": \"256B\", \"oob_fill\": \"zero\"}]}"} {
       llvm.return
     }
   }
@@ -101,7 +101,7 @@ module attributes {gpu.container_module} {
     return
   }
   gpu.module @k [#nvvm.target<chip = "sm_90a">] {
-    llvm.func @p(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"has_lse\": false, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"num_sms\", 1]], \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}]}"} {
+    llvm.func @p(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"version\": 1, \"arch\": \"sm_90a\", \"entry\": \"p\", \"cubin\": \"p.cubin\", \"dtype\": \"f16\", \"head_dim_qk\": 64, \"head_dim_v\": 64, \"scale\": 0.125, \"causal\": false, \"window_left\": -1, \"window_right\": -1, \"softcap\": 0.0, \"has_lse\": false, \"block_m\": 128, \"block_n\": 128, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"num_sms\", 1]], \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}]}"} {
       llvm.return
     }
   }
@@ -119,7 +119,7 @@ module attributes {gpu.container_module} {
     return
   }
   gpu.module @k [#nvvm.target<chip = "sm_90a">] {
-    llvm.func @w(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"has_lse\": false, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"seq_q\", 128]], \"params\": [{\"name\": \"workspace\", \"type\": \"ptr\"}]}"} {
+    llvm.func @w(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"version\": 1, \"arch\": \"sm_90a\", \"entry\": \"w\", \"cubin\": \"w.cubin\", \"dtype\": \"f16\", \"head_dim_qk\": 64, \"head_dim_v\": 64, \"scale\": 0.125, \"causal\": false, \"window_left\": -1, \"window_right\": -1, \"softcap\": 0.0, \"has_lse\": false, \"block_m\": 128, \"block_n\": 128, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"seq_q\", 128]], \"params\": [{\"name\": \"workspace\", \"type\": \"ptr\"}], \"workspace_bytes_per_cta\": 64}"} {
       llvm.return
     }
   }
@@ -149,7 +149,7 @@ module attributes {gpu.container_module} {
     return
   }
   gpu.module @k [#nvvm.target<chip = "sm_90a">] {
-    llvm.func @l(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"has_lse\": true, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"seq_q\", 128]], \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}]}"} {
+    llvm.func @l(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"version\": 1, \"arch\": \"sm_90a\", \"entry\": \"l\", \"cubin\": \"l.cubin\", \"dtype\": \"f16\", \"head_dim_qk\": 64, \"head_dim_v\": 64, \"scale\": 0.125, \"causal\": false, \"window_left\": -1, \"window_right\": -1, \"softcap\": 0.0, \"has_lse\": true, \"block_m\": 128, \"block_n\": 128, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"seq_q\", 128]], \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}]}"} {
       llvm.return
     }
   }
@@ -167,7 +167,27 @@ module attributes {gpu.container_module} {
     return
   }
   gpu.module @k [#nvvm.target<chip = "sm_90a">] {
-    llvm.func @d(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"has_lse\": false, \"descale\": {\"q\": {\"rank\": 3, \"block\": 128}, \"k\": {\"rank\": 2}, \"v\": {\"rank\": 0}}, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"seq_q\", 128]], \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}]}"} {
+    llvm.func @d(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"version\": 1, \"arch\": \"sm_90a\", \"entry\": \"d\", \"cubin\": \"d.cubin\", \"dtype\": \"e4m3\", \"head_dim_qk\": 128, \"head_dim_v\": 128, \"scale\": 0.125, \"causal\": false, \"window_left\": -1, \"window_right\": -1, \"softcap\": 0.0, \"has_lse\": false, \"block_m\": 128, \"block_n\": 128, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"descale\": {\"q\": {\"rank\": 3, \"block\": 128}, \"k\": {\"rank\": 2}, \"v\": {\"rank\": 0}}, \"grid\": [[\"seq_q\", 128]], \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}, {\"name\": \"q_descale\", \"type\": \"ptr\"}, {\"name\": \"k_descale\", \"type\": \"ptr\"}, {\"name\": \"v_descale\", \"type\": \"ptr\"}], \"out_dtype\": \"bf16\"}"} {
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// The description is read by fattn's runtime's reader: what it would refuse
+// to launch, the pass refuses to build a launch of.
+module attributes {gpu.container_module} {
+  func.func private @r_attention(memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, memref<1x2x100x64xf16>)
+      attributes {fattn.kernel_ref = @k::@r}
+  func.func @r(%q: memref<1x2x100x64xf16>) {
+    call @r_attention(%q, %q, %q, %q) {fattn.launch_tensors = ["q", "k", "v", "o"]}
+        : (memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, memref<1x2x100x64xf16>) -> ()
+    return
+  }
+  gpu.module @k [#nvvm.target<chip = "sm_90a">] {
+    // expected-error @+1 {{'llvm.func' op has a kernel description that fattn's runtime rejects: kernel description: params[0]: unknown parameter name "qq"}}
+    llvm.func @r(%q: !llvm.ptr) attributes {gpu.kernel, fattn.kernel_description = "{\"version\": 1, \"arch\": \"sm_90a\", \"entry\": \"r\", \"cubin\": \"r.cubin\", \"dtype\": \"f16\", \"head_dim_qk\": 64, \"head_dim_v\": 64, \"scale\": 0.125, \"causal\": false, \"window_left\": -1, \"window_right\": -1, \"softcap\": 0.0, \"has_lse\": false, \"block_m\": 128, \"block_n\": 128, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"seq_q\", 128]], \"params\": [{\"name\": \"qq\", \"type\": \"ptr\"}]}"} {
       llvm.return
     }
   }

@@ -22,7 +22,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/Support/JSON.h"
 
 namespace mlir::fattn {
 
@@ -40,25 +39,22 @@ inline constexpr llvm::StringLiteral kLaunchTensorsAttrName =
 FailureOr<func::CallOp> outlineAttention(RewriterBase &rewriter,
                                          AttentionOp op);
 
-/// The kernel's description (docs/KERNEL-ABI.md) as JSON: the sm_90a
-/// kernel's `fattn.kernel_description`, or the one that the sm_80 kernel's
-/// `fattn.kernel` dictionary gives (describeSM80Kernel). Fails with a
-/// diagnostic on `kernel` without either.
-FailureOr<llvm::json::Object> kernelDescriptionOf(LLVM::LLVMFuncOp kernel);
-
 /// Emits, at the builder's insertion point, host code that launches
 /// `kernel` on `tensors` (memrefs, named by their kernel-ABI names as in
-/// kLaunchTensorsAttrName) as `description` says: the grid from the sizes,
+/// kLaunchTensorsAttrName) as its description (docs/KERNEL-ABI.md) says: the
+/// sm_90a kernel's `fattn.kernel_description`, or the one that the sm_80
+/// kernel's `fattn.kernel` dictionary gives (describeSM80Kernel), read by
+/// fattn's runtime's reader (parseKernelDescription), so the launch is the
+/// one the runtime would make: the grid from the sizes,
 /// the dynamic shared memory, each parameter, the tensor maps (encoded by
 /// mgpuTensorMapEncodeTiled, declared in `module` when missing), all under
 /// an scf.if that skips a launch with no work. Fails with a diagnostic at
 /// `loc`, and builds nothing, on a parameter the host cannot fill (the
 /// multiprocessor count, a workspace) or operands the description does not
-/// take.
+/// take; at `kernel` on a missing description or one the reader rejects.
 LogicalResult
 buildKernelLaunch(OpBuilder &builder, Location loc, ModuleOp module,
                   LLVM::LLVMFuncOp kernel,
-                  const llvm::json::Object &description,
                   ArrayRef<std::pair<StringRef, Value>> tensors);
 
 /// Replaces `call` (of an outlined attention function that the target
