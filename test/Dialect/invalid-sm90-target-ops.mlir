@@ -237,3 +237,59 @@ llvm.func @pack_pair_e4m3(%x: f32) {
   %p = fattn.sm90.pack_pair %x, %x, element_type = f8E4M3FN
   llvm.return
 }
+
+// -----
+
+llvm.func @store_fragment_odd(%o: !llvm.ptr<1>, %off: i64, %x: f32) {
+  // expected-error @below {{'fattn.sm90.store_fragment' op expected a positive, even number of values (pairs of adjacent columns), found 3}}
+  fattn.sm90.store_fragment [%x, %x, %x] scale %x, %o[%off], element_type = bf16
+  llvm.return
+}
+
+// -----
+
+llvm.func @store_fragment_f32(%o: !llvm.ptr<1>, %off: i64, %x: f32) {
+  // expected-error @below {{'fattn.sm90.store_fragment' op expected element_type bf16 or f16, found 'f32'}}
+  fattn.sm90.store_fragment [%x, %x] scale %x, %o[%off], element_type = f32
+  llvm.return
+}
+
+// -----
+
+llvm.func @store_fragment_shared(%o: !llvm.ptr<3>, %off: i64, %x: f32) {
+  // expected-error @below {{'fattn.sm90.store_fragment' op operand #3 must be LLVM pointer to global memory (address space 1), but got '!llvm.ptr<3>'}}
+  "fattn.sm90.store_fragment"(%x, %x, %x, %o, %off) <{element_type = bf16}> : (f32, f32, f32, !llvm.ptr<3>, i64) -> ()
+  llvm.return
+}
+
+// -----
+
+llvm.func @stage_fragment_empty(%base: !llvm.ptr<3>, %i: i32, %x: f32) {
+  // expected-error @below {{'fattn.sm90.stage_fragment' op expected a positive, even number of values (pairs of adjacent columns), found 0}}
+  fattn.sm90.stage_fragment [] scale %x, %base[%i], row_byte = %i, swizzle = %i, atom_bytes = 16384, element_type = bf16
+  llvm.return
+}
+
+// -----
+
+llvm.func @stage_fragment_atom(%base: !llvm.ptr<3>, %i: i32, %x: f32) {
+  // expected-error @below {{'fattn.sm90.stage_fragment' op expected atom_bytes a positive 32-bit multiple of 1024 (8 rows of 128 bytes), found 1000}}
+  fattn.sm90.stage_fragment [%x, %x] scale %x, %base[%i], row_byte = %i, swizzle = %i, atom_bytes = 1000, element_type = bf16
+  llvm.return
+}
+
+// -----
+
+llvm.func @load_swizzled_unit_atom(%base: !llvm.ptr<3>, %i: i32) {
+  // expected-error @below {{'fattn.sm90.load_swizzled_unit' op expected atom_bytes a positive 32-bit multiple of 1024 (8 rows of 128 bytes), found 0}}
+  %u = fattn.sm90.load_swizzled_unit %base[%i, %i], atom_bytes = 0
+  llvm.return
+}
+
+// -----
+
+llvm.func @quad_transpose_i16(%w: i32, %b: i1) {
+  // expected-error @below {{'fattn.sm90.quad_transpose' op result #0 must be vector of four i32 (a 16-byte unit), but got 'vector<8xi16>'}}
+  %t = "fattn.sm90.quad_transpose"(%w, %w, %w, %w, %b, %b) : (i32, i32, i32, i32, i1, i1) -> vector<8xi16>
+  llvm.return
+}

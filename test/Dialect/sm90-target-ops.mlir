@@ -131,3 +131,39 @@ llvm.func @linear_bytes(%u: f32, %v: f32) -> i32 {
   %b = fattn.sm90.pack_bytes %u, %v, %v, %u
   llvm.return %b : i32
 }
+
+// CHECK-LABEL: llvm.func @output_stores
+// CHECK-SAME: (%[[O:.*]]: !llvm.ptr<1>, %[[OFF:.*]]: i64, %[[BASE:.*]]: !llvm.ptr<3>, %[[I:.*]]: i32, %[[X:.*]]: f32, %[[W:.*]]: i32, %[[B:.*]]: i1)
+llvm.func @output_stores(%o: !llvm.ptr<1>, %off: i64, %base: !llvm.ptr<3>, %i: i32, %x: f32, %w: i32, %b: i1) -> vector<4xi32> {
+  // CHECK: fattn.sm90.store_fragment [%[[X]], %[[X]], %[[X]], %[[X]]] scale %[[X]], %[[O]][%[[OFF]]], element_type = bf16
+  fattn.sm90.store_fragment [%x, %x, %x, %x] scale %x, %o[%off], element_type = bf16
+  // CHECK: %{{.*}} = fattn.sm90.quad_transpose %[[W]], %[[W]], %[[W]], %[[W]], odd = %[[B]], upper = %[[B]]
+  %t = fattn.sm90.quad_transpose %w, %w, %w, %w, odd = %b, upper = %b
+  // CHECK: fattn.sm90.stage_fragment [%[[X]], %[[X]]] scale %[[X]], %[[BASE]][%[[I]]], row_byte = %[[I]], swizzle = %[[I]], atom_bytes = 16384, element_type = f16
+  fattn.sm90.stage_fragment [%x, %x] scale %x, %base[%i], row_byte = %i, swizzle = %i, atom_bytes = 16384, element_type = f16
+  // CHECK: %[[U:.*]] = fattn.sm90.load_swizzled_unit %[[BASE]][%[[I]], %[[I]]], atom_bytes = 8192
+  %u = fattn.sm90.load_swizzled_unit %base[%i, %i], atom_bytes = 8192
+  // CHECK: llvm.return %[[U]] : vector<4xi32>
+  llvm.return %u : vector<4xi32>
+}
+
+// CHECK-LABEL: llvm.func @value_transpose
+// CHECK-SAME: (%[[FROM:.*]]: i32, %[[TO:.*]]: i32, %[[S0:.*]]: i32, %[[S1:.*]]: i32)
+llvm.func @value_transpose(%from: i32, %to: i32, %s0: i32, %s1: i32) {
+  // CHECK: %[[W0:.*]], %[[W1:.*]], %[[W2:.*]], %[[W3:.*]] = fattn.sm90.ldmatrix_x4 %[[FROM]]
+  %w:4 = fattn.sm90.ldmatrix_x4 %from
+  // CHECK: %[[R0:.*]], %[[R1:.*]], %[[R2:.*]], %[[R3:.*]] = fattn.sm90.permute_bytes %[[W0]], %[[W1]], %[[W2]], %[[W3]], selectors = [%[[S0]], %[[S1]]]
+  %r:4 = fattn.sm90.permute_bytes %w#0, %w#1, %w#2, %w#3, selectors = [%s0, %s1]
+  // CHECK: fattn.sm90.stmatrix_x4_trans %[[TO]], [%[[R3]], %[[R2]], %[[R1]], %[[R0]]]
+  fattn.sm90.stmatrix_x4_trans %to, [%r#3, %r#2, %r#1, %r#0]
+  llvm.return
+}
+
+// CHECK-LABEL: llvm.func @warp_uniform
+// CHECK-SAME: (%[[T:.*]]: i32)
+llvm.func @warp_uniform(%t: i32) -> i32 {
+  // CHECK: %[[WG:.*]] = fattn.sm90.warp_uniform %[[T]]
+  %wg = fattn.sm90.warp_uniform %t
+  // CHECK: llvm.return %[[WG]] : i32
+  llvm.return %wg : i32
+}

@@ -1,4 +1,4 @@
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="keep-target-ops=true row-sum-mma=true" | FileCheck %s --enable-var-scope --implicit-check-not=llvm.nvvm.ff.to.e4m3x2
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="keep-target-ops=true row-sum-mma=true" | FileCheck %s --enable-var-scope --implicit-check-not=llvm.nvvm.ff.to.e4m3x2 --implicit-check-not=ldmatrix.sync --implicit-check-not=stmatrix.sync --implicit-check-not=prmt.b32 --implicit-check-not=nvvm.shfl.sync
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="keep-target-ops=true row-sum-mma=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-fp8-layout --convert-fattn-to-nvvm-sm90="row-sum-mma=true" -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
@@ -24,12 +24,20 @@ func.func @fp8(%q: memref<1x2x512x128xf8E4M3FN>, %k: memref<1x2x512x128xf8E4M3FN
 // CHECK: fattn.sm90.tma_load %arg22
 // CHECK: fattn.sm90.mbarrier_arrive_expect_tx %{{.*}}, bytes = 16384
 // CHECK: fattn.sm90.tma_load %arg23
-// V^T: the producer warpgroup writes it, fences it for wgmma, arrives on
+// V^T: the producer warpgroup writes it (per step of 16 keys x 32 columns
+// an ldmatrix.x4 of V, the byte permutes by the lane's two selectors and a
+// stmatrix.x4.trans; four steps a block), fences it for wgmma, arrives on
 // its full barrier and meets on its named barrier.
+// CHECK: %[[W0:.*]], %[[W1:.*]], %[[W2:.*]], %[[W3:.*]] = fattn.sm90.ldmatrix_x4 %{{.*}}
+// CHECK-NEXT: %[[R0:.*]], %[[R1:.*]], %[[R2:.*]], %[[R3:.*]] = fattn.sm90.permute_bytes %[[W0]], %[[W1]], %[[W2]], %[[W3]], selectors = [%[[SEL0:.*]], %[[SEL1:.*]]]
+// CHECK: fattn.sm90.stmatrix_x4_trans %{{.*}}, [%[[R0]], %[[R1]], %[[R2]], %[[R3]]]
+// CHECK-COUNT-3: fattn.sm90.permute_bytes %{{.*}}, selectors = [%[[SEL0]], %[[SEL1]]]
+// CHECK-NOT: fattn.sm90.ldmatrix_x4
 // CHECK: fattn.sm90.fence_proxy_async
 // CHECK-NEXT: %[[FULL_VT:.*]] = fattn.sm90.ring_barrier %{{.*}}[%{{.*}}], offset = {{[0-9]+}}
 // CHECK-NEXT: fattn.sm90.mbarrier_arrive %[[FULL_VT]]
 // CHECK: fattn.sm90.named_barrier %{{.*}}, threads = 128
+// CHECK: fattn.sm90.warp_uniform
 // The consumers: e4m3 wgmma of S (k32) and P V^T (K-major, not
 // transposed), P V and the row sums' product with the ones tile.
 // CHECK: fattn.sm90.wgmma %{{.*}}, element_type = f8E4M3FN :
@@ -37,3 +45,7 @@ func.func @fp8(%q: memref<1x2x512x128xf8E4M3FN>, %k: memref<1x2x512x128xf8E4M3FN
 // CHECK-COUNT-16: fattn.sm90.pack_e4m3 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}{{$}}
 // CHECK: fattn.sm90.wgmma_rs [%{{.*}}], %{{.*}}, [%{{.*}}], element_type = f8E4M3FN, accumulate : !llvm.struct<(f32,
 // CHECK: fattn.sm90.wgmma_rs [%{{.*}}], %{{.*}}, [%{{.*}}], element_type = f8E4M3FN : !llvm.struct<(f32, f32, f32, f32)>
+// O / l from registers (head dim 128 in e4m3: 4-byte stores), each row's
+// bf16 pairs where the row is inside the sequence.
+// CHECK: fattn.sm90.store_fragment [%{{.*}}] scale %{{.*}}, %{{.*}}[%{{.*}}], element_type = bf16
+// CHECK: fattn.sm90.store_fragment [%{{.*}}] scale %{{.*}}, %{{.*}}[%{{.*}}], element_type = bf16

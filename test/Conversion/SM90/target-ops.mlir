@@ -1,16 +1,21 @@
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma --implicit-check-not=wgmma.mma_async --implicit-check-not='nvvm.barrier id' --implicit-check-not=nvvm.barrier.arrive --implicit-check-not=nvvm.setmaxregister --implicit-check-not=nvvm.elect.sync --implicit-check-not='nvvm.shfl.sync  bfly' --implicit-check-not=llvm.fptrunc
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.mbarrier --implicit-check-not=nvvm.cp.async.bulk.tensor --implicit-check-not=nvvm.wgmma --implicit-check-not=wgmma.mma_async --implicit-check-not='nvvm.barrier id' --implicit-check-not=nvvm.barrier.arrive --implicit-check-not=nvvm.setmaxregister --implicit-check-not=nvvm.elect.sync --implicit-check-not='nvvm.shfl.sync' --implicit-check-not=llvm.fptrunc --implicit-check-not=llvm.store
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90="keep-target-ops=true" --convert-fattn-sm90-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-pingpong --convert-fattn-to-nvvm-sm90 -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma="tma-store=true" --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --convert-fattn-to-nvvm-sm90="keep-target-ops=true q-buffers=2 tma-store=true" | FileCheck %s --check-prefix=STORE --implicit-check-not=nvvm.cp.async.bulk --implicit-check-not=nvvm.fence.proxy
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --check-prefix=QUAD --enable-var-scope --implicit-check-not=nvvm.shfl.sync
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --convert-fattn-to-nvvm-sm90="keep-target-ops=true" --convert-fattn-sm90-target-to-nvvm -o %t.quad-split.mlir
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --convert-fattn-to-nvvm-sm90 -o %t.quad-whole.mlir
+// RUN: diff %t.quad-split.mlir %t.quad-whole.mlir
 
 // The sm_90a kernel at the target level (L3): keep-target-ops=true leaves
 // the warpgroups' register counts and the producer's elected thread, the
 // K/V ring's stages and phases, its mbarriers, the TMA loads, the
 // wgmma of S = Q K^T and of P V and the wgmma fences, commits and waits, the
-// row max and row sum over each quad and the packing of P and O as
-// fattn.sm90.* ops (none of their NVVM ops and no inline wgmma is left in
-// the kernel).
+// row max and row sum over each quad, the packing of P, the warp-uniform
+// warpgroup index and O's stores as fattn.sm90.* ops (none of their NVVM
+// ops, no shuffle, no store and no inline wgmma is left in the kernel but
+// the 16-byte stores of O's staged units).
 // Lowered by --convert-fattn-sm90-target-to-nvvm, the kernel is the one that
 // --convert-fattn-to-nvvm-sm90 builds in one step, to the letter (the diff).
 
@@ -59,6 +64,8 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // CHECK:      fattn.sm90.tma_load %[[V_MAP]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_V]]
 // The consumers wait for Q.
 // CHECK:      fattn.sm90.setmaxnreg increase 240
+// The consumer warpgroup's index, known to ptxas as warp-uniform.
+// CHECK:      fattn.sm90.warp_uniform %{{.*}}
 // CHECK:      fattn.sm90.mbarrier_wait %{{.*}}, parity = %{{.*}}
 // The overlapped loop's iteration j: K_j's stage and V_{j-1}'s, each waited
 // for at its own phase; K_j's stage goes back after S_j, V_{j-1}'s after
@@ -100,8 +107,16 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // The epilogue: each row's sum over its quad.
 // CHECK:      fattn.sm90.quad_reduce add
 // CHECK:      fattn.sm90.quad_reduce add
-// O's bf16 pairs.
-// CHECK:      fattn.sm90.pack_pair %{{.*}}, %{{.*}}, element_type = bf16
+// O / l staged in Q's buffer: each row's bf16 pairs into the swizzled tile
+// (rows r and r + 8 share the swizzle), the warpgroup's barrier, then
+// whole 16-byte units copied out, each stored to global memory if inside
+// the sequence.
+// CHECK:      fattn.sm90.stage_fragment [%{{.*}}] scale %{{.*}}, %[[BASE]][%{{.*}}], row_byte = %{{.*}}, swizzle = %[[SWZ:.*]], atom_bytes = 16384, element_type = bf16
+// CHECK:      fattn.sm90.stage_fragment [%{{.*}}] scale %{{.*}}, %[[BASE]][%{{.*}}], row_byte = %{{.*}}, swizzle = %[[SWZ]], atom_bytes = 16384, element_type = bf16
+// CHECK:      fattn.sm90.named_barrier %{{.*}}, threads = 128
+// CHECK-COUNT-8: %[[UNIT:.*]] = fattn.sm90.load_swizzled_unit %[[BASE]][%{{.*}}, %{{.*}}], atom_bytes = 16384
+// CHECK-NOT:  fattn.sm90
+// CHECK:      llvm.store %[[UNIT]], %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 
 // With tma-store (persistent, two Q buffers), O leaves through the work
 // item's Q buffer: the matrix descriptors of Q, K and V, then per
@@ -113,8 +128,30 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // STORE: fattn.sm90.wgmma_descriptor %{{.*}}[%{{.*}}], leading_bytes = 16
 // STORE: fattn.sm90.wgmma_descriptor %{{.*}}[%{{.*}}], leading_bytes = 16384
 // STORE: fattn.sm90.bulk_wait_group_read pending = 0
-// STORE: fattn.sm90.fence_proxy_async
+// STORE: fattn.sm90.stage_fragment [%{{.*}}] scale %{{.*}}, %{{.*}}[%{{.*}}], row_byte = %{{.*}}, swizzle = %{{.*}}, atom_bytes = 16384, element_type = bf16
+// STORE: fattn.sm90.stage_fragment [%{{.*}}] scale %{{.*}}, %{{.*}}[%{{.*}}], row_byte = %{{.*}}, swizzle = %{{.*}}, atom_bytes = 16384, element_type = bf16
+// STORE-NEXT: fattn.sm90.fence_proxy_async
 // STORE: fattn.sm90.tma_store %arg24[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}]
 // STORE: fattn.sm90.tma_store %arg24[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}]
 // STORE-NEXT: fattn.sm90.bulk_commit_group
 // STORE: fattn.sm90.bulk_wait_group_read pending = 0
+
+// Persistent, without TMA stores: O leaves from registers, transposed
+// across each quad (bits 0 and 1 of the thread's place in it, computed once)
+// so that each thread stores whole 16-byte units: per row, four groups of
+// four bf16 pairs.
+// QUAD-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n128s2_causal_persistent
+// QUAD:      fattn.sm90.warp_uniform
+// QUAD:      fattn.sm90.quad_reduce add
+// QUAD:      fattn.sm90.quad_reduce add
+// QUAD:      %[[ODD:.*]] = llvm.icmp "ne" %{{.*}}, %{{.*}} : i32
+// QUAD:      %[[UPPER:.*]] = llvm.icmp "ne" %{{.*}}, %{{.*}} : i32
+// QUAD-NEXT: llvm.fmul
+// QUAD-NEXT: llvm.fmul
+// QUAD-NEXT: %[[W0:.*]] = fattn.sm90.pack_pair %{{.*}}, %{{.*}}, element_type = bf16
+// QUAD-COUNT-3: fattn.sm90.pack_pair
+// QUAD-NEXT: %[[UNIT:.*]] = fattn.sm90.quad_transpose %[[W0]], %{{.*}}, %{{.*}}, %{{.*}}, odd = %[[ODD]], upper = %[[UPPER]]
+// QUAD-COUNT-3: fattn.sm90.quad_transpose %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, odd = %[[ODD]], upper = %[[UPPER]]
+// QUAD:      llvm.store %[[UNIT]], %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// QUAD-COUNT-4: fattn.sm90.quad_transpose %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, odd = %[[ODD]], upper = %[[UPPER]]
+// QUAD-NOT:  fattn.sm90.quad_transpose

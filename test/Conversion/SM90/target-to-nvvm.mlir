@@ -272,3 +272,175 @@ llvm.func @linear_bytes(%a: f32, %b: f32, %c: f32, %d: f32) -> i32 {
   %p = fattn.sm90.pack_bytes %a, %b, %c, %d
   llvm.return %p : i32
 }
+
+// -----
+
+// O's pairs from registers: pair i scaled, packed (as pack_pair) and stored
+// as 4 bytes at element offset + 8 i of O (16-bit elements).
+// CHECK-LABEL: llvm.func @store_fragment
+// CHECK-SAME: (%[[O:.*]]: !llvm.ptr<1>, %[[OFF:.*]]: i64, %[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32, %[[D:.*]]: f32, %[[INV:.*]]: f32)
+// CHECK-NEXT: %[[LO:.*]] = llvm.fmul %[[A]], %[[INV]] : f32
+// CHECK-NEXT: %[[HI:.*]] = llvm.fmul %[[B]], %[[INV]] : f32
+// CHECK:      %[[H:.*]] = llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK-NEXT: %[[W:.*]] = llvm.bitcast %[[H]] : vector<2xbf16> to i32
+// CHECK-NEXT: %[[E0:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT: %[[OFF0:.*]] = llvm.add %[[OFF]], %[[E0]] : i64
+// CHECK-NEXT: %[[P0:.*]] = llvm.getelementptr %[[O]][%[[OFF0]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i16
+// CHECK-NEXT: llvm.store %[[W]], %[[P0]] {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK-NEXT: llvm.fmul %[[C]], %[[INV]] : f32
+// CHECK-NEXT: llvm.fmul %[[D]], %[[INV]] : f32
+// CHECK:      %[[E8:.*]] = llvm.mlir.constant(8 : i64) : i64
+// CHECK-NEXT: %[[OFF8:.*]] = llvm.add %[[OFF]], %[[E8]] : i64
+// CHECK-NEXT: %[[P8:.*]] = llvm.getelementptr %[[O]][%[[OFF8]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i16
+// CHECK-NEXT: llvm.store %{{.*}}, %[[P8]] {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK-NEXT: llvm.return
+llvm.func @store_fragment(%o: !llvm.ptr<1>, %off: i64, %a: f32, %b: f32, %c: f32, %d: f32, %inv: f32) {
+  fattn.sm90.store_fragment [%a, %b, %c, %d] scale %inv, %o[%off], element_type = bf16
+  llvm.return
+}
+
+// -----
+
+// The quad's 4 x 4 transpose: the stage of lane xor 2 (selected by `upper`)
+// exchanges words 0, 2 and 1, 3; the stage of lane xor 1 (`odd`) words 0, 1
+// and 2, 3; each exchange sends the word the partner keeps, by one
+// butterfly shuffle.
+// CHECK-LABEL: llvm.func @quad_transpose
+// CHECK-SAME: (%[[W0:.*]]: i32, %[[W1:.*]]: i32, %[[W2:.*]]: i32, %[[W3:.*]]: i32, %[[ODD:.*]]: i1, %[[UP:.*]]: i1)
+// CHECK:      %[[ALL:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[CLAMP:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT: %[[SEND0:.*]] = llvm.select %[[UP]], %[[W0]], %[[W2]] : i1, i32
+// CHECK-NEXT: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[RECV0:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[SEND0]], %[[TWO]], %[[CLAMP]] : i32 -> i32
+// CHECK-NEXT: %[[X0:.*]] = llvm.select %[[UP]], %[[RECV0]], %[[W0]] : i1, i32
+// CHECK-NEXT: %[[X2:.*]] = llvm.select %[[UP]], %[[W2]], %[[RECV0]] : i1, i32
+// CHECK-NEXT: %[[SEND1:.*]] = llvm.select %[[UP]], %[[W1]], %[[W3]] : i1, i32
+// CHECK:      %[[RECV1:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[SEND1]], %{{.*}}, %[[CLAMP]] : i32 -> i32
+// CHECK-NEXT: %[[X1:.*]] = llvm.select %[[UP]], %[[RECV1]], %[[W1]] : i1, i32
+// CHECK-NEXT: %[[X3:.*]] = llvm.select %[[UP]], %[[W3]], %[[RECV1]] : i1, i32
+// CHECK-NEXT: %[[SEND2:.*]] = llvm.select %[[ODD]], %[[X0]], %[[X1]] : i1, i32
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[RECV2:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[SEND2]], %[[ONE]], %[[CLAMP]] : i32 -> i32
+// CHECK-NEXT: %[[Y0:.*]] = llvm.select %[[ODD]], %[[RECV2]], %[[X0]] : i1, i32
+// CHECK-NEXT: %[[Y1:.*]] = llvm.select %[[ODD]], %[[X1]], %[[RECV2]] : i1, i32
+// CHECK-NEXT: %[[SEND3:.*]] = llvm.select %[[ODD]], %[[X2]], %[[X3]] : i1, i32
+// CHECK:      %[[RECV3:.*]] = nvvm.shfl.sync  bfly %[[ALL]], %[[SEND3]], %{{.*}}, %[[CLAMP]] : i32 -> i32
+// CHECK-NEXT: %[[Y2:.*]] = llvm.select %[[ODD]], %[[RECV3]], %[[X2]] : i1, i32
+// CHECK-NEXT: %[[Y3:.*]] = llvm.select %[[ODD]], %[[X3]], %[[RECV3]] : i1, i32
+// CHECK:      %[[V0:.*]] = llvm.insertelement %[[Y0]], %{{.*}}[%{{.*}} : i32] : vector<4xi32>
+// CHECK:      %[[V1:.*]] = llvm.insertelement %[[Y1]], %[[V0]][%{{.*}} : i32] : vector<4xi32>
+// CHECK:      %[[V2:.*]] = llvm.insertelement %[[Y2]], %[[V1]][%{{.*}} : i32] : vector<4xi32>
+// CHECK:      %[[V3:.*]] = llvm.insertelement %[[Y3]], %[[V2]][%{{.*}} : i32] : vector<4xi32>
+// CHECK-NEXT: llvm.return %[[V3]] : vector<4xi32>
+llvm.func @quad_transpose(%w0: i32, %w1: i32, %w2: i32, %w3: i32, %odd: i1, %upper: i1) -> vector<4xi32> {
+  %u = fattn.sm90.quad_transpose %w0, %w1, %w2, %w3, odd = %odd, upper = %upper
+  llvm.return %u : vector<4xi32>
+}
+
+// -----
+
+// O's pairs into the swizzled tile: pair i at buffer + row_byte +
+// (16 (i mod 8) xor swizzle) + (i / 8) atom_bytes; pairs 8 and 9 are in the
+// next atom.
+// CHECK-LABEL: llvm.func @stage_fragment
+// CHECK-SAME: (%[[BASE:.*]]: !llvm.ptr<3>, %[[BUF:.*]]: i32, %[[RB:.*]]: i32, %[[SW:.*]]: i32, %[[A:.*]]: f32, %[[B:.*]]: f32, %[[INV:.*]]: f32)
+// CHECK-NEXT: llvm.fmul %[[A]], %[[INV]] : f32
+// CHECK-NEXT: llvm.fmul %[[B]], %[[INV]] : f32
+// CHECK:      llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xf16>
+// CHECK-NEXT: %[[W:.*]] = llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK-NEXT: %[[U0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[UNIT:.*]] = llvm.xor %[[SW]], %[[U0]] : i32
+// CHECK-NEXT: %[[A0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[IN_ROW:.*]] = llvm.add %[[RB]], %[[UNIT]] : i32
+// CHECK-NEXT: %[[IN_TILE:.*]] = llvm.add %[[IN_ROW]], %[[A0]] : i32
+// CHECK-NEXT: %[[AT:.*]] = llvm.add %[[BUF]], %[[IN_TILE]] : i32
+// CHECK-NEXT: %[[PTR:.*]] = llvm.getelementptr %[[BASE]][%[[AT]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: llvm.store %[[W]], %[[PTR]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK:      llvm.bitcast
+// CHECK-NEXT: llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT: llvm.xor %[[SW]], %{{.*}} : i32
+// CHECK-NEXT: llvm.mlir.constant(0 : i32) : i32
+// CHECK:      llvm.mlir.constant(112 : i32) : i32
+// CHECK-NEXT: llvm.xor %[[SW]], %{{.*}} : i32
+// CHECK-NEXT: llvm.mlir.constant(0 : i32) : i32
+// CHECK:      llvm.bitcast
+// CHECK-NEXT: llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: llvm.xor %[[SW]], %{{.*}} : i32
+// CHECK-NEXT: llvm.mlir.constant(16384 : i32) : i32
+// CHECK:      llvm.bitcast
+// CHECK-NEXT: llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT: llvm.xor %[[SW]], %{{.*}} : i32
+// CHECK-NEXT: llvm.mlir.constant(16384 : i32) : i32
+// CHECK:      llvm.store
+// CHECK-NEXT: llvm.return
+llvm.func @stage_fragment(%base: !llvm.ptr<3>, %buffer: i32, %rb: i32, %sw: i32, %a: f32, %b: f32, %inv: f32) {
+  fattn.sm90.stage_fragment [%a, %b, %a, %b, %a, %b, %a, %b, %a, %b, %a, %b, %a, %b, %a, %b, %a, %b, %a, %b] scale %inv, %base[%buffer], row_byte = %rb, swizzle = %sw, atom_bytes = 16384, element_type = f16
+  llvm.return
+}
+
+// -----
+
+// A 16-byte unit of the swizzled tile: (unit / 8) atom_bytes + 128 row +
+// 16 ((unit mod 8) xor (row mod 8)).
+// CHECK-LABEL: llvm.func @load_swizzled_unit
+// CHECK-SAME: (%[[BASE:.*]]: !llvm.ptr<3>, %[[ROW:.*]]: i32, %[[UNIT:.*]]: i32)
+// CHECK-DAG:  %[[ROW8:.*]] = llvm.and %[[ROW]], %{{.*}} : i32
+// CHECK-DAG:  %[[UNIT8:.*]] = llvm.and %[[UNIT]], %{{.*}} : i32
+// CHECK:      %[[SWZ:.*]] = llvm.xor %[[UNIT8]], %[[ROW8]] : i32
+// CHECK-NEXT: %[[FOUR:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[IN_ROW:.*]] = llvm.shl %[[SWZ]], %[[FOUR]] : i32
+// CHECK-NEXT: %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: %[[ROW_BYTE:.*]] = llvm.mul %[[ROW]], %[[C128]] : i32
+// CHECK-NEXT: %[[ATOM:.*]] = llvm.mlir.constant(16384 : i32) : i32
+// CHECK-NEXT: %[[THREE:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT: %[[ATOM_IDX:.*]] = llvm.lshr %[[UNIT]], %[[THREE]] : i32
+// CHECK-NEXT: %[[ATOM_BYTE:.*]] = llvm.mul %[[ATOM_IDX]], %[[ATOM]] : i32
+// CHECK-NEXT: %[[S0:.*]] = llvm.add %[[ATOM_BYTE]], %[[ROW_BYTE]] : i32
+// CHECK-NEXT: %[[OFF:.*]] = llvm.add %[[S0]], %[[IN_ROW]] : i32
+// CHECK-NEXT: %[[PTR:.*]] = llvm.getelementptr %[[BASE]][%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[V:.*]] = llvm.load %[[PTR]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-NEXT: llvm.return %[[V]] : vector<4xi32>
+llvm.func @load_swizzled_unit(%base: !llvm.ptr<3>, %row: i32, %unit: i32) -> vector<4xi32> {
+  %v = fattn.sm90.load_swizzled_unit %base[%row, %unit], atom_bytes = 16384
+  llvm.return %v : vector<4xi32>
+}
+
+// -----
+
+// The warp-uniform value: a shuffle from lane 0 of the whole warp.
+// CHECK-LABEL: llvm.func @warp_uniform
+// CHECK-SAME: (%[[T:.*]]: i32)
+// CHECK-NEXT: %[[ALL:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[CLAMP:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT: %[[LANE0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[WG:.*]] = nvvm.shfl.sync  idx %[[ALL]], %[[T]], %[[LANE0]], %[[CLAMP]] : i32 -> i32
+// CHECK-NEXT: llvm.return %[[WG]] : i32
+llvm.func @warp_uniform(%t: i32) -> i32 {
+  %wg = fattn.sm90.warp_uniform %t
+  llvm.return %wg : i32
+}
+
+// -----
+
+// One step of the FP8 V transpose: ldmatrix.x4 at a 32-bit shared address,
+// the four prmt (the last result first: selector 1, then 0, of words 2 and
+// 3, then of words 0 and 1), stmatrix.x4.trans.
+// CHECK-LABEL: llvm.func @value_transpose
+// CHECK-SAME: (%[[FROM:.*]]: i32, %[[TO:.*]]: i32, %[[S0:.*]]: i32, %[[S1:.*]]: i32)
+// CHECK-NEXT: %[[LD:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r" %[[FROM]] : (i32) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NEXT: %[[W0:.*]] = llvm.extractvalue %[[LD]][0]
+// CHECK-NEXT: %[[W1:.*]] = llvm.extractvalue %[[LD]][1]
+// CHECK-NEXT: %[[W2:.*]] = llvm.extractvalue %[[LD]][2]
+// CHECK-NEXT: %[[W3:.*]] = llvm.extractvalue %[[LD]][3]
+// CHECK-NEXT: %[[R3:.*]] = llvm.inline_asm asm_dialect = att "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r" %[[W2]], %[[W3]], %[[S1]] : (i32, i32, i32) -> i32
+// CHECK-NEXT: %[[R2:.*]] = llvm.inline_asm asm_dialect = att "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r" %[[W2]], %[[W3]], %[[S0]] : (i32, i32, i32) -> i32
+// CHECK-NEXT: %[[R1:.*]] = llvm.inline_asm asm_dialect = att "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r" %[[W0]], %[[W1]], %[[S1]] : (i32, i32, i32) -> i32
+// CHECK-NEXT: %[[R0:.*]] = llvm.inline_asm asm_dialect = att "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r" %[[W0]], %[[W1]], %[[S0]] : (i32, i32, i32) -> i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0], {$1, $2, $3, $4};", "r,r,r,r,r" %[[TO]], %[[R0]], %[[R1]], %[[R2]], %[[R3]] : (i32, i32, i32, i32, i32) -> ()
+// CHECK-NEXT: llvm.return
+llvm.func @value_transpose(%from: i32, %to: i32, %s0: i32, %s1: i32) {
+  %w:4 = fattn.sm90.ldmatrix_x4 %from
+  %r:4 = fattn.sm90.permute_bytes %w#0, %w#1, %w#2, %w#3, selectors = [%s0, %s1]
+  fattn.sm90.stmatrix_x4_trans %to, [%r#0, %r#1, %r#2, %r#3]
+  llvm.return
+}

@@ -32,7 +32,7 @@ void SM90KernelEmitter::emitConsumerSetup() {
   // and 128 and neutral for FP8. Not above 128 columns, where ptxas then
   // spills (docs/PERF.md, 2026-12-01).
   if (dPad <= 128)
-    wg = e.shuffle(NVVM::ShflKind::idx, wg, e.i32(0), e.i32(31), e.i32(-1));
+    wg = target<SM90WarpUniformOp>(wg);
   Value lane = e.andI(tid, e.i32(31));
   Value warpInWg = e.andI(e.udiv(ctid, e.i32(32)), e.i32(3));
   quad = e.andI(lane, e.i32(3));

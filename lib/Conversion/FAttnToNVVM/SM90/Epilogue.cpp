@@ -35,11 +35,23 @@ Value SM90KernelEmitter::outputElement(Value oGlobal, Value offset) {
   return e.elementAddress(oGlobal, e.builder().getI16Type(), offset);
 }
 
-/// Each thread stores its own 4-byte pairs of columns: a warp's store
-/// instruction writes 16 bytes into each of 8 rows.
+SmallVector<Value> SM90KernelEmitter::rowValues(ArrayRef<Value> acc, int r,
+                                                int64_t pairs) {
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < pairs; ++i) {
+    values.push_back(acc[4 * i + 2 * r]);
+    values.push_back(acc[4 * i + 2 * r + 1]);
+  }
+  return values;
+}
+
+/// Each thread stores its own 4-byte pairs of columns (those inside the
+/// head dim): a warp's store instruction writes 16 bytes into each of 8
+/// rows.
 void SM90KernelEmitter::storeODirect(ArrayRef<Value> acc, const Value inv[2]) {
   auto [oGlobal, oHeadBase] = outputBase();
   Value quadCol = e.zext64(e.mul(quad, e.i32(2)));
+  int64_t pairs = std::min(numO / 4, (cfg.headDim + 7) / 8);
   for (int r = 0; r < 2; ++r) {
     string next = "store_done" + str(r);
     string body = "store_row" + str(r);
@@ -48,14 +60,8 @@ void SM90KernelEmitter::storeODirect(ArrayRef<Value> acc, const Value inv[2]) {
     Value rowOff =
         e.add(oHeadBase, e.mul(e.zext64(row[r]), e.arg("o_stride_s")));
     rowOff = e.add(rowOff, quadCol);
-    for (int64_t i = 0; i < numO / 4; ++i) {
-      if (8 * i >= cfg.headDim)
-        break;
-      Value word = outputWord(acc, inv[r], r, i);
-      Value off = e.add(rowOff, e.i64(8 * i));
-      Value ptr = outputElement(oGlobal, off);
-      e.store(word, ptr, 4);
-    }
+    target<SM90StoreFragmentOp>(rowValues(acc, r, pairs), inv[r], oGlobal,
+                                rowOff, halfType(cfg.outputType));
     e.br(next);
     e.place(next);
   }
@@ -69,7 +75,7 @@ void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<Value> acc,
                                              const Value inv[2]) {
   auto [oGlobal, oHeadBase] = outputBase();
   Value quadCol = e.mul(quad, e.i32(8));
-  Value allLanes = e.i32(-1), clamp = e.i32(31);
+  // Bits 0 and 1 of the thread's place in its quad.
   Value upper[3];
   for (int mask : {1, 2})
     upper[mask] = e.icmp(ICmp::ne, e.andI(quad, e.i32(mask)), e.i32(0));
@@ -79,25 +85,10 @@ void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<Value> acc,
     // inside the sequence store.
     SmallVector<Value> vecs;
     for (int64_t m = 0; m < groups; ++m) {
-      Value w[4];
+      SmallVector<Value, 4> w;
       for (int j = 0; j < 4; ++j)
-        w[j] = outputWord(acc, inv[r], r, 4 * m + j);
-      // Stage `mask`: word x of thread q stays where bit `mask` of x and q
-      // agree, else it comes from word x ^ mask of thread q ^ mask.
-      for (int mask : {2, 1})
-        for (int x = 0; x < 4; ++x) {
-          if (x & mask)
-            continue;
-          Value send = e.select(upper[mask], w[x], w[x | mask]);
-          Value recv = e.shuffle(NVVM::ShflKind::bfly, send, e.i32(mask), clamp,
-                                 allLanes);
-          w[x] = e.select(upper[mask], recv, w[x]);
-          w[x | mask] = e.select(upper[mask], w[x | mask], recv);
-        }
-      Value vec = e.poison(e.vector(4, e.i32()));
-      for (int j = 0; j < 4; ++j)
-        vec = e.insertElement(vec, w[j], e.i32(j));
-      vecs.push_back(vec);
+        w.push_back(outputWord(acc, inv[r], r, 4 * m + j));
+      vecs.push_back(target<SM90QuadTransposeOp>(w, upper[1], upper[2]));
     }
     string next = "store_done" + str(r);
     string body = "store_row" + str(r);
@@ -139,12 +130,9 @@ void SM90KernelEmitter::writeOToShared(ArrayRef<Value> acc, const Value inv[2],
   for (int r = 0; r < 2; ++r) {
     Value rowByte =
         e.add(e.mul(e.add(rowInTile, e.i32(8 * r)), e.i32(128)), quadByte);
-    for (int64_t i = 0; i < numO / 4; ++i) {
-      Value word = outputWord(acc, inv[r], r, i);
-      Value unit = e.xorI(swizzle, e.i32((i % 8) * 16));
-      Value off = e.add(e.add(rowByte, unit), e.i32((i / 8) * atomBytes));
-      e.store(word, e.byteOffset(base, e.add(bufferOffset, off)), 4);
-    }
+    target<SM90StageFragmentOp>(rowValues(acc, r, numO / 4), inv[r], base,
+                                bufferOffset, rowByte, swizzle, atomBytes,
+                                halfType(cfg.outputType));
   }
   // A TMA store reads the tile through the async proxy.
   if (cfg.tmaStore)
@@ -228,12 +216,8 @@ void SM90KernelEmitter::storeOStaged(ArrayRef<Value> acc, const Value inv[2]) {
     Value rowInWg = e.udiv(index, e.i32(unitsPerRow));
     Value unitInRow = e.urem(index, e.i32(unitsPerRow));
     Value tileRow = e.add(e.mul(wg, e.i32(64)), rowInWg);
-    Value unit = e.xorI(e.andI(unitInRow, e.i32(7)), e.andI(tileRow, e.i32(7)));
-    Value off =
-        e.add(e.add(e.mul(e.lshr(unitInRow, e.i32(3)), e.i32(atomBytes)),
-                    e.mul(tileRow, e.i32(128))),
-              e.shl(unit, e.i32(4)));
-    Value vec = e.load(e.vector(4, e.i32()), e.byteOffset(base, off), 16);
+    Value vec =
+        target<SM90LoadSwizzledUnitOp>(base, tileRow, unitInRow, atomBytes);
     Value seqRow = e.add(qTileRow, tileRow), col = e.mul(unitInRow, e.i32(8));
     Value inside = e.icmp(ICmp::slt, seqRow, e.arg("seq_q"));
     if (cfg.headDim < dPad)

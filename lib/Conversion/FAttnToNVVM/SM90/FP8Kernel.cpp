@@ -148,22 +148,17 @@ void SM90KernelEmitter::emitTransposeV(Value stage,
   Value load = e.add(
       e.add(e.i32(layout.vOffset), e.mul(stage, e.i32(layout.kvStageBytes))),
       lanes.load);
-  Value target =
+  Value vtStage =
       e.add(e.i32(layout.vtOffset), e.mul(stage, e.i32(layout.vtStageBytes)));
-  // 32-bit shared addresses (inline asm): an !llvm.ptr<3> is 64-bit in PTX
-  // and would take two of the producer's 24 registers per address.
-  Type quad = e.structOf(4, e.i32());
-  auto prmt = [&](Value a, Value b, Value selector) {
-    return e.inlineAsm(e.i32(), "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r",
-                       {a, b, selector}, /*sideEffects=*/false);
-  };
   // A loop over blocks of `steps` groups (bn is a multiple of 32), unrolled
   // within a block: fully unrolled, ptxas keeps more steps in flight than
   // the producer's 24 registers hold, and spills.
   int64_t steps = groups % 4 == 0 ? 4 : 2;
   int64_t blocksPerChunk = groups / steps;
+  // 32-bit shared addresses: an !llvm.ptr<3> is 64-bit in PTX and would
+  // take two of the producer's 24 registers per address.
   Value from0 = e.add(baseAddr, load);
-  Value to0 = e.add(e.add(baseAddr, target), lanes.store);
+  Value to0 = e.add(e.add(baseAddr, vtStage), lanes.store);
   e.br("vt_block", {e.i32(0)});
   Value vtBlock = e.place("vt_block", {e.i32()})[0];
   Value c = e.udiv(vtBlock, e.i32(blocksPerChunk));
@@ -177,27 +172,13 @@ void SM90KernelEmitter::emitTransposeV(Value stage,
                    e.add(e.mul(e.lshr(g0, e.i32(3)), e.i32(cfg.headDim * 128)),
                          e.mul(c, e.i32(128 * 128))));
   for (int64_t k = 0; k < steps; ++k) {
-    // Side effects: it must stay after the wait for V's arrival.
-    Value words = e.inlineAsm(
-        quad,
-        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];",
-        "=r,=r,=r,=r,r", {e.add(from, e.i32(k * 16 * 128))},
-        /*sideEffects=*/true);
-    Value w[4];
-    for (int i = 0; i < 4; ++i)
-      w[i] = e.extractValue(words, i);
-    // The stmatrix's operands, last first: the order of the measured
-    // kernels (and of the PTX corpus).
-    Value words3 = prmt(w[2], w[3], lanes.selector[1]);
-    Value words2 = prmt(w[2], w[3], lanes.selector[0]);
-    Value words1 = prmt(w[0], w[1], lanes.selector[1]);
-    Value words0 = prmt(w[0], w[1], lanes.selector[0]);
+    auto words = target<SM90LdmatrixX4Op>(e.add(from, e.i32(k * 16 * 128)));
+    auto permuted = target<SM90PermuteBytesOp>(
+        words.getResults(), lanes.selector[0], lanes.selector[1]);
     Value at = e.xorI(to, e.i32(k * 16));
-    e.inlineAsm(Type(),
-                "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0], "
-                "{$1, $2, $3, $4};",
-                "r,r,r,r,r", {at, words0, words1, words2, words3},
-                /*sideEffects=*/true);
+    target<SM90StmatrixX4TransOp>(at, permuted.getResult0(),
+                                  permuted.getResult1(), permuted.getResult2(),
+                                  permuted.getResult3());
   }
   Value next = e.add(vtBlock, e.i32(1));
   e.condBr(e.icmp(ICmp::ult, next, e.i32(chunks * blocksPerChunk)), "vt_block",

@@ -4,7 +4,8 @@
 // KernelBuilder (LLVM and NVVM operations) and the sm_90a target ops (L3,
 // FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, named
 // barriers, TMA loads and stores, the wgmma of S = Q K^T and of P V with
-// their descriptors, fences, commits and waits), which TargetToNVVM.cpp
+// their descriptors, fences, commits and waits, O's stores, the FP8 V
+// transpose), which TargetToNVVM.cpp
 // lowers: Entry.cpp (entry, work items, copies, producer), ConsumerMath.cpp
 // (one KV tile's math), ConsumerLoops.cpp (the consumers' loops),
 // Epilogue.cpp (O and LSE out), SplitTail.cpp (the split tail's merge) and
@@ -519,6 +520,10 @@ private:
   Value outputWord(ArrayRef<Value> acc, Value inv, int r, int64_t i);
   /// The address of O's element `offset` (i64, in elements).
   Value outputElement(Value oGlobal, Value offset);
+  /// Accumulator row r's values of its first `pairs` column pairs
+  /// (registers 4i + 2r and 4i + 2r + 1), as the O stores take them.
+  static SmallVector<Value> rowValues(ArrayRef<Value> acc, int r,
+                                      int64_t pairs);
   void storeOStaged(ArrayRef<Value> acc, const Value inv[2]);
   /// The warpgroup's rows of O / l into Q's layout at byte `bufferOffset`
   /// (i32) of shared memory, fenced for the async proxy, then the

@@ -64,13 +64,141 @@ Value lower(SM90QuadReduceOp op, SM90QuadReduceOp::Adaptor a,
   return x;
 }
 
-/// The fptrunc of the vector (low, high), as an i32.
-Value lower(SM90PackPairOp op, SM90PackPairOp::Adaptor a, KernelBuilder &e) {
+/// The fptrunc of the vector (low, high) to `element`, as an i32.
+Value packPair(KernelBuilder &e, Value low, Value high, Type element) {
   Value v = e.poison(e.vector(2, e.f32()));
-  v = e.insertElement(v, a.getLow(), e.i32(0));
-  v = e.insertElement(v, a.getHigh(), e.i32(1));
-  Value h = e.fptrunc(v, e.vector(2, op.getElementType()));
+  v = e.insertElement(v, low, e.i32(0));
+  v = e.insertElement(v, high, e.i32(1));
+  Value h = e.fptrunc(v, e.vector(2, element));
   return e.bitcast(h, e.i32());
+}
+
+Value lower(SM90PackPairOp op, SM90PackPairOp::Adaptor a, KernelBuilder &e) {
+  return packPair(e, a.getLow(), a.getHigh(), op.getElementType());
+}
+
+/// Pair i of an accumulator row's `values`, times `scale`, packed.
+Value scaledPair(KernelBuilder &e, ValueRange values, Value scale, size_t i,
+                 Type element) {
+  // Sequenced: as arguments of one call the two products would be emitted
+  // in the host compiler's order.
+  Value lo = e.fmul(values[2 * i], scale);
+  Value hi = e.fmul(values[2 * i + 1], scale);
+  return packPair(e, lo, hi, element);
+}
+
+/// Pair i: one 4-byte store at element offset + 8 i.
+Value lower(SM90StoreFragmentOp op, SM90StoreFragmentOp::Adaptor a,
+            KernelBuilder &e) {
+  for (size_t i = 0; 2 * i < a.getValues().size(); ++i) {
+    Value word =
+        scaledPair(e, a.getValues(), a.getScale(), i, op.getElementType());
+    Value off = e.add(a.getOffset(), e.i64(8 * i));
+    Value ptr = e.elementAddress(a.getOutput(), e.builder().getI16Type(), off);
+    e.store(word, ptr, 4);
+  }
+  return Value();
+}
+
+/// Stage `mask` (2, then 1): word x of thread q stays where bit `mask` of x
+/// and q agree, else it comes from word x ^ mask of thread q ^ mask.
+Value lower(SM90QuadTransposeOp, SM90QuadTransposeOp::Adaptor a,
+            KernelBuilder &e) {
+  Value allLanes = e.i32(-1), clamp = e.i32(31);
+  Value upper[3] = {Value(), a.getOdd(), a.getUpper()};
+  Value w[4] = {a.getWord0(), a.getWord1(), a.getWord2(), a.getWord3()};
+  for (int mask : {2, 1})
+    for (int x = 0; x < 4; ++x) {
+      if (x & mask)
+        continue;
+      Value send = e.select(upper[mask], w[x], w[x | mask]);
+      Value recv = e.shuffle(NVVM::ShflKind::bfly, send, e.i32(mask), clamp,
+                             allLanes);
+      w[x] = e.select(upper[mask], recv, w[x]);
+      w[x | mask] = e.select(upper[mask], w[x | mask], recv);
+    }
+  Value vec = e.poison(e.vector(4, e.i32()));
+  for (int j = 0; j < 4; ++j)
+    vec = e.insertElement(vec, w[j], e.i32(j));
+  return vec;
+}
+
+/// Pair i: one 4-byte store at buffer + row_byte + (16 (i mod 8) xor
+/// swizzle) + (i / 8) atom_bytes.
+Value lower(SM90StageFragmentOp op, SM90StageFragmentOp::Adaptor a,
+            KernelBuilder &e) {
+  int64_t atomBytes = op.getAtomBytes();
+  for (size_t i = 0; 2 * i < a.getValues().size(); ++i) {
+    Value word =
+        scaledPair(e, a.getValues(), a.getScale(), i, op.getElementType());
+    Value unit = e.xorI(a.getSwizzle(), e.i32((i % 8) * 16));
+    Value off =
+        e.add(e.add(a.getRowByte(), unit), e.i32((i / 8) * atomBytes));
+    e.store(word, e.byteOffset(a.getBase(), e.add(a.getBuffer(), off)), 4);
+  }
+  return Value();
+}
+
+/// A 16-byte load at (unit / 8) atom_bytes + 128 row + 16 ((unit mod 8) xor
+/// (row mod 8)).
+Value lower(SM90LoadSwizzledUnitOp op, SM90LoadSwizzledUnitOp::Adaptor a,
+            KernelBuilder &e) {
+  Value row = a.getRow(), unitInRow = a.getUnit();
+  Value unit = e.xorI(e.andI(unitInRow, e.i32(7)), e.andI(row, e.i32(7)));
+  Value off = e.add(
+      e.add(e.mul(e.lshr(unitInRow, e.i32(3)), e.i32(op.getAtomBytes())),
+            e.mul(row, e.i32(128))),
+      e.shl(unit, e.i32(4)));
+  return e.load(e.vector(4, e.i32()), e.byteOffset(a.getBase(), off), 16);
+}
+
+/// shfl.sync.idx from lane 0.
+Value lower(SM90WarpUniformOp, SM90WarpUniformOp::Adaptor a,
+            KernelBuilder &e) {
+  return e.shuffle(NVVM::ShflKind::idx, a.getValue(), e.i32(0), e.i32(31),
+                   e.i32(-1));
+}
+
+/// Inline PTX: the address is 32-bit (an !llvm.ptr<3> is 64-bit in PTX and
+/// would take two registers). Side effects: it must stay after the wait for
+/// the rows' arrival.
+SmallVector<Value> lower(SM90LdmatrixX4Op, SM90LdmatrixX4Op::Adaptor a,
+                         KernelBuilder &e) {
+  Value words = e.inlineAsm(
+      e.structOf(4, e.i32()),
+      "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];",
+      "=r,=r,=r,=r,r", {a.getAddress()}, /*sideEffects=*/true);
+  SmallVector<Value> w;
+  for (int i = 0; i < 4; ++i)
+    w.push_back(e.extractValue(words, i));
+  return w;
+}
+
+/// Four prmt.b32 (inline PTX), the last result first: the order of the
+/// measured kernels (and of the PTX corpus).
+SmallVector<Value> lower(SM90PermuteBytesOp, SM90PermuteBytesOp::Adaptor a,
+                         KernelBuilder &e) {
+  auto prmt = [&](Value x, Value y, Value selector) {
+    return e.inlineAsm(e.i32(), "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r",
+                       {x, y, selector}, /*sideEffects=*/false);
+  };
+  Value r3 = prmt(a.getWord2(), a.getWord3(), a.getSelector1());
+  Value r2 = prmt(a.getWord2(), a.getWord3(), a.getSelector0());
+  Value r1 = prmt(a.getWord0(), a.getWord1(), a.getSelector1());
+  Value r0 = prmt(a.getWord0(), a.getWord1(), a.getSelector0());
+  return {r0, r1, r2, r3};
+}
+
+Value lower(SM90StmatrixX4TransOp, SM90StmatrixX4TransOp::Adaptor a,
+            KernelBuilder &e) {
+  e.inlineAsm(Type(),
+              "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [$0], "
+              "{$1, $2, $3, $4};",
+              "r,r,r,r,r",
+              {a.getAddress(), a.getWord0(), a.getWord1(), a.getWord2(),
+               a.getWord3()},
+              /*sideEffects=*/true);
+  return Value();
 }
 
 /// Two cvt.rn.satfinite.e4m3x2 (the intrinsic's first source is the upper
@@ -283,11 +411,23 @@ struct TargetOpLowering : ConvertOpToLLVMPattern<OpTy> {
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     KernelBuilder e(rewriter, op.getLoc());
-    if (Value result = lower(op, adaptor, e))
+    replace(rewriter, op, lower(op, adaptor, e));
+    return success();
+  }
+
+private:
+  /// The op's result, or none.
+  static void replace(ConversionPatternRewriter &rewriter, OpTy op,
+                      Value result) {
+    if (result)
       rewriter.replaceOp(op, result);
     else
       rewriter.eraseOp(op);
-    return success();
+  }
+  /// The op's results.
+  static void replace(ConversionPatternRewriter &rewriter, OpTy op,
+                      ArrayRef<Value> results) {
+    rewriter.replaceOp(op, results);
   }
 };
 
@@ -303,7 +443,10 @@ template <typename... OpTys> struct TargetOps {
 };
 using SM90TargetOps = TargetOps<
     SM90SetMaxNRegOp, SM90ElectOneOp, SM90QuadReduceOp, SM90PackPairOp,
-    SM90PackE4M3Op, SM90PackBytesOp, SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
+    SM90PackE4M3Op, SM90PackBytesOp, SM90StoreFragmentOp, SM90QuadTransposeOp,
+    SM90StageFragmentOp, SM90LoadSwizzledUnitOp, SM90WarpUniformOp,
+    SM90LdmatrixX4Op, SM90PermuteBytesOp, SM90StmatrixX4TransOp,
+    SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
     SM90MBarrierWaitOp, SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp,
     SM90NamedBarrierOp, SM90NamedBarrierArriveOp, SM90TmaLoadOp,
     SM90WgmmaFenceOp, SM90TmaStoreOp, SM90BulkCommitGroupOp,

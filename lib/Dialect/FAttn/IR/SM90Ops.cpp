@@ -23,12 +23,51 @@ LogicalResult SM90SetMaxNRegOp::verify() {
   return success();
 }
 
-LogicalResult SM90PackPairOp::verify() {
-  Type element = getElementType();
+/// The 16-bit float type of packed pairs (P's or O's).
+static LogicalResult verifyPairElementType(Operation *op, Type element) {
   if (!element.isBF16() && !element.isF16())
-    return emitOpError() << "expected element_type bf16 or f16, found "
-                         << element;
+    return op->emitOpError() << "expected element_type bf16 or f16, found "
+                              << element;
   return success();
+}
+
+LogicalResult SM90PackPairOp::verify() {
+  return verifyPairElementType(*this, getElementType());
+}
+
+/// A thread's values of an accumulator row, stored as packed pairs.
+static LogicalResult verifyFragmentValues(Operation *op, size_t values,
+                                          Type element) {
+  if (values == 0 || values % 2 != 0)
+    return op->emitOpError() << "expected a positive, even number of values "
+                                "(pairs of adjacent columns), found "
+                             << values;
+  return verifyPairElementType(op, element);
+}
+
+/// The bytes of a 64-column atom of a 128-byte-swizzled tile: whole
+/// 1024-byte swizzle patterns (8 rows of 128 bytes).
+static LogicalResult verifyAtomBytes(Operation *op, int64_t bytes) {
+  if (bytes <= 0 || bytes % 1024 != 0 || bytes > INT32_MAX)
+    return op->emitOpError() << "expected atom_bytes a positive 32-bit "
+                                "multiple of 1024 (8 rows of 128 bytes), found "
+                             << bytes;
+  return success();
+}
+
+LogicalResult SM90StoreFragmentOp::verify() {
+  return verifyFragmentValues(*this, getValues().size(), getElementType());
+}
+
+LogicalResult SM90StageFragmentOp::verify() {
+  if (failed(verifyFragmentValues(*this, getValues().size(),
+                                  getElementType())))
+    return failure();
+  return verifyAtomBytes(*this, getAtomBytes());
+}
+
+LogicalResult SM90LoadSwizzledUnitOp::verify() {
+  return verifyAtomBytes(*this, getAtomBytes());
 }
 
 static LogicalResult verifyStages(Operation *op, int64_t stages) {

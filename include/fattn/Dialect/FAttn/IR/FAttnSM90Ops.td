@@ -6,7 +6,10 @@
 // the mbarriers and the TMA stores of O, and the
 // wgmma of S = Q K^T (both operands in shared memory) and of P V (P in
 // registers) with their descriptors, fence, commit and wait, the
-// warpgroups' roles, the quad reductions of the rows and P's packing. The sm_90a
+// warpgroups' roles, the quad reductions of the rows, P's packing, O's
+// stores (from registers, and staged in a swizzled tile in shared memory),
+// the FP8 producer's V transpose (ldmatrix, byte permutes, stmatrix) and the
+// warp-uniform warpgroup index. The sm_90a
 // kernel emitter builds them inside the kernel's llvm.func, between
 // LLVM-dialect code; the patterns of populateSM90TargetToNVVMPatterns
 // (--convert-fattn-sm90-target-to-nvvm) turn each into the NVVM and LLVM
@@ -27,8 +30,9 @@ include "fattn/Dialect/FAttn/IR/FAttnDialect.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-// Pointers of the kernel: shared memory (address space 3), and the generic
-// pointer of a TMA tensor map (a by-value kernel parameter).
+// Pointers of the kernel: shared memory (address space 3), global memory
+// (address space 1), and the generic pointer of a TMA tensor map (a by-value
+// kernel parameter).
 def FAttn_SM90SharedPtr : Type<
     And<[CPred<"::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)">,
          CPred<"::llvm::cast<::mlir::LLVM::LLVMPointerType>($_self)"
@@ -37,6 +41,14 @@ def FAttn_SM90SharedPtr : Type<
     "::mlir::LLVM::LLVMPointerType">,
     BuildableType<"::mlir::LLVM::LLVMPointerType::get($_builder.getContext(), 3)">;
 
+def FAttn_SM90GlobalPtr : Type<
+    And<[CPred<"::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)">,
+         CPred<"::llvm::cast<::mlir::LLVM::LLVMPointerType>($_self)"
+               ".getAddressSpace() == 1">]>,
+    "LLVM pointer to global memory (address space 1)",
+    "::mlir::LLVM::LLVMPointerType">,
+    BuildableType<"::mlir::LLVM::LLVMPointerType::get($_builder.getContext(), 1)">;
+
 def FAttn_SM90TensorMapPtr : Type<
     And<[CPred<"::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)">,
          CPred<"::llvm::cast<::mlir::LLVM::LLVMPointerType>($_self)"
@@ -44,6 +56,15 @@ def FAttn_SM90TensorMapPtr : Type<
     "generic LLVM pointer (a TMA tensor map)",
     "::mlir::LLVM::LLVMPointerType">,
     BuildableType<"::mlir::LLVM::LLVMPointerType::get($_builder.getContext(), 0)">;
+
+// A 16-byte unit of 16-bit elements in registers: four i32.
+def FAttn_SM90UnitVector : Type<
+    And<[CPred<"::llvm::isa<::mlir::VectorType>($_self)">,
+         CPred<"::llvm::cast<::mlir::VectorType>($_self) == "
+               "::mlir::VectorType::get({4}, "
+               "::mlir::IntegerType::get($_self.getContext(), 32))">]>,
+    "vector of four i32 (a 16-byte unit)", "::mlir::VectorType">,
+    BuildableType<"::mlir::VectorType::get({4}, $_builder.getI32Type())">;
 
 // The accumulator of a wgmma: a literal struct of the thread's f32
 // registers (the verifier checks the fields). As a plain Type, it prints
@@ -100,6 +121,31 @@ def FAttn_SM90ElectOneOp : FAttn_SM90Op<"elect_one"> {
   let assemblyFormat = "attr-dict";
   let builders = [
     OpBuilder<(ins), [{ build($_builder, $_state, $_builder.getI1Type()); }]>
+  ];
+}
+
+def FAttn_SM90WarpUniformOp : FAttn_SM90Op<"warp_uniform"> {
+  let summary = "a value the same in every lane, made known to be warp-uniform";
+  let description = [{
+    `value`, which every lane of the warp holds alike (the consumer
+    warpgroup's index, the thread index / 128), broadcast from lane 0
+    (`shfl.sync.idx` of lane 0). The result is the same value, but ptxas
+    knows it to be warp-uniform: what the kernel derives from it (Q's wgmma
+    descriptors, which step by the warpgroup's 64 rows) stays in uniform
+    registers instead of taking two R2UR moves before each wgmma. The whole
+    warp executes it, converged.
+
+    ```mlir
+    %wg = fattn.sm90.warp_uniform %index
+    ```
+  }];
+  let arguments = (ins I32:$value);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$value attr-dict";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$value), [{
+      build($_builder, $_state, $_builder.getI32Type(), value);
+    }]>
   ];
 }
 
@@ -231,6 +277,218 @@ def FAttn_SM90PackBytesOp : FAttn_SM90Op<"pack_bytes", [Pure]> {
             byte3);
     }]>
   ];
+}
+
+//===----------------------------------------------------------------------===//
+// O's stores
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90StoreFragmentOp : FAttn_SM90Op<"store_fragment"> {
+  let summary = "a thread's pairs of one accumulator row, scaled and packed, to global memory";
+  let description = [{
+    The thread's values of one row of a wgmma accumulator (m64nN: the
+    thread holds columns 8 i + 2 q and 8 i + 2 q + 1 of its rows, q its
+    lane mod 4), pair i = (`values`[2 i], `values`[2 i + 1]), each
+    multiplied by `scale` (O / l), rounded to `element_type` (bf16 or f16)
+    as by `fattn.sm90.pack_pair` and stored as one 4-byte word at element
+    `offset` + 8 i of `output`: `offset` (i64) is the element of the row's
+    column 2 q. A warp's store writes 16 bytes into each of 8 rows. The
+    epilogue's O from registers, pair by pair.
+
+    ```mlir
+    fattn.sm90.store_fragment [%o0, %o1, %o4, %o5] scale %inv, %out[%offset], element_type = bf16
+    ```
+  }];
+  let arguments = (ins Variadic<F32>:$values, F32:$scale,
+                       FAttn_SM90GlobalPtr:$output, I64:$offset,
+                       TypeAttr:$element_type);
+  let assemblyFormat = [{
+    ` ` `[` $values `]` `scale` $scale `,` $output `[` $offset `]` `,`
+    `element_type` `=` $element_type attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90QuadTransposeOp : FAttn_SM90Op<"quad_transpose"> {
+  let summary = "a 4 x 4 transpose of 32-bit words across the threads of a quad";
+  let description = [{
+    Thread q of a quad (lane mod 4) holds `word0` to `word3`, its 4-byte
+    parts of four consecutive 8-column groups 4 m to 4 m + 3 of a row (the
+    accumulator layout); afterwards it holds the four parts of group
+    4 m + q, of threads 0 to 3 in order, as one 16-byte vector that one
+    store writes (a quad then writes 64 contiguous bytes of the row). `odd`
+    and `upper` are bits 0 and 1 of q (i1, computed once per thread). Two
+    butterfly stages (lane xor 2, then xor 1), each of two `shfl.sync.bfly`
+    of the words selected by the bit. The whole warp executes it,
+    converged.
+
+    ```mlir
+    %unit = fattn.sm90.quad_transpose %w0, %w1, %w2, %w3, odd = %odd, upper = %upper
+    ```
+  }];
+  let arguments = (ins I32:$word0, I32:$word1, I32:$word2, I32:$word3,
+                       I1:$odd, I1:$upper);
+  let results = (outs FAttn_SM90UnitVector:$unit);
+  let assemblyFormat = [{
+    $word0 `,` $word1 `,` $word2 `,` $word3 `,` `odd` `=` $odd `,` `upper`
+    `=` $upper attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::ValueRange":$words, "::mlir::Value":$odd,
+                   "::mlir::Value":$upper), [{
+      build($_builder, $_state,
+            ::mlir::VectorType::get({4}, $_builder.getI32Type()), words[0],
+            words[1], words[2], words[3], odd, upper);
+    }]>
+  ];
+}
+
+def FAttn_SM90StageFragmentOp : FAttn_SM90Op<"stage_fragment"> {
+  let summary = "a thread's pairs of one accumulator row, scaled and packed, into a swizzled tile in shared memory";
+  let description = [{
+    As `fattn.sm90.store_fragment`, pair i of the row (`values`[2 i],
+    `values`[2 i + 1], times `scale`, rounded to `element_type`) is one
+    4-byte word, written to shared memory at byte
+    `buffer` + `row_byte` + (16 (i mod 8) xor `swizzle`) + (i / 8) `atom_bytes`
+    of `base`: a tile of 64-column atoms (`atom_bytes` each, 128-byte rows)
+    whose 16-byte units are swizzled by the row mod 8, Q's layout and that
+    of a 128-byte-swizzled TMA box, so that each store instruction of a
+    warp hits 8 distinct units. `row_byte` is the row's byte (128 row) plus
+    the thread's column pair within a unit (4 q), `swizzle` (row mod 8) 16:
+    the thread's two rows share it. O staged on its way out (copied out by
+    `fattn.sm90.load_swizzled_unit`, or by TMA stores).
+
+    ```mlir
+    fattn.sm90.stage_fragment [%o0, %o1, %o4, %o5] scale %inv, %base[%buffer], row_byte = %rb, swizzle = %sw, atom_bytes = 16384, element_type = bf16
+    ```
+  }];
+  let arguments = (ins Variadic<F32>:$values, F32:$scale,
+                       FAttn_SM90SharedPtr:$base, I32:$buffer, I32:$row_byte,
+                       I32:$swizzle, I64Attr:$atom_bytes,
+                       TypeAttr:$element_type);
+  let assemblyFormat = [{
+    ` ` `[` $values `]` `scale` $scale `,` $base `[` $buffer `]` `,` `row_byte`
+    `=` $row_byte `,` `swizzle` `=` $swizzle `,` `atom_bytes` `=`
+    $atom_bytes `,` `element_type` `=` $element_type attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def FAttn_SM90LoadSwizzledUnitOp : FAttn_SM90Op<"load_swizzled_unit"> {
+  let summary = "one 16-byte unit of a row of a swizzled tile in shared memory";
+  let description = [{
+    The 16 bytes of unit `unit` (columns 8 `unit` to 8 `unit` + 7 of 16-bit
+    elements) of row `row` of the tile at `base` in the layout of
+    `fattn.sm90.stage_fragment` (64-column atoms of `atom_bytes`, 128-byte
+    rows, units swizzled by the row mod 8): byte
+    (`unit` / 8) `atom_bytes` + 128 `row` + 16 ((`unit` mod 8) xor (`row` mod 8)),
+    as a vector of four i32, 16-byte aligned. Staged O copied out whole
+    units at a time, consecutive threads along a row.
+
+    ```mlir
+    %v = fattn.sm90.load_swizzled_unit %base[%row, %unit], atom_bytes = 16384
+    ```
+  }];
+  let arguments = (ins FAttn_SM90SharedPtr:$base, I32:$row, I32:$unit,
+                       I64Attr:$atom_bytes);
+  let results = (outs FAttn_SM90UnitVector:$result);
+  let assemblyFormat = [{
+    $base `[` $row `,` $unit `]` `,` `atom_bytes` `=` $atom_bytes attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$base, "::mlir::Value":$row,
+                   "::mlir::Value":$unit, "uint64_t":$atomBytes), [{
+      build($_builder, $_state,
+            ::mlir::VectorType::get({4}, $_builder.getI32Type()), base, row,
+            unit, atomBytes);
+    }]>
+  ];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The FP8 producer's V transpose
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90LdmatrixX4Op : FAttn_SM90Op<"ldmatrix_x4"> {
+  let summary = "load four 8 x 8 matrices of 16-bit elements from shared memory";
+  let description = [{
+    `ldmatrix.sync.aligned.m8n8.x4.shared.b16`: lanes 8 j to 8 j + 7 give
+    the 16-byte rows of matrix j (`address`: the lane's row, a 32-bit
+    shared-memory address, which takes one register where an `!llvm.ptr<3>`
+    would take two); each thread gets one 4-byte word of each matrix (row
+    lane / 4, columns 2 (lane mod 4) and + 1). With `fattn.sm90.permute_bytes`
+    and `fattn.sm90.stmatrix_x4_trans`, one step of the FP8 producer's V
+    transpose (SM90FP8Transpose.h). The whole warp executes it, converged,
+    after the wait for the rows' arrival.
+
+    ```mlir
+    %w0, %w1, %w2, %w3 = fattn.sm90.ldmatrix_x4 %address
+    ```
+  }];
+  let arguments = (ins I32:$address);
+  let results = (outs I32:$word0, I32:$word1, I32:$word2, I32:$word3);
+  let assemblyFormat = "$address attr-dict";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$address), [{
+      ::mlir::Type i32 = $_builder.getI32Type();
+      build($_builder, $_state, i32, i32, i32, i32, address);
+    }]>
+  ];
+}
+
+def FAttn_SM90PermuteBytesOp : FAttn_SM90Op<"permute_bytes", [Pure]> {
+  let summary = "the byte regrouping of the FP8 V transpose";
+  let description = [{
+    Result 2 k + s is the `prmt.b32` of `word`(2 k) and `word`(2 k + 1) by
+    `selector`s (the four bytes of the two words that the selector's nibbles
+    pick): between `fattn.sm90.ldmatrix_x4` and
+    `fattn.sm90.stmatrix_x4_trans`, whose transpose moves 16-bit elements,
+    it regroups each lane's e4m3 bytes so that the two make a transpose of
+    bytes (with the keys permuted by wgmma_e4m3_k32). The selectors are the
+    lane's (fp8TransposeSelector, and it xor 0x2222). Lowered last result
+    first.
+
+    ```mlir
+    %r0, %r1, %r2, %r3 = fattn.sm90.permute_bytes %w0, %w1, %w2, %w3, selectors = [%s0, %s1]
+    ```
+  }];
+  let arguments = (ins I32:$word0, I32:$word1, I32:$word2, I32:$word3,
+                       I32:$selector0, I32:$selector1);
+  let results = (outs I32:$result0, I32:$result1, I32:$result2,
+                      I32:$result3);
+  let assemblyFormat = [{
+    $word0 `,` $word1 `,` $word2 `,` $word3 `,` `selectors` `=` `[`
+    $selector0 `,` $selector1 `]` attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::ValueRange":$words, "::mlir::Value":$selector0,
+                   "::mlir::Value":$selector1), [{
+      ::mlir::Type i32 = $_builder.getI32Type();
+      build($_builder, $_state, i32, i32, i32, i32, words[0], words[1],
+            words[2], words[3], selector0, selector1);
+    }]>
+  ];
+}
+
+def FAttn_SM90StmatrixX4TransOp : FAttn_SM90Op<"stmatrix_x4_trans"> {
+  let summary = "store four 8 x 8 matrices of 16-bit elements, transposed, to shared memory";
+  let description = [{
+    `stmatrix.sync.aligned.m8n8.x4.trans.shared.b16`: each thread gives one
+    4-byte word of each matrix (`word0` to `word3`), lanes 8 j to 8 j + 7
+    the 16-byte rows of matrix j (`address`, a 32-bit shared-memory
+    address), which receive the matrix transposed. The last step of the
+    FP8 producer's V transpose. The whole warp executes it, converged.
+
+    ```mlir
+    fattn.sm90.stmatrix_x4_trans %address, [%r0, %r1, %r2, %r3]
+    ```
+  }];
+  let arguments = (ins I32:$address, I32:$word0, I32:$word1, I32:$word2,
+                       I32:$word3);
+  let assemblyFormat = [{
+    $address `,` `[` $word0 `,` $word1 `,` $word2 `,` $word3 `]` attr-dict
+  }];
 }
 
 //===----------------------------------------------------------------------===//
