@@ -33,7 +33,8 @@ AttentionFacts AttentionFacts::of(AttentionOp op) {
                : left < 0 && right == 0 ? MaskKind::Causal
                                         : MaskKind::Window;
   FloatAttr softcap = op.getSoftcapAttr();
-  facts.softcap = softcap && softcap.getValue().convertToFloat() > 0.0f;
+  facts.softcap = op.getDynamicSoftcap() ||
+                  (softcap && softcap.getValue().convertToFloat() > 0.0f);
   facts.lse = static_cast<bool>(op.getLse());
   facts.valueTransposed = op.hasTransposedValue();
   // A descale's form is its rank: 0 per tensor, 2 per (batch, head), 3 per

@@ -256,3 +256,19 @@ func.func @not_a_memref(%q: tensor<2x8x100x64xf32>, %k: memref<2x2x90x64xf32>, %
   fattn.attention ins(%q, %k, %v : tensor<2x8x100x64xf32>, memref<2x2x90x64xf32>, memref<2x2x90x32xf32>) outs(%o : memref<2x8x100x32xf32>)
   return
 }
+
+// -----
+
+func.func @scale_attribute_and_operand(%q: memref<2x8x100x64xf32>, %k: memref<2x2x90x64xf32>, %v: memref<2x2x90x32xf32>, %o: memref<2x8x100x32xf32>, %s: f32) {
+  // expected-error @+1 {{expected the scale as an attribute or an operand, not both}}
+  fattn.attention ins(%q, %k, %v : memref<2x8x100x64xf32>, memref<2x2x90x64xf32>, memref<2x2x90x32xf32>) outs(%o : memref<2x8x100x32xf32>) scale(%s : f32) {scale = 0.5 : f32}
+  return
+}
+
+// -----
+
+func.func @softcap_attribute_and_operand(%q: memref<2x8x100x64xf32>, %k: memref<2x2x90x64xf32>, %v: memref<2x2x90x32xf32>, %o: memref<2x8x100x32xf32>, %c: f32) {
+  // expected-error @+1 {{expected the softcap as an attribute or an operand, not both}}
+  fattn.attention ins(%q, %k, %v : memref<2x8x100x64xf32>, memref<2x2x90x64xf32>, memref<2x2x90x32xf32>) outs(%o : memref<2x8x100x32xf32>) softcap(%c : f32) {softcap = 5.0 : f32}
+  return
+}

@@ -299,3 +299,73 @@ func.func @f(%a: tensor<16x16xf32>, %m: tensor<16xf16>, %l: tensor<16xf16>) {
   %o, %lse = fattn.finalize %a, %m, %l {scale = 1.0 : f32} : tensor<16x16xf32>, tensor<16xf16> -> tensor<16x16xbf16>
   return
 }
+
+// -----
+
+func.func @f(%Q: memref<?x?x?x16xf32>, %K: memref<?x?x?x16xf32>, %V: memref<?x?x?x16xf32>, %O: memref<?x?x?x16xf32>, %s: f32) {
+  // expected-error @+1 {{'fattn.tiled_attention' op expected the scale as an attribute or an operand, not both}}
+  fattn.tiled_attention ins(%Q, %K, %V : memref<?x?x?x16xf32>, memref<?x?x?x16xf32>, memref<?x?x?x16xf32>) outs(%O : memref<?x?x?x16xf32>) scale(%s : f32) attributes {block_m = 16 : i64, block_n = 8 : i64, scale = 0.25 : f32, softcap = 0.0 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%b: index, %h: index, %m: index):
+  }
+  return
+}
+
+// -----
+
+func.func @f(%Q: memref<?x?x?x16xf32>, %K: memref<?x?x?x16xf32>, %V: memref<?x?x?x16xf32>, %O: memref<?x?x?x16xf32>) {
+  // expected-error @+1 {{'fattn.tiled_attention' op expected the scale as an attribute or an operand}}
+  fattn.tiled_attention ins(%Q, %K, %V : memref<?x?x?x16xf32>, memref<?x?x?x16xf32>, memref<?x?x?x16xf32>) outs(%O : memref<?x?x?x16xf32>) attributes {block_m = 16 : i64, block_n = 8 : i64, softcap = 0.0 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%b: index, %h: index, %m: index):
+  }
+  return
+}
+
+// -----
+
+func.func @f(%Q: memref<?x?x?x16xf32>, %K: memref<?x?x?x16xf32>, %V: memref<?x?x?x16xf32>, %O: memref<?x?x?x16xf32>, %c: f32) {
+  // expected-error @+1 {{'fattn.tiled_attention' op expected the softcap as an attribute or an operand, not both}}
+  fattn.tiled_attention ins(%Q, %K, %V : memref<?x?x?x16xf32>, memref<?x?x?x16xf32>, memref<?x?x?x16xf32>) outs(%O : memref<?x?x?x16xf32>) softcap(%c : f32) attributes {block_m = 16 : i64, block_n = 8 : i64, scale = 0.25 : f32, softcap = 0.0 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%b: index, %h: index, %m: index):
+  }
+  return
+}
+
+// -----
+
+func.func @f(%s: tensor<16x8xf32>, %c: f32) {
+  // expected-error @+1 {{'fattn.softcap' op expected the softcap as an attribute or an operand, not both}}
+  %r = fattn.softcap %s softcap(%c : f32) {scale = 0.5 : f32, softcap = 1.0 : f32} : tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%s: tensor<16x8xf32>, %c: f32) {
+  // expected-error @+1 {{'fattn.softcap' op expected the scale as an attribute or an operand}}
+  %r = fattn.softcap %s softcap(%c : f32) : tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%s: tensor<16x8xf32>, %m: tensor<16xf32>, %l: tensor<16xf32>, %x: f32) {
+  // expected-error @+1 {{'fattn.softmax_update' op expected the scale as an attribute or an operand, not both}}
+  %p, %m1, %l1, %al = fattn.softmax_update %s, %m, %l scale(%x : f32) {scale = 1.0 : f32} : tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%s: tensor<16x8xf32>, %m: tensor<16xf32>, %l: tensor<16xf32>) {
+  // expected-error @+1 {{'fattn.softmax_update' op expected the scale as an attribute or an operand}}
+  %p, %m1, %l1, %al = fattn.softmax_update %s, %m, %l : tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x16xf32>, %m: tensor<16xf32>, %l: tensor<16xf32>, %x: f32) {
+  // expected-error @+1 {{'fattn.finalize' op expected the scale as an attribute or an operand, not both}}
+  %o, %lse = fattn.finalize %a, %m, %l scale(%x : f32) {scale = 1.0 : f32} : tensor<16x16xf32>, tensor<16xf32> -> tensor<16x16xbf16>
+  return
+}

@@ -109,6 +109,10 @@ def parse_args(argv):
     p.add_argument("--dynamic-head-dim", action="store_true",
                    help="also make the head dims dynamic (row-wise CPU lowering)")
     p.add_argument("--no-lse", action="store_true")
+    p.add_argument("--runtime-scalars", action="store_true",
+                   help="pass the scale (and the softcap, when given) to the "
+                        "attention function as f32 arguments: "
+                        "scale(%%s : f32) softcap(%%c : f32)")
     p.add_argument("--pipeline-options", default="",
                    help="e.g. 'block-m=32 block-n=16'")
     p.add_argument("--descale", choices=["none", "tensor", "head", "block"],
@@ -321,12 +325,19 @@ def build_program(a, q, k, v, descales=None, signs=None):
             arg_types[n] = memref_type(sh, "f32")
         names += ["dq", "dk", "dv"]
     params = ", ".join(f"%{n}: {arg_types[n]}" for n in names)
-    if a.scale is None and a.dynamic_head_dim:
+    if a.scale is None and (a.dynamic_head_dim or a.runtime_scalars):
         a.scale = 1.0 / math.sqrt(d)  # the default needs a static head dim
+    # Runtime scalars: the attributes become f32 arguments of @attention.
+    scalars = []
+    if a.runtime_scalars:
+        scalars = [("scale", a.scale)] + ([("softcap", a.softcap)] if a.softcap else [])
+        params += "".join(f", %{n}: f32" for n, _ in scalars)
+        a = argparse.Namespace(**{**vars(a), "scale": None, "softcap": None})
     attrs = attention_attributes(a)
     if a.value_layout:
         attrs.append('value_layout = "transposed_wgmma_e4m3_k32"')
     lse_clause = f" lse(%lse : {arg_types['lse']})" if has_lse else ""
+    scalar_clause = "".join(f" {n}(%{n} : f32)" for n, _ in scalars)
     if descales is not None:
         lse_clause += (f" descale(%dq, %dk, %dv : {arg_types['dq']}, {arg_types['dk']}, "
                        f"{arg_types['dv']})")
@@ -336,7 +347,7 @@ def build_program(a, q, k, v, descales=None, signs=None):
     out.append(f"""
 func.func @attention({params}) {{
   fattn.attention ins(%q, %k, %v : {arg_types['q']}, {arg_types['k']}, {arg_types['v']})
-                  outs(%o : {arg_types['o']}){lse_clause} {{{', '.join(attrs)}}}
+                  outs(%o : {arg_types['o']}){lse_clause}{scalar_clause} {{{', '.join(attrs)}}}
   return
 }}
 func.func private @printMemrefF32(memref<*xf32>)
@@ -409,7 +420,12 @@ func.func private @printMemrefF32(memref<*xf32>)
             else:
                 body.append(f"%{n}_arg = memref.get_global @{n}_data : {t}")
     call_args = ", ".join(f"%{n}_arg" if n != "lse" else "%lse_view" for n in names)
-    body.append(f"func.call @attention({call_args}) : ({', '.join(arg_types[n] for n in names)}) -> ()")
+    call_types = ", ".join(arg_types[n] for n in names)
+    for n, value in scalars:
+        body.append(f"%{n}_value = arith.constant {mlir_float(value)} : f32")
+        call_args += f", %{n}_value"
+        call_types += ", f32"
+    body.append(f"func.call @attention({call_args}) : ({call_types}) -> ()")
 
     # Print O in f32 (converted when narrower) and the LSE.
     o_f32 = memref_type([a.batch, a.heads_q, a.seq_q, dv], "f32")

@@ -83,3 +83,15 @@ func.func @memref_form(%q: memref<1x2x8x16xf32>, %o: memref<1x2x8x16xf32>) {
   fattn.attention ins(%q, %q, %q : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>) outs(%o : memref<1x2x8x16xf32>)
   return
 }
+
+// -----
+
+// The runtime scale and softcap stay the op's operands.
+// CHECK-LABEL: func.func @attention_runtime_scalars(
+// CHECK-SAME: %[[S:[^:]*]]: f32, %[[C:[^:]*]]: f32)
+// CHECK: fattn.attention ins({{.*}}) outs(%{{.*}} : memref<1x2x8x16xf32>) scale(%[[S]] : f32) softcap(%[[C]] : f32){{$}}
+func.func @attention_runtime_scalars(%q: tensor<1x2x8x16xf32>, %k: tensor<1x1x8x16xf32>, %v: tensor<1x1x8x16xf32>, %s: f32, %c: f32) -> tensor<1x2x8x16xf32> {
+  %o = tensor.empty() : tensor<1x2x8x16xf32>
+  %r = fattn.attention ins(%q, %k, %v : tensor<1x2x8x16xf32>, tensor<1x1x8x16xf32>, tensor<1x1x8x16xf32>) outs(%o : tensor<1x2x8x16xf32>) scale(%s : f32) softcap(%c : f32) -> tensor<1x2x8x16xf32>
+  return %r : tensor<1x2x8x16xf32>
+}

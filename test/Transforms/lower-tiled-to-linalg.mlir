@@ -249,3 +249,50 @@ func.func @mma_fp8_scaled(%q: tensor<16x32xf8E4M3FN>, %k: tensor<8x32xf8E4M3FN>,
   %s = fattn.mma %q, %k lhs_scale(%qs : tensor<16xf32>) rhs_scale(%ks : tensor<8xf32>) {transpose_rhs} : tensor<16x32xf8E4M3FN>, tensor<8x32xf8E4M3FN> -> tensor<16x8xf32>
   return %s : tensor<16x8xf32>
 }
+
+// -----
+
+// Runtime scalars: scale / softcap and scale * log2(e) are computed once,
+// before the tile's generics, which read them.
+// CHECK-LABEL: func.func @softcap_runtime
+// CHECK-SAME: (%{{.*}}: tensor<4x8xf32>, %[[SC:.*]]: f32, %[[CAP:.*]]: f32)
+// CHECK: %[[INNER:.*]] = arith.divf %[[SC]], %[[CAP]] : f32
+// CHECK: linalg.generic
+// CHECK:   %[[X:.*]] = arith.mulf %{{.*}}, %[[INNER]]
+// CHECK:   %[[T:.*]] = math.tanh %[[X]]
+// CHECK:   arith.mulf %[[T]], %[[CAP]]
+func.func @softcap_runtime(%s: tensor<4x8xf32>, %sc: f32, %cap: f32) -> tensor<4x8xf32> {
+  %0 = fattn.softcap %s scale(%sc : f32) softcap(%cap : f32) : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @update_runtime
+// CHECK-SAME: %[[SC:[^:]*]]: f32)
+// CHECK: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK: %[[C:.*]] = arith.mulf %[[SC]], %[[LOG2E]] : f32
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK:   arith.mulf %{{.*}}, %[[C]]
+// CHECK:   math.exp2
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK:   arith.mulf %{{.*}}, %[[C]]
+func.func @update_runtime(%s: tensor<4x8xf32>, %m: tensor<4xf32>, %l: tensor<4xf32>, %sc: f32) -> (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %p, %m1, %l1, %alpha = fattn.softmax_update %s, %m, %l scale(%sc : f32) : tensor<4x8xf32>, tensor<4xf32> -> tensor<4x8xf32>
+  return %p, %m1, %l1, %alpha : tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @finalize_runtime
+// CHECK-SAME: %[[SC:[^:]*]]: f32)
+// CHECK: linalg.generic
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4xf32>)
+// CHECK:   arith.mulf %{{.*}}, %[[SC]] : f32
+// CHECK:   math.log
+func.func @finalize_runtime(%acc: tensor<4x16xf32>, %m: tensor<4xf32>, %l: tensor<4xf32>, %sc: f32) -> (tensor<4x16xf16>, tensor<4xf32>) {
+  %o, %lse = fattn.finalize %acc, %m, %l scale(%sc : f32) : tensor<4x16xf32>, tensor<4xf32> -> tensor<4x16xf16>
+  return %o, %lse : tensor<4x16xf16>, tensor<4xf32>
+}

@@ -137,3 +137,32 @@ func.func @fp8_descales(%q: memref<2x4x100x64xf8E4M3FN>, %k: memref<2x2x100x64xf
                   descale(%dq, %dk, %dv : memref<2x2xf32>, memref<2x2x4xf32>, memref<2x2x4xf32>) {descale_block_kv = 32 : i64}
   return
 }
+
+// -----
+
+// Runtime scalars: the tiled op takes the operands; fattn.softcap scales
+// and caps with them, and the softmax and the LSE use scale 1.
+// CHECK-LABEL: func.func @runtime_scale_softcap
+// CHECK-SAME: %[[SC:[^:]*]]: f32, %[[CAP:[^:]*]]: f32)
+// CHECK: fattn.tiled_attention {{.*}} scale(%[[SC]] : f32) softcap(%[[CAP]] : f32) attributes {block_m = 64 : i64, block_n = 32 : i64, window_left = -1 : i64, window_right = 0 : i64}
+// CHECK: fattn.softcap %{{.*}} scale(%[[SC]] : f32) softcap(%[[CAP]] : f32) : tensor<64x32xf32>
+// CHECK: fattn.softmax_update %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.000000e+00 : f32}
+// CHECK: fattn.finalize %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.000000e+00 : f32}
+func.func @runtime_scale_softcap(%q: memref<1x4x100x16xf16>, %k: memref<1x4x100x16xf16>, %v: memref<1x4x100x16xf16>, %o: memref<1x4x100x16xf16>, %s: f32, %c: f32) {
+  fattn.attention ins(%q, %k, %v : memref<1x4x100x16xf16>, memref<1x4x100x16xf16>, memref<1x4x100x16xf16>) outs(%o : memref<1x4x100x16xf16>) scale(%s : f32) softcap(%c : f32) {causal = true}
+  return
+}
+
+// -----
+
+// A runtime scale without a softcap goes to the softmax and the LSE.
+// CHECK-LABEL: func.func @runtime_scale
+// CHECK-SAME: %[[SC:[^:]*]]: f32)
+// CHECK: fattn.tiled_attention {{.*}} scale(%[[SC]] : f32) attributes {block_m = 64 : i64, block_n = 32 : i64, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64}
+// CHECK-NOT: fattn.softcap
+// CHECK: fattn.softmax_update %{{.*}}, %{{.*}}, %{{.*}} scale(%[[SC]] : f32) :
+// CHECK: fattn.finalize %{{.*}}, %{{.*}}, %{{.*}} scale(%[[SC]] : f32) :
+func.func @runtime_scale(%q: memref<1x4x100x16xf16>, %k: memref<1x4x100x16xf16>, %v: memref<1x4x100x16xf16>, %o: memref<1x4x100x16xf16>, %s: f32) {
+  fattn.attention ins(%q, %k, %v : memref<1x4x100x16xf16>, memref<1x4x100x16xf16>, memref<1x4x100x16xf16>) outs(%o : memref<1x4x100x16xf16>) scale(%s : f32)
+  return
+}

@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::fattn;
 namespace json = llvm::json;
@@ -75,6 +77,8 @@ json::Object mlir::fattn::toJSON(const KernelDescription &d) {
       {"grid", std::move(grid)},
       {"params", std::move(params)},
   };
+  if (!d.runtimeScalars.empty())
+    o["runtime_scalars"] = json::Array(d.runtimeScalars);
   if (!d.ptx.empty())
     o["ptx"] = d.ptx;
   if (!d.outDtype.empty())
@@ -119,7 +123,14 @@ KernelDescription mlir::fattn::describeSM80Kernel(DictionaryAttr info,
   d.cubin = d.entry + ".cubin";
   d.dtype = info.getAs<StringAttr>("dtype").getValue().str();
   d.headDimQK = d.headDimV = i64("head_dim");
-  d.scale = f64("scale");
+  auto flag = [&](StringRef name) {
+    auto attr = info.getAs<BoolAttr>(name);
+    return attr && attr.getValue();
+  };
+  bool dynamicScale = flag("dynamic_scale");
+  d.headDimQK = d.headDimV = i64("head_dim");
+  d.scale = dynamicScale ? 1.0 / std::sqrt(static_cast<double>(d.headDimQK))
+                         : f64("scale");
   d.softcap = f64("softcap");
   d.causal = i64("window_right") == 0;
   d.windowLeft = i64("window_left");
@@ -144,6 +155,7 @@ KernelDescription mlir::fattn::describeSM80Kernel(DictionaryAttr info,
     d.addParam("lse_stride_b", "u64");
     d.addParam("lse_stride_h", "u64");
   }
+  d.addRuntimeScalars(dynamicScale, flag("dynamic_softcap"));
   d.meta.stages = i64("stages");
   return d;
 }

@@ -79,6 +79,10 @@ struct KernelDescription {
   std::string dtype, outDtype;
   int64_t headDimQK = 0, headDimV = 0;
   double scale = 1.0, softcap = 0.0;
+  /// The scalars that the caller passes at each launch (`scale`,
+  /// `softcap`), each also a parameter of that name: for those, `scale` is
+  /// the default (1/sqrt(head_dim_qk)) and `softcap` 0 (none to default to).
+  std::vector<std::string> runtimeScalars;
   bool causal = false;
   int64_t windowLeft = -1, windowRight = -1;
   bool hasLse = false;
@@ -103,6 +107,16 @@ struct KernelDescription {
   /// Appends a parameter of a scalar or pointer type.
   void addParam(std::string name, std::string type) {
     params.push_back({std::move(name), std::move(type), std::nullopt});
+  }
+  /// Appends the runtime scalars' parameters (f32, `scale` then
+  /// `softcap`): the last parameters of a kernel.
+  void addRuntimeScalars(bool scale, bool softcap) {
+    for (auto [name, dynamic] : {std::pair{"scale", scale},
+                                 std::pair{"softcap", softcap}})
+      if (dynamic) {
+        addParam(name, "f32");
+        runtimeScalars.push_back(name);
+      }
   }
   /// Appends the "tensormap" parameter `<map.tensor>_map`.
   void addTensorMap(TensorMapDescription map) {

@@ -16,6 +16,10 @@
 //   O / l through each warp's rows of the Q tile, stored in 16-byte chunks;
 //   LSE = scale·m + ln l (0 / -inf for rows without keys).
 //
+// A runtime scale or softcap (operands of the tiled op) arrives as f32
+// kernel parameters after the others; each thread derives scale·log2(e) or
+// scale / softcap from them once, in the entry block.
+//
 // Register budget: at head dims 96 and 128 the accumulator (up to 128) and
 // scores (64) leave little room, so nothing that the loops do not need stays
 // live across them: each tile re-derives its indices and addresses, the
@@ -57,11 +61,16 @@ struct SM80KernelConfig {
   int64_t headDim, blockM, blockN, warps, rowsPerWarp, stages;
   bool bf16, qInRegisters, hasLse;
   double scale, softcap;
+  /// The scale or the softcap is a kernel parameter (`scale`, `softcap`),
+  /// not the constant above.
+  bool dynamicScale, dynamicSoftcap;
   int64_t windowLeft, windowRight;
   sm80::SmemPlan plan;
   /// Whether each KV tile derives its per-thread indices and addresses anew
   /// (see KernelEmitter::deriveIndices) instead of keeping the prologue's.
   bool rederiveIndices;
+
+  bool hasSoftcap() const { return dynamicSoftcap || softcap > 0; }
 };
 
 /// A 16-bit A fragment (4 x i32) and the f32 accumulator of one m16n8 tile.
@@ -259,6 +268,9 @@ private:
   // Kernel parameters.
   Value qArg, kArg, vArg, headsQ, headsKV, seqQ, seqK;
   Value strides[4][3];
+  // Runtime scalars (null when constant) and, from them, scale / softcap
+  // (with a softcap) or scale·log2(e) (without), derived in the entry block.
+  Value scaleParam, softcapParam, softcapInner, scaleLog2Param;
   Value smem;
   Value lo, hi;  // the KV tiles this Q tile visits
   Value kvHead;  // of the prologue, kept: see deriveIndices
@@ -442,7 +454,8 @@ SmallVector<AccFrag> KernelEmitter::scores(Value slot) {
 
 void KernelEmitter::applySoftcap(SmallVector<AccFrag> &s) {
   // softcap · tanh(scale · s / softcap); the softmax then uses scale 1.
-  Value inner = cf(cfg.scale / cfg.softcap), cap = cf(cfg.softcap);
+  Value inner = softcapInner ? softcapInner : cf(cfg.scale / cfg.softcap);
+  Value cap = softcapParam ? softcapParam : cf(cfg.softcap);
   for (AccFrag &frag : s)
     for (Value &v : frag) {
       Value x = arith::MulFOp::create(b, v, inner);
@@ -496,7 +509,7 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
                                    ValueRange init) {
   int64_t pitch = cfg.plan.rowPitchBytes;
   int64_t accCount = mFrags * dFrags * 4;
-  double scaleLog2 = (cfg.softcap > 0 ? 1.0 : cfg.scale) * kLog2E;
+  double scaleLog2 = (cfg.hasSoftcap() ? 1.0 : cfg.scale) * kLog2E;
   Value zero = cf(0.0), negInf = cf(-std::numeric_limits<double>::infinity());
 
   auto loop = scf::ForOp::create(b, from, to, c32(1), init);
@@ -528,7 +541,7 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
   NVVM::CpAsyncCommitGroupOp::create(b);
 
   SmallVector<AccFrag> s = scores(slot);
-  if (cfg.softcap > 0)
+  if (cfg.hasSoftcap())
     applySoftcap(s);
   if (masked) {
     s = applyMask(s, tile);
@@ -550,7 +563,7 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
   // Online softmax per row (mf, half); the 4 lanes of a row share it.
   SmallVector<Value> acc(state.begin(), state.begin() + accCount);
   SmallVector<Value> newMax, newSum;
-  Value c2 = cf(scaleLog2);
+  Value c2 = scaleLog2Param ? scaleLog2Param : cf(scaleLog2);
   for (int64_t mf = 0; mf < mFrags; ++mf)
     for (int64_t half = 0; half < 2; ++half) {
       Value oldMax = state[accCount + mf * 2 + half];
@@ -646,6 +659,17 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
     lseStrideB = args[a++];
     lseStrideH = args[a++];
   }
+  // Runtime scalars, and what the loops need of them, once per thread.
+  if (cfg.dynamicScale)
+    scaleParam = args[a++];
+  if (cfg.dynamicSoftcap)
+    softcapParam = args[a++];
+  if (cfg.hasSoftcap() && (scaleParam || softcapParam))
+    softcapInner = arith::DivFOp::create(
+        b, scaleParam ? scaleParam : cf(cfg.scale),
+        softcapParam ? softcapParam : cf(cfg.softcap));
+  if (!cfg.hasSoftcap() && scaleParam)
+    scaleLog2Param = arith::MulFOp::create(b, scaleParam, cf(kLog2E));
 
   smem = LLVM::AddressOfOp::create(b, smemGlobal);
   deriveIndices(/*fresh=*/false);
@@ -717,7 +741,8 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   Value warpRow = add(firstRow, mul(warp, c32(cfg.rowsPerWarp)));
   Value group = arith::DivUIOp::create(b, lane, c32(4));
   Value inGroup = arith::RemUIOp::create(b, lane, c32(4));
-  double lseScale = cfg.softcap > 0 ? 1.0 : cfg.scale;
+  double lseScale = cfg.hasSoftcap() ? 1.0 : cfg.scale;
+  Value lseScaleParam = cfg.hasSoftcap() ? Value() : scaleParam;
 
   // O goes through shared memory so that it leaves in 16-byte row chunks
   // instead of 4-byte pieces: each warp writes its rows into its own rows of
@@ -759,7 +784,10 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
       Value ln = arith::MulFOp::create(
           b, intrinsic("llvm.nvvm.lg2.approx.f", sum), cf(kLn2));
       Value value = arith::AddFOp::create(
-          b, arith::MulFOp::create(b, max, cf(lseScale)), ln);
+          b,
+          arith::MulFOp::create(b, max,
+                                lseScaleParam ? lseScaleParam : cf(lseScale)),
+          ln);
       value = select(hasKeys, value, negInf);
       Value off = add(add(mul(toI64(batch), lseStrideB),
                           mul(toI64(head), lseStrideH)),
@@ -869,8 +897,10 @@ FailureOr<SM80KernelConfig> readConfig(TiledAttentionOp op) {
   cfg.rowsPerWarp = mma.getRowsPerWarp();
   cfg.qInRegisters = mma.getQOperand() == SM80QOperand::Registers;
   cfg.hasLse = static_cast<bool>(op.getLse());
-  cfg.scale = op.getScale().convertToFloat();
-  cfg.softcap = op.getSoftcap().convertToFloat();
+  cfg.dynamicScale = static_cast<bool>(op.getDynamicScale());
+  cfg.dynamicSoftcap = static_cast<bool>(op.getDynamicSoftcap());
+  cfg.scale = cfg.dynamicScale ? 0.0 : op.getScale()->convertToFloat();
+  cfg.softcap = op.getStaticSoftcap();
   cfg.windowLeft = op.getWindowLeft();
   cfg.windowRight = op.getWindowRight();
   cfg.plan.rowPitchBytes = smem.getRowPitch();
@@ -930,6 +960,10 @@ mlir::fattn::buildSM80AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
   params.append(12, i64);
   if (cfg->hasLse)
     params.append(2, i64);
+  // Runtime scalars (KernelDescription: `scale`, then `softcap`).
+  params.append(static_cast<int>(cfg->dynamicScale) +
+                    static_cast<int>(cfg->dynamicSoftcap),
+                b.getF32Type());
   auto func = LLVM::LLVMFuncOp::create(
       b, name, LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params));
   func->setAttr("nvvm.kernel", b.getUnitAttr());
@@ -956,6 +990,13 @@ mlir::fattn::buildSM80AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
           attrs.getNamedAttr("has_lse", attrs.getBoolAttr(cfg->hasLse)),
           attrs.getNamedAttr("stages", attrs.getI64IntegerAttr(cfg->stages)),
       }));
+  // Kernels with runtime scalars say so (describeSM80Kernel lists them).
+  if (cfg->dynamicScale || cfg->dynamicSoftcap) {
+    NamedAttrList info(func->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName));
+    info.set("dynamic_scale", attrs.getBoolAttr(cfg->dynamicScale));
+    info.set("dynamic_softcap", attrs.getBoolAttr(cfg->dynamicSoftcap));
+    func->setAttr(kKernelInfoAttrName, info.getDictionary(ctx));
+  }
 
   OpBuilder::InsertionGuard guard(b);
   KernelEmitter(b, *cfg).emit(func, smemGlobal);

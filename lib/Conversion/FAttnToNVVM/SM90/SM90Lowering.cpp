@@ -386,8 +386,11 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   c.blockM = op.getBlockM();
   c.blockN = bn;
   c.stages = plan->stages;
-  c.scale = op.getScale().convertToFloat();
-  c.softcap = op.getSoftcap().convertToFloat();
+  if (op.hasRuntimeScalars())
+    return op.emitOpError("the sm_90a lowering: a runtime scale or softcap "
+                          "is not lowered yet");
+  c.scale = op.getScale()->convertToFloat();
+  c.softcap = op.getStaticSoftcap();
   c.windowLeft = op.getWindowLeft();
   c.windowRight = op.getWindowRight();
   if (failed(checkKernelWindows(op, "the sm_90a lowering")))

@@ -261,6 +261,20 @@ LogicalResult mlir::fattn::verifySoftcap(Operation *op, float softcap) {
   return success();
 }
 
+LogicalResult mlir::fattn::verifyAttributeOrOperand(Operation *op,
+                                                    StringRef name,
+                                                    Attribute attr,
+                                                    Value operand,
+                                                    bool required) {
+  if (attr && operand)
+    return op->emitOpError() << "expected the " << name
+                             << " as an attribute or an operand, not both";
+  if (required && !attr && !operand)
+    return op->emitOpError() << "expected the " << name
+                             << " as an attribute or an operand";
+  return success();
+}
+
 LogicalResult mlir::fattn::verifySameShapeAs(Operation *op, StringRef name,
                                              Value value, StringRef refName,
                                              Value ref) {
@@ -310,15 +324,16 @@ mlir::fattn::verifyAttentionAttributes(Operation *op,
                                   "when causal = true, found "
                                << *attrs.windowRight;
   }
-  if (!attrs.scale && query.isDynamicDim(kHeadDim))
+  if (!attrs.scale && !attrs.dynamicScale && query.isDynamicDim(kHeadDim))
     return op->emitOpError("expected a static query head dim or an explicit "
                            "scale, found head dim ?");
   return success();
 }
 
 static AttentionAttributes attributesOf(AttentionOp op) {
-  return {op.getScaleAttr(), op.getCausal(), op.getWindowLeft(),
-          op.getWindowRight(), op.getSoftcapAttr()};
+  return {op.getScaleAttr(),       op.getCausal(),
+          op.getWindowLeft(),      op.getWindowRight(),
+          op.getSoftcapAttr(),     static_cast<bool>(op.getDynamicScale())};
 }
 
 LogicalResult AttentionOp::verify() {
@@ -333,7 +348,11 @@ LogicalResult AttentionOp::verify() {
                                      getValueLayoutAttr())) ||
       failed(verifyDescales(*this, getQuery(), getKey(), getQDescale(),
                             getKDescale(), getVDescale(), getDescaleBlockQ(),
-                            getDescaleBlockKv())))
+                            getDescaleBlockKv())) ||
+      failed(verifyAttributeOrOperand(*this, "scale", getScaleAttr(),
+                                      getDynamicScale(), /*required=*/false)) ||
+      failed(verifyAttributeOrOperand(*this, "softcap", getSoftcapAttr(),
+                                      getDynamicSoftcap(), /*required=*/false)))
     return failure();
   return verifyAttentionAttributes(*this, attributesOf(*this),
                                    getQuery().getType());

@@ -27,6 +27,39 @@ static bool isSupportedElementType(Type t) {
   return t.isF32() || t.isF16() || t.isBF16() || isa<Float8E4M3FNType>(t);
 }
 
+/// The scale and the softcap of fattn.tiled_attention and fattn.softcap:
+/// each an attribute or an operand; a scale attribute positive and finite; a
+/// softcap attribute finite and >= 0 (`positiveSoftcap`: > 0).
+static LogicalResult verifyScalars(Operation *op, FloatAttr scale,
+                                   Value dynamicScale, FloatAttr softcap,
+                                   Value dynamicSoftcap,
+                                   bool positiveSoftcap = false) {
+  if (failed(verifyAttributeOrOperand(op, "scale", scale, dynamicScale,
+                                      /*required=*/true)) ||
+      failed(verifyAttributeOrOperand(op, "softcap", softcap, dynamicSoftcap,
+                                      /*required=*/true)))
+    return failure();
+  if (scale && failed(verifyScale(op, "scale", scale.getValueAsDouble())))
+    return failure();
+  if (!softcap)
+    return success();
+  float cap = softcap.getValueAsDouble();
+  if (positiveSoftcap && (!std::isfinite(cap) || cap <= 0.0f))
+    return op->emitOpError() << "expected a positive finite softcap, found "
+                             << cap;
+  return verifySoftcap(op, cap);
+}
+
+/// The scale of fattn.softmax_update and fattn.finalize.
+static LogicalResult verifyScaleForm(Operation *op, FloatAttr scale,
+                                     Value dynamicScale) {
+  if (failed(verifyAttributeOrOperand(op, "scale", scale, dynamicScale,
+                                      /*required=*/true)))
+    return failure();
+  return scale ? verifyScale(op, "scale", scale.getValueAsDouble())
+               : success();
+}
+
 //===----------------------------------------------------------------------===//
 // TiledAttentionOp
 //===----------------------------------------------------------------------===//
@@ -38,8 +71,8 @@ LogicalResult TiledAttentionOp::verify() {
       failed(verifyDescales(*this, getQuery(), getKey(), getQDescale(),
                             getKDescale(), getVDescale(), getDescaleBlockQ(),
                             getDescaleBlockKv())) ||
-      failed(verifyScale(*this, "scale", getScale().convertToFloat())) ||
-      failed(verifySoftcap(*this, getSoftcap().convertToFloat())) ||
+      failed(verifyScalars(*this, getScaleAttr(), getDynamicScale(),
+                           getSoftcapAttr(), getDynamicSoftcap())) ||
       failed(verifyWindowBound(*this, "window_left", getWindowLeft())) ||
       failed(verifyWindowBound(*this, "window_right", getWindowRight())))
     return failure();
@@ -260,12 +293,10 @@ LogicalResult MaskOp::verify() {
 
 LogicalResult SoftcapOp::verify() {
   if (failed(verifyScoresTile(*this, tensorType(getScores()))) ||
-      failed(verifyScale(*this, "scale", getScale().convertToFloat())))
+      failed(verifyScalars(*this, getScaleAttr(), getDynamicScale(),
+                           getSoftcapAttr(), getDynamicSoftcap(),
+                           /*positiveSoftcap=*/true)))
     return failure();
-  float softcap = getSoftcap().convertToFloat();
-  if (!std::isfinite(softcap) || softcap <= 0.0f)
-    return emitOpError() << "expected a positive finite softcap, found "
-                         << softcap;
   return success();
 }
 
@@ -285,7 +316,7 @@ LogicalResult SoftmaxInitOp::verify() {
 LogicalResult SoftmaxUpdateOp::verify() {
   RankedTensorType scores = tensorType(getScores());
   if (failed(verifyScoresTile(*this, scores)) ||
-      failed(verifyScale(*this, "scale", getScale().convertToFloat())) ||
+      failed(verifyScaleForm(*this, getScaleAttr(), getDynamicScale())) ||
       failed(verifyRowVector(*this, "the running max", tensorType(getMax()),
                              scores.getDimSize(0))))
     return failure();
@@ -310,7 +341,7 @@ LogicalResult FinalizeOp::verify() {
   RankedTensorType acc = tensorType(getAcc());
   if (acc.getRank() != 2 || !acc.getElementType().isF32())
     return emitOpError() << "expected a rank-2 f32 accumulator, found " << acc;
-  if (failed(verifyScale(*this, "scale", getScale().convertToFloat())) ||
+  if (failed(verifyScaleForm(*this, getScaleAttr(), getDynamicScale())) ||
       failed(verifyRowVector(*this, "the running max", tensorType(getMax()),
                              acc.getDimSize(0))))
     return failure();

@@ -42,6 +42,11 @@ struct WriteOnlyInitsModel
     // The verifier admits no mix of tensors and memrefs.
     SmallVector<Value> buffers;
     for (Value operand : op->getOperands()) {
+      // Scalars (fattn.attention's runtime scale and softcap) stay as they are.
+      if (!isa<TensorType>(operand.getType())) {
+        buffers.push_back(operand);
+        continue;
+      }
       FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
       if (failed(buffer))
         return failure();

@@ -77,6 +77,12 @@ LogicalResult lowerRowwise(RewriterBase &rewriter, AttentionOp op) {
         o = op.getOutput(), lse = op.getLse();
   Type outElem = cast<MemRefType>(o.getType()).getElementType();
   float scale = op.getEffectiveScale(), softcap = op.getEffectiveSoftcap();
+  // Runtime scalars: the operand, and 1 / softcap computed once.
+  Value dynamicScale = op.getDynamicScale(), dynamicSoftcap = op.getDynamicSoftcap();
+  Value inverseSoftcap;
+  if (dynamicSoftcap)
+    inverseSoftcap = arith::DivFOp::create(rewriter, loc, e.f32(1.0f),
+                                           dynamicSoftcap);
   int64_t windowLeft = op.getEffectiveWindowLeft();
   int64_t windowRight = op.getEffectiveWindowRight();
 
@@ -125,9 +131,14 @@ LogicalResult lowerRowwise(RewriterBase &rewriter, AttentionOp op) {
                     return SmallVector<Value>{
                         arith::AddFOp::create(b, loc, sum[0], prod)};
                   });
-              Value s = arith::MulFOp::create(b, loc, dot.getResult(0),
-                                              e.f32(scale));
-              if (softcap > 0) {
+              Value s = arith::MulFOp::create(
+                  b, loc, dot.getResult(0),
+                  dynamicScale ? dynamicScale : e.f32(scale));
+              if (dynamicSoftcap) {
+                Value t = math::TanhOp::create(
+                    b, loc, arith::MulFOp::create(b, loc, s, inverseSoftcap));
+                s = arith::MulFOp::create(b, loc, t, dynamicSoftcap);
+              } else if (softcap > 0) {
                 Value t = math::TanhOp::create(
                     b, loc, arith::MulFOp::create(b, loc, s, e.f32(1 / softcap)));
                 s = arith::MulFOp::create(b, loc, t, e.f32(softcap));

@@ -415,6 +415,29 @@ struct LowerMask : OpRewritePattern<MaskOp> {
   }
 };
 
+/// A scalar factor of a tile op's elementwise body: a constant, built in the
+/// body where it is used (`constant`), or a value computed once before the
+/// op from its runtime operands (`dynamic`).
+struct TileScalar {
+  float constant = 0.0f;
+  Value dynamic;
+
+  Value in(OpBuilder &b, Location loc) const {
+    return dynamic ? dynamic : f32Const(b, loc, constant);
+  }
+};
+
+/// `factor` times the op's scale: its attribute or its operand.
+TileScalar scaledBy(OpBuilder &b, Location loc, FloatAttr scale,
+                    Value dynamicScale, float factor) {
+  if (!dynamicScale)
+    return {static_cast<float>(scale.getValueAsDouble()) * factor, Value()};
+  if (factor == 1.0f)
+    return {0.0f, dynamicScale};
+  return {0.0f,
+          arith::MulFOp::create(b, loc, dynamicScale, f32Const(b, loc, factor))};
+}
+
 struct LowerSoftcap : OpRewritePattern<SoftcapOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SoftcapOp op,
@@ -422,20 +445,30 @@ struct LowerSoftcap : OpRewritePattern<SoftcapOp> {
     Location loc = op.getLoc();
     RankedTensorType type = tensorType(op.getScores());
     TileMaps maps(rewriter.getContext());
-    float cap = op.getSoftcap().convertToFloat();
-    float inner = op.getScale().convertToFloat() / cap;
+    // softcap * tanh(s * inner), inner = scale / softcap.
+    TileScalar cap = scaledBy(rewriter, loc, op.getSoftcapAttr(),
+                              op.getDynamicSoftcap(), 1.0f);
+    TileScalar inner;
+    if (cap.dynamic || op.getDynamicScale()) {
+      Value scale = scaledBy(rewriter, loc, op.getScaleAttr(),
+                             op.getDynamicScale(), 1.0f)
+                        .in(rewriter, loc);
+      inner.dynamic = arith::DivFOp::create(rewriter, loc, scale,
+                                            cap.in(rewriter, loc));
+    } else {
+      inner.constant = static_cast<float>(op.getScaleAttr().getValueAsDouble()) /
+                       cap.constant;
+    }
     auto generic = tileGeneric(
         rewriter, loc, type, op.getScores(), emptyLike(rewriter, loc, type),
         {maps.tile, maps.tile},
         {IteratorType::parallel, IteratorType::parallel},
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value x =
-              arith::MulFOp::create(b, loc, args[0], f32Const(b, loc, inner));
+          Value x = arith::MulFOp::create(b, loc, args[0], inner.in(b, loc));
           Value t = math::TanhOp::create(b, loc, x);
           linalg::YieldOp::create(
               b, loc,
-              arith::MulFOp::create(b, loc, t, f32Const(b, loc, cap))
-                  .getResult());
+              arith::MulFOp::create(b, loc, t, cap.in(b, loc)).getResult());
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();
@@ -473,7 +506,8 @@ struct LowerSoftmaxUpdate : OpRewritePattern<SoftmaxUpdateOp> {
     RankedTensorType scoresType = tensorType(op.getScores());
     RankedTensorType rowType = tensorType(op.getMax());
     Type probsElemType = tensorType(op.getProbs()).getElementType();
-    float scaleLog2 = op.getScale().convertToFloat() * kLog2E;
+    TileScalar scaleLog2 = scaledBy(rewriter, loc, op.getScaleAttr(),
+                                    op.getDynamicScale(), kLog2E);
     SmallVector<IteratorType> elementwise = {IteratorType::parallel,
                                              IteratorType::parallel};
     SmallVector<IteratorType> rowReduction = {IteratorType::parallel,
@@ -500,8 +534,8 @@ struct LowerSoftmaxUpdate : OpRewritePattern<SoftmaxUpdateOp> {
             [&](OpBuilder &b, Location loc, ValueRange args) {
               Value diff = arith::SubFOp::create(b, loc, args[0],
                                                  safeMax(b, loc, args[1]));
-              Value x = arith::MulFOp::create(b, loc, diff,
-                                              f32Const(b, loc, scaleLog2));
+              Value x =
+                  arith::MulFOp::create(b, loc, diff, scaleLog2.in(b, loc));
               linalg::YieldOp::create(
                   b, loc, math::Exp2Op::create(b, loc, x).getResult());
             })
@@ -532,8 +566,7 @@ struct LowerSoftmaxUpdate : OpRewritePattern<SoftmaxUpdateOp> {
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value diff =
               arith::SubFOp::create(b, loc, args[0], safeMax(b, loc, args[1]));
-          Value x =
-              arith::MulFOp::create(b, loc, diff, f32Const(b, loc, scaleLog2));
+          Value x = arith::MulFOp::create(b, loc, diff, scaleLog2.in(b, loc));
           Value alpha = math::Exp2Op::create(b, loc, x);
           Value newSum = arith::AddFOp::create(
               b, loc, arith::MulFOp::create(b, loc, alpha, args[2]), args[3]);
@@ -588,7 +621,8 @@ struct LowerFinalize : OpRewritePattern<FinalizeOp> {
     RankedTensorType outType = tensorType(op.getOutput());
     RankedTensorType rowType = tensorType(op.getMax());
     Type outElemType = outType.getElementType();
-    float scale = op.getScale().convertToFloat();
+    TileScalar scale =
+        scaledBy(rewriter, loc, op.getScaleAttr(), op.getDynamicScale(), 1.0f);
     auto hasKeys = [](OpBuilder &b, Location loc, Value sum) {
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum,
                                    f32Const(b, loc, 0.0f));
@@ -618,8 +652,8 @@ struct LowerFinalize : OpRewritePattern<FinalizeOp> {
             emptyLike(rewriter, loc, rowType), {vec, vec, vec},
             {IteratorType::parallel},
             [&](OpBuilder &b, Location loc, ValueRange args) {
-              Value scaled = arith::MulFOp::create(b, loc, args[0],
-                                                   f32Const(b, loc, scale));
+              Value scaled =
+                  arith::MulFOp::create(b, loc, args[0], scale.in(b, loc));
               Value value = arith::AddFOp::create(
                   b, loc, scaled, math::LogOp::create(b, loc, args[1]));
               Value lse = arith::SelectOp::create(

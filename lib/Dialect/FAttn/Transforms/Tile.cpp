@@ -77,10 +77,11 @@ OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
                                const QTileContext &ctx, Value from, Value to,
                                bool masked, OnlineSoftmaxState init) {
   TiledAttentionOp op = ctx.op;
-  float softcap = op.getSoftcap().convertToFloat();
+  bool softcap = op.hasSoftcap();
   // With a softcap, fattn.softcap applies the scale; the softmax then sees
   // already-scaled scores.
-  float softmaxScale = softcap > 0 ? 1.0f : op.getScale().convertToFloat();
+  FloatAttr softmaxScale = softcap ? b.getF32FloatAttr(1.0f) : op.getScaleAttr();
+  Value softmaxDynamicScale = softcap ? Value() : op.getDynamicScale();
   auto loop = scf::ForOp::create(
       b, loc, from, to, ctx.one, ValueRange{init.max, init.sum, init.acc},
       [&](OpBuilder &b, Location loc, Value kvTile, ValueRange state) {
@@ -93,8 +94,9 @@ OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
         Value s = MmaOp::create(b, loc, ctx.scoresType, ctx.qTile, k,
                                 /*acc=*/Value(), ctx.qScale, kScale,
                                 /*transpose_rhs=*/true);
-        if (softcap > 0)
-          s = SoftcapOp::create(b, loc, s.getType(), s, op.getScaleAttr(),
+        if (softcap)
+          s = SoftcapOp::create(b, loc, s.getType(), s, op.getDynamicScale(),
+                                op.getDynamicSoftcap(), op.getScaleAttr(),
                                 op.getSoftcapAttr());
         if (masked)
           s = MaskOp::create(b, loc, s.getType(), s, ctx.firstRow, firstCol,
@@ -102,8 +104,8 @@ OnlineSoftmaxState buildKVLoop(OpBuilder &b, Location loc,
                              op.getWindowRightAttr());
         auto update = SoftmaxUpdateOp::create(
             b, loc, ctx.probsType, state[0].getType(), state[1].getType(),
-            state[0].getType(), s, state[0], state[1],
-            b.getF32FloatAttr(softmaxScale));
+            state[0].getType(), s, state[0], state[1], softmaxDynamicScale,
+            softmaxScale);
         Value acc = RescaleOp::create(b, loc, state[2].getType(), state[2],
                                       update.getAlpha());
         acc = addValueProduct(b, loc, ctx, acc, update.getProbs(), firstCol);
@@ -173,16 +175,16 @@ void buildQTileBody(OpBuilder &b, TiledAttentionOp op) {
   state = buildKVLoop(b, loc, ctx, range.getFullHi(), range.getHi(),
                       /*masked=*/true, state);
 
-  float finalScale = op.getSoftcap().convertToFloat() > 0
-                         ? 1.0f
-                         : op.getScale().convertToFloat();
+  bool softcap = op.hasSoftcap();
+  FloatAttr finalScale =
+      softcap ? b.getF32FloatAttr(1.0f) : op.getScaleAttr();
   auto finalize = FinalizeOp::create(
       b, loc,
       RankedTensorType::get(
           {blockM, headDimV},
           cast<MemRefType>(op.getOutput().getType()).getElementType()),
       rowVecType, state.acc, state.max, state.sum,
-      b.getF32FloatAttr(finalScale));
+      softcap ? Value() : op.getDynamicScale(), finalScale);
   StoreTileOp::create(b, loc, finalize.getOutput(), op.getOutput(), ctx.batch,
                       op.getHeadIndex(), ctx.firstRow);
   if (op.getLse())
@@ -228,12 +230,16 @@ FailureOr<TiledAttentionOp> mlir::fattn::tileAttention(RewriterBase &rewriter,
   auto tiled = TiledAttentionOp::create(
       rewriter, loc, op.getQuery(), op.getKey(), op.getValue(), op.getOutput(),
       op.getLse(), op.getQDescale(), op.getKDescale(), op.getVDescale(),
+      op.getDynamicScale(), op.getDynamicSoftcap(),
       rewriter.getI64IntegerAttr(sizes.blockM),
       rewriter.getI64IntegerAttr(sizes.blockN),
-      rewriter.getF32FloatAttr(op.getEffectiveScale()),
+      op.getDynamicScale() ? FloatAttr()
+                           : rewriter.getF32FloatAttr(op.getEffectiveScale()),
       rewriter.getI64IntegerAttr(op.getEffectiveWindowLeft()),
       rewriter.getI64IntegerAttr(op.getEffectiveWindowRight()),
-      rewriter.getF32FloatAttr(op.getEffectiveSoftcap()),
+      op.getDynamicSoftcap()
+          ? FloatAttr()
+          : rewriter.getF32FloatAttr(op.getEffectiveSoftcap()),
       op.getDescaleBlockQAttr(), op.getDescaleBlockKvAttr(),
       op.getValueLayoutAttr());
   Type index = rewriter.getIndexType();

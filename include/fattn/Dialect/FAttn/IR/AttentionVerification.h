@@ -41,6 +41,13 @@ LogicalResult verifyScale(Operation *op, StringRef name, float scale);
 /// Checks that a softcap is finite and >= 0 (0 = no softcap).
 LogicalResult verifySoftcap(Operation *op, float softcap);
 
+/// Checks that a value given either as an attribute or as an SSA operand
+/// (`scale`, `softcap`) comes in one form, not both; and in one of them when
+/// `required`.
+LogicalResult verifyAttributeOrOperand(Operation *op, StringRef name,
+                                       Attribute attr, Value operand,
+                                       bool required);
+
 /// Checks that `value` has the rank, element type and (where both are
 /// static) sizes of `ref`: a gradient and the operand it is the gradient of.
 LogicalResult verifySameShapeAs(Operation *op, StringRef name, Value value,
@@ -53,6 +60,8 @@ struct AttentionAttributes {
   std::optional<bool> causal;
   std::optional<int64_t> windowLeft, windowRight;
   FloatAttr softcap;
+  /// Whether the scale is an SSA operand (no default to compute).
+  bool dynamicScale = false;
 
   /// The attribute, or 1/sqrt(head dim of `query`).
   float effectiveScale(ShapedType query) const;

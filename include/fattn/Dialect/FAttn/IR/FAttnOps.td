@@ -44,6 +44,12 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments,
     - `scale` (default 1/sqrt(head_dim of Q)) multiplies Q K^T; it must be a
       positive finite number.
     - `softcap` > 0 replaces s by softcap * tanh(s / softcap) before masking.
+    - Runtime scalars: `scale(%s : f32)` and `softcap(%c : f32)` give the
+      scale and the softcap as SSA values instead of attributes (one form
+      per value, not both), so that one kernel serves every value: a GPU
+      kernel takes them as parameters. A dynamic softcap means "softcap on,
+      its value known at run time": the kernel always applies it, so its
+      value must be positive (callers check; 0 does not turn it off).
     - Masks follow FlashAttention-2, aligned bottom-right: query i sees key j
       iff i + Sk - Sq - window_left <= j <= i + Sk - Sq + window_right, where
       -1 (or an absent attribute) means unbounded. `causal = true` means
@@ -76,6 +82,8 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments,
         ins(%tq, %tk, %tv : tensor<2x8x1000x64xf32>, tensor<2x2x1000x64xf32>, tensor<2x2x1000x64xf32>)
         outs(%to : tensor<2x8x1000x64xf32>) lse(%tl : tensor<2x8x1000xf32>) {causal = true}
         -> tensor<2x8x1000x64xf32>, tensor<2x8x1000xf32>
+    fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>)
+                    outs(%o : memref<?x?x?x64xbf16>) scale(%s : f32) softcap(%c : f32)
     ```
   }];
 
@@ -89,6 +97,8 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments,
     Optional<FAttn_TensorOrMemRef>:$q_descale,
     Optional<FAttn_TensorOrMemRef>:$k_descale,
     Optional<FAttn_TensorOrMemRef>:$v_descale,
+    Optional<F32>:$dynamic_scale,
+    Optional<F32>:$dynamic_softcap,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<BoolAttr>:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -106,6 +116,8 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments,
     `outs` `(` $output `:` type($output) `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `:` type($q_descale) `,` type($k_descale) `,` type($v_descale) `)`)?
+    (`scale` `(` $dynamic_scale^ `:` type($dynamic_scale) `)`)?
+    (`softcap` `(` $dynamic_softcap^ `:` type($dynamic_softcap) `)`)?
     attr-dict (`->` type($result_tensors)^)?
   }];
 
@@ -118,13 +130,16 @@ def FAttn_AttentionOp : FAttn_Op<"attention", [AttrSizedOperandSegments,
                                  getODSOperandIndexAndLength(3).first,
                                  getLse() ? 2 : 1);
     }
-    /// The scale applied to Q K^T: the attribute, or 1/sqrt(head_dim).
+    /// The scale applied to Q K^T: the attribute, or 1/sqrt(head_dim) (with
+    /// a dynamic scale: the operand's value, unknown here).
     float getEffectiveScale();
     /// The window bounds with `causal` folded in; -1 means unbounded.
     int64_t getEffectiveWindowLeft();
     int64_t getEffectiveWindowRight();
-    /// The softcap, 0 when absent.
+    /// The softcap attribute, 0 when absent (also with a dynamic softcap).
     float getEffectiveSoftcap();
+    /// Whether the scale or the softcap is an SSA operand.
+    bool hasRuntimeScalars() { return getDynamicScale() || getDynamicSoftcap(); }
   }],
       FAttn_ValueLayoutAccessors);
 }
@@ -145,7 +160,10 @@ def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
     CTAs, the CPU target to loops. The operands are the memrefs of the
     `fattn.attention` op it came from; the attributes are its resolved
     semantics (window bounds with causal folded in, -1 = unbounded; softcap 0 =
-    none).
+    none). The scale is the `scale` attribute or the f32 operand
+    `scale(%s : f32)`; the softcap the `softcap` attribute or the operand
+    `softcap(%c : f32)` (softcap on, its value known at run time), not both;
+    a GPU kernel takes the operands as parameters.
 
     ```mlir
     fattn.tiled_attention ins(%q, %k, %v : ...) outs(%o : ...)
@@ -166,12 +184,14 @@ def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
     Arg<Optional<AnyMemRef>, "query descale", [MemRead]>:$q_descale,
     Arg<Optional<AnyMemRef>, "key descale", [MemRead]>:$k_descale,
     Arg<Optional<AnyMemRef>, "value descale", [MemRead]>:$v_descale,
+    Optional<F32>:$dynamic_scale,
+    Optional<F32>:$dynamic_softcap,
     I64Attr:$block_m,
     I64Attr:$block_n,
-    F32Attr:$scale,
+    OptionalAttr<F32Attr>:$scale,
     I64Attr:$window_left,
     I64Attr:$window_right,
-    F32Attr:$softcap,
+    OptionalAttr<F32Attr>:$softcap,
     OptionalAttr<I64Attr>:$descale_block_q,
     OptionalAttr<I64Attr>:$descale_block_kv,
     OptionalAttr<StrAttr>:$value_layout
@@ -183,6 +203,8 @@ def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
     `outs` `(` $output `:` type($output) `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `:` type($q_descale) `,` type($k_descale) `,` type($v_descale) `)`)?
+    (`scale` `(` $dynamic_scale^ `:` type($dynamic_scale) `)`)?
+    (`softcap` `(` $dynamic_softcap^ `:` type($dynamic_softcap) `)`)?
     attr-dict-with-keyword $body
   }];
 
@@ -193,6 +215,18 @@ def FAttn_TiledAttentionOp : FAttn_Op<"tiled_attention", [
     BlockArgument getBatchIndex() { return getBody().getArgument(0); }
     BlockArgument getHeadIndex() { return getBody().getArgument(1); }
     BlockArgument getQTileIndex() { return getBody().getArgument(2); }
+    /// Whether the kernel applies a softcap: a positive attribute, or an
+    /// operand (whose value is only known at run time).
+    bool hasSoftcap() {
+      return getDynamicSoftcap() ||
+             (getSoftcap() && getSoftcap()->convertToFloat() > 0.0f);
+    }
+    /// The softcap attribute, 0 when absent.
+    float getStaticSoftcap() {
+      return getSoftcap() ? getSoftcap()->convertToFloat() : 0.0f;
+    }
+    /// Whether the scale or the softcap is an SSA operand.
+    bool hasRuntimeScalars() { return getDynamicScale() || getDynamicSoftcap(); }
   }],
       FAttn_ValueLayoutAccessors);
 }
@@ -343,19 +377,30 @@ def FAttn_MaskOp : FAttn_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]>
   let hasVerifier = 1;
 }
 
-def FAttn_SoftcapOp : FAttn_Op<"softcap", [Pure, AllTypesMatch<["scores", "result"]>]> {
+def FAttn_SoftcapOp : FAttn_Op<"softcap", [Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["scores", "result"]>]> {
   let summary = "scale and cap the scores: softcap * tanh(scale * s / softcap)";
   let description = [{
     Used when softcapping is on: the result is already scaled, so the softmax
-    ops that follow use scale = 1.
+    ops that follow use scale = 1. The scale and the softcap are each an
+    attribute or an f32 operand (a value known at run time), not both.
 
     ```mlir
     %c = fattn.softcap %s {scale = 0.125 : f32, softcap = 30.0 : f32} : tensor<64x64xf32>
+    %d = fattn.softcap %s scale(%sc : f32) softcap(%cap : f32) : tensor<64x64xf32>
     ```
   }];
-  let arguments = (ins AnyStaticShapeTensor:$scores, F32Attr:$scale, F32Attr:$softcap);
+  let arguments = (ins AnyStaticShapeTensor:$scores,
+                       Optional<F32>:$dynamic_scale,
+                       Optional<F32>:$dynamic_softcap,
+                       OptionalAttr<F32Attr>:$scale,
+                       OptionalAttr<F32Attr>:$softcap);
   let results = (outs AnyStaticShapeTensor:$result);
-  let assemblyFormat = "$scores attr-dict `:` type($scores)";
+  let assemblyFormat = [{
+    $scores (`scale` `(` $dynamic_scale^ `:` type($dynamic_scale) `)`)?
+    (`softcap` `(` $dynamic_softcap^ `:` type($dynamic_softcap) `)`)?
+    attr-dict `:` type($scores)
+  }];
   let hasVerifier = 1;
 }
 
@@ -381,19 +426,24 @@ def FAttn_SoftmaxUpdateOp : FAttn_Op<"softmax_update", [Pure,
     alpha = exp(scale * (m - new_max)), new_sum = alpha * l + rowsum(probs).
     Rows whose max is still -inf get probs = 0 and alpha = 1 (never NaN). The
     sum is taken over the f32 probabilities, before their conversion to the
-    element type of `probs`. `scale` must be positive.
+    element type of `probs`. `scale` must be positive; it is an attribute or
+    an f32 operand (a value known at run time), not both.
 
     ```mlir
     %p, %m1, %l1, %alpha = fattn.softmax_update %s, %m, %l {scale = 0.125 : f32}
         : tensor<64x64xf32>, tensor<64xf32> -> tensor<64x64xbf16>
+    %p2, %m2, %l2, %alpha2 = fattn.softmax_update %s, %m, %l scale(%sc : f32)
+        : tensor<64x64xf32>, tensor<64xf32> -> tensor<64x64xbf16>
     ```
   }];
   let arguments = (ins AnyStaticShapeTensor:$scores, AnyStaticShapeTensor:$max,
-                       AnyStaticShapeTensor:$sum, F32Attr:$scale);
+                       AnyStaticShapeTensor:$sum, Optional<F32>:$dynamic_scale,
+                       OptionalAttr<F32Attr>:$scale);
   let results = (outs AnyStaticShapeTensor:$probs, AnyStaticShapeTensor:$new_max,
                       AnyStaticShapeTensor:$new_sum, AnyStaticShapeTensor:$alpha);
   let assemblyFormat = [{
-    $scores `,` $max `,` $sum attr-dict `:` type($scores) `,` type($max) `->` type($probs)
+    $scores `,` $max `,` $sum (`scale` `(` $dynamic_scale^ `:` type($dynamic_scale) `)`)?
+    attr-dict `:` type($scores) `,` type($max) `->` type($probs)
   }];
   let hasVerifier = 1;
 }
@@ -415,18 +465,23 @@ def FAttn_FinalizeOp : FAttn_Op<"finalize", [Pure, AllTypesMatch<["max", "sum", 
   let summary = "normalize the accumulator and compute the log-sum-exp";
   let description = [{
     output = acc / l and lse = scale * m + log(l) per row; rows with l = 0
-    (no visible key) give output = 0 and lse = -inf.
+    (no visible key) give output = 0 and lse = -inf. The scale is an
+    attribute or an f32 operand, not both.
 
     ```mlir
     %o, %lse = fattn.finalize %acc, %m, %l {scale = 0.125 : f32}
         : tensor<64x64xf32>, tensor<64xf32> -> tensor<64x64xbf16>
+    %o2, %lse2 = fattn.finalize %acc, %m, %l scale(%sc : f32)
+        : tensor<64x64xf32>, tensor<64xf32> -> tensor<64x64xbf16>
     ```
   }];
   let arguments = (ins AnyStaticShapeTensor:$acc, AnyStaticShapeTensor:$max,
-                       AnyStaticShapeTensor:$sum, F32Attr:$scale);
+                       AnyStaticShapeTensor:$sum, Optional<F32>:$dynamic_scale,
+                       OptionalAttr<F32Attr>:$scale);
   let results = (outs AnyStaticShapeTensor:$output, AnyStaticShapeTensor:$lse);
   let assemblyFormat = [{
-    $acc `,` $max `,` $sum attr-dict `:` type($acc) `,` type($max) `->` type($output)
+    $acc `,` $max `,` $sum (`scale` `(` $dynamic_scale^ `:` type($dynamic_scale) `)`)?
+    attr-dict `:` type($acc) `,` type($max) `->` type($output)
   }];
   let hasVerifier = 1;
 }

@@ -145,6 +145,7 @@ FailureOr<AttentionOp> mlir::fattn::raiseAttention(RewriterBase &rewriter,
   auto attention = AttentionOp::create(
       rewriter, loc, TypeRange{init.getType()}, q, k, v, init, /*lse=*/Value(),
       /*q_descale=*/Value(), /*k_descale=*/Value(), /*v_descale=*/Value(),
+      /*dynamic_scale=*/Value(), /*dynamic_softcap=*/Value(),
       rewriter.getF32FloatAttr(match->scale), mask->causal, mask->windowLeft,
       mask->windowRight, /*softcap=*/nullptr, /*descale_block_q=*/nullptr,
       /*descale_block_kv=*/nullptr, /*value_layout=*/nullptr);
