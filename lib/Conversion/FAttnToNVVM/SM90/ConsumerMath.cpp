@@ -62,7 +62,30 @@ LLVM::LLVMFuncOp SM90KernelEmitter::signature() {
     maps.push_back("o");
   for (const char *t : maps)
     params.push_back({string(t) + "_map", ptr, /*tensorMap=*/true});
+  // Runtime scalars last (describeSM90Kernel: `scale`, then `softcap`).
+  if (cfg.dynamicScale)
+    params.push_back({"scale", e.f32()});
+  if (cfg.dynamicSoftcap)
+    params.push_back({"softcap", e.f32()});
   return e.beginFunction(cfg.name, params, cfg.threads());
+}
+
+void SM90KernelEmitter::loadRuntimeScalars() {
+  Value scale = cfg.dynamicScale ? e.arg("scale") : Value();
+  if (cfg.dynamicSoftcap)
+    softcapParam = e.arg("softcap");
+  if (softcap && (scale || softcapParam))
+    softcapInnerParam =
+        e.fdiv(scale ? scale : e.f32(cfg.scale),
+               softcapParam ? softcapParam : e.f32(cfg.softcap));
+  // With a softcap the softmax's scale is 1, a constant.
+  if (softcap || !scale)
+    return;
+  softmaxScaleParam = scale;
+  scaleLog2Param = e.fmul(scale, e.f32(kLog2E));
+  negScaleLog2Param = e.fmul(scale, e.f32(-kLog2E));
+  if (cfg.rescaleThreshold > 0.0f)
+    thresholdParam = e.fdiv(e.f32(cfg.rescaleThreshold), scaleLog2Param);
 }
 
 SmallVector<Value> SM90KernelEmitter::packProbabilities(ArrayRef<Value> p) {
@@ -250,8 +273,10 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(Value scores, Value j,
   }
   if (softcap) {
     // s = softcap * tanh(scale * s / softcap); the softmax then uses scale 1.
-    Value inner[2], cap = e.f32(cfg.softcap);
-    inner[0] = inner[1] = e.f32(cfg.scale / cfg.softcap);
+    Value inner[2], cap = softcapParam ? softcapParam : e.f32(cfg.softcap);
+    inner[0] = inner[1] = softcapInnerParam
+                              ? softcapInnerParam
+                              : e.f32(cfg.scale / cfg.softcap);
     if (scaled)
       for (int r = 0; r < 2; ++r)
         inner[r] = e.fmul(rowScale[r], inner[r]);
@@ -296,7 +321,7 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(Value scores, Value j,
   auto softmaxArgs = e.place(softmaxLabel, {sc.sType});
   Value arg = softmaxArgs[0];
   SmallVector<Value> sv = unpack(arg, sc.numS);
-  Value scaleL2 = e.f32(scaleLog2);
+  Value scaleL2 = scaleLog2Value();
   Value allLanes = e.i32(-1);
   TileSoftmax out;
   SmallVector<Value> p(sc.numS);
@@ -322,7 +347,10 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(Value scores, Value j,
     // 2^threshold, and O and l, both in units of the kept max, need no
     // rescale.
     if (lazyRescale) {
-      Value limit = e.fadd(oldMax[r], e.f32(cfg.rescaleThreshold / scaleLog2));
+      Value limit = e.fadd(oldMax[r], thresholdParam
+                                          ? thresholdParam
+                                          : e.f32(cfg.rescaleThreshold /
+                                                  scaleLog2));
       grew[r] = e.fcmp(FCmp::ogt, mx, limit);
       mx = e.select(grew[r], mx, oldMax[r]);
     }

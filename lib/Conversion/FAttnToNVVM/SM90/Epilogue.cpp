@@ -270,7 +270,7 @@ void SM90KernelEmitter::emitEpilogue() {
       if (cfg.isFP8()) // l is 2^kFP8ProbabilityLog2 times the true sum
         lg2 = e.fsub(lg2, e.f32(static_cast<float>(kFP8ProbabilityLog2)));
       Value value =
-          e.fma(finalMax[r], e.f32(softmaxScale), e.fmul(lg2, e.f32(kLn2)));
+          e.fma(finalMax[r], softmaxScaleValue(), e.fmul(lg2, e.f32(kLn2)));
       lse[r] = e.select(hasKeys, value, negInf);
     }
   }
@@ -322,6 +322,7 @@ void SM90KernelEmitter::emitEpilogue() {
 
 LLVM::LLVMFuncOp SM90KernelEmitter::emit() {
   LLVM::LLVMFuncOp func = signature();
+  loadRuntimeScalars();
   emitEntry();
   if (cfg.warpSpecialize && cfg.transposesValue())
     emitFP8Producer();

@@ -226,7 +226,7 @@ public:
     numAcc = numO + (cfg.rowSumMma ? 2 : 0);
     oType = e.structOf(numAcc, e.f32());
     tile = scoreColumns(bn);
-    softcap = cfg.softcap > 0;
+    softcap = cfg.hasSoftcap();
     softmaxScale = softcap ? 1.0f : cfg.scale;
     scaleLog2 = softmaxScale * kLog2E;
     operandType = cfg.isFP8()
@@ -266,6 +266,19 @@ private:
   ScoreColumns tile;
   bool softcap;
   float softmaxScale, scaleLog2;
+  /// Runtime scalars (kernel parameters; null when constant) and what the
+  /// consumers derive from them once per thread (loadRuntimeScalars): the
+  /// softmax's scale, scale·log2(e) and its negation, the rescale
+  /// threshold over it, and softcap's scale / softcap.
+  Value softmaxScaleParam, scaleLog2Param, negScaleLog2Param, thresholdParam;
+  Value softcapParam, softcapInnerParam;
+  /// The constants above, or their runtime values.
+  Value softmaxScaleValue() {
+    return softmaxScaleParam ? softmaxScaleParam : e.f32(softmaxScale);
+  }
+  Value scaleLog2Value() {
+    return scaleLog2Param ? scaleLog2Param : e.f32(scaleLog2);
+  }
   /// The element type of the wgmma operands Q, K, V and P.
   Type operandType;
   /// Keys (K dim) of one wgmma: 16 for 16-bit elements, 32 for e4m3.
@@ -330,7 +343,8 @@ private:
   /// as 0, so that exp2(s * x + this) is 0 for x = -inf rather than NaN.
   Value negScaledMax(Value max) {
     Value safe = e.select(e.fcmp(FCmp::oeq, max, negInf), zero, max);
-    return e.fmul(safe, e.f32(-scaleLog2));
+    return e.fmul(safe, negScaleLog2Param ? negScaleLog2Param
+                                          : e.f32(-scaleLog2));
   }
   /// Conditional rescaling lets a warp skip O's rescale, except with
   /// per-block V descales, whose rescale moves O into each tile's units.
@@ -339,6 +353,9 @@ private:
   }
 
   LLVM::LLVMFuncOp signature();
+  /// Reads the runtime scalars and derives the loops' factors from them,
+  /// at the kernel's entry.
+  void loadRuntimeScalars();
   void emitEntry();
   /// Sets the work item's values (qTileRow, head, batch, kvHead, the KV tile
   /// range) for Q tile `qTile`.

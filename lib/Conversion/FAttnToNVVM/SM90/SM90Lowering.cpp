@@ -109,7 +109,7 @@ std::string defaultKernelName(const SM90KernelConfig &c) {
     name += "_causal";
   else if (c.windowLeft >= 0 || c.windowRight >= 0)
     name += formatv("_win{0}_{1}", c.windowLeft, c.windowRight).str();
-  if (c.softcap > 0)
+  if (c.hasSoftcap())
     name += "_softcap";
   if (c.hasLse)
     name += "_lse";
@@ -386,10 +386,9 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   c.blockM = op.getBlockM();
   c.blockN = bn;
   c.stages = plan->stages;
-  if (op.hasRuntimeScalars())
-    return op.emitOpError("the sm_90a lowering: a runtime scale or softcap "
-                          "is not lowered yet");
-  c.scale = op.getScale()->convertToFloat();
+  c.dynamicScale = static_cast<bool>(op.getDynamicScale());
+  c.dynamicSoftcap = static_cast<bool>(op.getDynamicSoftcap());
+  c.scale = c.dynamicScale ? 0.0f : op.getScale()->convertToFloat();
   c.softcap = op.getStaticSoftcap();
   c.windowLeft = op.getWindowLeft();
   c.windowRight = op.getWindowRight();
@@ -500,7 +499,10 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
   if (c.outputType != c.elementType)
     d.outDtype = c.outputType;
   d.headDimQK = d.headDimV = c.headDim;
-  d.scale = nineDigits(c.scale);
+  // With a runtime scale, the description's is the default, 1/sqrt(d).
+  d.scale = nineDigits(c.dynamicScale
+                           ? 1.0f / std::sqrt(static_cast<float>(c.headDim))
+                           : c.scale);
   d.softcap = nineDigits(c.softcap);
   d.causal = c.windowRight == 0 && c.windowLeft < 0;
   d.windowLeft = c.windowLeft;
@@ -571,6 +573,7 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
     map.box = {1, 1, 64, SM90KernelConfig::kOutputAtomColumns};
     d.addTensorMap(map);
   }
+  d.addRuntimeScalars(c.dynamicScale, c.dynamicSoftcap);
   if (c.valueTransposed)
     d.valueLayout = kTransposedValueLayout;
   // What the launcher needs to choose `tail_pairs` (WorkOrder.h's
@@ -656,6 +659,13 @@ mlir::fattn::buildSM90AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
           attrs.getNamedAttr("stages", attrs.getI64IntegerAttr(config->stages)),
           attrs.getNamedAttr("tensor_maps", attrs.getStrArrayAttr({"q", "k", "v"})),
       }));
+  // Kernels with runtime scalars say so, as the sm_80 kernel does.
+  if (config->dynamicScale || config->dynamicSoftcap) {
+    NamedAttrList info(kernel->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName));
+    info.set("dynamic_scale", attrs.getBoolAttr(config->dynamicScale));
+    info.set("dynamic_softcap", attrs.getBoolAttr(config->dynamicSoftcap));
+    kernel->setAttr(kKernelInfoAttrName, info.getDictionary(op.getContext()));
+  }
   return kernel;
 }
 

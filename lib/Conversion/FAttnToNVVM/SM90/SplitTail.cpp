@@ -147,7 +147,7 @@ void SM90KernelEmitter::emitTailCombine(Value maxes[2], Value sums[2],
                 {counter}, /*sideEffects=*/true);
     const Value ownMax[2] = {merged[0], merged[1]};
     const Value ownSum[2] = {merged[2], merged[3]};
-    Value scaleL2 = e.f32(scaleLog2), mine[2], theirs[2], newMax[2], newSum[2];
+    Value scaleL2 = scaleLog2Value(), mine[2], theirs[2], newMax[2], newSum[2];
     for (int r = 0; r < 2; ++r) {
       newMax[r] = e.fmax(ownMax[r], otherMax[r]);
       // Rows without keys in both keep -inf and take factors 0, not NaN.

@@ -151,12 +151,17 @@ struct SM90Descale {
 /// The static configuration of one sm_90a kernel (read off the tiled op and
 /// its `fattn.sm90.tma` plan).
 struct SM90KernelConfig {
+  bool hasSoftcap() const { return dynamicSoftcap || softcap > 0; }
+
   std::string name;
   std::string elementType; // of Q, K and V: "bf16", "f16" or "e4m3"
   std::string outputType;  // of O: the element type, "bf16" for e4m3
   int64_t headDim = 0;     // of Q, K and V (equal)
   int64_t blockM = 128, blockN = 128, stages = 2;
   float scale = 1.0f, softcap = 0.0f;
+  /// The scale or the softcap is a kernel parameter (`scale`, `softcap`,
+  /// after the others), not the constant above (then 0).
+  bool dynamicScale = false, dynamicSoftcap = false;
   int64_t windowLeft = -1, windowRight = -1;
   bool hasLse = false;
   /// The schedule's shape (from SM90Options): consumer warpgroups of 64 rows

@@ -1,0 +1,56 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && fattn-compile %s --arch sm_90a --emit json -o %t
+// RUN: FileCheck %s --check-prefix=PTX < %t/sm90_scale_softcap.ptx
+// RUN: FileCheck %s --check-prefix=PTX-SCALE < %t/sm90_scale_lse.ptx
+// RUN: FileCheck %s --check-prefix=JSON < %t/sm90_scale_softcap.json
+// RUN: %ptxas -arch=sm_90a -v %t/sm90_scale_softcap.ptx -o %t/a.cubin 2>&1 | FileCheck %s --check-prefix=SPILLS
+// RUN: %ptxas -arch=sm_90a -v %t/sm90_scale_lse.ptx -o %t/b.cubin 2>&1 | FileCheck %s --check-prefix=SPILLS
+
+// The scale and the softcap as operands: the sm_90a kernel takes them as its
+// last parameters (f32, after the tensor maps), derives scale / softcap
+// (with a softcap) or ±scale·log2(e) (without) once per thread at its
+// entry, and folds no scale in (1/sqrt(128) is 0f3DB504F3; with the softcap
+// the softmax's scale is 1: log2(e) = 0f3FB8AA3B stays a constant).
+// PTX-LABEL: .entry sm90_scale_softcap(
+// PTX: .param .align 64 .b8 sm90_scale_softcap_param_26[128],
+// PTX-NEXT: .param .f32 sm90_scale_softcap_param_27,
+// PTX-NEXT: .param .f32 sm90_scale_softcap_param_28
+// PTX-NEXT: )
+// PTX-DAG: ld.param.b32 %[[CAP:r[0-9]+]], [sm90_scale_softcap_param_28];
+// PTX-DAG: ld.param.b32 %[[S:r[0-9]+]], [sm90_scale_softcap_param_27];
+// PTX: div.rn.f32 %{{r[0-9]+}}, %[[S]], %[[CAP]];
+// PTX-NOT: div.rn.f32
+// PTX: tanh.approx.f32
+// PTX-NOT: 0f3DB504F3
+
+// PTX-SCALE-LABEL: .entry sm90_scale_lse(
+// PTX-SCALE: .param .align 64 .b8 sm90_scale_lse_param_27[128],
+// PTX-SCALE-NEXT: .param .f32 sm90_scale_lse_param_28
+// PTX-SCALE-NEXT: )
+// PTX-SCALE: ld.param.b32 %[[S:r[0-9]+]], [sm90_scale_lse_param_28];
+// PTX-SCALE: mul.rn.f32 %{{r[0-9]+}}, %[[S]], 0f3FB8AA3B;
+// PTX-SCALE-NEXT: mul.rn.f32 %{{r[0-9]+}}, %[[S]], 0fBFB8AA3B;
+// PTX-SCALE-NOT: 0f3E38AA3B
+// PTX-SCALE-NOT: tanh
+
+// JSON: "name": "v_map",
+// JSON: "name": "scale",
+// JSON-NEXT: "type": "f32"
+// JSON: "name": "softcap",
+// JSON-NEXT: "type": "f32"
+// JSON: "runtime_scalars": [
+// JSON-NEXT: "scale",
+// JSON-NEXT: "softcap"
+// JSON-NEXT: ],
+// JSON-NEXT: "scale": 0.088388346100000001,
+// JSON-NEXT: "softcap": 0,
+
+// SPILLS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+func.func @sm90_scale_softcap(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %o: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, %s: f32, %c: f32) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>) outs(%o : memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>) lse(%lse : memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>) scale(%s : f32) softcap(%c : f32) {causal = true}
+  return
+}
+func.func @sm90_scale_lse(%q: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, %o: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, %s: f32) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>) outs(%o : memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>) lse(%lse : memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>) scale(%s : f32)
+  return
+}
