@@ -88,8 +88,8 @@ LogicalResult TiledAttentionGradOp::verify() {
     return failure();
   if (failed(verifyWorkspace(*this, "delta", getDelta().getType(), "lse",
                              getLse().getType())) ||
-      failed(verifyWorkspace(*this, "dq_accum", getDqAccum().getType(),
-                             "query", getQuery().getType())))
+      failed(verifyWorkspace(*this, "dq_accum", getDqAccum().getType(), "query",
+                             getQuery().getType())))
     return failure();
   if (failed(verifyScale(*this, "scale", getScale().convertToFloat())) ||
       failed(verifySoftcap(*this, getSoftcap().convertToFloat())) ||
@@ -104,10 +104,10 @@ LogicalResult TiledAttentionGradOp::verifyRegions() {
     Region &region;
     StringRef name, arguments;
   };
-  for (Grid grid : {Grid{getPreprocess(), "preprocess", "batch, head, q_tile"},
-                    Grid{getBody(), "body", "batch, kv_head, kv_tile"},
-                    Grid{getPostprocess(), "postprocess",
-                         "batch, head, q_tile"}}) {
+  for (Grid grid :
+       {Grid{getPreprocess(), "preprocess", "batch, head, q_tile"},
+        Grid{getBody(), "body", "batch, kv_head, kv_tile"},
+        Grid{getPostprocess(), "postprocess", "batch, head, q_tile"}}) {
     Block &block = grid.region.front();
     if (block.getNumArguments() == 3 &&
         llvm::all_of(block.getArgumentTypes(),

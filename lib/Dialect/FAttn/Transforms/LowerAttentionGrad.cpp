@@ -482,6 +482,13 @@ LogicalResult mlir::fattn::lowerAttentionGrad(RewriterBase &rewriter,
 }
 
 namespace {
+/// Whether Q's or V's head dim is dynamic (the tiled form's tiles need
+/// both).
+bool hasDynamicHeadDim(AttentionGradOp op) {
+  return ShapedType::isDynamic(op.getQuery().getType().getDimSize(3)) ||
+         ShapedType::isDynamic(op.getValue().getType().getDimSize(3));
+}
+
 struct FAttnLowerAttentionGradPass
     : public fattn::impl::FAttnLowerAttentionGradBase<
           FAttnLowerAttentionGradPass> {
@@ -489,7 +496,10 @@ struct FAttnLowerAttentionGradPass
 
   void runOnOperation() override {
     SmallVector<AttentionGradOp> ops;
-    getOperation()->walk([&](AttentionGradOp op) { ops.push_back(op); });
+    getOperation()->walk([&](AttentionGradOp op) {
+      if (!dynamicHeadDimsOnly || hasDynamicHeadDim(op))
+        ops.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
     for (AttentionGradOp op : ops)
       if (failed(lowerAttentionGrad(rewriter, op, {blockM, blockN})))

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPUKernel.h"
 #include "fattn/Dialect/FAttn/Transforms/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/Transforms.h"
 #include "fattn/Dialect/FAttn/Utils/Float8Emulation.h"
@@ -19,12 +20,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/Transforms/RegionUtils.h"
 
 #include <cmath>
 #include <limits>
@@ -100,59 +99,15 @@ tileGeneric(OpBuilder &b, Location loc, TypeRange results, ValueRange inputs,
 
 /// Moves `op` into a new private function (a CPU "kernel", marked with
 /// kCPUKernelAttrName) whose body is the loop nest (batch, head, q_tile) over
-/// the grid, and calls it in place of `op`. Values that the body uses from
-/// above become extra arguments. Outlining keeps the temporaries of the tile
-/// math inside functions that the CPU pipeline alone owns, so it can free them
-/// without touching the user's code.
-LogicalResult outlineTiledAttention(TiledAttentionOp op,
-                                    SymbolTable &symbolTable) {
-  Location loc = op.getLoc();
-  MLIRContext *ctx = op.getContext();
-  SmallVector<Value> args(op->getOperands());
-  llvm::SetVector<Value> captured;
-  getUsedValuesDefinedAbove(op.getBody(), captured);
-  for (Value v : captured)
-    if (!llvm::is_contained(args, v))
-      args.push_back(v);
-
-  auto funcType =
-      FunctionType::get(ctx, ValueRange(args).getTypes(), TypeRange{});
-  OpBuilder b(ctx);
-  b.setInsertionPoint(op->getParentOfType<func::FuncOp>());
-  auto kernel = func::FuncOp::create(b, loc, "fattn_cpu_kernel", funcType);
-  kernel.setPrivate();
-  kernel->setAttr(kCPUKernelAttrName, UnitAttr::get(ctx));
-  symbolTable.insert(kernel); // uniquifies the name
-  Block *entry = kernel.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-
-  Value q = entry->getArgument(0);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value batch = memref::DimOp::create(b, loc, q, 0);
-  Value heads = memref::DimOp::create(b, loc, q, 1);
-  Value seqQ = memref::DimOp::create(b, loc, q, 2);
-  Value qTiles = arith::CeilDivUIOp::create(
-      b, loc, seqQ, arith::ConstantIndexOp::create(b, loc, op.getBlockM()));
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, {zero, zero, zero}, {batch, heads, qTiles}, {one, one, one});
-  func::ReturnOp::create(b, loc);
-
-  // Rewire the body to the kernel's arguments and move it into the nest.
-  IRMapping mapping;
-  mapping.map(args, entry->getArguments());
-  Block &body = op.getBody().front();
-  for (auto [iv, arg] : llvm::zip(nest.loops, body.getArguments()))
-    mapping.map(arg, iv.getInductionVar());
-  Block *inner = nest.loops.back().getBody();
-  b.setInsertionPoint(inner->getTerminator());
-  for (Operation &nested : body)
-    b.clone(nested, mapping);
-
-  b.setInsertionPoint(op);
-  func::CallOp::create(b, loc, kernel, args);
-  op.erase();
-  return success();
+/// the grid, and calls it in place of `op` (CPUKernel.h).
+void outlineTiledAttention(TiledAttentionOp op, SymbolTable &symbolTable) {
+  int64_t blockM = op.getBlockM();
+  // Q is the op's first operand.
+  auto extents = [&](OpBuilder &b, Location loc, ValueRange args) {
+    return buildGridExtents(b, loc, args[0], blockM);
+  };
+  outlineCPUKernel(op, "fattn_cpu_kernel", {{&op.getBody(), extents}},
+                   symbolTable);
 }
 
 /// How many of the `count` indices from `first` on lie below dim `dim` of
@@ -679,8 +634,7 @@ struct FAttnLowerTiledToLinalgPass
         op.emitOpError("must be inside a func.func to be lowered");
         return signalPassFailure();
       }
-      if (failed(outlineTiledAttention(op, symbolTable)))
-        return signalPassFailure();
+      outlineTiledAttention(op, symbolTable);
     }
 
     RewritePatternSet patterns(&getContext());

@@ -109,8 +109,9 @@ def FAttn_QTileRangeOp : FAttn_Op<"q_tile_range", [Pure]> {
     outside [lo, hi) hold no row that sees a key of the KV tile and are
     skipped; every row of the tiles in [full_lo, full_hi) lies inside seq_q
     and sees every key of the KV tile, which lies inside seq_k (no mask);
-    tiles in [lo, full_lo) (only below a right window edge) and [full_hi,
-    hi) are masked. A KV tile that crosses the end of seq_k has no unmasked
+    tiles in [lo, full_lo) (at a right window edge, the diagonal when
+    causal; empty without one) and [full_hi, hi) (at the left window edge
+    and the ends of the sequences) are masked. A KV tile that crosses the end of seq_k has no unmasked
     Q tile (full_lo = full_hi = lo), since its padding keys must be masked.
     The attributes are the forward's (rows per Q tile, keys per KV tile,
     window bounds).

@@ -112,12 +112,73 @@ def FAttnLowerAttentionGrad : Pass<"fattn-lower-attention-grad"> {
            "Rows of Q per tile">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"64",
            "Rows of K and V per tile">,
+    Option<"dynamicHeadDimsOnly", "dynamic-head-dims-only", "bool",
+           /*default=*/"false",
+           "Only lower the ops whose head dims are dynamic (which "
+           "--fattn-tile-grad cannot tile)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def FAttnTileGrad : Pass<"fattn-tile-grad"> {
+  let summary = "Rewrite fattn.attention_grad into the tiled backward form";
+  let description = [{
+    Replaces every `fattn.attention_grad` (memref form) with a
+    `fattn.tiled_attention_grad` and the f32 workspaces it needs, allocated
+    before it and freed after it: D, of LSE's shape, and the dQ accumulator,
+    of Q's shape. Its three grids are FlashAttention-2's backward: the
+    preprocess (per Q tile: D = `fattn.row_dot` of dO and O, and zeros into
+    the dQ accumulator); the body, per KV tile of a KV head: K and V loaded
+    once, then for each query head of its group the Q tiles that see the
+    tile (`fattn.q_tile_range`), in up to three loops as the forward's KV
+    loops (masked tiles at a right window edge, the diagonal when causal;
+    unmasked tiles; masked tiles at the left window edge and the ends of
+    the sequences), each carrying the f32 dK and dV accumulators: S = Q K^T (`fattn.softcap`
+    with a softcap, `fattn.mask` in the masked loops), P
+    (`fattn.grad_probs`), dV += P^T dO, dP = dO V^T, dS
+    (`fattn.grad_scores`), dK += dS^T Q, and dQ = dS K added into the
+    accumulator (`fattn.accumulate_tile`, `deterministic` when the op is);
+    dK (times the scale) and dV are stored; the postprocess: dQ = scale *
+    the accumulator. Head dims must be static.
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", /*default=*/"64",
+           "Rows of Q per tile">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"64",
+           "Rows of K and V per tile (the main grid's tile size)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def FAttnLowerTiledGradToLinalg
+    : Pass<"fattn-lower-tiled-grad-to-linalg", "ModuleOp"> {
+  let summary = "Lower the tiled backward form to scf loops and linalg on tensors";
+  let description = [{
+    The CPU execution of `fattn.tiled_attention_grad`: each op becomes a
+    call to a new private function (marked `fattn.cpu_kernel`) holding its
+    three grids as three loop nests, in order; the backward's tile ops
+    become `linalg.generic` ops on tensors (`fattn.accumulate_tile` reads
+    the accumulator's rows as a tensor and writes their sum back with
+    `bufferization.materialize_in_destination`), and the forward's tile ops
+    in the bodies are lowered by the patterns of
+    `--fattn-lower-tiled-to-linalg`. Run before that pass, whose
+    leftover check the backward's ops would fail.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def FAttnLowerHadamard : Pass<"fattn-lower-hadamard"> {

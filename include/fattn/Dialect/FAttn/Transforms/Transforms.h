@@ -10,6 +10,7 @@
 
 #include "fattn/Dialect/FAttn/IR/FAttnGradOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::fattn {
@@ -31,6 +32,14 @@ FailureOr<TiledAttentionOp> tileAttention(RewriterBase &rewriter,
 LogicalResult lowerAttentionGrad(RewriterBase &rewriter, AttentionGradOp op,
                                  TileSizes sizes);
 
+/// Replaces `op` (memref form) with its tiled backward form and the f32
+/// workspaces it needs (allocated before it, freed after it). Fails, with a
+/// diagnostic on `op`, on the tensor form, dynamic head dims or non-positive
+/// tile sizes.
+FailureOr<TiledAttentionGradOp> tileAttentionGrad(RewriterBase &rewriter,
+                                                  AttentionGradOp op,
+                                                  TileSizes sizes);
+
 /// Replaces `pvContraction`, when it is the P V product of attention written
 /// as linalg ops on tensors (the forms --fattn-raise-attention describes),
 /// by fattn.attention in the tensor form; fails, leaving the IR unchanged,
@@ -47,6 +56,13 @@ inline constexpr llvm::StringLiteral kCPUKernelAttrName = "fattn.cpu_kernel";
 /// tensor and bufferization ops and linalg.generic on tensors. The grid op
 /// itself is outlined by the pass (a symbol-table change, not a pattern).
 void populateLowerTiledToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Patterns lowering the backward's tile ops (fattn.q_tile_range,
+/// fattn.row_dot, fattn.grad_probs, fattn.grad_scores,
+/// fattn.mma_transpose_lhs, fattn.accumulate_tile, fattn.scale_tile) to
+/// tensor and bufferization ops and linalg.generic on tensors; the grid op
+/// is outlined by fattn-lower-tiled-grad-to-linalg.
+void populateLowerTiledGradToLinalgPatterns(RewritePatternSet &patterns);
 
 /// Patterns lowering fattn.permute_keys and fattn.transpose_tile (the fp8
 /// layout of --fattn-fp8-layout) to tensor.generate gathers.
