@@ -20,8 +20,14 @@ void mlir::fattn::buildCPUPipeline(OpPassManager &pm,
                                    const CPUPipelineOptions &options) {
   pm.addPass(createFAttnLowerQuantize());
   pm.addPass(createFAttnLowerHadamard());
-  pm.addPass(createFAttnLowerAttentionGrad(
-      FAttnLowerAttentionGradOptions{options.blockM, options.blockN}));
+  pm.addPass(createFAttnLowerAttentionGrad(FAttnLowerAttentionGradOptions{
+      options.blockM, options.blockN,
+      /*dynamicHeadDimsOnly=*/options.gradTiled}));
+  if (options.gradTiled) {
+    pm.addPass(createFAttnTileGrad(
+        FAttnTileGradOptions{options.blockM, options.blockN}));
+    pm.addPass(createFAttnLowerTiledGradToLinalg());
+  }
   // The tiled form needs static head dims; the others run row by row.
   pm.addPass(createFAttnLowerRowwise(
       FAttnLowerRowwiseOptions{/*dynamicHeadDimsOnly=*/true}));

@@ -20,6 +20,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run --fattn-fp8-layout on the tiled form (the sm_90a "
                      "P and V^T key order), to check it on the CPU"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> gradTiled{
+      *this, "grad-tiled",
+      llvm::cl::desc("Run fattn.attention_grad through its tiled form "
+                     "(--fattn-tile-grad, --fattn-lower-tiled-grad-to-linalg) "
+                     "instead of --fattn-lower-attention-grad (which still "
+                     "takes the ops with dynamic head dims)"),
+      llvm::cl::init(false)};
 };
 
 /// fattn.attention (among ordinary func/scf/arith/math/memref/linalg code)
