@@ -30,7 +30,7 @@ using namespace mlir;
 using namespace mlir::fattn;
 
 namespace {
-/// The tile types and sequence sizes that every grid body uses.
+/// The tile sizes and element types that every grid body uses.
 struct GradTiles {
   TiledAttentionGradOp op;
   Type elemType, f32;
