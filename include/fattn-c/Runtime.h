@@ -144,6 +144,29 @@ FATTN_RUNTIME_API fattnStatus fattnKernelGetTailPairs(fattnKernel kernel,
 FATTN_RUNTIME_API fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors,
                                                 int32_t num_tensors, void *stream);
 
+/* A launch's scale and softcap. A kernel whose description lists them in
+   "runtime_scalars" takes them from here (each a positive finite number: a
+   runtime softcap is on, 0 does not turn it off); for a kernel that compiled
+   them in they must equal its values (to f32 precision; softcap 0 without
+   one). */
+typedef struct fattnScalars {
+  double scale;
+  double softcap;
+} fattnScalars;
+
+/* fattnKernelLaunch with the launch's scalars; `scalars` NULL is
+   fattnKernelLaunch (the description's values: a kernel with a runtime
+   softcap then fails). */
+FATTN_RUNTIME_API fattnStatus fattnKernelLaunchWithScalars(fattnKernel kernel,
+                                                           const fattnTensor *tensors,
+                                                           int32_t num_tensors,
+                                                           const fattnScalars *scalars,
+                                                           void *stream);
+
+/* Which scalars the caller passes at launch: bit 0 the scale, bit 1 the
+   softcap ("runtime_scalars"). */
+FATTN_RUNTIME_API int32_t fattnKernelRuntimeScalars(fattnKernel kernel);
+
 #ifdef __cplusplus
 }
 #endif

@@ -197,11 +197,45 @@ public:
     return true;
   }
 
+  bool ok() const { return error_.empty(); }
+
 private:
   const Value &object_;
   std::string where_;
   std::string &error_;
 };
+
+bool hasScalarParam(const KernelDescription &desc, ScalarName name) {
+  for (const ParamSpec &p : desc.params)
+    if (p.source == ParamSource::Scalar && p.scalar == name)
+      return true;
+  return false;
+}
+
+/// "runtime_scalars": ["scale"?, "softcap"?], each once, each read by a
+/// parameter (`scale` or `scale_log2`; `softcap`).
+bool parseRuntimeScalars(KernelDescription &desc, ObjectReader &r) {
+  const Value *list = r.get("runtime_scalars", Kind::Array, false);
+  if (!list)
+    return r.ok();
+  for (const Value &e : list->asArray()) {
+    bool scale = e.kind() == Kind::String && e.asString() == "scale";
+    bool softcap = e.kind() == Kind::String && e.asString() == "softcap";
+    if (!scale && !softcap)
+      return r.fail("\"runtime_scalars\" entries must be \"scale\" or \"softcap\"");
+    bool &flag = scale ? desc.runtimeScale : desc.runtimeSoftcap;
+    if (flag)
+      return r.fail("\"runtime_scalars\" lists \"" + e.asString() + "\" twice");
+    flag = true;
+  }
+  if (desc.runtimeScale && !hasScalarParam(desc, ScalarName::Scale) &&
+      !hasScalarParam(desc, ScalarName::ScaleLog2))
+    return r.fail("\"runtime_scalars\" lists \"scale\" but \"params\" has no \"scale\" "
+                  "or \"scale_log2\"");
+  if (desc.runtimeSoftcap && !hasScalarParam(desc, ScalarName::Softcap))
+    return r.fail("\"runtime_scalars\" lists \"softcap\" but \"params\" has no \"softcap\"");
+  return true;
+}
 
 bool readDType(ObjectReader &r, const char *key, DType &out, bool required) {
   std::string name;
@@ -541,7 +575,7 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
                     "window_right", "softcap", "has_lse", "block_m", "block_n", "threads",
                     "dynamic_smem_bytes", "grid", "cluster", "align_bytes", "descale",
                     "value_layout", "workspace_bytes_per_cta", "work_order", "params",
-                    "meta"}))
+                    "runtime_scalars", "meta"}))
     return false;
 
   int64_t version = 0, headQK = 0, headV = 0, blockM = 0, blockN = 0, threads = 0, smem = 0;
@@ -617,6 +651,8 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   for (size_t i = 0; i < params->asArray().size(); ++i)
     if (!parseParam(params->asArray()[i], i, desc, error))
       return false;
+  if (!parseRuntimeScalars(desc, r))
+    return false;
   if (desc.hasWorkOrder && !hasParamFrom(desc, ParamSource::TailPairs))
     return r.fail("\"work_order\" is present but \"params\" has no \"tail_pairs\"");
   if (desc.workspaceBytesPerCta && !hasParamFrom(desc, ParamSource::Workspace))

@@ -429,6 +429,44 @@ uint32_t tailPairsFor(const KernelDescription &desc, const ProblemSizes &sizes,
   return uint32_t(tail);
 }
 
+bool applyLaunchScalars(const KernelDescription &desc, const LaunchScalars *scalars,
+                        LaunchPlan &plan, std::string &error) {
+  if (!scalars) {
+    if (desc.runtimeSoftcap)
+      error = "this kernel's softcap is a runtime value: pass it (fattnKernelLaunchWithScalars)";
+    return error.empty();
+  }
+  // A value the kernel compiled in cannot change at launch.
+  auto check = [&](const char *name, double given, double compiled, bool runtime) {
+    if (runtime) {
+      if (std::isfinite(given) && given > 0.0)
+        return true;
+      error = std::string(name) + " = " + std::to_string(given) +
+              ": this kernel's " + name + " is a runtime value, expected a positive finite number";
+      return false;
+    }
+    if (float(given) == float(compiled))
+      return true;
+    error = std::string("this kernel's ") + name + " is compiled in (" +
+            std::to_string(compiled) + "); the launch asks for " + std::to_string(given);
+    return false;
+  };
+  if (!check("scale", scalars->scale, desc.scale, desc.runtimeScale) ||
+      !check("softcap", scalars->softcap, desc.softcap, desc.runtimeSoftcap))
+    return false;
+  for (size_t i = 0; i < desc.params.size() && !plan.empty; ++i) {
+    const ParamSpec &p = desc.params[i];
+    if (p.source != ParamSource::Scalar)
+      continue;
+    double v = p.scalar == ScalarName::Scale       ? scalars->scale
+               : p.scalar == ScalarName::ScaleLog2 ? scalars->scale * M_LOG2E
+                                                   : scalars->softcap;
+    float f = float(v);
+    std::memcpy(plan.params[i].bytes, &f, sizeof(f));
+  }
+  return true;
+}
+
 bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                      uint64_t numSMs, LaunchPlan &plan, std::string &error) {
   ProblemSizes sizes;

@@ -355,8 +355,19 @@ fattnStatus fattnKernelGetTailPairs(fattnKernel kernel, const fattnTensor *tenso
   return FATTN_STATUS_SUCCESS;
 }
 
+int32_t fattnKernelRuntimeScalars(fattnKernel kernel) {
+  return kernel ? int32_t(kernel->desc.runtimeScale) | int32_t(kernel->desc.runtimeSoftcap) << 1
+                : 0;
+}
+
 fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors, int32_t numTensors,
                               void *stream) {
+  return fattnKernelLaunchWithScalars(kernel, tensors, numTensors, nullptr, stream);
+}
+
+fattnStatus fattnKernelLaunchWithScalars(fattnKernel kernel, const fattnTensor *tensors,
+                                         int32_t numTensors, const fattnScalars *scalars,
+                                         void *stream) {
   lastError.clear();
   if (!kernel)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel is null");
@@ -392,7 +403,11 @@ fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors, in
 
   sizes.numSMs = m->numSMs;
   LaunchPlan plan;
-  if (!planLaunch(desc, args, sizes, plan, error))
+  LaunchScalars launchScalars;
+  if (scalars)
+    launchScalars = {scalars->scale, scalars->softcap};
+  if (!planLaunch(desc, args, sizes, plan, error) ||
+      !applyLaunchScalars(desc, scalars ? &launchScalars : nullptr, plan, error))
     return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
   ScopedContext scope(m->context);
   if (!scope.ok())

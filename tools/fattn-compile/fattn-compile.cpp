@@ -117,6 +117,14 @@ static cl::opt<bool> printTuning(
              "python/fattn/tuning.json is this output"),
     cl::init(false), cl::cat(compileCategory));
 
+static cl::opt<bool> runtimeScalars(
+    "runtime-scalars",
+    cl::desc("Make the scale, and the softcap of an op that has one, kernel "
+             "parameters that the caller passes at each launch (the "
+             "description's \"runtime_scalars\"), so that one kernel serves "
+             "every value: each becomes an f32 argument of the function"),
+    cl::init(false), cl::cat(compileCategory));
+
 /// The value of a description's "tuned_for" (meta) under --short-seqs.
 constexpr llvm::StringLiteral kShortSeqsTuning = "short_seqs";
 
@@ -149,6 +157,26 @@ fattn::AttentionOp attentionBody(func::FuncOp func) {
       ++ops;
   });
   return ops == 1 ? found : fattn::AttentionOp();
+}
+
+/// --runtime-scalars: `op`'s scale attribute (or default), and its softcap
+/// attribute when positive, become f32 arguments of `func` appended last,
+/// passed to the op as its `scale(...)` and `softcap(...)` operands.
+void makeScalarsRuntime(func::FuncOp func, fattn::AttentionOp op) {
+  Type f32 = Float32Type::get(func.getContext());
+  auto appendArgument = [&]() {
+    unsigned index = func.getNumArguments();
+    (void)func.insertArgument(index, f32, DictionaryAttr(), op.getLoc());
+    return func.getArgument(index);
+  };
+  if (!op.getDynamicScale()) {
+    op.getDynamicScaleMutable().assign(appendArgument());
+    op.removeScaleAttr();
+  }
+  if (!op.getDynamicSoftcap() && op.getEffectiveSoftcap() > 0.0f) {
+    op.getDynamicSoftcapMutable().assign(appendArgument());
+    op.removeSoftcapAttr();
+  }
 }
 
 /// Runs the pipeline on a module holding just `func` and extracts the PTX.
@@ -401,6 +429,8 @@ int main(int argc, char **argv) {
     fattn::AttentionOp op = attentionBody(func);
     if (!op)
       continue;
+    if (runtimeScalars)
+      makeScalarsRuntime(func, op);
     FailureOr<Kernel> kernel = compileFunction(func, op);
     if (failed(kernel))
       return 1;

@@ -363,6 +363,47 @@ void testLaunchPlanScalarsAndGridNames() {
   CHECK(slotAs<uint32_t>(plan, 8) == 132);
 }
 
+// "runtime_scalars": the caller's scale and softcap at each launch.
+void testLaunchPlanRuntimeScalars() {
+  std::string text = replaceOnce(kDescription,
+                                 "{\"name\": \"lse_stride_h\", \"type\": \"u64\"}",
+                                 "{\"name\": \"lse_stride_h\", \"type\": \"u64\"}, "
+                                 "{\"name\": \"scale\", \"type\": \"f32\"}, "
+                                 "{\"name\": \"softcap\", \"type\": \"f32\"}");
+  auto withScalars = [](const std::string &base, const char *list) {
+    return replaceOnce(base, "\"params\":",
+                       std::string("\"runtime_scalars\": ") + list + ", \"params\":");
+  };
+  KernelDescription d = exampleDescription(withScalars(text, "[\"scale\", \"softcap\"]"));
+  CHECK(d.runtimeScale && d.runtimeSoftcap);
+  Problem p(2, 8, 2, 1000, 2049, 128, true);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 5, 132, plan, error));
+  LaunchScalars scalars{0.25, 30.0};
+  CHECK(applyLaunchScalars(d, &scalars, plan, error));
+  CHECK(slotAs<float>(plan, 24) == 0.25f && slotAs<float>(plan, 25) == 30.0f);
+  // A runtime softcap has no default, and 0 does not turn it off.
+  CHECK(!applyLaunchScalars(d, nullptr, plan, error));
+  CHECK_CONTAINS(error, "softcap is a runtime value");
+  scalars.softcap = 0.0;
+  CHECK(!applyLaunchScalars(d, &scalars, plan, error));
+  CHECK_CONTAINS(error, "softcap = 0.000000: this kernel's softcap is a runtime value");
+  // A compiled-in softcap (0 here) must be the launch's.
+  KernelDescription scaleOnly = exampleDescription(withScalars(text, "[\"scale\"]"));
+  CHECK(scaleOnly.runtimeScale && !scaleOnly.runtimeSoftcap);
+  CHECK(applyLaunchScalars(scaleOnly, &scalars, plan, error));
+  scalars.softcap = 5.0;
+  CHECK(!applyLaunchScalars(scaleOnly, &scalars, plan, error));
+  CHECK_CONTAINS(error, "this kernel's softcap is compiled in");
+  CHECK_CONTAINS(descError(withScalars(text, "[\"bias\"]")),
+                 "\"runtime_scalars\" entries must be \"scale\" or \"softcap\"");
+  CHECK_CONTAINS(descError(withScalars(text, "[\"scale\", \"scale\"]")),
+                 "lists \"scale\" twice");
+  CHECK_CONTAINS(descError(withScalars(kDescription, "[\"softcap\"]")),
+                 "\"runtime_scalars\" lists \"softcap\" but \"params\" has no \"softcap\"");
+}
+
 void testLaunchPlanCluster() {
   std::string text =
       replaceOnce(kDescription, "\"block_n\": 64,", "\"block_n\": 64, \"cluster\": [2, 1, 1],");
@@ -1006,6 +1047,7 @@ int main() {
       {"TensorMapDescription", testTensorMapDescription},
       {"LaunchPlan", testLaunchPlan},
       {"LaunchPlanScalarsAndGridNames", testLaunchPlanScalarsAndGridNames},
+      {"LaunchPlanRuntimeScalars", testLaunchPlanRuntimeScalars},
       {"LaunchPlanCluster", testLaunchPlanCluster},
       {"LaunchPlanErrors", testLaunchPlanErrors},
       {"TensorMapPlan", testTensorMapPlan},

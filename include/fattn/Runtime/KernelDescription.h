@@ -122,6 +122,9 @@ struct KernelDescription {
   bool causal = false;
   int64_t windowLeft = -1, windowRight = -1;
   double softcap = 0.0;
+  /// "runtime_scalars": the scale and/or the softcap are the caller's at
+  /// each launch (LaunchScalars), not `scale` / `softcap` above.
+  bool runtimeScale = false, runtimeSoftcap = false;
   bool hasLse = false;
   int64_t blockM = 0, blockN = 0;
   uint32_t threads = 0;

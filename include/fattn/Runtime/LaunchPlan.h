@@ -88,6 +88,19 @@ bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
 uint32_t tailPairsFor(const KernelDescription &desc, const ProblemSizes &sizes,
                       uint64_t grid);
 
+/// A launch's scale and softcap (fattnScalars).
+struct LaunchScalars {
+  double scale = 0.0, softcap = 0.0;
+};
+
+/// Checks the caller's scalars against the kernel (a runtime scalar: a
+/// positive finite value; a compiled-in one: its value, to f32 precision)
+/// and writes them into the plan's `scale`, `scale_log2` and `softcap`
+/// parameters. Without `scalars`, a kernel with a runtime softcap fails (it
+/// has no value to default to) and the description's values stay.
+bool applyLaunchScalars(const KernelDescription &desc, const LaunchScalars *scalars,
+                        LaunchPlan &plan, std::string &error);
+
 /// checkTensors, then planLaunch.
 bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                      uint64_t numSMs, LaunchPlan &plan, std::string &error);

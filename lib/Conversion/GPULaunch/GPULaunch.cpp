@@ -79,6 +79,12 @@ kernelDescriptionOf(LLVM::LLVMFuncOp kernel) {
     return kernel.emitOpError("has a kernel description that fattn's runtime "
                               "rejects: ")
            << error;
+  // The launch below passes the description's values as constants.
+  if (description.runtimeScale || description.runtimeSoftcap)
+    return kernel.emitOpError(
+        "takes its scale or softcap at run time (\"runtime_scalars\"), which "
+        "the host launch does not pass: give fattn.attention its scale and "
+        "softcap as attributes");
   return description;
 }
 

@@ -23,7 +23,7 @@ using namespace mlir;
 using namespace mlir::fattn;
 
 /// The op's operands with their kernel-ABI names, in operand order (Q, K,
-/// V, O, then the optional LSE and descales).
+/// V, O, then the optional LSE, descales and runtime scalars).
 static SmallVector<std::pair<StringRef, Value>> namedOperands(AttentionOp op) {
   SmallVector<std::pair<StringRef, Value>> named = {{"q", op.getQuery()},
                                                     {"k", op.getKey()},
@@ -33,7 +33,9 @@ static SmallVector<std::pair<StringRef, Value>> namedOperands(AttentionOp op) {
        {std::pair<StringRef, Value>{"lse", op.getLse()},
         {"q_descale", op.getQDescale()},
         {"k_descale", op.getKDescale()},
-        {"v_descale", op.getVDescale()}})
+        {"v_descale", op.getVDescale()},
+        {"scale", op.getDynamicScale()},
+        {"softcap", op.getDynamicSoftcap()}})
     if (value)
       named.push_back({name, value});
   return named;
