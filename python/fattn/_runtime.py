@@ -45,6 +45,11 @@ class LaunchConfig(ctypes.Structure):
                 ("empty", ctypes.c_int32)]
 
 
+class Scalars(ctypes.Structure):
+    """fattnScalars: a launch's scale and softcap."""
+    _fields_ = [("scale", ctypes.c_double), ("softcap", ctypes.c_double)]
+
+
 def library_candidates() -> list:
     """FATTN_RUNTIME_LIB, else the package's _lib (where `pip install` puts it),
     else, in a source checkout, its build folders."""
@@ -93,8 +98,14 @@ def load_library() -> ctypes.CDLL:
         lib.fattnKernelGetTailPairs.argtypes = [ctypes.c_void_p, ctypes.POINTER(TensorDesc),
                                                 ctypes.c_int32, ctypes.c_uint32,
                                                 ctypes.POINTER(ctypes.c_uint32)]
+        lib.fattnKernelLaunchWithScalars.argtypes = [
+            ctypes.c_void_p, ctypes.POINTER(TensorDesc), ctypes.c_int32,
+            ctypes.POINTER(Scalars), ctypes.c_void_p]
+        lib.fattnKernelRuntimeScalars.argtypes = [ctypes.c_void_p]
+        lib.fattnKernelRuntimeScalars.restype = ctypes.c_int32
         for f in ("fattnKernelLoadFile", "fattnKernelLoadData", "fattnKernelGetLaunchConfig",
-                  "fattnKernelGetTailPairs", "fattnKernelLaunch"):
+                  "fattnKernelGetTailPairs", "fattnKernelLaunch",
+                  "fattnKernelLaunchWithScalars"):
             getattr(lib, f).restype = ctypes.c_int
         version = lib.fattnRuntimeAbiVersion()
         if version != ABI_VERSION:
@@ -159,7 +170,21 @@ class Kernel:
                                                             ctypes.byref(out)))
         return out.value
 
-    def launch(self, tensors: Sequence[TensorDesc], stream: int) -> None:
+    def launch(self, tensors: Sequence[TensorDesc], stream: int,
+               scalars: Optional[Tuple[float, float]] = None) -> None:
+        """Launches on `stream`; `scalars` = (scale, softcap) for a kernel that
+        takes them at run time (runtime_scalars), None for the description's."""
         arr, n = self._array(tensors)
-        _check(self._lib, self._lib.fattnKernelLaunch(self._handle, arr, n,
-                                                      ctypes.c_void_p(stream or None)))
+        if scalars is None:
+            status = self._lib.fattnKernelLaunch(self._handle, arr, n,
+                                                 ctypes.c_void_p(stream or None))
+        else:
+            values = Scalars(float(scalars[0]), float(scalars[1]))
+            status = self._lib.fattnKernelLaunchWithScalars(
+                self._handle, arr, n, ctypes.byref(values), ctypes.c_void_p(stream or None))
+        _check(self._lib, status)
+
+    @property
+    def runtime_scalars(self) -> int:
+        """Bit 0: the kernel takes the scale at launch; bit 1: the softcap."""
+        return int(self._lib.fattnKernelRuntimeScalars(self._handle))

@@ -98,6 +98,8 @@ def make_configs(arg_dicts: List[Dict], default_arch: str) -> List[KernelConfig]
             raise ValueError(f"configuration {a} has no head_dim")
         a.setdefault("arch", default_arch)
         a.setdefault("dtype", "bf16")
+        # One kernel for every scale and softcap value (flash_attn_func's).
+        a.setdefault("runtime_scalars", True)
         config = KernelConfig.make(**a)
         check_head_dims(config)
         configs += [config, short_seqs_tuning(config, 1, 1)]

@@ -87,6 +87,8 @@ def run_compiler(config: KernelConfig, out_dir: Path, compiler: str,
         cmd = [compiler, str(mlir), "--arch", config.arch, "--emit", "json", "-o", str(out_dir)]
         if config.tuned_for == "short_seqs":
             cmd.append("--short-seqs")
+        if config.runtime_scalars:
+            cmd.append("--runtime-scalars")
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:

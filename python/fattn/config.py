@@ -191,6 +191,12 @@ def check_value_layout(value_layout: Optional[str], dtype: str) -> None:
                          f"{dtype!r}")
 
 
+# The softcap of a runtime-scalars KernelConfig that has one: a placeholder
+# (the kernel's value comes with each launch) that makes the .mlir carry a
+# softcap for fattn-compile --runtime-scalars to turn into a parameter.
+RUNTIME_SOFTCAP = 1.0
+
+
 @dataclass(frozen=True)
 class KernelConfig:
     """One fattn.attention configuration, canonical (build with `make`).
@@ -204,6 +210,11 @@ class KernelConfig:
     VALUE_LAYOUT_SM90 for V pre-transposed by transpose_value_fp8.
     tuned_for: None (the default kernel) or one of TUNINGS: the same results
     from a kernel tuned for other sizes, kept apart in a library by its key.
+    runtime_scalars: the kernel takes the scale and, when it has one, the
+    softcap at each launch (fattn-compile --runtime-scalars; the
+    description's "runtime_scalars"), so one kernel serves every value: scale
+    is then the default 1/sqrt(head_dim_qk) and softcap RUNTIME_SOFTCAP or 0
+    (whether the kernel applies a softcap), and the key holds neither value.
     """
 
     arch: str
@@ -219,6 +230,7 @@ class KernelConfig:
     descale: Optional[DescaleForm] = None
     value_layout: Optional[str] = None
     tuned_for: Optional[str] = None
+    runtime_scalars: bool = False
 
     @staticmethod
     def make(arch: str, dtype: str, head_dim_qk: int, head_dim_v: int | None = None,
@@ -226,7 +238,8 @@ class KernelConfig:
              softcap: float = 0.0, scale: float | None = None,
              has_lse: bool = False, descale=None,
              value_layout: Optional[str] = None,
-             tuned_for: Optional[str] = None) -> "KernelConfig":
+             tuned_for: Optional[str] = None,
+             runtime_scalars: bool = False) -> "KernelConfig":
         if not isinstance(dtype, str) or dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         descale = canonical_descale(descale)
@@ -248,9 +261,14 @@ class KernelConfig:
         elif wr == 0:
             causal = True  # the same mask: one kernel for both spellings
         scale = check_scale(1.0 / math.sqrt(head_dim_qk) if scale is None else scale)
+        softcap = check_softcap(softcap)
+        runtime_scalars = check_flag("runtime_scalars", runtime_scalars)
+        if runtime_scalars:  # the values come with each launch
+            scale = check_scale(1.0 / math.sqrt(head_dim_qk))
+            softcap = RUNTIME_SOFTCAP if softcap > 0 else 0.0
         return KernelConfig(arch, dtype, int(head_dim_qk), int(head_dim_v), causal, wl, wr,
-                            check_softcap(softcap), scale, has_lse, descale, value_layout,
-                            tuned_for)
+                            softcap, scale, has_lse, descale, value_layout, tuned_for,
+                            runtime_scalars)
 
     @property
     def out_dtype(self) -> str:
@@ -258,11 +276,16 @@ class KernelConfig:
 
     @property
     def key(self) -> str:
-        """A file-name-safe, exact key: scale and softcap by their float32 bits."""
+        """A file-name-safe, exact key: scale and softcap by their float32 bits,
+        or, with runtime scalars, only whether there is a softcap."""
         mask = "causal" if self.causal else "full"
+        if self.runtime_scalars:
+            scalars = "-rt-softcap" if self.softcap > 0 else "-rt"
+        else:
+            scalars = f"-sc{f32_bits(self.softcap)}-s{f32_bits(self.scale)}"
         return (f"{self.arch}-{self.dtype}-d{self.head_dim_qk}x{self.head_dim_v}-{mask}"
-                f"-wl{self.window_left}-wr{self.window_right}-sc{f32_bits(self.softcap)}"
-                f"-s{f32_bits(self.scale)}-{'lse' if self.has_lse else 'nolse'}"
+                f"-wl{self.window_left}-wr{self.window_right}{scalars}"
+                f"-{'lse' if self.has_lse else 'nolse'}"
                 + (f"-ds{descale_code(self.descale)}" if self.descale is not None else "")
                 + ("-vt" if self.value_layout is not None else "")
                 + (f"-{self.tuned_for}" if self.tuned_for is not None else ""))
@@ -286,6 +309,8 @@ class KernelConfig:
             del d["value_layout"]
         if self.tuned_for is None:
             del d["tuned_for"]
+        if not self.runtime_scalars:
+            del d["runtime_scalars"]
         return d
 
     @staticmethod
@@ -293,7 +318,8 @@ class KernelConfig:
         return KernelConfig.make(d["arch"], d["dtype"], d["head_dim_qk"], d["head_dim_v"],
                                  d["causal"], d["window_left"], d["window_right"], d["softcap"],
                                  d["scale"], d["has_lse"], d.get("descale"),
-                                 d.get("value_layout"), d.get("tuned_for"))
+                                 d.get("value_layout"), d.get("tuned_for"),
+                                 d.get("runtime_scalars", False))
 
     @staticmethod
     def from_description(desc: Mapping[str, Any]) -> "KernelConfig":
@@ -304,11 +330,16 @@ class KernelConfig:
         if desc["dtype"] in OUT_DTYPES and out_dtype != OUT_DTYPES[desc["dtype"]]:
             raise ValueError(f"out_dtype {out_dtype!r} is not fattn's for dtype "
                              f"{desc['dtype']!r} ({OUT_DTYPES[desc['dtype']]!r})")
+        runtime = desc.get("runtime_scalars", [])
+        if not isinstance(runtime, list):
+            raise TypeError(f"a description's runtime_scalars is a JSON list, got "
+                            f"{type(runtime).__name__}")
+        softcap = RUNTIME_SOFTCAP if "softcap" in runtime else desc["softcap"]
         return KernelConfig.make(desc["arch"], desc["dtype"], desc["head_dim_qk"],
                                  desc["head_dim_v"], desc["causal"], desc["window_left"],
-                                 desc["window_right"], desc["softcap"], desc["scale"],
+                                 desc["window_right"], softcap, desc["scale"],
                                  desc["has_lse"], desc.get("descale"),
-                                 desc.get("value_layout"), _tuned_for(desc))
+                                 desc.get("value_layout"), _tuned_for(desc), bool(runtime))
 
 
 def _tuned_for(desc: Mapping[str, Any]) -> Optional[str]:

@@ -3,6 +3,7 @@ packed-input variants flash_attn_qkvpacked_func and flash_attn_kvpacked_func."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
@@ -287,6 +288,8 @@ class _Checked(NamedTuple):
     config: KernelConfig
     in_place: Tuple[bool, bool, bool]
     per_head: Optional[KernelConfig] = None
+    # The launch's (scale, softcap): the kernels take them at run time.
+    scalars: Tuple[float, float] = (0.0, 0.0)
 
 
 # Calls whose arguments passed the checks, by their metadata (_call_key): a
@@ -501,12 +504,15 @@ def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, a
         if descale is not None and arch != "sm_90a":
             raise ValueError(f"float8_e4m3fn inputs need the sm_90a pipeline (an sm_90 GPU), "
                              f"got arch {arch!r}")
+        # One kernel per configuration serves every scale and softcap value.
         config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0],
                                    window_size[1], softcap, softmax_scale, return_lse, descale,
-                                   v_layout)
+                                   v_layout, runtime_scalars=True)
         check_head_dims(config)  # before any lookup or compile
+        scalars = (check_scale(1.0 / math.sqrt(d) if softmax_scale is None else softmax_scale),
+                   check_softcap(softcap))
         checked = _Checked(config, tuple(_readable_in_place(t, arch) for t in (q, k, v)),
-                           per_head_routing(config))
+                           per_head_routing(config), scalars)
         if key is not None:
             if len(_CHECKED) >= _CHECKED_MAX:
                 _CHECKED.clear()
@@ -536,7 +542,7 @@ def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, a
     guard = contextlib.nullcontext() if device == torch.cuda.current_device() \
         else torch.cuda.device(device)
     with guard:
-        kernel.launch(tensors, torch.cuda.current_stream(device).cuda_stream)
+        kernel.launch(tensors, torch.cuda.current_stream(device).cuda_stream, checked.scalars)
     return (out, lse) if return_lse else out
 
 

@@ -145,7 +145,7 @@ def config_for(q, k, v, causal, window, softcap, scale, lse) -> KernelConfig:
     arch = default_arch(torch.cuda.get_device_capability())
     config = KernelConfig.make(arch, {torch.bfloat16: "bf16", torch.float16: "f16"}[q.dtype],
                                q.shape[3], v.shape[3], causal, window[0], window[1], softcap,
-                               scale, lse)
+                               scale, lse, runtime_scalars=True)
     return short_seqs_tuning(config, q.shape[1], k.shape[1])
 
 
@@ -213,6 +213,9 @@ def naive_description(config: KernelConfig, entry="naive_attention", cluster=Non
             "grid": [["seq_q", 128], ["heads_q", 1], ["batch", 1]],
             "params": abi_params(config.has_lse, [{"name": "scale", "type": "f32"},
                                                   {"name": "softcap", "type": "f32"}])}
+    if config.runtime_scalars:  # the naive kernel reads both as parameters anyway
+        desc["runtime_scalars"] = ["scale"] + (["softcap"] if config.softcap > 0 else [])
+        desc["softcap"] = 0.0
     if cluster:
         desc["cluster"] = list(cluster)
     return desc

@@ -4,7 +4,7 @@ import math
 import pytest
 
 from fattn.build_library import make_configs
-from fattn.config import (VALUE_LAYOUT_SM90, KernelConfig, default_arch,
+from fattn.config import (RUNTIME_SOFTCAP, VALUE_LAYOUT_SM90, KernelConfig, default_arch,
                           per_head_routing, short_seqs_tuning)
 from fattn.mlir_gen import attention_mlir, mlir_float
 
@@ -174,9 +174,10 @@ def test_libraries_get_the_short_seqs_kernels():
     configs = make_configs([dict(head_dim_qk=128, causal=True), dict(head_dim_qk=128),
                             dict(head_dim_qk=256), dict(head_dim_qk=128, causal=True)],
                            "sm_90a")
-    base = KernelConfig.make("sm_90a", "bf16", 128, causal=True)
-    full = KernelConfig.make("sm_90a", "bf16", 128)
-    wide = KernelConfig.make("sm_90a", "bf16", 256)  # no tuned kernel
+    # Libraries hold kernels that take the scale and softcap at launch.
+    base = KernelConfig.make("sm_90a", "bf16", 128, causal=True, runtime_scalars=True)
+    full = KernelConfig.make("sm_90a", "bf16", 128, runtime_scalars=True)
+    wide = KernelConfig.make("sm_90a", "bf16", 256, runtime_scalars=True)  # no tuned kernel
     assert configs == [base, short_seqs_tuning(base, 1, 1), full, short_seqs_tuning(full, 1, 1),
                        wide]
     assert short_seqs_tuning(wide, 1, 1) == wide
@@ -232,3 +233,23 @@ def test_mlir_windows():
     assert "window_left = 3 : i64, window_right = 5 : i64" in text and "causal" not in text
     text = attention_mlir(make(window_right=5))
     assert "window_left" not in text and "window_right = 5 : i64" in text
+
+
+def test_runtime_scalars_key_holds_no_value():
+    """One kernel serves every scale and softcap: the key says only whether
+    there is a softcap, and the values are canonical."""
+    rt = lambda **kw: make(runtime_scalars=True, **kw)  # noqa: E731
+    assert rt(scale=0.1) == rt(scale=0.3) == rt()
+    assert rt(softcap=30.0) == rt(softcap=5.0) != rt()
+    assert rt().key.endswith("-rt-nolse") and rt(softcap=5.0).key.endswith("-rt-softcap-nolse")
+    assert rt().key != make().key
+    assert rt(softcap=5.0).softcap == RUNTIME_SOFTCAP and rt().scale == make().scale
+    assert KernelConfig.from_json(rt(softcap=5.0).to_json()) == rt(softcap=5.0)
+    assert "runtime_scalars" not in make().to_json()
+    # A description with "runtime_scalars" (its softcap 0: the caller's).
+    desc = {"arch": "sm_80", "dtype": "bf16", "head_dim_qk": 128, "head_dim_v": 128,
+            "causal": True, "window_left": -1, "window_right": 0, "softcap": 0.0,
+            "scale": 0.0883883461, "has_lse": False, "runtime_scalars": ["scale", "softcap"]}
+    assert KernelConfig.from_description(desc) == rt(causal=True, softcap=30.0)
+    desc["runtime_scalars"] = ["scale"]
+    assert KernelConfig.from_description(desc) == rt(causal=True)

@@ -309,8 +309,8 @@ def test_fp8_preset():
     assert {(c.head_dim_qk, c.causal, descale_code(c.descale)) for c in vt} == {
         (d, causal, ds) for d in (128, 256) for causal in (False, True)
         for ds in ("q0k0v0", "q2k2v2", "q3b128k3b128v3b128", "q2k2v3b128")}
-    assert all(fp8(head_dim_qk=c.head_dim_qk, causal=c.causal, descale=c.descale) in bshd
-               for c in vt)
+    assert all(fp8(head_dim_qk=c.head_dim_qk, causal=c.causal, descale=c.descale,
+                   runtime_scalars=True) in bshd for c in vt)
 
 
 def test_build_library_descale_spec():

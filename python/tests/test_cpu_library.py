@@ -61,11 +61,18 @@ FAKE_COMPILER = textwrap.dedent("""\
     desc = dict(version=1, arch=args[2], entry=entry, cubin=entry + ".cubin", block_m=128,
                 block_n=64, threads=128, dynamic_smem_bytes=0, grid=[["seq_q", 128]], params=[])
     desc.update(cfg)
-    # A kernel tuned for short sequences says so in its meta, and only when asked.
+    # A kernel tuned for short sequences says so in its meta, and only when asked;
+    # so does one that takes its scale (and softcap) at launch.
+    flags = args[7:]
     tuned = desc.pop("tuned_for", None)
-    assert (tuned == "short_seqs") == (args[7:] == ["--short-seqs"]), args
+    assert (tuned == "short_seqs") == ("--short-seqs" in flags), args
     if tuned:
         desc["meta"] = dict(tuned_for=tuned)
+    runtime = desc.pop("runtime_scalars", False)
+    assert runtime == ("--runtime-scalars" in flags), args
+    if runtime:
+        desc["runtime_scalars"] = ["scale"] + (["softcap"] if desc["softcap"] > 0 else [])
+        desc["softcap"] = 0.0
     open(out + "/" + entry + ".json", "w").write(json.dumps(desc))
     open(out + "/" + entry + ".cubin", "wb").write(b"cubin")
     if "{warn}" == "1":
@@ -176,7 +183,7 @@ def test_compile_failure_reports_stderr_and_input(tmp_path):
 
 
 def test_compile_warnings_reach_the_caller(tmp_path):
-    c = config()
+    c = config(runtime_scalars=True)  # build_library's kind
     tool = fake_compiler(tmp_path, [c], warn=True)
     with pytest.warns(CompileWarning, match=c.key + r": fattn-compile: warning: .*ptxas spills 64"):
         compile_kernel(c, tmp_path / "out", tool)
@@ -187,7 +194,7 @@ def test_compile_warnings_reach_the_caller(tmp_path):
 
 
 def test_build_library_prints_compile_warnings(tmp_path, capsys):
-    c = config()
+    c = config(runtime_scalars=True)
     tool = fake_compiler(tmp_path, [c], warn=True)
     build_library.main(["--configs", "dtype=bf16,head_dim=64,causal=1,lse=1", "--arch", "sm_80",
                         "-o", str(tmp_path / "lib"), "--compiler", tool])

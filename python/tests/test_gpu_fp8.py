@@ -148,7 +148,7 @@ def fp8_config(q8, k8, causal, kw, value_layout=None) -> KernelConfig:
                                  for n in ("q_descale", "k_descale", "v_descale")],
                                 kw.get("descale_block_q"), kw.get("descale_block_kv"))
     return KernelConfig.make("sm_90a", "e4m3", q8.shape[3], q8.shape[3], causal, descale=form,
-                             value_layout=value_layout)
+                             value_layout=value_layout, runtime_scalars=True)
 
 
 def kernel_description(config: KernelConfig) -> dict:
@@ -335,7 +335,8 @@ def test_fp8_descales_default_to_one():
     q, k, v = (torch.randn(2, 300, 4, 128, generator=gen, device="cuda") * 3
                for _ in range(3))
     q8, k8, v8 = (t.to(torch.float8_e4m3fn) for t in (q, k, v))
-    ensure_kernel(KernelConfig.make("sm_90a", "e4m3", 128, descale="q0k0v0"))
+    ensure_kernel(KernelConfig.make("sm_90a", "e4m3", 128, descale="q0k0v0",
+                                    runtime_scalars=True))
     o = fattn.flash_attn_func(q8, k8, v8)
     ref, _ = reference(q8.float(), k8.float(), v8.float(), 1 / math.sqrt(128), -1, -1, 0.0)
     err = rel_l2(o, ref)
