@@ -19,10 +19,10 @@ static Value peelOperand(Value v, double *scale, bool *transposed,
                          bool *grouped) {
   while (true) {
     Value next = throughBatchReshapes(v);
-    if (linalg::GenericOp generic =
-            scale ? getElementwiseProducer(next) : linalg::GenericOp()) {
+    if (linalg::LinalgOp linalgOp =
+            scale ? getElementwiseProducer(next) : linalg::LinalgOp()) {
       if (std::optional<std::pair<OpOperand *, double>> scaled =
-              matchConstantScale(generic)) {
+              matchConstantScale(linalgOp)) {
         *scale *= scaled->second;
         next = scaled->first->get();
       }
@@ -60,17 +60,17 @@ FailureOr<AttentionMatch> fattn::raising::matchAttention(BatchContraction pv) {
     qk = matchBatchContraction(s.getDefiningOp());
     if (succeeded(qk))
       break;
-    linalg::GenericOp generic = getElementwiseProducer(s);
-    if (!generic)
+    linalg::LinalgOp linalgOp = getElementwiseProducer(s);
+    if (!linalgOp)
       return failure();
     if (std::optional<std::pair<OpOperand *, double>> scaled =
-            matchConstantScale(generic)) {
+            matchConstantScale(linalgOp)) {
       match.scale *= scaled->second;
       s = scaled->first->get();
       continue;
     }
     std::optional<std::pair<OpOperand *, KeyBounds>> masked =
-        matchIndexMask(generic, match.scale);
+        matchIndexMask(linalgOp, match.scale);
     if (!masked || match.masked)
       return failure();
     match.masked = true;

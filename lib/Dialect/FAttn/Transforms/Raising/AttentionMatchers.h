@@ -5,6 +5,11 @@
 // fattn.attention computes. A matcher that cannot prove it fails (or returns
 // its input unchanged, for the `through...` ones) and the IR stays as it is.
 //
+// A "generic" below is any linalg op on tensors, read through the LinalgOp
+// interface (its indexing maps, iterator types and body block), so that
+// linalg.generic, linalg.map, linalg.reduce, linalg.broadcast and the named
+// elementwise ops read alike, and nothing is generalized to be read.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef FATTN_LIB_DIALECT_FATTN_TRANSFORMS_RAISING_ATTENTIONMATCHERS_H
@@ -27,25 +32,25 @@ namespace mlir::fattn::raising {
 Value throughBatchReshapes(Value v);
 
 /// The float constant `v` holds (in every element, for a tensor), seen
-/// through linalg.fill.
+/// through linalg.fill and linalg.broadcast.
 std::optional<double> getUniformFloat(Value v);
 
-/// The all-parallel linalg.generic with one result and an identity output
-/// map that produces `v`, or null.
-linalg::GenericOp getElementwiseProducer(Value v);
+/// The all-parallel generic with one result and an identity output map that
+/// produces `v`, or null.
+linalg::LinalgOp getElementwiseProducer(Value v);
 
-/// The value the body of `generic` yields (its first).
-Value getYielded(linalg::GenericOp generic);
+/// The value the body of `linalgOp` yields (its first).
+Value getYielded(linalg::LinalgOp linalgOp);
 
-/// The input of `generic` whose block argument `v` is, when its indexing map
+/// The input of `linalgOp` whose block argument `v` is, when its indexing map
 /// is `wanted` (null: any), else null.
-OpOperand *getInputOf(linalg::GenericOp generic, Value v,
+OpOperand *getInputOf(linalg::LinalgOp linalgOp, Value v,
                       AffineMap wanted = {});
 
 /// The value of a scalar in a generic's body that is the same everywhere:
 /// a constant, or an input that is one constant (a splat, a fill, a
 /// rank-0 tensor of a constant).
-std::optional<double> getUniformScalar(linalg::GenericOp generic, Value v);
+std::optional<double> getUniformScalar(linalg::LinalgOp linalgOp, Value v);
 
 /// The map of a row-wise value ([..., rows]) read in a loop nest over
 /// [..., rows, keys]: (d0, ..., dn) -> (d0, ..., dn-1).
@@ -55,7 +60,7 @@ AffineMap getRowMap(MLIRContext *ctx, unsigned rank);
 /// the whole body of an elementwise generic. Returns x's input and the
 /// factor.
 std::optional<std::pair<OpOperand *, double>>
-matchConstantScale(linalg::GenericOp generic);
+matchConstantScale(linalg::LinalgOp linalgOp);
 
 /// The source of a broadcast that inserts dim `dim` (linalg.broadcast, or
 /// an elementwise generic that copies its one input, read without that
@@ -103,7 +108,7 @@ struct KeyBounds {
 /// query and key indices and NEG stays a masked score after the scales of
 /// product `laterScale` that follow. Returns x's input and the kept keys.
 std::optional<std::pair<OpOperand *, KeyBounds>>
-matchIndexMask(linalg::GenericOp generic, double laterScale);
+matchIndexMask(linalg::LinalgOp linalgOp, double laterScale);
 
 //===----------------------------------------------------------------------===//
 // Softmax (SoftmaxMatcher.cpp)

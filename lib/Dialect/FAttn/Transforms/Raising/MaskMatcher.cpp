@@ -33,7 +33,7 @@ struct IndexTerm {
 /// The axes of the loops of `producer`, which makes the tensor that `input`
 /// of a generic with loop axes `axes` reads; fails unless every dim of the
 /// tensor is read by one loop.
-FailureOr<SmallVector<Axis>> getProducerAxes(linalg::GenericOp consumer,
+FailureOr<SmallVector<Axis>> getProducerAxes(linalg::LinalgOp consumer,
                                              OpOperand *input,
                                              ArrayRef<Axis> axes) {
   AffineMap map = consumer.getMatchingIndexingMap(input);
@@ -57,13 +57,13 @@ FailureOr<Result> evalInProducer(Value v, ArrayRef<Axis> axes, int depth,
   auto arg = dyn_cast<BlockArgument>(v);
   if (!arg || depth > 8)
     return failure();
-  auto consumer = dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
+  auto consumer = dyn_cast<linalg::LinalgOp>(arg.getOwner()->getParentOp());
   if (!consumer)
     return failure();
   OpOperand *input = getInputOf(consumer, v);
   if (!input)
     return failure();
-  linalg::GenericOp producer = getElementwiseProducer(input->get());
+  linalg::LinalgOp producer = getElementwiseProducer(input->get());
   if (!producer)
     return failure();
   FailureOr<SmallVector<Axis>> producerAxes =
@@ -196,24 +196,24 @@ FailureOr<KeyBounds> negate(KeyBounds b) {
 
 /// Whether `v` is a constant that, times `laterScale` (the positive scales
 /// applied after the mask), is still a masked score.
-bool isMaskedScore(linalg::GenericOp generic, Value v, double laterScale) {
-  std::optional<double> c = getUniformScalar(generic, v);
+bool isMaskedScore(linalg::LinalgOp linalgOp, Value v, double laterScale) {
+  std::optional<double> c = getUniformScalar(linalgOp, v);
   return c && *c * laterScale <= kMaskedScoreBound;
 }
 
-/// select(c, a, b) in the body of `generic` (loop axes `axes`) with one of
+/// select(c, a, b) in the body of `linalgOp` (loop axes `axes`) with one of
 /// a, b kept (`isKept`) and the other a masked score: the kept value and
 /// the bounds on key - query that keep it.
 std::optional<std::pair<Value, KeyBounds>>
-matchMaskSelect(linalg::GenericOp generic, ArrayRef<Axis> axes,
+matchMaskSelect(linalg::LinalgOp linalgOp, ArrayRef<Axis> axes,
                 arith::SelectOp select, function_ref<bool(Value)> isKept,
                 double laterScale) {
-  if (!select || select->getBlock() != generic.getBody())
+  if (!select || select->getBlock() != linalgOp.getBlock())
     return std::nullopt;
   bool keptIsTrue = isKept(select.getTrueValue()) &&
-                    isMaskedScore(generic, select.getFalseValue(), laterScale);
+                    isMaskedScore(linalgOp, select.getFalseValue(), laterScale);
   bool keptIsFalse = isKept(select.getFalseValue()) &&
-                     isMaskedScore(generic, select.getTrueValue(), laterScale);
+                     isMaskedScore(linalgOp, select.getTrueValue(), laterScale);
   if (keptIsTrue == keptIsFalse)
     return std::nullopt;
   FailureOr<KeyBounds> bounds = evalKeep(select.getCondition(), axes, 0);
@@ -225,12 +225,12 @@ matchMaskSelect(linalg::GenericOp generic, ArrayRef<Axis> axes,
   return std::pair{kept, *bounds};
 }
 
-/// An additive mask bias in the body of `generic`: select(keep, 0, NEG) or
+/// An additive mask bias in the body of `linalgOp`: select(keep, 0, NEG) or
 /// select(hide, NEG, 0), computed there or by the producer of an input.
-std::optional<KeyBounds> matchMaskBias(linalg::GenericOp generic,
+std::optional<KeyBounds> matchMaskBias(linalg::LinalgOp linalgOp,
                                        ArrayRef<Axis> axes, Value bias,
                                        double laterScale) {
-  auto isZero = [](linalg::GenericOp g) {
+  auto isZero = [](linalg::LinalgOp g) {
     return [g](Value v) {
       std::optional<double> c = getUniformScalar(g, v);
       return c && *c == 0.0;
@@ -238,17 +238,17 @@ std::optional<KeyBounds> matchMaskBias(linalg::GenericOp generic,
   };
   if (auto select = bias.getDefiningOp<arith::SelectOp>()) {
     if (auto found =
-            matchMaskSelect(generic, axes, select, isZero(generic), laterScale))
+            matchMaskSelect(linalgOp, axes, select, isZero(linalgOp), laterScale))
       return found->second;
     return std::nullopt;
   }
-  OpOperand *input = getInputOf(generic, bias);
-  linalg::GenericOp producer =
-      input ? getElementwiseProducer(input->get()) : linalg::GenericOp();
+  OpOperand *input = getInputOf(linalgOp, bias);
+  linalg::LinalgOp producer =
+      input ? getElementwiseProducer(input->get()) : linalg::LinalgOp();
   if (!producer)
     return std::nullopt;
   FailureOr<SmallVector<Axis>> producerAxes =
-      getProducerAxes(generic, input, axes);
+      getProducerAxes(linalgOp, input, axes);
   if (failed(producerAxes))
     return std::nullopt;
   auto select = getYielded(producer).getDefiningOp<arith::SelectOp>();
@@ -265,36 +265,36 @@ std::optional<KeyBounds> matchMaskBias(linalg::GenericOp generic,
 /// [..., query, key], followed by scales of product `laterScale`. Returns
 /// x's input and the kept keys.
 std::optional<std::pair<OpOperand *, KeyBounds>>
-fattn::raising::matchIndexMask(linalg::GenericOp generic, double laterScale) {
-  unsigned rank = generic.getNumLoops();
+fattn::raising::matchIndexMask(linalg::LinalgOp linalgOp, double laterScale) {
+  unsigned rank = linalgOp.getNumLoops();
   if (rank < 2)
     return std::nullopt;
   SmallVector<Axis> axes(rank, Axis::Other);
   axes[rank - 2] = Axis::Query;
   axes[rank - 1] = Axis::Key;
   AffineMap identity =
-      AffineMap::getMultiDimIdentityMap(rank, generic.getContext());
+      AffineMap::getMultiDimIdentityMap(rank, linalgOp.getContext());
 
-  Value yielded = getYielded(generic);
+  Value yielded = getYielded(linalgOp);
   if (auto select = yielded.getDefiningOp<arith::SelectOp>()) {
     auto found = matchMaskSelect(
-        generic, axes, select,
-        [&](Value v) { return getInputOf(generic, v, identity) != nullptr; },
+        linalgOp, axes, select,
+        [&](Value v) { return getInputOf(linalgOp, v, identity) != nullptr; },
         laterScale);
     if (!found)
       return std::nullopt;
-    return std::pair{getInputOf(generic, found->first, identity),
+    return std::pair{getInputOf(linalgOp, found->first, identity),
                      found->second};
   }
   auto add = yielded.getDefiningOp<arith::AddFOp>();
-  if (!add || add->getBlock() != generic.getBody())
+  if (!add || add->getBlock() != linalgOp.getBlock())
     return std::nullopt;
   for (unsigned xPos : {0u, 1u}) {
-    OpOperand *x = getInputOf(generic, add->getOperand(xPos), identity);
+    OpOperand *x = getInputOf(linalgOp, add->getOperand(xPos), identity);
     if (!x)
       continue;
     if (std::optional<KeyBounds> bounds =
-            matchMaskBias(generic, axes, add->getOperand(1 - xPos), laterScale))
+            matchMaskBias(linalgOp, axes, add->getOperand(1 - xPos), laterScale))
       return std::pair{x, *bounds};
   }
   return std::nullopt;

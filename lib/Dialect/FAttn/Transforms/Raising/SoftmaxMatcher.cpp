@@ -3,7 +3,9 @@
 // The softmax of the scores along the last dim: linalg.softmax, or its
 // decomposition into max, subtract, exp, sum and divide (or reciprocal and
 // multiply) generics, fused or not, the row max and sum as [..., rows],
-// kept as [..., rows, 1] or broadcast to [..., rows, keys].
+// kept as [..., rows, 1] or broadcast to [..., rows, keys]. The generics are
+// read through the LinalgOp interface: linalg.generic, or the linalg.reduce
+// and linalg.map ops of StableHLO lowered with primitive ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/APFloat.h"
 
 using namespace mlir;
 using namespace mlir::fattn::raising;
@@ -27,24 +30,50 @@ AffineMap getKeptRowMap(MLIRContext *ctx, unsigned rank) {
   return AffineMap::get(rank, 0, exprs, ctx);
 }
 
+/// Whether `groups` reshape [..., rows] to `kept`, [..., rows, 1], and
+/// back: every dim on its own but the rows and the unit dim.
+bool isUnitDimReshape(ArrayRef<ReassociationIndices> groups,
+                      RankedTensorType kept) {
+  int64_t rank = kept.getRank();
+  if (rank < 2 || kept.getDimSize(rank - 1) != 1 ||
+      static_cast<int64_t>(groups.size()) != rank - 1)
+    return false;
+  for (int64_t g = 0; g < rank - 2; ++g)
+    if (groups[g] != ReassociationIndices{g})
+      return false;
+  return groups.back() == ReassociationIndices{rank - 2, rank - 1};
+}
+
 /// `v` seen through a tensor.expand_shape that appends a unit dim to its
 /// rows ([..., rows] -> [..., rows, 1]), else `v`.
 Value throughUnitDimExpand(Value v) {
   auto expand = v.getDefiningOp<tensor::ExpandShapeOp>();
-  if (!expand)
-    return v;
-  RankedTensorType type = expand.getResultType();
-  int64_t rank = type.getRank();
-  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
-  if (rank < 2 || type.getDimSize(rank - 1) != 1 ||
-      static_cast<int64_t>(groups.size()) != rank - 1)
-    return v;
-  for (int64_t g = 0; g < rank - 2; ++g)
-    if (groups[g] != ReassociationIndices{g})
-      return v;
-  if (groups.back() != ReassociationIndices{rank - 2, rank - 1})
+  if (!expand ||
+      !isUnitDimReshape(expand.getReassociationIndices(),
+                        expand.getResultType()))
     return v;
   return expand.getSrc();
+}
+
+/// `v` seen through a tensor.collapse_shape that drops the unit dim of rows
+/// kept as [..., rows, 1], where an expand_shape or a linalg.broadcast
+/// appended it to [..., rows] (StableHLO's keepdim broadcast_in_dim, then
+/// the broadcast_in_dim to the scores' shape, lowered with primitive ops);
+/// else `v`.
+Value throughUnitDimCollapse(Value v) {
+  auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || !isUnitDimReshape(collapse.getReassociationIndices(),
+                                     collapse.getSrcType()))
+    return v;
+  Value kept = collapse.getSrc();
+  if (Value rows = throughUnitDimExpand(kept); rows != kept)
+    return rows;
+  int64_t rank = collapse.getSrcType().getRank();
+  auto broadcast = kept.getDefiningOp<linalg::BroadcastOp>();
+  if (broadcast && broadcast.hasPureTensorSemantics() &&
+      broadcast.getDimensions() == ArrayRef<int64_t>{rank - 1})
+    return broadcast.getInput();
+  return v;
 }
 
 /// The row value ([..., rows]) that `v`, a block argument of an elementwise
@@ -52,55 +81,81 @@ Value throughUnitDimExpand(Value v) {
 /// a [..., rows, 1] input read with the kept row map (the keepdim
 /// reductions of torch-mlir and TOSA), seen through the expand_shape that
 /// appended its unit dim; or a broadcast of it along the keys read with the
-/// identity (StableHLO's broadcast_in_dim). Null otherwise.
-Value getRowInput(linalg::GenericOp generic, Value v) {
-  unsigned rank = generic.getNumLoops();
-  MLIRContext *ctx = generic.getContext();
-  if (OpOperand *row = getInputOf(generic, v, getRowMap(ctx, rank)))
+/// identity (StableHLO's broadcast_in_dim), of [..., rows] or of
+/// [..., rows, 1] collapsed. Null otherwise.
+Value getRowInput(linalg::LinalgOp linalgOp, Value v) {
+  unsigned rank = linalgOp.getNumLoops();
+  MLIRContext *ctx = linalgOp.getContext();
+  if (OpOperand *row = getInputOf(linalgOp, v, getRowMap(ctx, rank)))
     return row->get();
-  if (OpOperand *kept = getInputOf(generic, v, getKeptRowMap(ctx, rank)))
+  if (OpOperand *kept = getInputOf(linalgOp, v, getKeptRowMap(ctx, rank)))
     return throughUnitDimExpand(kept->get());
   OpOperand *broadcast =
-      getInputOf(generic, v, AffineMap::getMultiDimIdentityMap(rank, ctx));
-  return broadcast ? throughBroadcastAlong(broadcast->get(), rank - 1)
-                   : Value();
+      getInputOf(linalgOp, v, AffineMap::getMultiDimIdentityMap(rank, ctx));
+  Value rows =
+      broadcast ? throughBroadcastAlong(broadcast->get(), rank - 1) : Value();
+  return rows ? throughUnitDimCollapse(rows) : Value();
 }
 
-/// A generic that reduces `x` ([..., keys]) along its last dim with
-/// `combine`(element, accumulator) into [...], or into [..., 1] with
-/// keepdim (from zero with `zeroInit`). The types pair the two results
-/// with the two ways getRowInput reads them.
-template <typename... CombineOps>
-bool isRowReduction(Value reduced, Value x, bool zeroInit) {
-  auto generic = reduced.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || !generic.hasPureTensorSemantics())
+/// Whether `init` is 0 in every element: the sum of a row from it is the
+/// row's sum.
+bool isZero(Value init) {
+  std::optional<double> c = getUniformFloat(init);
+  return c && *c == 0.0;
+}
+
+/// Whether `init` is -inf, or the lowest finite value of its element type,
+/// in every element: the max of a row from it is the row's max. A larger
+/// one is a row constant too, but one above the row's max can underflow
+/// every exp of the row to 0.
+bool isLowest(Value init) {
+  std::optional<double> c = getUniformFloat(init);
+  auto type = dyn_cast<FloatType>(getElementTypeOrSelf(init));
+  if (!c || !type)
     return false;
-  unsigned rank = generic.getNumLoops();
-  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+  llvm::APFloat lowest =
+      llvm::APFloat::getLargest(type.getFloatSemantics(), /*Negative=*/true);
+  // Types wider than f64 round their lowest down to -inf.
+  bool losesInfo;
+  lowest.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmTowardNegative,
+                 &losesInfo);
+  return *c <= lowest.convertToDouble();
+}
+
+/// A generic (linalg.generic or linalg.reduce) that reduces `x`
+/// ([..., keys]) along its last dim with `combine`(element, accumulator)
+/// into [...], or into [..., 1] with keepdim, from an init that `isNeutral`
+/// accepts. The types pair the two results with the two ways getRowInput
+/// reads them.
+template <typename... CombineOps>
+bool isRowReduction(Value reduced, Value x, bool (*isNeutral)(Value)) {
+  auto linalgOp = reduced.getDefiningOp<linalg::LinalgOp>();
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 1 ||
+      linalgOp.getNumDpsInits() != 1 || !linalgOp.hasPureTensorSemantics())
+    return false;
+  unsigned rank = linalgOp.getNumLoops();
+  SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
   for (unsigned d = 0; d < rank; ++d)
     if (iterators[d] != (d + 1 == rank ? utils::IteratorType::reduction
                                        : utils::IteratorType::parallel))
       return false;
-  MLIRContext *ctx = generic.getContext();
-  OpOperand *input = generic.getDpsInputOperand(0);
-  OpOperand *init = generic.getDpsInitOperand(0);
+  MLIRContext *ctx = linalgOp.getContext();
+  OpOperand *input = linalgOp.getDpsInputOperand(0);
+  OpOperand *init = linalgOp.getDpsInitOperand(0);
   if (input->get() != x ||
-      generic.getMatchingIndexingMap(input) !=
+      linalgOp.getMatchingIndexingMap(input) !=
           AffineMap::getMultiDimIdentityMap(rank, ctx) ||
-      (generic.getMatchingIndexingMap(init) != getRowMap(ctx, rank) &&
-       generic.getMatchingIndexingMap(init) != getKeptRowMap(ctx, rank)))
+      (linalgOp.getMatchingIndexingMap(init) != getRowMap(ctx, rank) &&
+       linalgOp.getMatchingIndexingMap(init) != getKeptRowMap(ctx, rank)))
     return false;
-  if (zeroInit) {
-    std::optional<double> initValue = getUniformFloat(init->get());
-    if (!initValue || *initValue != 0.0)
-      return false;
-  }
-  Operation *combine = getYielded(generic).getDefiningOp();
-  Block *body = generic.getBody();
-  if (!combine || !isa<CombineOps...>(combine) || combine->getBlock() != body)
+  if (!isNeutral(init->get()))
     return false;
-  Value element = body->getArgument(0), acc = body->getArgument(1);
+  Operation *combine = getYielded(linalgOp).getDefiningOp();
+  if (!combine || !isa<CombineOps...>(combine) ||
+      combine->getBlock() != linalgOp.getBlock())
+    return false;
+  Value element = linalgOp.getMatchingBlockArgument(input);
+  Value acc = linalgOp.getMatchingBlockArgument(init);
   return (combine->getOperand(0) == element && combine->getOperand(1) == acc) ||
          (combine->getOperand(0) == acc && combine->getOperand(1) == element);
 }
@@ -108,43 +163,45 @@ bool isRowReduction(Value reduced, Value x, bool zeroInit) {
 /// exp(x - m) with m a row max of x: one elementwise generic, or an exp
 /// generic of a subtract generic. Returns x.
 FailureOr<Value> matchShiftedExp(Value e) {
-  linalg::GenericOp expGeneric = getElementwiseProducer(e);
+  linalg::LinalgOp expGeneric = getElementwiseProducer(e);
   if (!expGeneric)
     return failure();
   auto exp = getYielded(expGeneric).getDefiningOp<math::ExpOp>();
-  if (!exp || exp->getBlock() != expGeneric.getBody())
+  if (!exp || exp->getBlock() != expGeneric.getBlock())
     return failure();
   unsigned rank = expGeneric.getNumLoops();
   MLIRContext *ctx = e.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  linalg::GenericOp subGeneric = expGeneric;
+  linalg::LinalgOp subGeneric = expGeneric;
   arith::SubFOp sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
   if (!sub) {
     OpOperand *shifted = getInputOf(expGeneric, exp.getOperand(), identity);
     subGeneric =
-        shifted ? getElementwiseProducer(shifted->get()) : linalg::GenericOp();
+        shifted ? getElementwiseProducer(shifted->get()) : linalg::LinalgOp();
     if (!subGeneric || subGeneric.getNumLoops() != rank)
       return failure();
     sub = getYielded(subGeneric).getDefiningOp<arith::SubFOp>();
   }
-  if (!sub || sub->getBlock() != subGeneric.getBody())
+  if (!sub || sub->getBlock() != subGeneric.getBlock())
     return failure();
   OpOperand *x = getInputOf(subGeneric, sub.getLhs(), identity);
   Value m = getRowInput(subGeneric, sub.getRhs());
-  // Any row constant gives the same softmax; a max of the row keeps exp
-  // from overflowing, as fattn's running max does.
+  // Any row constant gives the same softmax; the max of the row keeps exp
+  // from overflowing and from underflowing everywhere, as fattn's running
+  // max does.
   if (!x || !m ||
-      !isRowReduction<arith::MaximumFOp, arith::MaxNumFOp>(m, x->get(), false))
+      !isRowReduction<arith::MaximumFOp, arith::MaxNumFOp>(m, x->get(),
+                                                           isLowest))
     return failure();
   return x->get();
 }
 
-/// s where `v`, a value of the body of `generic`, is 1 / s, else null.
-Value getReciprocalOperand(linalg::GenericOp generic, Value v) {
+/// s where `v`, a value of the body of `linalgOp`, is 1 / s, else null.
+Value getReciprocalOperand(linalg::LinalgOp linalgOp, Value v) {
   auto div = v.getDefiningOp<arith::DivFOp>();
-  if (!div || div->getBlock() != generic.getBody())
+  if (!div || div->getBlock() != linalgOp.getBlock())
     return {};
-  std::optional<double> one = getUniformScalar(generic, div.getLhs());
+  std::optional<double> one = getUniformScalar(linalgOp, div.getLhs());
   return one && *one == 1.0 ? div.getRhs() : Value();
 }
 
@@ -153,12 +210,12 @@ Value getReciprocalOperand(linalg::GenericOp generic, Value v) {
 /// there, or read as a row value that an elementwise generic computes as
 /// 1 / s (TOSA's reciprocal, before the multiply that normalizes). Null
 /// otherwise.
-Value getRowReciprocal(linalg::GenericOp generic, Value r) {
-  if (Value s = getReciprocalOperand(generic, r))
-    return getRowInput(generic, s);
-  Value row = getRowInput(generic, r);
-  linalg::GenericOp producer =
-      row ? getElementwiseProducer(row) : linalg::GenericOp();
+Value getRowReciprocal(linalg::LinalgOp linalgOp, Value r) {
+  if (Value s = getReciprocalOperand(linalgOp, r))
+    return getRowInput(linalgOp, s);
+  Value row = getRowInput(linalgOp, r);
+  linalg::LinalgOp producer =
+      row ? getElementwiseProducer(row) : linalg::LinalgOp();
   if (!producer)
     return {};
   Value s = getReciprocalOperand(producer, getYielded(producer));
@@ -182,11 +239,11 @@ FailureOr<Value> fattn::raising::matchSoftmax(Value p) {
       return failure();
     return softmax.getInput();
   }
-  linalg::GenericOp normalize = getElementwiseProducer(p);
+  linalg::LinalgOp normalize = getElementwiseProducer(p);
   if (!normalize)
     return failure();
   Operation *op = getYielded(normalize).getDefiningOp();
-  if (!op || op->getBlock() != normalize.getBody() ||
+  if (!op || op->getBlock() != normalize.getBlock() ||
       !isa<arith::DivFOp, arith::MulFOp>(op))
     return failure();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(
@@ -198,7 +255,7 @@ FailureOr<Value> fattn::raising::matchSoftmax(Value p) {
     Value other = op->getOperand(1 - ePos);
     Value sum = isa<arith::DivFOp>(op) ? getRowInput(normalize, other)
                                        : getRowReciprocal(normalize, other);
-    if (e && sum && isRowReduction<arith::AddFOp>(sum, e->get(), true))
+    if (e && sum && isRowReduction<arith::AddFOp>(sum, e->get(), isZero))
       return matchShiftedExp(e->get());
   }
   return failure();

@@ -56,10 +56,14 @@ Value throughBatchReshapes(Value v) {
 }
 
 /// The float constant `v` holds (in every element, for a tensor), seen
-/// through linalg.fill.
+/// through linalg.fill and linalg.broadcast.
 std::optional<double> getUniformFloat(Value v) {
   if (auto fill = v.getDefiningOp<linalg::FillOp>())
     return getUniformFloat(fill.getInputs()[0]);
+  if (auto broadcast = v.getDefiningOp<linalg::BroadcastOp>())
+    return broadcast.hasPureTensorSemantics()
+               ? getUniformFloat(broadcast.getInput())
+               : std::nullopt;
   Attribute attr;
   if (!matchPattern(v, m_Constant(&attr)))
     return std::nullopt;
@@ -70,32 +74,33 @@ std::optional<double> getUniformFloat(Value v) {
   return std::nullopt;
 }
 
-/// The all-parallel linalg.generic with one result and an identity output
-/// map that produces `v`, or null.
-linalg::GenericOp getElementwiseProducer(Value v) {
-  auto generic = v.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic.getNumDpsInits() != 1 ||
-      !generic.hasPureTensorSemantics() ||
-      generic.getNumLoops() != generic.getNumParallelLoops() ||
-      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+/// The all-parallel generic with one result and an identity output map that
+/// produces `v`, or null.
+linalg::LinalgOp getElementwiseProducer(Value v) {
+  auto linalgOp = v.getDefiningOp<linalg::LinalgOp>();
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
+      linalgOp->getNumResults() != 1 ||
+      !linalgOp.hasPureTensorSemantics() ||
+      linalgOp.getNumLoops() != linalgOp.getNumParallelLoops() ||
+      !linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0))
            .isIdentity())
     return {};
-  return generic;
+  return linalgOp;
 }
 
-Value getYielded(linalg::GenericOp generic) {
-  return generic.getBody()->getTerminator()->getOperand(0);
+Value getYielded(linalg::LinalgOp linalgOp) {
+  return linalgOp.getBlock()->getTerminator()->getOperand(0);
 }
 
-/// The input of `generic` whose block argument `v` is, when its indexing map
+/// The input of `linalgOp` whose block argument `v` is, when its indexing map
 /// is `wanted` (null: any), else null.
-OpOperand *getInputOf(linalg::GenericOp generic, Value v, AffineMap wanted) {
+OpOperand *getInputOf(linalg::LinalgOp linalgOp, Value v, AffineMap wanted) {
   auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg || arg.getOwner() != generic.getBody() ||
-      arg.getArgNumber() >= generic.getNumDpsInputs())
+  if (!arg || arg.getOwner() != linalgOp.getBlock() ||
+      arg.getArgNumber() >= linalgOp.getNumDpsInputs())
     return nullptr;
-  OpOperand *operand = generic.getDpsInputOperand(arg.getArgNumber());
-  if (wanted && generic.getMatchingIndexingMap(operand) != wanted)
+  OpOperand *operand = linalgOp.getDpsInputOperand(arg.getArgNumber());
+  if (wanted && linalgOp.getMatchingIndexingMap(operand) != wanted)
     return nullptr;
   return operand;
 }
@@ -103,10 +108,10 @@ OpOperand *getInputOf(linalg::GenericOp generic, Value v, AffineMap wanted) {
 /// The value of a scalar in a generic's body that is the same everywhere:
 /// a constant, or an input that is one constant (a splat, a fill, a
 /// rank-0 tensor of a constant).
-std::optional<double> getUniformScalar(linalg::GenericOp generic, Value v) {
+std::optional<double> getUniformScalar(linalg::LinalgOp linalgOp, Value v) {
   if (std::optional<double> c = getUniformFloat(v))
     return c;
-  if (OpOperand *input = getInputOf(generic, v))
+  if (OpOperand *input = getInputOf(linalgOp, v))
     return getUniformFloat(input->get());
   return std::nullopt;
 }
@@ -121,19 +126,19 @@ AffineMap getRowMap(MLIRContext *ctx, unsigned rank) {
 /// the whole body of an elementwise generic. Returns x's input and the
 /// factor.
 std::optional<std::pair<OpOperand *, double>>
-matchConstantScale(linalg::GenericOp generic) {
-  Operation *op = getYielded(generic).getDefiningOp();
-  if (!op || op->getBlock() != generic.getBody() ||
+matchConstantScale(linalg::LinalgOp linalgOp) {
+  Operation *op = getYielded(linalgOp).getDefiningOp();
+  if (!op || op->getBlock() != linalgOp.getBlock() ||
       !isa<arith::MulFOp, arith::DivFOp>(op))
     return std::nullopt;
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(generic.getNumLoops(),
-                                                         generic.getContext());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(linalgOp.getNumLoops(),
+                                                         linalgOp.getContext());
   for (unsigned xPos : {0u, 1u}) {
     if (isa<arith::DivFOp>(op) && xPos == 1)
       break;
-    OpOperand *x = getInputOf(generic, op->getOperand(xPos), identity);
+    OpOperand *x = getInputOf(linalgOp, op->getOperand(xPos), identity);
     std::optional<double> c =
-        getUniformScalar(generic, op->getOperand(1 - xPos));
+        getUniformScalar(linalgOp, op->getOperand(1 - xPos));
     // Positive factors only: a negative one would turn a masked -inf into
     // +inf before a second one turned the product positive.
     if (!x || !c || !std::isfinite(*c) || *c <= 0.0)
@@ -152,13 +157,13 @@ Value throughBroadcastAlong(Value v, int64_t dim) {
       return broadcast.getInput();
     return {};
   }
-  linalg::GenericOp generic = getElementwiseProducer(v);
-  if (!generic || generic.getNumDpsInputs() != 1)
+  linalg::LinalgOp linalgOp = getElementwiseProducer(v);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 1)
     return {};
   AffineMap withoutDim =
-      AffineMap::getMultiDimIdentityMap(generic.getNumLoops(), v.getContext())
+      AffineMap::getMultiDimIdentityMap(linalgOp.getNumLoops(), v.getContext())
           .dropResult(dim);
-  OpOperand *input = getInputOf(generic, getYielded(generic), withoutDim);
+  OpOperand *input = getInputOf(linalgOp, getYielded(linalgOp), withoutDim);
   return input ? input->get() : Value();
 }
 
