@@ -19,6 +19,8 @@
 // RAISED: fattn.attention ins({{.*}} : tensor<1x4x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>)
 // RAISED-LABEL: func.func @attend_keepdim
 // RAISED: fattn.attention ins({{.*}} : tensor<1x2x2x2xf32>, tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32>)
+// RAISED-LABEL: func.func @attend_primitive
+// RAISED: fattn.attention {{.*}} {causal = true, scale = 5.000000e-01 : f32}
 // RAISED-NOT: linalg.
 
 // Q = 0 gives every visible key the same weight, and V[j] = (j, 10 j), so
@@ -55,6 +57,21 @@
 // CHECK-NEXT: [1.5,   15]
 // CHECK-NEXT: [103,   18.5],
 // CHECK-NEXT: [103,   18.5]
+
+// StableHLO's primitive-op form (linalg.reduce, linalg.broadcast, linalg.map)
+// with a causal iota mask, scale 0.5 and Q != 0: the float64 softmax gives
+// (0, 0), (0.182426, 1.82426), (0.650293, 6.50293), (2.55530, 25.5530) and
+// (0, 0), (0.622459, 6.22459), (0.909020, 9.09020), (2.71358, 27.1358);
+// four digits are checked, the last printed one differs by rounding.
+// CHECK: data =
+// CHECK-NEXT: [0,   0],
+// CHECK-NEXT: [0.1824{{[0-9]*}},   1.824{{[0-9]*}}],
+// CHECK-NEXT: [0.6502{{[0-9]*}},   6.502{{[0-9]*}}],
+// CHECK-NEXT: [2.555{{[0-9]*}},   25.55{{[0-9]*}}]],
+// CHECK-NEXT: [0,   0],
+// CHECK-NEXT: [0.6224{{[0-9]*}},   6.224{{[0-9]*}}],
+// CHECK-NEXT: [0.9090{{[0-9]*}},   9.090{{[0-9]*}}],
+// CHECK-NEXT: [2.713{{[0-9]*}},   27.13{{[0-9]*}}]]]]
 
 #qk_q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #qk_k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
@@ -245,6 +262,75 @@ func.func @attend_keepdim(%q: tensor<2x2x2xf32>, %k: tensor<2x4x2xf32>, %v: tens
   return %o : tensor<2x2x2xf32>
 }
 
+// StableHLO's primitive-op form (jax's dot_product_attention with is_causal):
+// linalg.map scale, an iota mask selected by linalg.map, the softmax as
+// linalg.reduce, linalg.broadcast and linalg.map. Q is not 0 here, so the
+// scale, the mask and the max all change the values.
+func.func @attend_primitive(%q: tensor<1x2x4x2xf32>, %k: tensor<1x2x4x2xf32>, %v: tensor<1x2x4x2xf32>) -> tensor<1x2x4x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %s0 = tensor.empty() : tensor<1x2x4x4xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s = linalg.generic {indexing_maps = [#qk_q, #qk_k, #qk_s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32>) outs(%sz : tensor<1x2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x4xf32>
+  %scale = arith.constant dense<0.5> : tensor<1x2x4x4xf32>
+  %ss = linalg.map { arith.mulf } ins(%s, %scale : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>)
+  %i0 = tensor.empty() : tensor<4x4xi64>
+  %rows = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%i0 : tensor<4x4xi64>) {
+  ^bb0(%out: i64):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i64
+    linalg.yield %ii : i64
+  } -> tensor<4x4xi64>
+  %cols = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%i0 : tensor<4x4xi64>) {
+  ^bb0(%out: i64):
+    %j = linalg.index 1 : index
+    %jj = arith.index_cast %j : index to i64
+    linalg.yield %jj : i64
+  } -> tensor<4x4xi64>
+  %b0 = tensor.empty() : tensor<4x4xi1>
+  %tril = linalg.map ins(%rows, %cols : tensor<4x4xi64>, tensor<4x4xi64>) outs(%b0 : tensor<4x4xi1>)
+    (%r: i64, %c: i64, %out: i1) {
+      %ge = arith.cmpi sge, %r, %c : i64
+      linalg.yield %ge : i1
+    }
+  %mask0 = tensor.empty() : tensor<1x2x4x4xi1>
+  %mask = linalg.broadcast ins(%tril : tensor<4x4xi1>) outs(%mask0 : tensor<1x2x4x4xi1>) dimensions = [0, 1]
+  %neg = arith.constant dense<-2.38197633E+38> : tensor<1x2x4x4xf32>
+  %sm = linalg.map { arith.select } ins(%mask, %ss, %neg : tensor<1x2x4x4xi1>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>)
+  %r0 = tensor.empty() : tensor<1x2x4xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%r0 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+  %max = linalg.reduce ins(%sm : tensor<1x2x4x4xf32>) outs(%mi : tensor<1x2x4xf32>) dimensions = [3]
+    (%in: f32, %init: f32) {
+      %x = arith.maximumf %in, %init : f32
+      linalg.yield %x : f32
+    }
+  %maxb = linalg.broadcast ins(%max : tensor<1x2x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>) dimensions = [3]
+  %sub = linalg.map { arith.subf } ins(%sm, %maxb : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>)
+  %e = linalg.map { math.exp } ins(%sub : tensor<1x2x4x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>)
+  %zi = linalg.fill ins(%zero : f32) outs(%r0 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+  %sum = linalg.reduce ins(%e : tensor<1x2x4x4xf32>) outs(%zi : tensor<1x2x4xf32>) dimensions = [3]
+    (%in: f32, %init: f32) {
+      %x = arith.addf %in, %init : f32
+      linalg.yield %x : f32
+    }
+  %sumb = linalg.broadcast ins(%sum : tensor<1x2x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>) dimensions = [3]
+  %p = linalg.map { arith.divf } ins(%e, %sumb : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) outs(%s0 : tensor<1x2x4x4xf32>)
+  %o0 = tensor.empty() : tensor<1x2x4x2xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<1x2x4x2xf32>) -> tensor<1x2x4x2xf32>
+  %o = linalg.generic {indexing_maps = [#pv_p, #pv_v, #pv_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x2xf32>) outs(%oz : tensor<1x2x4x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x2xf32>
+  return %o : tensor<1x2x4x2xf32>
+}
+
 func.func @main() {
   %q = arith.constant dense<0.0> : tensor<1x2x4x2xf32>
   %k = arith.constant dense<[[[[1.0, 2.0], [3.0, -1.0], [0.5, 0.25], [-2.0, 4.0]], [[0.0, 1.0], [2.0, 2.0], [-1.0, 0.5], [4.0, 1.0]]]]> : tensor<1x2x4x2xf32>
@@ -269,5 +355,11 @@ func.func @main() {
   %kob = bufferization.to_buffer %ko : tensor<2x2x2xf32> to memref<2x2x2xf32>
   %kou = memref.cast %kob : memref<2x2x2xf32> to memref<*xf32>
   call @printMemrefF32(%kou) : (memref<*xf32>) -> ()
+
+  %pq = arith.constant dense<[[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.5]], [[0.5, 0.5], [1.0, -1.0], [0.0, 2.0], [2.0, 0.0]]]]> : tensor<1x2x4x2xf32>
+  %po = call @attend_primitive(%pq, %k, %v) : (tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x2x4x2xf32>
+  %pob = bufferization.to_buffer %po : tensor<1x2x4x2xf32> to memref<1x2x4x2xf32>
+  %pou = memref.cast %pob : memref<1x2x4x2xf32> to memref<*xf32>
+  call @printMemrefF32(%pou) : (memref<*xf32>) -> ()
   return
 }
