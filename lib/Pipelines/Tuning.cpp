@@ -159,9 +159,14 @@ ArrayRef<DescaleRoute> mlir::fattn::descaleRoutes() {
 SM80Tuning mlir::fattn::tuneSM80(const AttentionFacts &facts,
                                  const TuningRequest &request) {
   SM80Tuning t;
-  t.blockM = facts.headDim > 128 ? 64 : 128;
+  // 128 query rows where the accumulator and the scores fit the registers
+  // (head dim 112 spills there); 64 above.
+  const int64_t headDim = facts.headDim;
+  t.blockM = headDim > 128 || headDim == 112 ? 64 : 128;
   // Head dim 256: 64 + 2 x (32 + 32) padded rows fit the 163 KiB of sm_80.
-  t.blockN = facts.headDim > 128 ? 32 : 64;
+  // A 32-key tile splits into the 16-byte copies of 128 threads only at
+  // multiples of 32 (32 rows x head dim / 8 chunks); 64 keys otherwise.
+  t.blockN = headDim > 128 && headDim % 32 == 0 ? 32 : 64;
   t.stages = 2;
   if (request.blockM > 0)
     t.blockM = request.blockM;
@@ -420,17 +425,12 @@ static llvm::json::Object conditionJSON(const TuningCondition &c) {
   return o;
 }
 
-/// A rule of HeadDims.h: {"granule", "max"} or {"list"}.
+/// A rule of HeadDims.h: every multiple of "granule" up to "max".
 static llvm::json::Object headDimRuleJSON(const HeadDimRule &rule) {
-  llvm::json::Object o{{"dtypes", llvm::json::Array(rule.dtypes)},
-                       {"value_may_differ", rule.valueMayDiffer}};
-  if (rule.granule != 0) {
-    o["granule"] = rule.granule;
-    o["max"] = rule.max;
-  } else {
-    o["list"] = llvm::json::Array(rule.listed);
-  }
-  return o;
+  return llvm::json::Object{{"dtypes", llvm::json::Array(rule.dtypes)},
+                            {"granule", rule.granule},
+                            {"max", rule.max},
+                            {"value_may_differ", rule.valueMayDiffer}};
 }
 
 llvm::json::Object mlir::fattn::tuningRulesJSON() {

@@ -368,23 +368,17 @@ def tuning_tables() -> Mapping[str, Any]:
 def head_dim_rule(arch: str, dtype: str) -> Optional[Mapping[str, Any]]:
     """The compiler's rule for the head dims of `arch`'s kernels with Q, K, V
     of `dtype` (tuning_tables' "head_dims"; include/fattn/Dialect/FAttn/Utils/
-    HeadDims.h): {"granule": G, "max": M} (every multiple of G up to M) or
-    {"list": [...]}, and "value_may_differ". None where `arch` has no such
-    kernel."""
+    HeadDims.h): {"granule": G, "max": M} (every multiple of G up to M) and
+    "value_may_differ". None where `arch` has no such kernel."""
     rows = tuning_tables().get(arch, {}).get("head_dims", [])
     return next((row for row in rows if dtype in row["dtypes"]), None)
 
 
 def _takes(rule: Mapping[str, Any], head_dim: int) -> bool:
-    if "list" in rule:
-        return head_dim in rule["list"]
     return head_dim % rule["granule"] == 0 and 0 < head_dim <= rule["max"]
 
 
 def _head_dims_text(rule: Mapping[str, Any]) -> str:
-    if "list" in rule:
-        dims = [str(d) for d in rule["list"]]
-        return ", ".join(dims[:-1]) + " or " + dims[-1] if len(dims) > 1 else dims[0]
     return f"multiples of {rule['granule']} up to {rule['max']}"
 
 

@@ -5,7 +5,7 @@ every kernel the GPU test suite uses, so it runs on a machine without MLIR.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 from .config import VALUE_LAYOUT_SM90, head_dim_rule
 
@@ -75,19 +75,20 @@ def fp8_specs() -> List[Dict]:
     return specs
 
 
-# Every head dim from 32 that the sm_90a 16-bit kernels take (the compiler's
+# Every head dim from 32 that each arch's 16-bit kernels take (the compiler's
 # rule, config.head_dim_rule) and the gpu-tests preset leaves out, causal or
 # not, with the LSE: the head-dim sweep (`scripts/gpu_stress.py` over a
 # library of this preset alone).
-_SM90_16BIT = head_dim_rule("sm_90a", "bf16")
-SWEEP_HEAD_DIMS = tuple(d for d in range(32, _SM90_16BIT["max"] + 1, _SM90_16BIT["granule"])
-                        if d not in TEST_HEAD_DIMS)
+def sweep_head_dims(arch: str) -> Tuple[int, ...]:
+    rule = head_dim_rule(arch, "bf16")
+    return tuple(d for d in range(32, rule["max"] + 1, rule["granule"])
+                 if d not in TEST_HEAD_DIMS)
 
 
 def head_dim_sweep_specs() -> List[Dict]:
-    return [dict(arch="sm_90a", dtype="bf16", head_dim_qk=d, head_dim_v=d, causal=c,
-                 has_lse=True)
-            for d in SWEEP_HEAD_DIMS for c in (False, True)]
+    return [dict(arch=arch, dtype="bf16", head_dim_qk=d, head_dim_v=d, causal=c, has_lse=True)
+            for arch in ("sm_80", "sm_90a") for d in sweep_head_dims(arch)
+            for c in (False, True)]
 
 
 PRESETS = {"gpu-tests": gpu_test_specs, "bench": bench_specs, "fp8": fp8_specs,

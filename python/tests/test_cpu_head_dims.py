@@ -24,7 +24,8 @@ def config(arch, dtype, d, dv=None, **kw):
 
 @pytest.mark.parametrize("arch,dtype,d,dv", [
     ("sm_80", "bf16", 64, None), ("sm_80", "f16", 96, None), ("sm_80", "bf16", 256, None),
-    ("sm_90a", "bf16", 48, None), ("sm_90a", "f16", 208, None), ("sm_90a", "bf16", 256, None),
+    ("sm_80", "bf16", 48, None), ("sm_80", "f16", 240, None),
+    ("sm_90a", "bf16", 40, None), ("sm_90a", "f16", 200, None), ("sm_90a", "bf16", 256, None),
     ("sm_90a", "e4m3", 128, None), ("sm_90a", "e4m3", 256, None),
     # Archs the compiler's tables do not name are left to the compiler.
     ("sm_100a", "bf16", 80, 64),
@@ -34,14 +35,14 @@ def test_taken(arch, dtype, d, dv):
 
 
 @pytest.mark.parametrize("arch,dtype,d,dv,message", [
-    ("sm_80", "bf16", 80, None,
-     r"head_dim 80 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
-     r"64, 96, 128 or 256$"),
-    ("sm_80", "f16", 32, None, r"head_dim 32 .* sm_80 takes head dims 64, 96, 128 or 256"),
-    ("sm_90a", "bf16", 40, None,
-     r"head_dim 40 is not supported on sm_90a with bf16 inputs: sm_90a takes head dims "
+    ("sm_80", "bf16", 72, None,
+     r"head_dim 72 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
      r"multiples of 16 up to 256$"),
-    ("sm_90a", "f16", 264, None, r"head_dim 264 .* multiples of 16 up to 256"),
+    ("sm_80", "f16", 272, None, r"head_dim 272 .* sm_80 takes head dims multiples of 16 up to 256"),
+    ("sm_90a", "bf16", 36, None,
+     r"head_dim 36 is not supported on sm_90a with bf16 inputs: sm_90a takes head dims "
+     r"multiples of 8 up to 256$"),
+    ("sm_90a", "f16", 264, None, r"head_dim 264 .* multiples of 8 up to 256"),
     ("sm_90a", "e4m3", 64, None,
      r"head_dim 64 is not supported on sm_90a with e4m3 inputs: sm_90a takes head dims "
      r"multiples of 128 up to 256$"),
@@ -64,14 +65,15 @@ def test_refused(arch, dtype, d, dv, message):
 def test_the_rule_comes_from_the_tuning_file(monkeypatch):
     """No head dim restated in Python: another file, other answers."""
     tables = {"version": 1, "sm_80": {"head_dims": [
-        {"dtypes": ["bf16"], "list": [48], "value_may_differ": True},
+        {"dtypes": ["bf16"], "granule": 48, "max": 48, "value_may_differ": True},
         {"dtypes": ["f16"], "granule": 24, "max": 96, "value_may_differ": False}]}}
     monkeypatch.setattr(cfg, "tuning_tables", lambda: tables)
     check_head_dims(config("sm_80", "bf16", 48))
     check_head_dims(config("sm_80", "bf16", 48, 48))
-    with pytest.raises(ValueError, match=r"head_dim 64 .* sm_80 takes head dims 48$"):
+    with pytest.raises(ValueError, match=r"head_dim 64 .* sm_80 takes head dims multiples of 48 up "
+                                         r"to 48$"):
         check_head_dims(config("sm_80", "bf16", 64))
-    with pytest.raises(ValueError, match=r"head_dim_v 40 is not supported on sm_80 .* 48$"):
+    with pytest.raises(ValueError, match=r"head_dim_v 40 is not supported on sm_80 .* 48 up to 48$"):
         check_head_dims(config("sm_80", "bf16", 48, 40))
     check_head_dims(config("sm_80", "f16", 72))
     with pytest.raises(ValueError, match=r"multiples of 24 up to 96$"):
@@ -86,18 +88,18 @@ def test_rules_of_the_shipped_file():
     for arch, dtypes in (("sm_80", ("bf16", "f16")), ("sm_90a", ("bf16", "f16", "e4m3"))):
         for dtype in dtypes:
             rule = head_dim_rule(arch, dtype)
-            assert rule is not None and ("list" in rule or {"granule", "max"} <= set(rule))
+            assert rule is not None and {"granule", "max"} <= set(rule)
     assert head_dim_rule("sm_80", "e4m3") is None
 
 
 def test_build_library_refuses_before_compiling():
-    with pytest.raises(ValueError, match="head_dim 80 is not supported on sm_80"):
-        make_configs([dict(head_dim_qk=80, head_dim_v=80)], "sm_80")
-    assert make_configs([dict(head_dim_qk=80, head_dim_v=80)], "sm_90a")
+    with pytest.raises(ValueError, match="head_dim 72 is not supported on sm_80"):
+        make_configs([dict(head_dim_qk=72, head_dim_v=72)], "sm_80")
+    assert make_configs([dict(head_dim_qk=80, head_dim_v=80)], "sm_80")
 
 
 @pytest.mark.parametrize("arch,dtype,d,dv", [
-    ("sm_80", "bf16", 80, None), ("sm_80", "f16", 128, 64), ("sm_90a", "bf16", 36, None),
+    ("sm_80", "bf16", 72, None), ("sm_80", "f16", 128, 64), ("sm_90a", "bf16", 36, None),
     ("sm_90a", "bf16", 264, None), ("sm_90a", "bf16", 192, 128), ("sm_90a", "e4m3", 64, None),
 ])
 def test_the_compiler_refuses_them_too(tmp_path, arch, dtype, d, dv):

@@ -21,10 +21,10 @@ namespace {
 TEST(HeadDims, RulesTakeTheirHeadDims) {
   for (int64_t d = -1; d <= 1024; ++d) {
     EXPECT_EQ(headDimRule("sm_80", "bf16")->takes(d),
-              d == 64 || d == 96 || d == 128 || d == 256)
+              d > 0 && d % 16 == 0 && d <= 256)
         << d;
     EXPECT_EQ(headDimRule("sm_90a", "f16")->takes(d),
-              d > 0 && d % 16 == 0 && d <= 256)
+              d > 0 && d % 8 == 0 && d <= 256)
         << d;
     EXPECT_EQ(headDimRule("sm_90a", "e4m3")->takes(d), d == 128 || d == 256)
         << d;
@@ -40,9 +40,9 @@ TEST(HeadDims, RulesTakeTheirHeadDims) {
 
 TEST(HeadDims, Describe) {
   EXPECT_EQ(headDimRule("sm_80", "f16")->describe(),
-            "head dim 64, 96, 128 or 256");
-  EXPECT_EQ(headDimRule("sm_90a", "bf16")->describe(),
             "a head dim that is a multiple of 16 up to 256");
+  EXPECT_EQ(headDimRule("sm_90a", "bf16")->describe(),
+            "a head dim that is a multiple of 8 up to 256");
 }
 
 TEST(HeadDims, Errors) {
@@ -50,23 +50,24 @@ TEST(HeadDims, Errors) {
   Builder b(&context);
   Type bf16 = b.getBF16Type(), e4m3 = b.getType<Float8E4M3FNType>();
   EXPECT_EQ(sm80HeadDimsError(bf16, 128, 128), std::nullopt);
-  EXPECT_EQ(sm80HeadDimsError(bf16, 80, 80),
-            "sm_80 needs head dim 64, 96, 128 or 256 for 16-bit inputs, "
-            "found 80");
+  EXPECT_EQ(sm80HeadDimsError(bf16, 80, 80), std::nullopt);
+  EXPECT_EQ(sm80HeadDimsError(bf16, 72, 72),
+            "sm_80 needs a head dim that is a multiple of 16 up to 256 for "
+            "16-bit inputs, found 72");
   EXPECT_EQ(sm80HeadDimsError(bf16, 128, 64),
             "sm_80 needs V's head dim equal to Q's and K's, found 128 and 64");
   EXPECT_EQ(sm80HeadDimsError(e4m3, 128, 128),
             "sm_80 has no kernel for f8E4M3FN inputs");
-  EXPECT_EQ(sm90HeadDimsError(bf16, 48, 48), std::nullopt);
+  EXPECT_EQ(sm90HeadDimsError(bf16, 40, 40), std::nullopt);
   EXPECT_EQ(sm90HeadDimsError(bf16, 264, 264),
-            "sm_90a needs a head dim that is a multiple of 16 up to 256 for "
+            "sm_90a needs a head dim that is a multiple of 8 up to 256 for "
             "16-bit inputs, found 264");
   EXPECT_EQ(sm90HeadDimsError(e4m3, 256, 256), std::nullopt);
   EXPECT_EQ(sm90HeadDimsError(e4m3, 64, 64),
             "sm_90a needs a head dim that is a multiple of 128 up to 256 for "
             "e4m3 inputs, found 64");
   EXPECT_EQ(sm90HeadDimsError(bf16, ShapedType::kDynamic, 64),
-            "sm_90a needs a head dim that is a multiple of 16 up to 256 for "
+            "sm_90a needs a head dim that is a multiple of 8 up to 256 for "
             "16-bit inputs, found ?");
   EXPECT_EQ(sm90HeadDimsError(b.getF32Type(), 64, 64),
             "sm_90a has no kernel for f32 inputs");

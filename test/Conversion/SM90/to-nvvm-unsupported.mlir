@@ -16,16 +16,16 @@ func.func @mixed_head_dims(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 
 // -----
 
-func.func @head_dim_not_multiple_of_16(%q: memref<?x?x?x40xbf16>, %k: memref<?x?x?x40xbf16>, %v: memref<?x?x?x40xbf16>, %o: memref<?x?x?x40xbf16>) {
-  // expected-error @below {{'fattn.tiled_attention' op sm_90a needs a head dim that is a multiple of 16 up to 256 for 16-bit inputs, found 40}}
-  fattn.attention ins(%q, %k, %v : memref<?x?x?x40xbf16>, memref<?x?x?x40xbf16>, memref<?x?x?x40xbf16>) outs(%o : memref<?x?x?x40xbf16>)
+func.func @head_dim_not_multiple_of_8(%q: memref<?x?x?x36xbf16>, %k: memref<?x?x?x36xbf16>, %v: memref<?x?x?x36xbf16>, %o: memref<?x?x?x36xbf16>) {
+  // expected-error @below {{'fattn.tiled_attention' op sm_90a needs a head dim that is a multiple of 8 up to 256 for 16-bit inputs, found 36}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x36xbf16>, memref<?x?x?x36xbf16>, memref<?x?x?x36xbf16>) outs(%o : memref<?x?x?x36xbf16>)
   return
 }
 
 // -----
 
 func.func @head_dim_over_256(%q: memref<?x?x?x264xbf16>, %k: memref<?x?x?x264xbf16>, %v: memref<?x?x?x264xbf16>, %o: memref<?x?x?x264xbf16>) {
-  // expected-error @below {{'fattn.tiled_attention' op sm_90a needs a head dim that is a multiple of 16 up to 256 for 16-bit inputs, found 264}}
+  // expected-error @below {{'fattn.tiled_attention' op sm_90a needs a head dim that is a multiple of 8 up to 256 for 16-bit inputs, found 264}}
   fattn.attention ins(%q, %k, %v : memref<?x?x?x264xbf16>, memref<?x?x?x264xbf16>, memref<?x?x?x264xbf16>) outs(%o : memref<?x?x?x264xbf16>)
   return
 }

@@ -8,9 +8,9 @@ func.func @f32(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>, %v: memref<?x
 
 // -----
 
-func.func @d80(%q: memref<?x?x?x80xbf16>, %k: memref<?x?x?x80xbf16>, %v: memref<?x?x?x80xbf16>, %o: memref<?x?x?x80xbf16>) {
-  // expected-error @+1 {{'fattn.tiled_attention' op sm_80 needs head dim 64, 96, 128 or 256 for 16-bit inputs, found 80}}
-  fattn.attention ins(%q, %k, %v : memref<?x?x?x80xbf16>, memref<?x?x?x80xbf16>, memref<?x?x?x80xbf16>) outs(%o : memref<?x?x?x80xbf16>)
+func.func @d72(%q: memref<?x?x?x72xbf16>, %k: memref<?x?x?x72xbf16>, %v: memref<?x?x?x72xbf16>, %o: memref<?x?x?x72xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention' op sm_80 needs a head dim that is a multiple of 16 up to 256 for 16-bit inputs, found 72}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x72xbf16>, memref<?x?x?x72xbf16>, memref<?x?x?x72xbf16>) outs(%o : memref<?x?x?x72xbf16>)
   return
 }
 

@@ -9,43 +9,31 @@ using namespace mlir;
 using namespace mlir::fattn;
 
 bool HeadDimRule::takes(int64_t headDim) const {
-  if (granule == 0)
-    return llvm::is_contained(listed, headDim);
   return headDim > 0 && headDim % granule == 0 && headDim <= max;
 }
 
 std::string HeadDimRule::describe() const {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (granule != 0) {
-    os << "a head dim that is a multiple of " << granule << " up to " << max;
-    return text;
-  }
-  os << "head dim ";
-  for (auto [i, d] : llvm::enumerate(listed))
-    os << (i == 0 ? "" : i + 1 == listed.size() ? " or " : ", ") << d;
-  return text;
+  return ("a head dim that is a multiple of " + llvm::Twine(granule) +
+          " up to " + llvm::Twine(max))
+      .str();
 }
 
 ArrayRef<HeadDimRule> mlir::fattn::headDimRules() {
   static const llvm::StringLiteral bits16[] = {"bf16", "f16"};
   static const llvm::StringLiteral e4m3[] = {"e4m3"};
-  // sm_80: the head dims whose kernels its GPU tests check (the head dim
-  // also sizes the shared-memory ring and the registers, which the sm_80
-  // passes check against the tiles).
-  static const int64_t sm80Listed[] = {64, 96, 128, 256};
   static const HeadDimRule rules[] = {
-      {"sm_80", bits16, "16-bit", 0, 0, sm80Listed, false},
+      // sm_80: S = Q K^T steps through the head dim 16 columns at a time
+      // (mma.sync m16n8k16) and O's columns 8 at a time; the tiles that
+      // tuneSM80 picks keep every multiple of 16 up to 256 free of spills.
+      {"sm_80", bits16, "16-bit", 16, 256, false},
       // sm_90a 16-bit: Q, K and V are read in whole 128-byte atoms whose
       // columns past the head dim TMA fills with zeros; 256 is the widest
-      // wgmma accumulator that fits the registers. O leaves in 8-column
-      // groups, so multiples of 8 compile (0 spills), but those that are not
-      // multiples of 16 have not run on a GPU yet: 16 until the head-dim
-      // sweep (preset head-dims) passes there.
-      {"sm_90a", bits16, "16-bit", 16, 256, {}, false},
+      // wgmma accumulator that fits the registers; O leaves in 8-column
+      // groups.
+      {"sm_90a", bits16, "16-bit", 8, 256, false},
       // sm_90a e4m3: the producer's V transpose and V^T's tiles work on
       // whole 128-byte rows.
-      {"sm_90a", e4m3, "e4m3", 128, 256, {}, false},
+      {"sm_90a", e4m3, "e4m3", 128, 256, false},
   };
   return rules;
 }

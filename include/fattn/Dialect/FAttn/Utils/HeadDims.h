@@ -31,17 +31,14 @@ struct HeadDimRule {
   llvm::ArrayRef<llvm::StringLiteral> dtypes;
   /// What the diagnostics call these inputs ("16-bit", "e4m3").
   llvm::StringLiteral inputs;
-  /// Every multiple of `granule` up to `max`; 0 where `listed` names them.
+  /// Every multiple of `granule` up to `max`.
   int64_t granule = 0, max = 0;
-  /// The head dims, where `granule` is 0.
-  llvm::ArrayRef<int64_t> listed;
   /// Whether V's head dim may differ from Q's and K's.
   bool valueMayDiffer = false;
 
   /// Whether Q's and K's head dim (or V's, where it may differ) is taken.
   bool takes(int64_t headDim) const;
-  /// "head dim 64, 96, 128 or 256", "a head dim that is a multiple of 16 up
-  /// to 256".
+  /// "a head dim that is a multiple of 16 up to 256".
   std::string describe() const;
 };
 
