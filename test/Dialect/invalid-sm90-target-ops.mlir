@@ -293,3 +293,43 @@ llvm.func @quad_transpose_i16(%w: i32, %b: i1) {
   %t = "fattn.sm90.quad_transpose"(%w, %w, %w, %w, %b, %b) : (i32, i32, i32, i32, i1, i1) -> vector<8xi16>
   llvm.return
 }
+
+// -----
+
+llvm.func @region_unaligned_tiles() {
+  // expected-error @below {{'fattn.sm90.smem_region' op expected the offset of region value_ring a non-negative multiple of 1024, found 33000}}
+  %v = fattn.sm90.smem_region value_ring, offset = 33000, bytes = 65536
+  llvm.return
+}
+
+// -----
+
+llvm.func @region_unaligned_barriers() {
+  // expected-error @below {{'fattn.sm90.smem_region' op expected the offset of region barriers a non-negative multiple of 8, found 163844}}
+  %b = fattn.sm90.smem_region barriers, offset = 163844, bytes = 72
+  llvm.return
+}
+
+// -----
+
+llvm.func @region_too_far() {
+  // expected-error @below {{'fattn.sm90.smem_region' op expected region key_ring to be non-empty and to end within 231424 bytes (227 KiB less the base's alignment), found bytes 32768 to 295680}}
+  %k = fattn.sm90.smem_region key_ring, offset = 32768, bytes = 262912
+  llvm.return
+}
+
+// -----
+
+llvm.func @region_empty() {
+  // expected-error @below {{'fattn.sm90.smem_region' op expected region output to be non-empty and to end within 231424 bytes (227 KiB less the base's alignment), found bytes 32768 to 32768}}
+  %o = fattn.sm90.smem_region output, offset = 32768, bytes = 0
+  llvm.return
+}
+
+// -----
+
+llvm.func @region_unknown() {
+  // expected-error @below {{custom op 'fattn.sm90.smem_region' expected string or keyword containing one of the following enum values for attribute 'region' [q_buffers, output, key_ring, value_ring, transposed_value_ring, ones, key_factors, barriers]}}
+  %r = fattn.sm90.smem_region lse, offset = 0, bytes = 1024
+  llvm.return
+}

@@ -167,3 +167,15 @@ llvm.func @warp_uniform(%t: i32) -> i32 {
   // CHECK: llvm.return %[[WG]] : i32
   llvm.return %wg : i32
 }
+
+// CHECK-LABEL: llvm.func @shared_regions
+llvm.func @shared_regions() -> i32 {
+  // CHECK: %{{.*}} = fattn.sm90.smem_region q_buffers, offset = 0, bytes = 32768
+  %q = fattn.sm90.smem_region q_buffers, offset = 0, bytes = 32768
+  // CHECK: %{{.*}} = fattn.sm90.smem_region key_ring, offset = 32768, bytes = 65536
+  %k = fattn.sm90.smem_region key_ring, offset = 32768, bytes = 65536
+  // CHECK: %[[BAR:.*]] = fattn.sm90.smem_region barriers, offset = 163840, bytes = 72
+  %bar = fattn.sm90.smem_region barriers, offset = 163840, bytes = 72
+  // CHECK: llvm.return %[[BAR]] : i32
+  llvm.return %bar : i32
+}

@@ -64,8 +64,12 @@
 // L2: fattn.finalize
 
 // Level 4, the NVVM/LLVM kernel in a gpu.module.
-// Level 3, the sm_90a target ops: the producer's tile, the consumers'
-// iteration.
+// Level 3, the sm_90a target ops: the shared memory's regions, the
+// producer's tile, the consumers' iteration.
+// L3: fattn.sm90.smem_region q_buffers, offset = 0, bytes = 32768
+// L3-NEXT: fattn.sm90.smem_region key_ring, offset = 32768, bytes = 65536
+// L3-NEXT: fattn.sm90.smem_region value_ring, offset = 98304, bytes = 65536
+// L3-NEXT: fattn.sm90.smem_region barriers, offset = 163840, bytes = 80
 // L3: ^bb4:
 // L3-NEXT: %[[T:.*]] = llvm.sub %{{.*}}, %{{.*}} : i32
 // L3-NEXT: %[[STAGE:.*]] = fattn.sm90.ring_stage %[[T]], stages = 2

@@ -16,10 +16,15 @@
 // proxy, and after the barrier the first thread stores its 64 rows, one TMA
 // store per atom (fp8-compile-short-seqs.mlir checks the columns in the PTX),
 // and commits them; nobody waits for them.
+// The buffer is the shared-memory region after Q's: the entry's region
+// offsets, from the aligned base, are Q's buffer at 0 and O's at 16384.
+// CHECK: llvm.mlir.addressof @fattn_smem
+// CHECK: llvm.getelementptr
+// CHECK-NEXT: llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[OFF:.*]] = llvm.mlir.constant(16384 : i32) : i32
 // CHECK: llvm.fdiv
 // CHECK: llvm.fdiv
 // CHECK-NEXT: llvm.select
-// CHECK-NEXT: %[[OFF:.*]] = llvm.mlir.constant(16384 : i32) : i32
 // CHECK-NEXT: llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: llvm.mlir.constant(127 : i32) : i32
 // CHECK-NEXT: llvm.and

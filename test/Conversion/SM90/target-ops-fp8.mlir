@@ -16,8 +16,18 @@ func.func @fp8(%q: memref<1x2x512x128xf8E4M3FN>, %k: memref<1x2x512x128xf8E4M3FN
 }
 
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_e4m3_m128n128s2_persistent
+// The shared memory's regions: V^T's ring after V's (the producer
+// transposes each V tile into it), the tile of ones of the row sums' wgmma.
+// CHECK: fattn.sm90.smem_region q_buffers, offset = 0, bytes = 16384
+// CHECK-NEXT: fattn.sm90.smem_region key_ring, offset = 16384, bytes = 32768
+// CHECK-NEXT: %[[V_RING:.*]] = fattn.sm90.smem_region value_ring, offset = 49152, bytes = 32768
+// CHECK-NEXT: %[[VT_RING:.*]] = fattn.sm90.smem_region transposed_value_ring, offset = 81920, bytes = 32768
+// CHECK-NEXT: %[[ONES:.*]] = fattn.sm90.smem_region ones, offset = 114688, bytes = 1024
+// CHECK-NEXT: fattn.sm90.smem_region barriers, offset = 115712, bytes = 112
 // V^T's full barriers count the 128 producer threads that write it.
 // CHECK: fattn.sm90.mbarrier_init %{{.*}}, count = 128, predicate = %{{.*}}
+// Every thread writes its word of the tile of ones.
+// CHECK: llvm.add %[[ONES]], %{{.*}} : i32
 // The producer's tile: K and V by TMA, 16 KiB each.
 // CHECK: fattn.sm90.ring_stage %{{.*}}, stages = 2
 // CHECK: fattn.sm90.mbarrier_arrive_expect_tx %{{.*}}, bytes = 16384
@@ -26,8 +36,10 @@ func.func @fp8(%q: memref<1x2x512x128xf8E4M3FN>, %k: memref<1x2x512x128xf8E4M3FN
 // CHECK: fattn.sm90.tma_load %arg23
 // V^T: the producer warpgroup writes it (per step of 16 keys x 32 columns
 // an ldmatrix.x4 of V, the byte permutes by the lane's two selectors and a
-// stmatrix.x4.trans; four steps a block), fences it for wgmma, arrives on
-// its full barrier and meets on its named barrier.
+// stmatrix.x4.trans; four steps a block, from V's stage to V^T's), fences
+// it for wgmma, arrives on its full barrier and meets on its named barrier.
+// CHECK: llvm.add %[[V_RING]], %{{.*}} : i32
+// CHECK: llvm.add %[[VT_RING]], %{{.*}} : i32
 // CHECK: %[[W0:.*]], %[[W1:.*]], %[[W2:.*]], %[[W3:.*]] = fattn.sm90.ldmatrix_x4 %{{.*}}
 // CHECK-NEXT: %[[R0:.*]], %[[R1:.*]], %[[R2:.*]], %[[R3:.*]] = fattn.sm90.permute_bytes %[[W0]], %[[W1]], %[[W2]], %[[W3]], selectors = [%[[SEL0:.*]], %[[SEL1:.*]]]
 // CHECK: fattn.sm90.stmatrix_x4_trans %{{.*}}, [%[[R0]], %[[R1]], %[[R2]], %[[R3]]]

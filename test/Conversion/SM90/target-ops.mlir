@@ -31,7 +31,18 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // arrival: the producer's expect_tx) and empty (every consumer thread)
 // barriers.
 // CHECK:      %[[BASE:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-// CHECK:      fattn.sm90.mbarrier_init %{{.*}}, count = 1, predicate = %[[THREAD0:.*]]
+// The shared memory's regions, from the aligned base: Q's buffer, the K and
+// V rings (two stages of 32 KiB), the mbarriers (Q's, and the full and
+// empty barriers of K and of V, per stage).
+// CHECK-NEXT: fattn.sm90.smem_region q_buffers, offset = 0, bytes = 32768
+// CHECK-NEXT: %[[K_RING:.*]] = fattn.sm90.smem_region key_ring, offset = 32768, bytes = 65536
+// CHECK-NEXT: %[[V_RING:.*]] = fattn.sm90.smem_region value_ring, offset = 98304, bytes = 65536
+// CHECK-NEXT: %[[BARRIERS:.*]] = fattn.sm90.smem_region barriers, offset = 163840, bytes = 80
+// CHECK-NOT:  fattn.sm90.smem_region
+// CHECK:      %[[Q_BAR:.*]] = llvm.add %[[BARRIERS]], %{{.*}} : i32
+// CHECK-NEXT: %[[Q_BAR_PTR:.*]] = llvm.getelementptr %[[BASE]][%[[Q_BAR]]]
+// CHECK-NEXT: fattn.sm90.mbarrier_init %[[Q_BAR_PTR]], count = 1, predicate = %[[THREAD0:.*]]
+// CHECK:      fattn.sm90.mbarrier_init %{{.*}}, count = 1, predicate = %[[THREAD0]]
 // CHECK:      fattn.sm90.mbarrier_init %{{.*}}, count = 256, predicate = %[[THREAD0]]
 // CHECK:      nvvm.fence.mbarrier.init
 // The producer warpgroup gives registers back; one elected thread of its
@@ -54,12 +65,15 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // CHECK-NEXT: fattn.sm90.mbarrier_wait %[[EMPTY_K]], parity = %[[FREE]]
 // CHECK-NEXT: %[[FULL_K:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[STAGE]]], offset = 163848
 // CHECK-NEXT: fattn.sm90.mbarrier_arrive_expect_tx %[[FULL_K]], bytes = 32768
-// CHECK:      fattn.sm90.tma_load %[[K_MAP]][%{{.*}}, %[[ROW:.*]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_K]]
+// CHECK:      %[[K_BOX:.*]] = llvm.add %[[K_RING]], %{{.*}} : i32
+// CHECK-NEXT: %[[K_DST:.*]] = llvm.add %{{.*}}, %[[K_BOX]] : i32
+// CHECK:      fattn.sm90.tma_load %[[K_MAP]][%{{.*}}, %[[ROW:.*]], %{{.*}}, %{{.*}}], %[[BASE]][%[[K_DST]]], barrier = %[[FULL_K]]
 // CHECK:      fattn.sm90.tma_load %[[K_MAP]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_K]]
 // CHECK-NEXT: %[[EMPTY_V:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[STAGE]]], offset = 163896
 // CHECK-NEXT: fattn.sm90.mbarrier_wait %[[EMPTY_V]], parity = %[[FREE]]
 // CHECK-NEXT: %[[FULL_V:.*]] = fattn.sm90.ring_barrier %[[BASE]][%[[STAGE]]], offset = 163864
 // CHECK-NEXT: fattn.sm90.mbarrier_arrive_expect_tx %[[FULL_V]], bytes = 32768
+// CHECK:      llvm.add %[[V_RING]], %{{.*}} : i32
 // CHECK:      fattn.sm90.tma_load %[[V_MAP]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_V]]
 // CHECK:      fattn.sm90.tma_load %[[V_MAP]][%{{.*}}, %[[ROW]], %{{.*}}, %{{.*}}], %[[BASE]][%{{.*}}], barrier = %[[FULL_V]]
 // The consumers wait for Q.

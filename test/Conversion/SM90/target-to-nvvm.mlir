@@ -444,3 +444,14 @@ llvm.func @value_transpose(%from: i32, %to: i32, %s0: i32, %s1: i32) {
   fattn.sm90.stmatrix_x4_trans %to, [%r#0, %r#1, %r#2, %r#3]
   llvm.return
 }
+
+// -----
+
+// A shared-memory region is its offset, an i32 constant.
+// CHECK-LABEL: llvm.func @shared_region
+// CHECK-NEXT: %[[K:.*]] = llvm.mlir.constant(32768 : i32) : i32
+// CHECK-NEXT: llvm.return %[[K]] : i32
+llvm.func @shared_region() -> i32 {
+  %k = fattn.sm90.smem_region key_ring, offset = 32768, bytes = 65536
+  llvm.return %k : i32
+}

@@ -156,6 +156,7 @@ void SM90KernelEmitter::emitEntry() {
   Value rawAddr = e.ptrtoint(raw, e.i32());
   baseAddr = e.andI(e.add(rawAddr, e.i32(1023)), e.i32(-1024));
   base = e.byteOffset(raw, e.sub(baseAddr, rawAddr));
+  declareSharedRegions();
 
   Value isThread0 = e.icmp(ICmp::eq, tid, e.i32(0));
   auto init = [&](int64_t offset, int64_t count) {
@@ -201,7 +202,8 @@ void SM90KernelEmitter::emitOnesTile() {
   // One word per thread of the first 256 (threads beyond write the same
   // words again).
   Value offset =
-      e.add(e.i32(layout.onesOffset), e.mul(e.andI(tid, e.i32(255)), e.i32(4)));
+      e.add(smemRegion(SM90SharedRegion::Ones),
+            e.mul(e.andI(tid, e.i32(255)), e.i32(4)));
   e.store(e.i32(static_cast<int32_t>(word)), e.byteOffset(base, offset));
   // The wgmma reads the tile through the async proxy; the barrier that
   // follows (barrier0) orders every thread's writes before any read.
@@ -214,7 +216,8 @@ void SM90KernelEmitter::emitQLoad() {
   // Two buffers: the work item's one, bytes qBytes apart.
   Value bufferOffset = qBufferOffset();
   for (int64_t c = 0; c < chunks; ++c) {
-    Value dst = e.i32(c * cfg.blockM * 128);
+    Value dst = e.add(smemRegion(SM90SharedRegion::QBuffers),
+                      e.i32(c * cfg.blockM * 128));
     if (bufferOffset)
       dst = e.add(bufferOffset, dst);
     tmaLoad(e.arg("q_map"), c, dst, qBar, qTileRow, head);
@@ -241,11 +244,13 @@ void SM90KernelEmitter::emitTileLoad(Value j) {
       continue;
     }
     expectBytes(bar, layout.kvStageBytes);
-    int64_t region = isV ? layout.vOffset : layout.kOffset;
+    SM90SharedRegion ring =
+        isV ? SM90SharedRegion::ValueRing : SM90SharedRegion::KeyRing;
     for (int64_t c = 0; c < chunks; ++c)
       tmaLoad(e.arg(isV ? "v_map" : "k_map"), c,
-              e.add(stageOffset, e.i32(region + c * bn * 128)), bar, kvRow,
-              kvHead);
+              e.add(stageOffset,
+                    e.add(smemRegion(ring), e.i32(c * bn * 128))),
+              bar, kvRow, kvHead);
   }
 }
 
@@ -261,7 +266,9 @@ void SM90KernelEmitter::emitTransposedValueLoad(Value stage, Value bar,
   Value stageOffset = e.mul(stage, e.i32(layout.vtStageBytes));
   for (int64_t a = 0; a < cfg.keyChunks(); ++a)
     tmaCopy(e.arg("v_map"), e.add(firstKey, e.i32(128 * a)), e.i32(0),
-            e.add(stageOffset, e.i32(layout.vtOffset + a * atomBytes)), bar,
+            e.add(stageOffset, e.add(smemRegion(SM90SharedRegion::ValueRing),
+                                     e.i32(a * atomBytes))),
+            bar,
             kvHead);
 }
 

@@ -142,7 +142,8 @@ void SM90KernelEmitter::writeOToShared(ArrayRef<Value> acc, const Value inv[2],
 
 void SM90KernelEmitter::storeOByTma(ArrayRef<Value> acc, const Value inv[2]) {
   bool ownBuffer = cfg.hasOwnOutputBuffer();
-  Value buffer = ownBuffer ? e.i32(layout.oOffset) : qBufferOffset();
+  Value buffer =
+      ownBuffer ? smemRegion(SM90SharedRegion::Output) : qBufferOffset();
   Value issuer = isStoreIssuer();
   if (ownBuffer) {
     // The warpgroup's rows of the buffer hold the previous item's O until

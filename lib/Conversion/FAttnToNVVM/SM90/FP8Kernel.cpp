@@ -146,10 +146,12 @@ void SM90KernelEmitter::emitTransposeV(Value stage,
                                        const TransposeLanes &lanes) {
   int64_t groups = bn / 16;
   Value load = e.add(
-      e.add(e.i32(layout.vOffset), e.mul(stage, e.i32(layout.kvStageBytes))),
+      e.add(smemRegion(SM90SharedRegion::ValueRing),
+            e.mul(stage, e.i32(layout.kvStageBytes))),
       lanes.load);
   Value vtStage =
-      e.add(e.i32(layout.vtOffset), e.mul(stage, e.i32(layout.vtStageBytes)));
+      e.add(smemRegion(SM90SharedRegion::TransposedValueRing),
+            e.mul(stage, e.i32(layout.vtStageBytes)));
   // A loop over blocks of `steps` groups (bn is a multiple of 32), unrolled
   // within a block: fully unrolled, ptxas keeps more steps in flight than
   // the producer's 24 registers hold, and spills.
@@ -269,7 +271,7 @@ TileDescales SM90KernelEmitter::tileDescales(Value j) {
 SmallVector<Value>
 SM90KernelEmitter::keyColumnFactors(const TileDescales &descales) {
   Value slotBarrier = warpgroupBarrierId();
-  Value slot = e.add(e.i32(layout.keyFactorOffset),
+  Value slot = e.add(smemRegion(SM90SharedRegion::KeyFactors),
                      e.mul(wg, e.i32(layout.keyFactorSlotBytes)));
   warpgroupBarrier(slotBarrier);
   for (size_t i = 0; i < descales.keyRows.size(); ++i) {

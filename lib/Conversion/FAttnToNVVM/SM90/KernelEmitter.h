@@ -157,6 +157,31 @@ struct SharedLayout {
     total = barOffset + 8 * (2 + ringBarriers + (c.qBuffers == 2 ? 2 : 0));
   }
   static constexpr int64_t kOnesBytes = 1024;
+  /// The offset and the bytes of `region`: 0 bytes for one the kernel
+  /// does not have.
+  std::pair<int64_t, int64_t> region(SM90SharedRegion region) const {
+    switch (region) {
+    case SM90SharedRegion::QBuffers:
+      return {0, oOffset};
+    case SM90SharedRegion::Output:
+      return {oOffset, oBytes};
+    case SM90SharedRegion::KeyRing:
+      return {kOffset, vOffset - kOffset};
+    case SM90SharedRegion::ValueRing:
+      // A V stored as V^T has only the V^T stages.
+      return {vOffset, vtOffset == vOffset ? stages * vtStageBytes
+                                           : vtOffset - vOffset};
+    case SM90SharedRegion::TransposedValueRing:
+      return {vtOffset, vtOffset == vOffset ? 0 : stages * vtStageBytes};
+    case SM90SharedRegion::Ones:
+      return {onesOffset, keyFactorOffset - onesOffset};
+    case SM90SharedRegion::KeyFactors:
+      return {keyFactorOffset, barOffset - keyFactorOffset};
+    case SM90SharedRegion::Barriers:
+      return {barOffset, total - barOffset};
+    }
+    llvm_unreachable("unknown shared-memory region");
+  }
   // Each ring barrier is an array with one 8-byte entry per stage.
   int64_t qBar() const { return barOffset; }
   int64_t fullKBar() const { return barOffset + 8; }
@@ -290,6 +315,8 @@ private:
 
   // Values of the entry block, visible everywhere.
   Value tid, base, baseAddr;
+  /// The shared-memory regions' offsets (smemRegion), by SM90SharedRegion.
+  std::array<Value, getMaxEnumValForSM90SharedRegion() + 1> sharedRegions;
   // The work item (Q tile, head, batch) and its KV tile range [lo, hi):
   // entry-block values, or, in a persistent kernel, values of the work
   // loop's body in each role.
@@ -672,7 +699,29 @@ private:
   Value barrier(int64_t first, Value stage) {
     return target<SM90RingBarrierOp>(base, stage, first);
   }
-  Value barrier(int64_t offset) { return e.byteOffset(base, e.i32(offset)); }
+  /// Address of the barrier at byte `offset` (from the base).
+  Value barrier(int64_t offset) {
+    return e.byteOffset(base, e.add(smemRegion(SM90SharedRegion::Barriers),
+                                    e.i32(offset - layout.barOffset)));
+  }
+  /// The offset of shared-memory region `region` (an i32 of the entry
+  /// block, the target op that names it).
+  Value smemRegion(SM90SharedRegion region) {
+    Value offset = sharedRegions[static_cast<size_t>(region)];
+    assert(offset && "a shared-memory region the kernel does not have");
+    return offset;
+  }
+  /// At the entry: one fattn.sm90.smem_region per region the kernel has
+  /// (SharedLayout), in the order of their offsets.
+  void declareSharedRegions() {
+    for (uint32_t r = 0; r <= getMaxEnumValForSM90SharedRegion(); ++r) {
+      auto region = static_cast<SM90SharedRegion>(r);
+      auto [offset, bytes] = layout.region(region);
+      if (bytes > 0)
+        sharedRegions[r] =
+            target<SM90SmemRegionOp>(region, offset, bytes).getResult();
+    }
+  }
   void waitBarrier(Value bar, Value phase) {
     target<SM90MBarrierWaitOp>(bar, phase);
   }

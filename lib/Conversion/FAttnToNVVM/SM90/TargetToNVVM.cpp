@@ -39,6 +39,11 @@ constexpr int64_t kWaitSuspendHintNs = 10000000;
 // What each op stands for, built by `e` in the op's place: the op's
 // replacement value, or null for an op without results.
 
+/// The region's offset, a constant.
+Value lower(SM90SmemRegionOp op, SM90SmemRegionOp::Adaptor, KernelBuilder &e) {
+  return e.i32(op.getOffset());
+}
+
 Value lower(SM90SetMaxNRegOp op, SM90SetMaxNRegOp::Adaptor, KernelBuilder &e) {
   e.setMaxRegisters(op.getCount(),
                     op.getAction() == SM90RegisterAction::Increase);
@@ -442,7 +447,7 @@ template <typename... OpTys> struct TargetOps {
   }
 };
 using SM90TargetOps = TargetOps<
-    SM90SetMaxNRegOp, SM90ElectOneOp, SM90QuadReduceOp, SM90PackPairOp,
+    SM90SmemRegionOp, SM90SetMaxNRegOp, SM90ElectOneOp, SM90QuadReduceOp, SM90PackPairOp,
     SM90PackE4M3Op, SM90PackBytesOp, SM90StoreFragmentOp, SM90QuadTransposeOp,
     SM90StageFragmentOp, SM90LoadSwizzledUnitOp, SM90WarpUniformOp,
     SM90LdmatrixX4Op, SM90PermuteBytesOp, SM90StmatrixX4TransOp,

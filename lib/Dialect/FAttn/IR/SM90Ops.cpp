@@ -23,6 +23,33 @@ LogicalResult SM90SetMaxNRegOp::verify() {
   return success();
 }
 
+/// The bytes of dynamic shared memory a region may reach from the aligned
+/// base: an sm_90a CTA's 227 KiB, less the base's alignment (1024).
+static constexpr int64_t kMaxAlignedSharedBytes = 227 * 1024 - 1024;
+
+LogicalResult SM90SmemRegionOp::verify() {
+  int64_t offset = getOffset(), bytes = getBytes();
+  SM90SharedRegion region = getRegion();
+  int64_t alignment = region == SM90SharedRegion::KeyFactors ||
+                              region == SM90SharedRegion::Barriers
+                          ? 8
+                          : 1024;
+  if (offset < 0 || offset % alignment != 0)
+    return emitOpError() << "expected the offset of region "
+                         << stringifySM90SharedRegion(region)
+                         << " a non-negative multiple of " << alignment
+                         << ", found " << offset;
+  if (bytes <= 0 || offset + bytes > kMaxAlignedSharedBytes)
+    return emitOpError() << "expected region "
+                         << stringifySM90SharedRegion(region)
+                         << " to be non-empty and to end within "
+                         << kMaxAlignedSharedBytes
+                         << " bytes (227 KiB less the base's alignment), "
+                            "found bytes "
+                         << offset << " to " << offset + bytes;
+  return success();
+}
+
 /// The 16-bit float type of packed pairs (P's or O's).
 static LogicalResult verifyPairElementType(Operation *op, Type element) {
   if (!element.isBF16() && !element.isF16())

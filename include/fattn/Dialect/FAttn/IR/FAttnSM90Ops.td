@@ -14,7 +14,8 @@
 // LLVM-dialect code; the patterns of populateSM90TargetToNVVMPatterns
 // (--convert-fattn-sm90-target-to-nvvm) turn each into the NVVM and LLVM
 // operations it stands for. Shared memory is addressed by byte offsets from
-// the kernel's 1024-byte-aligned shared-memory base (an `!llvm.ptr<3>`).
+// the kernel's 1024-byte-aligned shared-memory base (an `!llvm.ptr<3>`),
+// within the regions that fattn.sm90.smem_region names.
 //
 // Upstream nvgpu has mbarrier and TMA ops, on `!nvgpu.mbarrier.group`
 // memrefs and `!nvgpu.tensormap.descriptor`s; their lowering addresses
@@ -75,6 +76,61 @@ def FAttn_SM90Accumulator : Type<
 
 class FAttn_SM90Op<string mnemonic, list<Trait> traits = []>
     : FAttn_Op<"sm90." # mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90SharedRegion : I32EnumAttr<"SM90SharedRegion",
+    "a region of the sm_90a kernel's dynamic shared memory", [
+  I32EnumAttrCase<"QBuffers", 0, "q_buffers">,
+  I32EnumAttrCase<"Output", 1, "output">,
+  I32EnumAttrCase<"KeyRing", 2, "key_ring">,
+  I32EnumAttrCase<"ValueRing", 3, "value_ring">,
+  I32EnumAttrCase<"TransposedValueRing", 4, "transposed_value_ring">,
+  I32EnumAttrCase<"Ones", 5, "ones">,
+  I32EnumAttrCase<"KeyFactors", 6, "key_factors">,
+  I32EnumAttrCase<"Barriers", 7, "barriers">
+]> {
+  let cppNamespace = "::mlir::fattn";
+}
+
+def FAttn_SM90SmemRegionOp : FAttn_SM90Op<"smem_region", [Pure]> {
+  let summary = "the byte offset of a named region of the kernel's shared memory";
+  let description = [{
+    The kernel's dynamic shared memory, from its 1024-byte-aligned base,
+    holds in order Q's buffers (`q_buffers`), O's own staging buffer
+    (`output`), the stages of the K, V and V^T rings (`key_ring`,
+    `value_ring`, `transposed_value_ring`), the tile of ones of the row
+    sums' wgmma (`ones`), the consumer warpgroups' slots of K's factors
+    (`key_factors`) and the mbarriers (`barriers`). The result (an i32) is
+    the byte `offset` of `region`, which is `bytes` long: the start from
+    which the kernel addresses the region's stages, atoms and rows. Tiles
+    that TMA or wgmma reads or that are swizzled (every region but
+    `key_factors` and `barriers`) start at a multiple of 1024 bytes (the
+    128-byte swizzle's pattern), the others at a multiple of 8; a region
+    ends within the 227 KiB of a CTA's dynamic shared memory less the 1024
+    bytes of the base's alignment.
+
+    ```mlir
+    %k = fattn.sm90.smem_region key_ring, offset = 32768, bytes = 65536
+    ```
+  }];
+  let arguments = (ins FAttn_SM90SharedRegion:$region, I64Attr:$offset,
+                       I64Attr:$bytes);
+  let results = (outs I32:$result);
+  let assemblyFormat = [{
+    $region `,` `offset` `=` $offset `,` `bytes` `=` $bytes attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::fattn::SM90SharedRegion":$region,
+                   "int64_t":$offset, "int64_t":$bytes), [{
+      build($_builder, $_state, $_builder.getI32Type(), region, offset,
+            bytes);
+    }]>
+  ];
+  let hasVerifier = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Warpgroup roles
