@@ -79,12 +79,6 @@ kernelDescriptionOf(LLVM::LLVMFuncOp kernel) {
     return kernel.emitOpError("has a kernel description that fattn's runtime "
                               "rejects: ")
            << error;
-  // The launch below passes the description's values as constants.
-  if (description.runtimeScale || description.runtimeSoftcap)
-    return kernel.emitOpError(
-        "takes its scale or softcap at run time (\"runtime_scalars\"), which "
-        "the host launch does not pass: give fattn.attention its scale and "
-        "softcap as attributes");
   return description;
 }
 
@@ -205,6 +199,9 @@ private:
   LLVM::LLVMFuncOp kernel;
   const rt::KernelDescription &desc;
   std::array<std::optional<TensorView>, rt::kNumTensors> views;
+  /// The runtime scale and softcap (f32 operands named "scale" and
+  /// "softcap"), for a kernel with "runtime_scalars".
+  Value scaleOperand, softcapOperand;
 };
 
 } // namespace
@@ -450,6 +447,17 @@ FailureOr<Value> LaunchEmitter::parameter(const rt::ParamSpec &param,
                       "kernels; fattn's runtime launches them)",
            failure();
   case rt::ParamSource::Scalar: {
+    // Runtime scalars: the call's operands.
+    if (param.scalar == rt::ScalarName::Softcap ? desc.runtimeSoftcap
+                                                : desc.runtimeScale) {
+      if (param.scalar == rt::ScalarName::Softcap)
+        return softcapOperand;
+      if (param.scalar == rt::ScalarName::Scale)
+        return scaleOperand;
+      Value log2e = arith::ConstantFloatOp::create(
+          b, loc, b.getF32Type(), APFloat(static_cast<float>(M_LOG2E)));
+      return arith::MulFOp::create(b, loc, scaleOperand, log2e).getResult();
+    }
     double value = 0;
     switch (param.scalar) {
     case rt::ScalarName::Scale:
@@ -504,6 +512,12 @@ FailureOr<SmallVector<Value, 3>> LaunchEmitter::grid() {
 LogicalResult
 LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
   for (auto [name, value] : tensors) {
+    if (name == "scale" || name == "softcap") {
+      if (!value.getType().isF32())
+        return error() << "operand '" << name << "' is not an f32", failure();
+      (name == "scale" ? scaleOperand : softcapOperand) = value;
+      continue;
+    }
     int slot = 0;
     while (slot < rt::kNumTensors && name != rt::tensorName(slot))
       ++slot;
@@ -515,6 +529,15 @@ LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
       return error() << "operand '" << name << "' is not a memref", failure();
     views[slot] = view(value);
   }
+  for (auto [runtime, operand, name] :
+       {std::tuple{desc.runtimeScale, scaleOperand, "scale"},
+        std::tuple{desc.runtimeSoftcap, softcapOperand, "softcap"}})
+    if (runtime != bool(operand))
+      return error() << (runtime ? "the kernel takes its " : "the call passes a ")
+                     << name
+                     << (runtime ? " at run time, the call passes none"
+                                 : ", the kernel compiled its own in"),
+             failure();
   for (int required : {rt::kQ, rt::kK, rt::kV, rt::kO})
     if (!tensor(required))
       return error() << "the launch has no operand '"

@@ -1,9 +1,22 @@
-// RUN: fattn-opt %s --fattn-sm80-pipeline="host-launch=true" -split-input-file -verify-diagnostics
+// RUN: fattn-opt %s --fattn-sm80-pipeline="host-launch=true" | FileCheck %s
 
-// The host launch passes compiled-in scalars only: a kernel that takes its
-// scale or softcap at run time is refused, not launched with a default.
-func.func @attention(%q: memref<1x2x128x64xbf16>, %k: memref<1x2x128x64xbf16>, %v: memref<1x2x128x64xbf16>, %o: memref<1x2x128x64xbf16>, %s: f32) {
-  // expected-error @+1 {{takes its scale or softcap at run time ("runtime_scalars"), which the host launch does not pass: give fattn.attention its scale and softcap as attributes}}
-  fattn.attention ins(%q, %k, %v : memref<1x2x128x64xbf16>, memref<1x2x128x64xbf16>, memref<1x2x128x64xbf16>) outs(%o : memref<1x2x128x64xbf16>) scale(%s : f32)
+// The host launch passes the op's runtime scale and softcap (the outlined
+// function's f32 operands "scale" and "softcap") as the kernel's last
+// parameters, not the description's default.
+// CHECK-LABEL: func.func @attention(
+// CHECK-SAME: %[[S:[^:]*]]: f32, %[[C:[^:]*]]: f32)
+// CHECK: gpu.launch_func @fattn_kernels::@attention_attention {{.*}} args({{.*}}, %[[S]] : f32, %[[C]] : f32)
+func.func @attention(
+    %q: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>,
+    %k: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>,
+    %v: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>,
+    %o: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>,
+    %lse: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, %s: f32, %c: f32) attributes {llvm.emit_c_interface} {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>,
+                                   memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>,
+                                   memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>)
+                  outs(%o : memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>)
+                  lse(%lse : memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>)
+                  scale(%s : f32) softcap(%c : f32) {causal = true}
   return
 }
