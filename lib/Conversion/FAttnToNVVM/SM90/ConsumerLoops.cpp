@@ -3,8 +3,9 @@
 //
 // The consumer warpgroups' setup (their rows, descriptors and limits) and
 // their loop over the KV tiles: sequential, or intra-warpgroup overlapped
-// (SM90KernelEmitter, KernelEmitter.h). The math of one tile is in
-// ConsumerMath.cpp, the epilogue in Epilogue.cpp.
+// (SM90KernelEmitter, KernelEmitter.h), each block of it the steps of the
+// L2 loop (ConsumerSteps.cpp). The math of one tile is in ConsumerMath.cpp,
+// the epilogue in Epilogue.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -159,19 +160,6 @@ void SM90KernelEmitter::releaseSkippedTiles() {
   e.place(done);
 }
 
-/// S = Q K^T of the tile in `stage` as a GEMM turn of its own, waited for at
-/// once; K's half of the stage goes back to the producer.
-Value SM90KernelEmitter::scoresAlone(Value stage, Value phase) {
-  waitBarrier(barrier(layout.fullKBar(), stage), phase);
-  pingpongSync();
-  Value s = issueQK(stage, tile);
-  pingpongArrive();
-  waitGroup(0);
-  s = pack(fenceValues(unpack(s, tile.numS)), tile.sType);
-  release(layout.emptyKBar(), stage);
-  return s;
-}
-
 void SM90KernelEmitter::emitSequentialLoop() {
   Value oInit = e.zero(oType);
   e.br("kv_loop",
@@ -186,40 +174,34 @@ void SM90KernelEmitter::emitSequentialLoop() {
   e.condBr(e.icmp(ICmp::slt, j, consumerHi), "kv_tile", {}, "epilogue",
            carried({m0, m1, l0, l1, acc}, dvp));
 
+  // Tile j: the steps of the L2 loop's body (S, its softmax, O's rescale,
+  // P V with pingpong's turns where the IR has them).
   e.place("kv_tile");
-  Value t = tileOrdinal(j);
-  Value stage = stageOf(t);
-  Value phase = phaseOf(t);
-  TileDescales descales = tileDescales(j);
-  Value s = scoresAlone(stage, phase);
+  KVBlock b;
+  b.j = j;
+  b.keyOrdinal = b.valueOrdinal = tileOrdinal(j);
+  b.keyStage = b.valueStage = stageOf(b.keyOrdinal);
+  b.keyPhase = b.valuePhase = phaseOf(b.keyOrdinal);
+  b.descales = tileDescales(j);
+  b.scores = b.product = &tile;
   const Value oldMax[2] = {m0, m1}, oldSum[2] = {l0, l1};
-  TileSoftmax sm = emitSoftmax(s, j, oldMax, oldSum, descales, tile);
-  sm.packedP = packProbabilities(sm.probabilities);
-  // O *= alpha (and, with per-block V descales, into this tile's units).
-  SmallVector<Value> o = unpack(acc, numAcc);
-  Value valueDescale;
-  rescaleOWhen(o, rescaleFactors(sm, dvp, descales.value, valueDescale),
-               sm.rescale);
-
-  waitBarrier(barrier(fullValueBar(), stage), phase);
-  pingpongSync();
-  o = issuePV(o, sm.packedP, stage, /*fence=*/true, tile);
-  pingpongArrive();
-  waitGroup(0);
-  o = fenceValues(o);
-  foldRowSums(o);
-  release(emptyValueBar(), stage);
-  emitLoadAhead(t);
+  b.oldMax = oldMax;
+  b.oldSum = oldSum;
+  b.carriedAcc = acc;
+  b.dvp = dvp;
+  b.rescalesThisTile = true;
+  emitKVSteps(opts.consumerLoop.body, b);
   // O's aggregate before j + 1: the order of the measured kernels (the PTX
   // corpus, scripts/ptx_corpus.py).
-  Value accNext = pack(o, oType);
+  Value accNext = pack(b.o, oType);
   Value jNext = e.add(j, e.i32(1));
-  e.br("kv_loop",
-       carried({jNext, sm.max[0], sm.max[1], sm.sum[0], sm.sum[1], accNext},
-               valueDescale));
+  e.br("kv_loop", carried({jNext, b.sm.max[0], b.sm.max[1], b.sm.sum[0],
+                           b.sm.sum[1], accNext},
+                          b.valueDescale));
 }
 
 void SM90KernelEmitter::emitOverlappedLoop() {
+  const SM90ConsumerLoop &loop = opts.consumerLoop;
   Value oInit = e.zero(oType);
   SmallVector<Value> empty =
       carried({negInf, negInf, zero, zero, oInit}, e.f32(1.0f));
@@ -235,15 +217,14 @@ void SM90KernelEmitter::emitOverlappedLoop() {
              empty);
   }
 
-  // O is rescaled for tile j - 1 either at the end of iteration j - 1, or
-  // deferred: the factors ride along the loop (rs0, rs1) and O is
-  // rescaled after S_j is issued, while that GEMM runs, so that only the
-  // wait separates one iteration's P V from the next one's GEMMs. Deferred
-  // for FP8 and with conditional rescaling, whose decision rides along too
-  // (rsw): measured faster there, and slower for 16-bit types that
-  // rescale after every tile (docs/PERF.md).
+  // O is rescaled by tile j - 1's factors either at the end of iteration
+  // j - 1, or deferred (defersRescale): the factors ride along the loop
+  // (rs0, rs1) and O is rescaled where the L2 loop has its fattn.rescale,
+  // after S_j is issued, while that GEMM runs, so that only the wait
+  // separates one iteration's P V from the next one's GEMMs. With
+  // conditional rescaling the decision rides along too (rsw).
   const bool lazy = skipsRescale();
-  const bool deferRescale = cfg.isFP8() || lazy;
+  const bool deferRescale = defersRescale();
   auto pending = [&](const std::array<Value, 2> &factor, Value when) {
     SmallVector<Value> values;
     if (!deferRescale)
@@ -270,7 +251,8 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   const ScoreColumns narrowColumns =
       cfg.narrowTail > 0 ? scoreColumns(cfg.narrowTail) : tile;
 
-  // Prologue: S and P of the first tile (O is still zero: no rescale).
+  // Prologue: the L2 prologue's steps, S and P of the first tile (O is
+  // still zero: no rescale).
   e.place("ov_first");
   {
     if (cfg.narrowTail > 0) {
@@ -280,54 +262,61 @@ void SM90KernelEmitter::emitOverlappedLoop() {
                       e.icmp(ICmp::sgt, last, lo));
       loopHi = e.select(narrow, last, consumerHi);
     }
-    Value first = tileOrdinal(lo);
-    Value stage = cfg.persistent ? stageOf(first) : e.i32(0);
-    Value phase = cfg.persistent ? phaseOf(first) : e.i32(0);
-    TileDescales descales = tileDescales(lo);
-    Value s = scoresAlone(stage, phase);
+    KVBlock b;
+    b.j = lo;
+    b.keyOrdinal = tileOrdinal(lo);
+    b.keyStage = cfg.persistent ? stageOf(b.keyOrdinal) : e.i32(0);
+    b.keyPhase = cfg.persistent ? phaseOf(b.keyOrdinal) : e.i32(0);
+    b.descales = tileDescales(lo);
+    b.scores = &tile;
     const Value oldMax[2] = {negInf, negInf}, oldSum[2] = {zero, zero};
-    TileSoftmax sm = emitSoftmax(s, lo, oldMax, oldSum, descales, tile);
-    sm.packedP = packProbabilities(sm.probabilities);
+    b.oldMax = oldMax;
+    b.oldSum = oldSum;
+    emitKVSteps(loop.prologue, b);
     // Long after the previous item's O stores were issued.
     handBackStoredQ();
     Value one = deferRescale ? e.f32(1.0f) : Value();
     Value none = lazy ? e.i1(false) : Value();
     // P's aggregate before lo + 1: the order of the measured kernels (the
     // PTX corpus, scripts/ptx_corpus.py).
-    Value pNext = pack(sm.packedP, tile.pType);
+    Value pNext = pack(b.sm.packedP, tile.pType);
     Value jNext = e.add(lo, e.i32(1));
-    SmallVector<Value> next = {jNext,     sm.max[0], sm.max[1], sm.sum[0],
-                               sm.sum[1], oInit,     pNext};
+    SmallVector<Value> next = {jNext,       b.sm.max[0], b.sm.max[1],
+                               b.sm.sum[0], b.sm.sum[1], oInit,
+                               pNext};
     next.append(pending({one, one}, none));
-    e.br("ov_loop", carried(next, descales.value));
+    e.br("ov_loop", carried(next, b.descales.value));
   }
 
-  // The last tile's P V (its rescale first when deferred), then the
-  // epilogue. `j` is the tile after it; `sc` its columns.
+  // The last tile's P V (the L2 epilogue's steps), then the kernel's
+  // epilogue. `j` is the tile after it; `sc` its columns; O and P are
+  // aggregates (`acc`, `pp`) or registers (`o`, `p`).
   auto lastProduct = [&](Value j, const Value max[2], const Value sum[2],
-                         SmallVector<Value> o, ArrayRef<Value> p,
+                         Value acc, SmallVector<Value> o, Value pp,
+                         SmallVector<Value> p,
                          const std::array<Value, 2> &factors, Value when,
                          Value valueDescale, const ScoreColumns &sc) {
     // Every S = Q K^T of the work item has completed.
     releaseQ();
-    Value prev = e.sub(tileOrdinal(j), e.i32(1));
-    Value prevStage = stageOf(prev);
-    waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
-    if (deferRescale)
-      rescaleOWhen(o, factors, when);
-    pingpongSync();
-    o = issuePV(o, p, prevStage, /*fence=*/true, sc);
-    pingpongArrive();
-    waitGroup(0);
-    o = fenceValues(o);
-    foldRowSums(o);
-    release(emptyValueBar(), prevStage);
-    e.br("epilogue", carried({max[0], max[1], sum[0], sum[1], pack(o, oType)},
-                             valueDescale));
+    KVBlock b;
+    b.valueOrdinal = e.sub(tileOrdinal(j), e.i32(1));
+    b.valueStage = stageOf(b.valueOrdinal);
+    b.product = &sc;
+    b.carriedAcc = acc;
+    b.o = std::move(o);
+    b.carriedP = pp;
+    b.p = std::move(p);
+    b.carriedFactors = factors;
+    b.carriedWhen = when;
+    emitKVSteps(loop.epilogue, b);
+    e.br("epilogue",
+         carried({max[0], max[1], sum[0], sum[1], pack(b.o, oType)},
+                 valueDescale));
   };
 
-  // Iteration j: S_j and P_{j-1} V_{j-1} on the tensor cores together, the
-  // softmax of tile j while P_{j-1} V_{j-1} completes.
+  // Iteration j: the L2 body's steps, S_j and P_{j-1} V_{j-1} on the
+  // tensor cores together, the softmax of tile j while P_{j-1} V_{j-1}
+  // completes.
   SmallVector<Type> loopTypes = {e.i32(), e.f32(), e.f32(),   e.f32(),
                                  e.f32(), oType,   tile.pType};
   loopTypes.append(pendingTypes);
@@ -349,62 +338,45 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   // Tile j, on all of its columns, or (narrowTile) on the narrow tail's,
   // going on into the last P V.
   auto iteration = [&](bool narrowTile) {
-    Value t = tileOrdinal(j), prev = e.sub(t, e.i32(1));
-    Value stage = stageOf(t), prevStage = stageOf(prev);
-    TileDescales descales = tileDescales(j);
-    waitBarrier(barrier(layout.fullKBar(), stage), phaseOf(t));
-    waitBarrier(barrier(fullValueBar(), prevStage), phaseOf(prev));
-    SmallVector<Value> o = unpack(acc, numAcc);
+    KVBlock b;
+    b.j = j;
+    b.keyOrdinal = tileOrdinal(j);
+    b.valueOrdinal = e.sub(b.keyOrdinal, e.i32(1));
+    b.keyStage = stageOf(b.keyOrdinal);
+    b.valueStage = stageOf(b.valueOrdinal);
+    b.descales = tileDescales(j);
     // P_{j-1} is a whole tile's; tile j's S, P and P V are on `sc`.
-    SmallVector<Value> p = unpack(pp, tile.numP);
     const ScoreColumns &sc = narrowTile ? narrowColumns : tile;
-    pingpongSync();
-    Value s = issueQK(stage, sc);
-    // A deferred rescale writes the accumulator registers: fence again.
-    if (deferRescale)
-      rescaleOWhen(o, carriedFactors, carriedWhen);
-    o = issuePV(o, p, prevStage, /*fence=*/deferRescale, tile);
-    pingpongArrive();
-    waitGroup(1); // S_j is done; P_{j-1} V_{j-1} may still run
-    s = pack(fenceValues(unpack(s, sc.numS)), sc.sType);
-    release(layout.emptyKBar(), stage);
+    b.scores = &sc;
+    b.product = &tile;
     const Value oldMax[2] = {m0, m1}, oldSum[2] = {l0, l1};
-    TileSoftmax sm = emitSoftmax(s, j, oldMax, oldSum, descales, sc);
-    // 16-bit P is packed right away (packed after the wait below, it
-    // measured the same, docs/PERF.md); e4m3 P only after the wait.
-    if (!cfg.isFP8())
-      sm.packedP = packProbabilities(sm.probabilities);
-    Value valueDescale;
-    std::array<Value, 2> factor =
-        rescaleFactors(sm, dvp, descales.value, valueDescale);
-    waitGroup(0);
-    o = fenceValues(o);
-    foldRowSums(o);
-    // e4m3 P is packed only now that P_{j-1} V_{j-1} is complete: packed
-    // during it (cvt + prmt), ptxas places P_j in registers that the
-    // in-flight wgmma still reads and serializes every wgmma (C7513). The
-    // exp2s, the bulk of the softmax, still overlap the GEMM. P_j's
-    // registers become the next P V's A operand.
-    if (cfg.isFP8())
-      sm.packedP = packProbabilities(sm.probabilities);
-    release(emptyValueBar(), prevStage);
-    emitLoadAhead(prev);
+    b.oldMax = oldMax;
+    b.oldSum = oldSum;
+    b.carriedAcc = acc;
+    b.carriedP = pp;
+    b.carriedFactors = carriedFactors;
+    b.carriedWhen = carriedWhen;
+    b.dvp = dvp;
+    b.carriesFactors = true;
+    emitKVSteps(loop.body, b);
     if (!deferRescale)
-      rescaleOWhen(o, factor, sm.rescale);
+      rescaleOWhen(b.o, b.factor, b.sm.rescale);
     if (narrowTile) {
-      lastProduct(e.add(j, e.i32(1)), sm.max, sm.sum, o, sm.packedP, factor,
-                  lazy ? sm.rescale : Value(), valueDescale, sc);
+      lastProduct(e.add(j, e.i32(1)), b.sm.max, b.sm.sum, Value(), b.o,
+                  Value(), b.sm.packedP, b.factor,
+                  lazy ? b.sm.rescale : Value(), b.valueDescale, sc);
       return;
     }
     // P's aggregate, then O's, then j + 1: the order of the measured
     // kernels (the PTX corpus, scripts/ptx_corpus.py).
-    Value pNext = pack(sm.packedP, tile.pType);
-    Value accNext = pack(o, oType);
+    Value pNext = pack(b.sm.packedP, tile.pType);
+    Value accNext = pack(b.o, oType);
     Value jNext = e.add(j, e.i32(1));
-    SmallVector<Value> next = {jNext,     sm.max[0], sm.max[1], sm.sum[0],
-                               sm.sum[1], accNext,   pNext};
-    next.append(pending(factor, sm.rescale));
-    e.br("ov_loop", carried(next, valueDescale));
+    SmallVector<Value> next = {jNext,       b.sm.max[0], b.sm.max[1],
+                               b.sm.sum[0], b.sm.sum[1], accNext,
+                               pNext};
+    next.append(pending(b.factor, b.sm.rescale));
+    e.br("ov_loop", carried(next, b.valueDescale));
   };
   e.place("ov_tile");
   iteration(/*narrowTile=*/false);
@@ -419,10 +391,7 @@ void SM90KernelEmitter::emitOverlappedLoop() {
   e.place("ov_last");
   {
     const Value max[2] = {m0, m1}, sum[2] = {l0, l1};
-    // P's registers before O's: the order of the measured kernels (the PTX
-    // corpus, scripts/ptx_corpus.py).
-    SmallVector<Value> p = unpack(pp, tile.numP);
-    SmallVector<Value> o = unpack(acc, numAcc);
-    lastProduct(j, max, sum, o, p, carriedFactors, carriedWhen, dvp, tile);
+    lastProduct(j, max, sum, acc, {}, pp, {}, carriedFactors, carriedWhen,
+                dvp, tile);
   }
 }

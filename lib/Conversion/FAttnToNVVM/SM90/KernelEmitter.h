@@ -225,7 +225,9 @@ struct TileSoftmax {
 
 /// Emits the whole kernel.
 ///
-/// The consumer loop has two schedules. Without intra-warpgroup overlap,
+/// The consumer loop is built from the L2 consumer loop's ops, in their
+/// order (SM90Options::consumerLoop, ConsumerSteps.cpp), in one of two
+/// shapes. Without intra-warpgroup overlap,
 /// every tile runs S = Q K^T, waits, the softmax, then O += P V and waits.
 /// With it (FA3's intra-warpgroup pipelining), iteration j issues
 /// S_j = Q K_j^T and then O += P_{j-1} V_{j-1}, waits only for S_j
@@ -539,9 +541,64 @@ private:
   void rescaleOWhen(SmallVector<Value> &o, const std::array<Value, 2> &factor,
                     Value when);
 
+  // The KV loop's L2 steps (ConsumerSteps.cpp).
+  /// One block of the KV loop (a body, prologue or epilogue) while its steps
+  /// are built: the tiles it reads, what it carries in, and its wgmma groups
+  /// in flight.
+  struct KVBlock {
+    /// The tile of S and its softmax; the limits of the mask.
+    Value j;
+    /// K's and V's stage, their ring ordinals, and the phase of their full
+    /// barriers (empty: phaseOf(ordinal) at the wait). V is the previous
+    /// tile's in the overlapped loop.
+    Value keyStage, keyOrdinal, keyPhase;
+    Value valueStage, valueOrdinal, valuePhase;
+    /// The columns of S and its softmax, and of P V.
+    const ScoreColumns *scores = nullptr, *product = nullptr;
+    TileDescales descales;
+    const Value *oldMax = nullptr, *oldSum = nullptr;
+    /// O and P carried in (aggregates, unpacked at their first use); O's
+    /// registers, P's for P V.
+    Value carriedAcc, carriedP;
+    SmallVector<Value> o, p;
+    /// The previous tile's factors (a deferred rescale), and the descale of
+    /// the tile whose units O is in (carryValueDescale).
+    std::array<Value, 2> carriedFactors;
+    Value carriedWhen, dvp;
+    /// The overlapped body: this tile's factors cross the back edge.
+    bool carriesFactors = false;
+    /// The plain loop: O's rescale takes this tile's factors (otherwise the
+    /// previous tile's, carried in).
+    bool rescalesThisTile = false;
+    // Built by the steps.
+    Value s;
+    TileSoftmax sm;
+    bool packAfterProduct = false;
+    std::array<Value, 2> factor;
+    Value valueDescale;
+    /// IssueScores / IssueProduct groups in flight, oldest first, and the
+    /// releases that wait for them.
+    SmallVector<SM90ConsumerStep, 2> inFlight, pendingReleases;
+    /// No accumulator register written since the last wgmma.fence.
+    bool fenced = false;
+  };
+  /// Builds `steps` in order, then waits for the GEMMs still in flight.
+  void emitKVSteps(ArrayRef<SM90ConsumerStep> steps, KVBlock &b);
+  SmallVector<Value> &accumulator(KVBlock &b);
+  void releaseSlot(KVBlock &b, SM90ConsumerStep release);
+  bool waitForGroup(KVBlock &b, SM90ConsumerStep gemm);
+  void flushReleases(KVBlock &b, SM90ConsumerStep release);
+  void completeScores(KVBlock &b);
+  void completeProduct(KVBlock &b);
+  /// The overlapped loop rescales O by a tile's factors in the next
+  /// iteration, after S = Q K^T is issued, for FP8 and with conditional
+  /// rescaling (whose decision rides along): measured faster there, and
+  /// slower for 16-bit types that rescale after every tile (docs/PERF.md),
+  /// which rescale at the end of the iteration that computed them.
+  bool defersRescale() const { return cfg.isFP8() || skipsRescale(); }
+
   // Consumer pieces.
   Value issueQK(Value stage, const ScoreColumns &sc);
-  Value scoresAlone(Value stage, Value phase);
   SmallVector<Value> issuePV(ArrayRef<Value> o, ArrayRef<Value> p, Value stage,
                              bool fence, const ScoreColumns &sc);
   /// rowSumMma: the tile's row sums of the last issuePV (an m64n8 wgmma's

@@ -1,6 +1,7 @@
 //===- ScheduleFromIR.cpp - the sm_90a schedule recorded in the IR --------===//
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
+#include "fattn/Conversion/FAttnToNVVM/SM90/FP8LayoutFromIR.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
 
@@ -141,6 +142,7 @@ LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
     options.consumerWarpgroups = op.getBlockM() / 64;
     options.producerRegisters = 0;
     options.consumerRegisters = 0;
+    options.consumerLoop = SM90ConsumerLoop::sequential();
     options.intraWarpgroupOverlap = false;
     options.pingpong = false;
     options.persistent = false;
@@ -171,9 +173,15 @@ LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
     return op.emitOpError("expected the K/V ring to have the stages of the "
                           "TMA plan");
 
-  if (!getConsumerLoop(ws))
-    return ws.emitOpError("expected one KV loop in the consumer region");
-  options.intraWarpgroupOverlap = isConsumerLoopOverlapped(ws);
+  // The FP8 layout's ops (V's transposes, P's key order) are checked first,
+  // with their own messages; the walk of the consumer loop passes over them.
+  if (failed(readSM90FP8Layout(op)))
+    return failure();
+  FailureOr<SM90ConsumerLoop> loop = readSM90ConsumerLoop(ws);
+  if (failed(loop))
+    return failure();
+  options.consumerLoop = std::move(*loop);
+  options.intraWarpgroupOverlap = options.consumerLoop.isOverlapped();
 
   bool hasBarriers = false;
   ws.getConsumer().walk([&](Operation *inner) {

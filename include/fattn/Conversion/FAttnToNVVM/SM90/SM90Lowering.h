@@ -13,6 +13,7 @@
 #ifndef FATTN_CONVERSION_FATTNTONVVM_SM90_SM90LOWERING_H
 #define FATTN_CONVERSION_FATTNTONVVM_SM90_SM90LOWERING_H
 
+#include "fattn/Conversion/FAttnToNVVM/SM90/ConsumerLoop.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Dialect/FAttn/Utils/WorkOrder.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -130,6 +131,9 @@ struct SM90Options {
   /// Inside a consumer, S = Q K^T of tile j + 1 is issued before the softmax
   /// of tile j, and O += P V of tile j completes asynchronously.
   bool intraWarpgroupOverlap = true;
+  /// The consumers' KV loop, op by op as the IR orders it (its shape says
+  /// intraWarpgroupOverlap; the named barriers in it are pingpong's turns).
+  SM90ConsumerLoop consumerLoop = SM90ConsumerLoop::sequential();
   /// Grid = number of SMs; each CTA loops over (Q tile, head, batch) work
   /// items, longest causal tiles first.
   bool persistent = false;

@@ -10,18 +10,30 @@
 #define FATTN_CONVERSION_FATTNTONVVM_SM90_SCHEDULEFROMIR_H
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
+#include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
 
 namespace mlir::fattn {
 
 /// Sets the schedule fields of `options` (warpSpecialize,
-/// consumerWarpgroups, producer/consumerRegisters, intraWarpgroupOverlap,
-/// pingpong, pingpongBarrierBase, persistent) and the store of O (tmaStore)
-/// from the IR of `op`: the TMA plan (#fattn.sm90_tma_plan) says how O
-/// leaves; without a fattn.warp_specialize every warpgroup computes and
-/// issues its own copies; with one, its attributes, the shape of its
-/// consumer loop and its named barriers decide. Fails with a diagnostic when the IR asks for a
-/// schedule that the lowering does not implement.
+/// consumerWarpgroups, producer/consumerRegisters, consumerLoop and its
+/// shape intraWarpgroupOverlap, pingpong, pingpongBarrierBase, persistent)
+/// and the store of O (tmaStore) from the IR of `op`: the TMA plan
+/// (#fattn.sm90_tma_plan) says how O leaves; without a fattn.warp_specialize
+/// every warpgroup computes and issues its own copies in the plain loop;
+/// with one, its attributes and its consumer loop (readSM90ConsumerLoop)
+/// decide, and its named barriers must be the pingpong protocol the kernel
+/// implements. Fails with a diagnostic when the IR asks for a schedule that
+/// the lowering does not implement.
 LogicalResult readSM90Schedule(TiledAttentionOp op, SM90Options &options);
+
+/// The consumers' KV loop of `ws`, op by op (ConsumerLoop.h): the body of
+/// its scf.for and, for the loop --fattn-intra-wg-overlap pipelined, the
+/// then-blocks of the scf.if before it (prologue) and after it (epilogue).
+/// The ring waits of a block come first (before the GEMM issues, turn
+/// openings, releases and carried-factor rescales that precede them); every
+/// other step keeps its place. Fails with a diagnostic naming the op that
+/// the emitter cannot build there.
+FailureOr<SM90ConsumerLoop> readSM90ConsumerLoop(WarpSpecializeOp ws);
 
 } // namespace mlir::fattn
 
