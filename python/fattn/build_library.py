@@ -37,7 +37,7 @@ from typing import Dict, List, Optional
 
 from .compiler import CompileError, compiler_identity, find_compiler, run_compiler
 from .config import (KernelConfig, canonical_descale, check_head_dims, check_value_layout,
-                     short_seqs_tuning)
+                     runtime_scalars_wanted, short_seqs_tuning)
 from .library import KernelLibrary, LibraryError
 from .presets import PRESETS
 
@@ -98,8 +98,8 @@ def make_configs(arg_dicts: List[Dict], default_arch: str) -> List[KernelConfig]
             raise ValueError(f"configuration {a} has no head_dim")
         a.setdefault("arch", default_arch)
         a.setdefault("dtype", "bf16")
-        # One kernel for every scale and softcap value (flash_attn_func's).
-        a.setdefault("runtime_scalars", True)
+        # The kernels flash_attn_func asks for.
+        a.setdefault("runtime_scalars", runtime_scalars_wanted())
         config = KernelConfig.make(**a)
         check_head_dims(config)
         configs += [config, short_seqs_tuning(config, 1, 1)]

@@ -10,7 +10,7 @@ from typing import Any, Dict, NamedTuple, Optional, Tuple
 from ._runtime import TensorDesc
 from .config import (INT32_MAX, VALUE_LAYOUT_SM90, VALUE_LAYOUTS, KernelConfig, check_arch,
                      check_flag, check_head_dims, check_scale, check_softcap, default_arch,
-                     per_head_routing)
+                     per_head_routing, runtime_scalars_wanted)
 from .descale import DESCALE_NAMES, resolve_descale_form
 from .kernels import KernelNotFoundError, get_kernel_for_lengths
 from .quantize import KEY_GROUP
@@ -288,8 +288,8 @@ class _Checked(NamedTuple):
     config: KernelConfig
     in_place: Tuple[bool, bool, bool]
     per_head: Optional[KernelConfig] = None
-    # The launch's (scale, softcap): the kernels take them at run time.
-    scalars: Tuple[float, float] = (0.0, 0.0)
+    # The launch's (scale, softcap) for a kernel that takes them at run time.
+    scalars: Optional[Tuple[float, float]] = None
 
 
 # Calls whose arguments passed the checks, by their metadata (_call_key): a
@@ -504,13 +504,13 @@ def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, a
         if descale is not None and arch != "sm_90a":
             raise ValueError(f"float8_e4m3fn inputs need the sm_90a pipeline (an sm_90 GPU), "
                              f"got arch {arch!r}")
-        # One kernel per configuration serves every scale and softcap value.
         config = KernelConfig.make(arch, dtype, d, dv, causal, window_size[0],
                                    window_size[1], softcap, softmax_scale, return_lse, descale,
-                                   v_layout, runtime_scalars=True)
+                                   v_layout, runtime_scalars=runtime_scalars_wanted())
         check_head_dims(config)  # before any lookup or compile
+        # A kernel with the values compiled in takes none at launch.
         scalars = (check_scale(1.0 / math.sqrt(d) if softmax_scale is None else softmax_scale),
-                   check_softcap(softcap))
+                   check_softcap(softcap)) if config.runtime_scalars else None
         checked = _Checked(config, tuple(_readable_in_place(t, arch) for t in (q, k, v)),
                            per_head_routing(config), scalars)
         if key is not None:

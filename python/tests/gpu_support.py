@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import fattn
-from fattn.config import KernelConfig, default_arch, short_seqs_tuning
+from fattn.config import KernelConfig, default_arch, runtime_scalars_wanted, short_seqs_tuning
 from fattn.library import KernelLibrary
 
 HERE = Path(__file__).resolve().parent
@@ -145,7 +145,7 @@ def config_for(q, k, v, causal, window, softcap, scale, lse) -> KernelConfig:
     arch = default_arch(torch.cuda.get_device_capability())
     config = KernelConfig.make(arch, {torch.bfloat16: "bf16", torch.float16: "f16"}[q.dtype],
                                q.shape[3], v.shape[3], causal, window[0], window[1], softcap,
-                               scale, lse, runtime_scalars=True)
+                               scale, lse, runtime_scalars=runtime_scalars_wanted())
     return short_seqs_tuning(config, q.shape[1], k.shape[1])
 
 

@@ -170,14 +170,18 @@ def test_per_head_routing(kw, routed, monkeypatch):
     assert per_head_routing(config) is None
 
 
-def test_libraries_get_the_short_seqs_kernels():
+@pytest.mark.parametrize("runtime", [False, True])
+def test_libraries_get_the_short_seqs_kernels(monkeypatch, runtime):
+    # Libraries hold the kernels flash_attn_func asks for: the scale and the
+    # softcap compiled in, or with FATTN_RUNTIME_SCALARS=1 taken at launch.
+    if runtime:
+        monkeypatch.setenv("FATTN_RUNTIME_SCALARS", "1")
     configs = make_configs([dict(head_dim_qk=128, causal=True), dict(head_dim_qk=128),
                             dict(head_dim_qk=256), dict(head_dim_qk=128, causal=True)],
                            "sm_90a")
-    # Libraries hold kernels that take the scale and softcap at launch.
-    base = KernelConfig.make("sm_90a", "bf16", 128, causal=True, runtime_scalars=True)
-    full = KernelConfig.make("sm_90a", "bf16", 128, runtime_scalars=True)
-    wide = KernelConfig.make("sm_90a", "bf16", 256, runtime_scalars=True)  # no tuned kernel
+    base = KernelConfig.make("sm_90a", "bf16", 128, causal=True, runtime_scalars=runtime)
+    full = KernelConfig.make("sm_90a", "bf16", 128, runtime_scalars=runtime)
+    wide = KernelConfig.make("sm_90a", "bf16", 256, runtime_scalars=runtime)  # no tuned kernel
     assert configs == [base, short_seqs_tuning(base, 1, 1), full, short_seqs_tuning(full, 1, 1),
                        wide]
     assert short_seqs_tuning(wide, 1, 1) == wide

@@ -13,7 +13,7 @@ import pytest
 from fattn import build_library, kernels
 from fattn.compiler import (CompileError, CompileWarning, compile_kernel, compiler_identity,
                             find_compiler)
-from fattn.config import KernelConfig
+from fattn.config import KernelConfig, runtime_scalars_wanted
 from fattn.library import KernelLibrary, LibraryError
 
 
@@ -183,7 +183,7 @@ def test_compile_failure_reports_stderr_and_input(tmp_path):
 
 
 def test_compile_warnings_reach_the_caller(tmp_path):
-    c = config(runtime_scalars=True)  # build_library's kind
+    c = config(runtime_scalars=runtime_scalars_wanted())  # build_library's kind
     tool = fake_compiler(tmp_path, [c], warn=True)
     with pytest.warns(CompileWarning, match=c.key + r": fattn-compile: warning: .*ptxas spills 64"):
         compile_kernel(c, tmp_path / "out", tool)
@@ -194,7 +194,7 @@ def test_compile_warnings_reach_the_caller(tmp_path):
 
 
 def test_build_library_prints_compile_warnings(tmp_path, capsys):
-    c = config(runtime_scalars=True)
+    c = config(runtime_scalars=runtime_scalars_wanted())
     tool = fake_compiler(tmp_path, [c], warn=True)
     build_library.main(["--configs", "dtype=bf16,head_dim=64,causal=1,lse=1", "--arch", "sm_80",
                         "-o", str(tmp_path / "lib"), "--compiler", tool])

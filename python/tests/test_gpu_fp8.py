@@ -41,7 +41,7 @@ import fattn  # noqa: E402
 from fattn._runtime import FAttnRuntimeError, Kernel, TensorDesc  # noqa: E402
 from fattn import interface  # noqa: E402
 from fattn.config import (KernelConfig, descale_code, per_head_routing,  # noqa: E402
-                          short_seqs_tuning)
+                          runtime_scalars_wanted, short_seqs_tuning)
 from fattn.descale import resolve_descale_form  # noqa: E402
 from fattn.library import KernelLibrary  # noqa: E402
 
@@ -148,7 +148,7 @@ def fp8_config(q8, k8, causal, kw, value_layout=None) -> KernelConfig:
                                  for n in ("q_descale", "k_descale", "v_descale")],
                                 kw.get("descale_block_q"), kw.get("descale_block_kv"))
     return KernelConfig.make("sm_90a", "e4m3", q8.shape[3], q8.shape[3], causal, descale=form,
-                             value_layout=value_layout, runtime_scalars=True)
+                             value_layout=value_layout, runtime_scalars=runtime_scalars_wanted())
 
 
 def kernel_description(config: KernelConfig) -> dict:
@@ -336,7 +336,7 @@ def test_fp8_descales_default_to_one():
                for _ in range(3))
     q8, k8, v8 = (t.to(torch.float8_e4m3fn) for t in (q, k, v))
     ensure_kernel(KernelConfig.make("sm_90a", "e4m3", 128, descale="q0k0v0",
-                                    runtime_scalars=True))
+                                    runtime_scalars=runtime_scalars_wanted()))
     o = fattn.flash_attn_func(q8, k8, v8)
     ref, _ = reference(q8.float(), k8.float(), v8.float(), 1 / math.sqrt(128), -1, -1, 0.0)
     err = rel_l2(o, ref)

@@ -3,14 +3,19 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/sm90_scale_softcap.ptx
 // RUN: FileCheck %s --check-prefix=PTX-SCALE < %t/sm90_scale_lse.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/sm90_scale_softcap.json
+// RUN: FileCheck %s --check-prefix=JSON-SCALE < %t/sm90_scale_lse.json
 // RUN: %ptxas -arch=sm_90a -v %t/sm90_scale_softcap.ptx -o %t/a.cubin 2>&1 | FileCheck %s --check-prefix=SPILLS
 // RUN: %ptxas -arch=sm_90a -v %t/sm90_scale_lse.ptx -o %t/b.cubin 2>&1 | FileCheck %s --check-prefix=SPILLS
 
 // The scale and the softcap as operands: the sm_90a kernel takes them as its
-// last parameters (f32, after the tensor maps), derives scale / softcap
-// (with a softcap) or ±scale·log2(e) (without) once per thread at its
-// entry, and folds no scale in (1/sqrt(128) is 0f3DB504F3; with the softcap
-// the softmax's scale is 1: log2(e) = 0f3FB8AA3B stays a constant).
+// last parameters (f32, after the tensor maps) and folds no scale in
+// (1/sqrt(128) is 0f3DB504F3). With a softcap it derives scale / softcap once
+// per thread (the softmax's scale is then 1: log2(e) = 0f3FB8AA3B stays a
+// constant). Without one it takes scale·log2(e) itself (`scale_log2`, which
+// the launch computes) and derives nothing from it but its negation: no
+// product of it is held in a register through the loops, the LSE is
+// (scale_log2·max + log2 l)·ln 2 (ln 2 = 0f3F317218), and the rescale test
+// (max - kept)·scale_log2 > 8 (0f41000000) divides by nothing.
 // PTX-LABEL: .entry sm90_scale_softcap(
 // PTX: .param .align 64 .b8 sm90_scale_softcap_param_26[128],
 // PTX-NEXT: .param .f32 sm90_scale_softcap_param_27,
@@ -28,10 +33,19 @@
 // PTX-SCALE-NEXT: .param .f32 sm90_scale_lse_param_28
 // PTX-SCALE-NEXT: )
 // PTX-SCALE: ld.param.b32 %[[S:r[0-9]+]], [sm90_scale_lse_param_28];
-// PTX-SCALE: mul.rn.f32 %{{r[0-9]+}}, %[[S]], 0f3FB8AA3B;
-// PTX-SCALE-NEXT: mul.rn.f32 %{{r[0-9]+}}, %[[S]], 0fBFB8AA3B;
+// PTX-SCALE-NOT: mul.rn.f32 %{{r[0-9]+}}, %[[S]], 0f
+// PTX-SCALE: neg.f32 %{{r[0-9]+}}, %[[S]];
+// PTX-SCALE-NOT: div.rn.f32
+// PTX-SCALE: fma.rn.f32 %[[L:r[0-9]+]], %{{r[0-9]+}}, %[[S]], %{{r[0-9]+}};
+// PTX-SCALE: mul.rn.f32 %{{r[0-9]+}}, %{{r[0-9]+}}, 0f3F317218;
 // PTX-SCALE-NOT: 0f3E38AA3B
 // PTX-SCALE-NOT: tanh
+
+// JSON-SCALE: "name": "scale_log2",
+// JSON-SCALE-NEXT: "type": "f32"
+// JSON-SCALE: "runtime_scalars": [
+// JSON-SCALE-NEXT: "scale"
+// JSON-SCALE-NEXT: ],
 
 // JSON: "name": "v_map",
 // JSON: "name": "scale",

@@ -108,15 +108,19 @@ struct KernelDescription {
   void addParam(std::string name, std::string type) {
     params.push_back({std::move(name), std::move(type), std::nullopt});
   }
-  /// Appends the runtime scalars' parameters (f32, `scale` then
-  /// `softcap`): the last parameters of a kernel.
-  void addRuntimeScalars(bool scale, bool softcap) {
-    for (auto [name, dynamic] : {std::pair{"scale", scale},
-                                 std::pair{"softcap", softcap}})
-      if (dynamic) {
-        addParam(name, "f32");
-        runtimeScalars.push_back(name);
-      }
+  /// Appends the runtime scalars' parameters (f32, the scale then the
+  /// softcap): the last parameters of a kernel. The scale's parameter is
+  /// `scale`, or with `scaleAsLog2` `scale_log2`, scale·log2(e) (which the
+  /// launch computes).
+  void addRuntimeScalars(bool scale, bool softcap, bool scaleAsLog2 = false) {
+    if (scale) {
+      addParam(scaleAsLog2 ? "scale_log2" : "scale", "f32");
+      runtimeScalars.push_back("scale");
+    }
+    if (softcap) {
+      addParam("softcap", "f32");
+      runtimeScalars.push_back("softcap");
+    }
   }
   /// Appends the "tensormap" parameter `<map.tensor>_map`.
   void addTensorMap(TensorMapDescription map) {

@@ -64,28 +64,30 @@ LLVM::LLVMFuncOp SM90KernelEmitter::signature() {
     params.push_back({string(t) + "_map", ptr, /*tensorMap=*/true});
   // Runtime scalars last (describeSM90Kernel: `scale`, then `softcap`).
   if (cfg.dynamicScale)
-    params.push_back({"scale", e.f32()});
+    params.push_back({cfg.takesScaleLog2() ? "scale_log2" : "scale", e.f32()});
   if (cfg.dynamicSoftcap)
     params.push_back({"softcap", e.f32()});
   return e.beginFunction(cfg.name, params, cfg.threads());
 }
 
 void SM90KernelEmitter::loadRuntimeScalars() {
-  Value scale = cfg.dynamicScale ? e.arg("scale") : Value();
   if (cfg.dynamicSoftcap)
     softcapParam = e.arg("softcap");
+  if (cfg.takesScaleLog2()) {
+    // Used as it comes, never derived from: ptxas then reads it from the
+    // constant bank in each instruction, and no register holds it (or a
+    // product of it) through the loops, whose budget is tight.
+    scaleLog2Param = e.arg("scale_log2");
+    negScaleLog2Param = e.fneg(scaleLog2Param);
+    return;
+  }
+  // With a softcap the softmax's scale is 1, a constant; scale / softcap
+  // multiplies the scores once per tile.
+  Value scale = cfg.dynamicScale ? e.arg("scale") : Value();
   if (softcap && (scale || softcapParam))
     softcapInnerParam =
         e.fdiv(scale ? scale : e.f32(cfg.scale),
                softcapParam ? softcapParam : e.f32(cfg.softcap));
-  // With a softcap the softmax's scale is 1, a constant.
-  if (softcap || !scale)
-    return;
-  softmaxScaleParam = scale;
-  scaleLog2Param = e.fmul(scale, e.f32(kLog2E));
-  negScaleLog2Param = e.fmul(scale, e.f32(-kLog2E));
-  if (cfg.rescaleThreshold > 0.0f)
-    thresholdParam = e.fdiv(e.f32(cfg.rescaleThreshold), scaleLog2Param);
 }
 
 SmallVector<Value> SM90KernelEmitter::packProbabilities(ArrayRef<Value> p) {
@@ -347,11 +349,17 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(Value scores, Value j,
     // 2^threshold, and O and l, both in units of the kept max, need no
     // rescale.
     if (lazyRescale) {
-      Value limit = e.fadd(oldMax[r], thresholdParam
-                                          ? thresholdParam
-                                          : e.f32(cfg.rescaleThreshold /
-                                                  scaleLog2));
-      grew[r] = e.fcmp(FCmp::ogt, mx, limit);
+      // max > kept + threshold / scaleLog2; with a runtime scale as
+      // (max - kept) scaleLog2 > threshold, which divides by nothing (a
+      // kept max of -inf gives +inf, taken; both -inf give NaN, kept).
+      grew[r] =
+          scaleLog2Param
+              ? e.fcmp(FCmp::ogt,
+                       e.fmul(e.fsub(mx, oldMax[r]), scaleLog2Param),
+                       e.f32(cfg.rescaleThreshold))
+              : e.fcmp(FCmp::ogt, mx,
+                       e.fadd(oldMax[r],
+                              e.f32(cfg.rescaleThreshold / scaleLog2)));
       mx = e.select(grew[r], mx, oldMax[r]);
     }
     out.max[r] = mx;

@@ -270,8 +270,13 @@ void SM90KernelEmitter::emitEpilogue() {
                               /*sideEffects=*/false);
       if (cfg.isFP8()) // l is 2^kFP8ProbabilityLog2 times the true sum
         lg2 = e.fsub(lg2, e.f32(static_cast<float>(kFP8ProbabilityLog2)));
+      // scale·max + ln l; with a runtime scale·log2(e), (that·max + log2 l)
+      // ln 2, which derives nothing from it.
       Value value =
-          e.fma(finalMax[r], softmaxScaleValue(), e.fmul(lg2, e.f32(kLn2)));
+          scaleLog2Param
+              ? e.fmul(e.fma(finalMax[r], scaleLog2Param, lg2), e.f32(kLn2))
+              : e.fma(finalMax[r], e.f32(softmaxScale),
+                      e.fmul(lg2, e.f32(kLn2)));
       lse[r] = e.select(hasKeys, value, negInf);
     }
   }

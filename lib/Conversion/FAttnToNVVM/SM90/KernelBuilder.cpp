@@ -136,6 +136,7 @@ Value KernelBuilder::fsub(Value x, Value y) {
 Value KernelBuilder::fmul(Value x, Value y) {
   return LLVM::FMulOp::create(b, loc, x, y);
 }
+Value KernelBuilder::fneg(Value x) { return LLVM::FNegOp::create(b, loc, x); }
 Value KernelBuilder::fdiv(Value x, Value y) {
   return LLVM::FDivOp::create(b, loc, x, y);
 }

@@ -93,6 +93,7 @@ public:
   Value fadd(Value a, Value b);
   Value fsub(Value a, Value b);
   Value fmul(Value a, Value b);
+  Value fneg(Value a);
   Value fdiv(Value a, Value b);
   Value icmp(ICmp predicate, Value a, Value b);
   Value fcmp(FCmp predicate, Value a, Value b);

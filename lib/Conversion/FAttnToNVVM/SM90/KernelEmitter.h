@@ -293,16 +293,12 @@ private:
   ScoreColumns tile;
   bool softcap;
   float softmaxScale, scaleLog2;
-  /// Runtime scalars (kernel parameters; null when constant) and what the
-  /// consumers derive from them once per thread (loadRuntimeScalars): the
-  /// softmax's scale, scale·log2(e) and its negation, the rescale
-  /// threshold over it, and softcap's scale / softcap.
-  Value softmaxScaleParam, scaleLog2Param, negScaleLog2Param, thresholdParam;
+  /// Runtime scalars (kernel parameters; null when constant,
+  /// loadRuntimeScalars): scale·log2(e) and its negation without a softcap;
+  /// with one, the softcap and scale / softcap.
+  Value scaleLog2Param, negScaleLog2Param;
   Value softcapParam, softcapInnerParam;
-  /// The constants above, or their runtime values.
-  Value softmaxScaleValue() {
-    return softmaxScaleParam ? softmaxScaleParam : e.f32(softmaxScale);
-  }
+  /// The constant scale·log2(e), or its runtime value.
   Value scaleLog2Value() {
     return scaleLog2Param ? scaleLog2Param : e.f32(scaleLog2);
   }

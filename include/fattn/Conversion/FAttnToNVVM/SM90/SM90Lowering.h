@@ -163,9 +163,13 @@ struct SM90KernelConfig {
   int64_t headDim = 0;     // of Q, K and V (equal)
   int64_t blockM = 128, blockN = 128, stages = 2;
   float scale = 1.0f, softcap = 0.0f;
-  /// The scale or the softcap is a kernel parameter (`scale`, `softcap`,
-  /// after the others), not the constant above (then 0).
+  /// The scale or the softcap is a kernel parameter (after the others),
+  /// not the constant above (then 0).
   bool dynamicScale = false, dynamicSoftcap = false;
+  /// Whether the runtime scale comes as `scale_log2` (scale·log2(e), what
+  /// the softmax multiplies by) rather than `scale`: without a softcap,
+  /// whose scores take scale / softcap instead.
+  bool takesScaleLog2() const { return dynamicScale && !hasSoftcap(); }
   int64_t windowLeft = -1, windowRight = -1;
   bool hasLse = false;
   /// The schedule's shape (from SM90Options): consumer warpgroups of 64 rows
