@@ -39,6 +39,7 @@
 #include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -966,7 +967,10 @@ mlir::fattn::buildSM80AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
                 b.getF32Type());
   auto func = LLVM::LLVMFuncOp::create(
       b, name, LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params));
-  func->setAttr("nvvm.kernel", b.getUnitAttr());
+  // A kernel for the GPU dialect too: gpu.launch_func (the host launch)
+  // accepts only functions marked so.
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({kThreads, 1, 1}));
 
   Builder attrs(ctx);
