@@ -32,19 +32,7 @@ LogicalResult AttentionGradOp::verify() {
     return emitOpError() << "expected query element type to be f32, f16 or "
                             "bf16 (the gradient has no FP8 form), found "
                          << elemType;
-  // Q, K, V, O and LSE as the forward op took them.
-  if (failed(verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
-                                     getOutput(), getLse(),
-                                     /*valueLayout=*/nullptr)))
-    return failure();
-  if (failed(verifySameShapeAs(*this, "grad_output", getGradOutput(), "output",
-                               getOutput())) ||
-      failed(verifySameShapeAs(*this, "grad_query", getGradQuery(), "query",
-                               getQuery())) ||
-      failed(verifySameShapeAs(*this, "grad_key", getGradKey(), "key",
-                               getKey())) ||
-      failed(verifySameShapeAs(*this, "grad_value", getGradValue(), "value",
-                               getValue())))
+  if (failed(verifyGradOperands(*this)))
     return failure();
   return verifyAttentionAttributes(*this, attributesOf(*this),
                                    getQuery().getType());

@@ -74,17 +74,7 @@ LogicalResult TiledAttentionGradOp::verify() {
     return emitOpError() << "expected query element type to be f32, f16 or "
                             "bf16, found "
                          << elemType;
-  if (failed(verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
-                                     getOutput(), getLse(),
-                                     /*valueLayout=*/nullptr)) ||
-      failed(verifySameShapeAs(*this, "grad_output", getGradOutput(), "output",
-                               getOutput())) ||
-      failed(verifySameShapeAs(*this, "grad_query", getGradQuery(), "query",
-                               getQuery())) ||
-      failed(verifySameShapeAs(*this, "grad_key", getGradKey(), "key",
-                               getKey())) ||
-      failed(verifySameShapeAs(*this, "grad_value", getGradValue(), "value",
-                               getValue())))
+  if (failed(verifyGradOperands(*this)))
     return failure();
   if (failed(verifyWorkspace(*this, "delta", getDelta().getType(), "lse",
                              getLse().getType())) ||

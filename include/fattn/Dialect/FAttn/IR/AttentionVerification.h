@@ -53,6 +53,27 @@ LogicalResult verifyAttributeOrOperand(Operation *op, StringRef name,
 LogicalResult verifySameShapeAs(Operation *op, StringRef name, Value value,
                                 StringRef refName, Value ref);
 
+/// The operands of a backward op (fattn.attention_grad and its tiled form):
+/// Q, K, V, O and LSE as the forward op took them, dO of O's shape and each
+/// gradient of its operand's.
+template <typename GradOp>
+LogicalResult verifyGradOperands(GradOp op) {
+  Operation *o = op.getOperation();
+  if (failed(verifyAttentionOperands(o, op.getQuery(), op.getKey(),
+                                     op.getValue(), op.getOutput(),
+                                     op.getLse(), /*valueLayout=*/nullptr)))
+    return failure();
+  return success(
+      succeeded(verifySameShapeAs(o, "grad_output", op.getGradOutput(),
+                                  "output", op.getOutput())) &&
+      succeeded(verifySameShapeAs(o, "grad_query", op.getGradQuery(), "query",
+                                  op.getQuery())) &&
+      succeeded(verifySameShapeAs(o, "grad_key", op.getGradKey(), "key",
+                                  op.getKey())) &&
+      succeeded(verifySameShapeAs(o, "grad_value", op.getGradValue(), "value",
+                                  op.getValue())));
+}
+
 /// The mask, scale and softcap attributes of fattn.attention and
 /// fattn.attention_grad, as written (absent = null / std::nullopt).
 struct AttentionAttributes {
