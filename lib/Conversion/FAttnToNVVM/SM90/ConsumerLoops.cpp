@@ -45,12 +45,17 @@ void SM90KernelEmitter::emitConsumerSetup() {
     emitConsumerRows();
 
   qDesc = descriptor(e.mul(wg, e.i32(64 * 128)), 16);
-  kDesc0 = descriptor(e.i32(layout.kOffset), 16);
+  kDesc0 = descriptor(smemRegion(SM90SharedRegion::KeyRing), 16);
   // V^T (FP8) is K-major like K; V (16-bit) is N-major, its leading byte
   // offset steps from one 64-column atom to the next.
-  vDesc0 = cfg.isFP8() ? descriptor(e.i32(layout.vtOffset), 16)
-                       : descriptor(e.i32(layout.vOffset),
-                                    opts.wideValueMma ? bn * 128 : 16);
+  // V^T is in a ring of its own where the producer transposes V, else
+  // where TMA put it, in the value ring.
+  Value vRing = smemRegion(cfg.transposesValue()
+                               ? SM90SharedRegion::TransposedValueRing
+                               : SM90SharedRegion::ValueRing);
+  vDesc0 = descriptor(vRing, cfg.isFP8() ? 16
+                             : opts.wideValueMma ? bn * 128
+                                                 : 16);
   negInf = e.f32(-std::numeric_limits<float>::infinity());
   zero = e.f32(0.0f);
   if (cfg.persistent) {
