@@ -25,7 +25,7 @@ try:  # torch is optional: library building and the CPU tests work without it
 except ImportError:
     _torch = None
 if _torch is not None and hasattr(_torch.library, "custom_op"):
-    from . import _torch_ops  # noqa: F401  (torch.ops.fattn.fwd, for torch.compile)
+    from . import _torch_ops  # noqa: F401  (torch.ops.fattn.fwd; the backward guard)
 
 __all__ = [
     "CompileError", "FAttnRuntimeError", "KernelConfig", "KernelLibrary", "KernelNotFoundError",

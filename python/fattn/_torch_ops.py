@@ -75,3 +75,36 @@ def compiled_call(q, k, v, softmax_scale, causal, window_size, softcap, return_l
 
 interface._compiled_call = compiled_call
 interface._is_compiling = torch.compiler.is_compiling
+
+
+BACKWARD_MESSAGE = (
+    "fattn.flash_attn_func has no backward pass yet: its results cannot be "
+    "differentiated. Call it under torch.no_grad() or torch.inference_mode() "
+    "(or on detached inputs) for inference, and use "
+    "torch.nn.functional.scaled_dot_product_attention where gradients are needed.")
+
+
+class _NoBackward(torch.autograd.Function):
+    """The identity on one result of flash_attn_func, tied to q, k and v so
+    that autograd reaches it, whose backward raises."""
+
+    @staticmethod
+    def forward(ctx, result, q, k, v):
+        return result.view_as(result)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError(BACKWARD_MESSAGE)
+
+
+def without_backward(result, q, k, v):
+    """flash_attn_func's results, each with a grad_fn that raises in backward,
+    where grad mode is on (q, k or v requires grad: the caller checked)."""
+    if not torch.is_grad_enabled():
+        return result
+    if isinstance(result, tuple):
+        return tuple(_NoBackward.apply(t, q, k, v) for t in result)
+    return _NoBackward.apply(result, q, k, v)
+
+
+interface._without_backward = without_backward

@@ -418,7 +418,9 @@ def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[flo
     Returns out [batch, seqlen_q, heads_q, head_dim_v] and, with return_lse, the
     natural-log LSE [batch, heads_q, seqlen_q] in float32 (-inf for rows that see no key).
     out / lse_out: optional preallocated results of those shapes (any strides, last
-    dim contiguous; lse_out's seq dim contiguous). Forward only: no autograd.
+    dim contiguous; lse_out's seq dim contiguous). Forward only: with grad mode on and
+    q, k or v requiring grad, the results carry a grad_fn whose backward raises
+    NotImplementedError (rather than dropping the gradient silently).
 
     FP8 (sm_90a): q, k, v all torch.float8_e4m3fn, out bfloat16, computing
     softmax(softmax_scale * (dq q)(dk k)^T + mask)(dv v) with the float32 factors
@@ -450,10 +452,18 @@ def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[flo
         return _compiled_call(q, k, v, softmax_scale, causal, window_size, softcap, return_lse,
                               arch, out, lse_out, q_descale, k_descale, v_descale,
                               descale_block_q, descale_block_kv, v_layout)
-    return _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch, out,
-                    lse_out, q_descale, k_descale, v_descale, descale_block_q,
-                    descale_block_kv, v_layout)
+    result = _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch,
+                      out, lse_out, q_descale, k_descale, v_descale, descale_block_q,
+                      descale_block_kv, v_layout)
+    if _without_backward is not None and (q.requires_grad or k.requires_grad or
+                                          v.requires_grad):
+        result = _without_backward(result, q, k, v)
+    return result
 
+
+# Set by fattn._torch_ops: results that raise in backward where they would
+# otherwise leave autograd silently (no backward pass yet).
+_without_backward = None
 
 # Set by fattn._torch_ops where torch has torch.library.custom_op: under
 # torch.compile, flash_attn_func calls the operator fattn::fwd instead of

@@ -73,3 +73,21 @@ def test_fullgraph_trace_on_the_cpu():
     targets = [node.target for node in graphs[0].graph.nodes if node.op == "call_function"]
     # Dynamo records the packet as called; AOT tracing its default overload.
     assert any(t in (torch.ops.fattn.fwd, torch.ops.fattn.fwd.default) for t in targets)
+
+
+def test_results_raise_in_backward_instead_of_dropping_the_gradient():
+    """flash_attn_func has no backward yet: its results tell autograd so."""
+    from fattn._torch_ops import without_backward
+    q = torch.randn(1, 5, 2, 8, requires_grad=True)
+    k, v = torch.randn(1, 5, 2, 8), torch.randn(1, 5, 2, 8)
+    out, lse = torch.randn(1, 5, 2, 8), torch.randn(1, 2, 5)
+    guarded = without_backward(out, q, k, v)
+    assert guarded.grad_fn is not None and torch.equal(guarded, out)
+    with pytest.raises(NotImplementedError, match="has no backward pass yet"):
+        (guarded * 2).sum().backward()
+    pair = without_backward((out, lse), q, k, v)
+    assert all(t.grad_fn is not None for t in pair)
+    with pytest.raises(NotImplementedError, match="scaled_dot_product_attention"):
+        pair[1].sum().backward()
+    with torch.no_grad():
+        assert without_backward(out, q, k, v) is out

@@ -157,3 +157,18 @@ def test_packed_functions_match_flash_attn_func():
     kv = qkv[:, :, 1:]  # [b, s, 2, h, d]
     assert torch.equal(fattn.flash_attn_kvpacked_func(q, kv, causal=True),
                        fattn.flash_attn_func(q, k, v, causal=True))
+
+
+@needs_custom_op
+def test_no_backward_says_so():
+    """Results of inputs that require grad raise in backward (no silent zero
+    gradient); under no_grad nothing changes."""
+    q, k, v = inputs()
+    expected = fattn.flash_attn_func(q, k, v, causal=True)
+    q.requires_grad_(True)
+    o = fattn.flash_attn_func(q, k, v, causal=True)
+    assert o.grad_fn is not None and torch.equal(o, expected)
+    with pytest.raises(NotImplementedError, match="has no backward pass yet"):
+        o.float().sum().backward()
+    with torch.no_grad():
+        assert fattn.flash_attn_func(q, k, v, causal=True).grad_fn is None
