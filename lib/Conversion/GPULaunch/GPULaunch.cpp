@@ -45,37 +45,31 @@ namespace rt = ::fattn::runtime;
 static constexpr llvm::StringLiteral kEncodeTensorMap =
     "mgpuTensorMapEncodeTiled";
 
-/// The kernel's description as JSON, before parsing.
-static FailureOr<json::Object> descriptionJSON(LLVM::LLVMFuncOp kernel) {
-  if (auto text = kernel->getAttrOfType<StringAttr>("fattn.kernel_description")) {
-    llvm::Expected<json::Value> parsed = json::parse(text.getValue());
-    if (!parsed) {
-      std::string message = llvm::toString(parsed.takeError());
-      return kernel.emitOpError("fattn.kernel_description is not JSON: ")
-             << message;
-    }
-    if (json::Object *object = parsed->getAsObject())
-      return std::move(*object);
-    return kernel.emitOpError("fattn.kernel_description is not a JSON object");
-  }
+/// The kernel's description as text: the sm_90a kernel's attribute as it
+/// is, the sm_80 kernel's printed from its `fattn.kernel` dictionary.
+static FailureOr<std::string> descriptionText(LLVM::LLVMFuncOp kernel) {
+  if (auto text = kernel->getAttrOfType<StringAttr>("fattn.kernel_description"))
+    return text.getValue().str();
   if (auto info = kernel->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName))
-    return toJSON(describeSM80Kernel(info, kernel.getSymName()));
+    return llvm::formatv(
+               "{0}", json::Value(toJSON(describeSM80Kernel(
+                          info, kernel.getSymName()))))
+        .str();
   return kernel.emitOpError("has no kernel description (neither ")
          << "fattn.kernel_description nor " << kKernelInfoAttrName << ")";
 }
 
-/// The kernel's description, read by fattn's runtime's reader.
+/// The kernel's description, read by fattn's runtime's strict reader (which
+/// also reports text that is not a JSON object): the launch is built from
+/// exactly what fattn's runtime would launch the kernel with.
 static FailureOr<rt::KernelDescription>
 kernelDescriptionOf(LLVM::LLVMFuncOp kernel) {
-  FailureOr<json::Object> object = descriptionJSON(kernel);
-  if (failed(object))
+  FailureOr<std::string> text = descriptionText(kernel);
+  if (failed(text))
     return failure();
-  // Read by the runtime's strict reader: the launch is built from exactly
-  // what fattn's runtime would launch the kernel with.
-  std::string text = llvm::formatv("{0}", json::Value(std::move(*object)));
   rt::KernelDescription description;
   std::string error;
-  if (!rt::parseKernelDescription(text, description, error))
+  if (!rt::parseKernelDescription(*text, description, error))
     return kernel.emitOpError("has a kernel description that fattn's runtime "
                               "rejects: ")
            << error;
