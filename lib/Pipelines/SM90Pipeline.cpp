@@ -56,18 +56,37 @@ void mlir::fattn::buildSM90Pipeline(OpPassManager &pm,
   // fp8 only (a no-op otherwise): the e4m3 wgmma layout of P V, after the
   // schedule, whose passes expect P V as --fattn-tile builds it.
   pm.addPass(createFAttnFP8Layout());
+  // The lowering choices, each recorded in the IR by its pass where the
+  // option asks for other than the lowering's default; the work plan's
+  // first (the consumers' warpgroup KV ranges read its tail).
+  if (!options.reverseQTiles)
+    pm.addPass(createFAttnSM90QTileOrder(
+        FAttnSM90QTileOrderOptions{SM90QTileOrder::Forward}));
+  if (options.qBuffers != 1)
+    pm.addPass(createFAttnSM90QBuffers(FAttnSM90QBuffersOptions{options.qBuffers}));
+  if (options.splitTail)
+    pm.addPass(createFAttnSM90WorkTail(
+        FAttnSM90WorkTailOptions{SM90WorkTail::Split}));
+  if (options.workOrderTail)
+    pm.addPass(createFAttnSM90WorkTail(
+        FAttnSM90WorkTailOptions{SM90WorkTail::Pairs}));
+  if (!options.wideValueMma)
+    pm.addPass(createFAttnSM90ValueMma(
+        FAttnSM90ValueMmaOptions{SM90ValueMma::PerAtom}));
+  if (options.rowSumMma)
+    pm.addPass(createFAttnSM90RowSumMma());
+  if (options.linearExp2)
+    pm.addPass(createFAttnSM90LinearExp2());
+  if (options.rescaleThreshold != 0.0f)
+    pm.addPass(createFAttnSM90RescaleThreshold(
+        FAttnSM90RescaleThresholdOptions{options.rescaleThreshold}));
+  if (options.narrowTail != 0)
+    pm.addPass(createFAttnSM90NarrowTail(
+        FAttnSM90NarrowTailOptions{options.narrowTail}));
+  if (options.warpgroupKVRanges)
+    pm.addPass(createFAttnSM90WarpgroupKVRanges());
   ConvertFAttnToNVVMSM90Options convert;
   convert.kernelName = options.kernelName;
-  convert.wideValueMma = options.wideValueMma;
-  convert.rowSumMma = options.rowSumMma;
-  convert.linearExp2 = options.linearExp2;
-  convert.rescaleThreshold = options.rescaleThreshold;
-  convert.qBuffers = options.qBuffers;
-  convert.splitTail = options.splitTail;
-  convert.narrowTail = options.narrowTail;
-  convert.reverseQTiles = options.reverseQTiles;
-  convert.warpgroupKVRanges = options.warpgroupKVRanges;
-  convert.workOrderTail = options.workOrderTail;
   convert.keepTargetOps = options.keepTargetOps;
   pm.addPass(createConvertFAttnToNVVMSM90(convert));
   if (options.hostLaunch) {

@@ -3,11 +3,11 @@
 // hand wrote it, and stores O from registers for `store = registers`.
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-persistent-tiles \
 // RUN:   | sed -e 's/store = registers/store = tma/' \
-// RUN:   | fattn-opt --convert-fattn-to-nvvm-sm90="kernel-name=k q-buffers=2" | FileCheck %s --check-prefix=TMA
+// RUN:   | fattn-opt --fattn-sm90-q-buffers --convert-fattn-to-nvvm-sm90="kernel-name=k" | FileCheck %s --check-prefix=TMA
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma="tma-store=true" --fattn-warp-specialize --fattn-persistent-tiles \
-// RUN:   | fattn-opt --convert-fattn-to-nvvm-sm90="kernel-name=k q-buffers=2" | FileCheck %s --check-prefix=TMA
+// RUN:   | fattn-opt --fattn-sm90-q-buffers --convert-fattn-to-nvvm-sm90="kernel-name=k" | FileCheck %s --check-prefix=TMA
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize --fattn-persistent-tiles \
-// RUN:   | fattn-opt --convert-fattn-to-nvvm-sm90="kernel-name=k q-buffers=2" | FileCheck %s --check-prefix=REGS
+// RUN:   | fattn-opt --fattn-sm90-q-buffers --convert-fattn-to-nvvm-sm90="kernel-name=k" | FileCheck %s --check-prefix=REGS
 
 // TMA: \22name\22:\22o_map\22
 // TMA: nvvm.cp.async.bulk.tensor.global.shared.cta

@@ -1,6 +1,6 @@
 // RUN: not fattn-compile %s --arch sm_90a --emit ptx -o %t.bad --pipeline-options="no-such-option=1" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not fattn-compile %s --arch sm_90a --emit ptx -o %t.value --pipeline-options="stages=two" 2>&1 | FileCheck %s --check-prefix=VALUE
-// RUN: not fattn-compile %s --arch sm_90a --emit ptx -o %t.lowering --pipeline-options="tma-store=true q-buffers=1" 2>&1 | FileCheck %s --check-prefix=LOWERING
+// RUN: not fattn-compile %s --arch sm_90a --emit ptx -o %t.lowering --pipeline-options="tma-store=true q-buffers=1 split-tail=false" 2>&1 | FileCheck %s --check-prefix=LOWERING
 // RUN: not fattn-compile %s --arch sm_80 --emit ptx -o %t.sm80 --pipeline-options="tma-store=true" 2>&1 | FileCheck %s --check-prefix=SM80
 
 // fattn-compile --pipeline-options: the target pipeline's own options, as

@@ -16,6 +16,7 @@
 #include "fattn/Conversion/FAttnToNVVM/SM90/TargetToNVVM.h"
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/LoweringChoices.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
 #include "fattn/Dialect/FAttn/Utils/HeadDims.h"
@@ -122,86 +123,6 @@ std::string defaultKernelName(const SM90KernelConfig &c) {
 }
 } // namespace
 
-/// The split tail (SM90Options::splitTail) cuts work items along their KV
-/// tiles, so every item must have the same tiles (no mask), a CTA must loop
-/// over items (persistent), and the pieces must combine: O in the same units
-/// in each (not per-block V descales, which move O into the last tile's).
-/// A piece without its item's first tile stores no O, so O must not leave
-/// through the Q buffer (16-bit tmaStore), which the stores hand back.
-static LogicalResult checkSplitTail(TiledAttentionOp op,
-                                    const SM90Options &options,
-                                    const SM90KernelConfig &c) {
-  if (!options.splitTail)
-    return success();
-  auto reject = [&](const char *why) {
-    return op.emitOpError() << "split-tail needs " << why;
-  };
-  if (!c.persistent)
-    return reject("persistent tiles (--fattn-persistent-tiles)");
-  if (c.windowLeft >= 0 || c.windowRight >= 0)
-    return reject("unmasked attention, whose work items all have the same "
-                  "KV tiles (no causal mask or window)");
-  if (c.storesOThroughQBuffer())
-    return reject("O stored from registers or through a buffer of its own "
-                  "(FP8), not by tma-store through a 16-bit kernel's Q "
-                  "buffer");
-  if (c.vDescale.rank == 3)
-    return reject("V descales per tensor or per (batch, head), not per "
-                  "block");
-  return success();
-}
-
-/// The narrow tail (SM90Options::narrowTail) replaces the overlapped loop's
-/// last iteration, and only the sequence's end may cut a tile short: no
-/// mask, whose edge tiles lie elsewhere, and K's factors once per tile
-/// (per-key ones are staged for whole tiles).
-static LogicalResult checkNarrowTail(TiledAttentionOp op,
-                                     const SM90Options &options,
-                                     const SM90KernelConfig &c) {
-  int64_t keys = options.narrowTail;
-  if (keys == 0)
-    return success();
-  auto reject = [&]() {
-    return op.emitOpError() << "narrow-tail " << keys << " needs ";
-  };
-  int64_t step = 32 / c.elementBytes();
-  if (keys < 0 || keys % step != 0 || keys >= c.blockN)
-    return reject() << "a multiple of " << step << " below block_n ("
-                    << c.blockN << ")";
-  if (!options.intraWarpgroupOverlap)
-    return reject() << "the overlapped KV loop (--fattn-intra-wg-overlap)";
-  if (c.isMasked())
-    return reject() << "unmasked attention (no causal mask or window), whose "
-                       "only short tile is the sequence's last";
-  if (c.hasKeyFactorsPerColumn())
-    return reject() << "K descales per KV tile, not per key";
-  return success();
-}
-
-/// Per-warpgroup KV ranges (SM90Options::warpgroupKVRanges): a consumer
-/// warpgroup hands the tiles past its range back unread, so the producer
-/// warpgroup must load them, each warpgroup may take a different number of
-/// GEMM turns (no pingpong), and the hand-back must not wait on other CTAs
-/// (no split tail).
-static LogicalResult checkWarpgroupKVRanges(TiledAttentionOp op,
-                                            const SM90Options &options) {
-  if (!options.warpgroupKVRanges)
-    return success();
-  auto reject = [&](const char *why) {
-    return op.emitOpError() << "warpgroup-kv-ranges needs " << why;
-  };
-  if (options.pingpong)
-    return reject("no pingpong, whose turns each consumer warpgroup must "
-                  "take as often as the others");
-  if (options.splitTail)
-    return reject("no split tail, whose pieces wait on each other before a "
-                  "warpgroup hands its skipped tiles back");
-  if (!options.warpSpecialize)
-    return reject("the producer warpgroup (--fattn-warp-specialize), which "
-                  "loads the tiles a consumer warpgroup skips");
-  return success();
-}
-
 /// An async wgmma keeps its whole accumulator (N / 2 f32 registers per
 /// thread for m64nN) in registers until it is waited on, and ptxas compiles
 /// every thread to the registers a CTA of threads() can have: 128 with three
@@ -234,28 +155,6 @@ static LogicalResult checkRegisterBudget(TiledAttentionOp op,
     return reject(valueColumns, formatv("O += P V on head dim {0}",
                                         c.paddedHeadDim()).str())
            << "lower block_m or set wide-value-mma=false";
-  return success();
-}
-
-/// Conditional rescaling lets P grow to 2^threshold (times
-/// 2^kFP8ProbabilityLog2 for e4m3) before the kernel rounds it to the
-/// element type: that must stay finite there.
-static LogicalResult checkRescaleThreshold(TiledAttentionOp op,
-                                           float threshold, bool fp8) {
-  // e4m3's largest value is 448; f16's 65504 (bf16 reaches further, but
-  // one bound for both 16-bit types keeps the option's meaning simple).
-  const float limit = fp8 ? std::log2(448.0f) - kFP8ProbabilityLog2 : 15.0f;
-  auto shortFloat = [](float v) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.4g", double(v));
-    return std::string(buf);
-  };
-  if (!(threshold >= 0.0f && threshold <= limit))
-    return op.emitOpError()
-           << "rescale-threshold " << shortFloat(threshold) << " must be in [0, "
-           << shortFloat(limit) << "] for " << (fp8 ? "e4m3" : "16-bit")
-           << " inputs (P grows to 2^threshold"
-           << (fp8 ? " times 256" : "") << " before its rounding)";
   return success();
 }
 
@@ -414,57 +313,21 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                             << kEpilogueBarrier;
   if (fp8 && failed(getFP8Config(op, options, c)))
     return failure();
-  c.rowSumMma = options.rowSumMma && !c.hasLse && c.vDescale.rank != 3;
+  // The lowering choices that the passes recorded (LoweringChoices.h),
+  // checked again: hand-written IR may carry any.
+  if (failed(verifySM90LoweringChoices(op)))
+    return failure();
+  std::optional<StringRef> rowSumsNeedThreads = sm90RowSumsNeedThreads(op);
+  c.rowSumMma = options.rowSumMma && !rowSumsNeedThreads;
   // A choice, not semantics: the kernel keeps the adds, and says why.
-  if (options.rowSumMma && !c.rowSumMma)
-    op.emitWarning() << "row-sum-mma is ignored: "
-                     << (c.hasLse ? "the LSE needs the sums of the unrounded "
-                                    "probabilities"
-                                  : "per-block V descales rescale O by V's "
-                                    "factor, which l must not take");
-  // No f32 probability is left for l: the bytes must be summed by the
-  // tensor cores.
-  if (options.linearExp2 && (!fp8 || !c.rowSumMma))
-    return op.emitOpError()
-           << "linear-exp2 "
-           << (fp8 ? "needs the row sums on the tensor cores (row-sum-mma, "
-                     "without an LSE or per-block V descales)"
-                   : "needs e4m3 inputs (it writes P's e4m3 bytes)");
+  if (options.rowSumMma && rowSumsNeedThreads)
+    op.emitWarning() << "row-sum-mma is ignored: " << *rowSumsNeedThreads;
   c.linearExp2 = options.linearExp2;
-  if (failed(checkRescaleThreshold(op, options.rescaleThreshold, fp8)))
-    return failure();
   c.rescaleThreshold = options.rescaleThreshold;
-  // One CTA per Q tile reads one Q: a second buffer only serves persistent
-  // CTAs, whose next work item's Q it receives.
-  if (options.qBuffers != 1 && (options.qBuffers != 2 || !c.persistent))
-    return op.emitOpError() << "q-buffers " << options.qBuffers
-                            << " must be 1, or 2 with persistent tiles";
   c.qBuffers = options.qBuffers;
-  // 16-bit O goes out through the work item's Q buffer, which only a second
-  // buffer keeps free past the item's last S = Q K^T; its 128-byte rows of
-  // 16-bit atoms are those of O's tensor map. FP8's Q rows are e4m3: O gets
-  // a buffer of its own (hasOwnOutputBuffer).
-  if (options.tmaStore && c.qBuffers != 2 && !fp8)
-    return op.emitOpError() << "tma-store needs q-buffers=2 for 16-bit "
-                               "element types (O goes out through the work "
-                               "item's Q buffer)";
   c.tmaStore = options.tmaStore;
-  if (failed(checkSplitTail(op, options, c)))
-    return failure();
   c.splitTail = options.splitTail;
-  if (failed(checkNarrowTail(op, options, c)))
-    return failure();
   c.narrowTail = options.narrowTail;
-  if (failed(checkWarpgroupKVRanges(op, options)))
-    return failure();
-  // The tail reorders items of unequal length, over the rounds of a
-  // persistent grid.
-  if (options.workOrderTail && (!c.persistent || !c.isMasked()))
-    return op.emitOpError()
-           << "work-order-tail needs "
-           << (c.persistent ? "masked attention (a causal mask or a window), "
-                              "whose work items differ in length"
-                            : "persistent tiles (--fattn-persistent-tiles)");
   c.workOrderTail = options.workOrderTail;
   if (c.dynamicSharedBytes() > kMaxDynamicSharedBytes)
     return op.emitOpError() << "the sm_90a kernel needs "
@@ -745,17 +608,6 @@ struct ConvertFAttnToNVVMSM90Pass
     SM90Options options;
     options.moduleName = moduleName;
     options.kernelName = kernelName;
-    options.wideValueMma = wideValueMma;
-    options.rowSumMma = rowSumMma;
-    options.linearExp2 = linearExp2;
-    options.rescaleThreshold = rescaleThreshold;
-    options.qBuffers = qBuffers;
-    options.tmaStore = tmaStore;
-    options.splitTail = splitTail;
-    options.narrowTail = narrowTail;
-    options.reverseQTiles = reverseQTiles;
-    options.warpgroupKVRanges = warpgroupKVRanges;
-    options.workOrderTail = workOrderTail;
     options.keepTargetOps = keepTargetOps;
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });

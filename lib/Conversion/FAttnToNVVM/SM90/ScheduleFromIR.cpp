@@ -2,6 +2,7 @@
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/FP8LayoutFromIR.h"
+#include "fattn/Dialect/FAttn/Transforms/SM90/LoweringChoices.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
 
@@ -103,18 +104,11 @@ static FailureOr<bool> readPersistentTiles(TiledAttentionOp op) {
   return true;
 }
 
-/// Reads the TMA plan's choices into `options`: the store of O (the IR's
-/// plan decides; the conversion's tma-store option can only agree) and the
+/// Reads the TMA plan's choices into `options`: the store of O and the
 /// boxes, which must be one swizzle atom of the op's element type.
 static LogicalResult readTMAPlan(TiledAttentionOp op, const TMAPlan &plan,
                                  SM90Options &options) {
-  bool tmaStore = plan.store == SM90OutputStore::TMA;
-  if (options.tmaStore && !tmaStore)
-    return op.emitOpError()
-           << "has tma-store=true, but its TMA plan (" << kTMAPlanAttrName
-           << ") stores O from registers: plan the TMA stores with "
-              "--fattn-sm90-tma=\"tma-store=true\"";
-  options.tmaStore = tmaStore;
+  options.tmaStore = plan.store == SM90OutputStore::TMA;
   Type elem = cast<MemRefType>(op.getQuery().getType()).getElementType();
   if (!elem.isIntOrFloat())
     return success(); // getSM90KernelConfig names the element type.
@@ -127,10 +121,31 @@ static LogicalResult readTMAPlan(TiledAttentionOp op, const TMAPlan &plan,
   return success();
 }
 
+/// Reads the lowering choices of the op's plans (LoweringChoices.h) into
+/// `options`; getSM90KernelConfig checks them (verifySM90LoweringChoices).
+static LogicalResult readLoweringChoices(TiledAttentionOp op,
+                                         SM90Options &options) {
+  FailureOr<SM90ConsumerChoices> consumers = getSM90ConsumerChoices(op);
+  FailureOr<SM90WorkChoices> work = getSM90WorkChoices(op);
+  if (failed(consumers) || failed(work))
+    return failure();
+  options.wideValueMma = consumers->valueMma == SM90ValueMma::Whole;
+  options.rowSumMma = consumers->rowSums == SM90RowSums::Mma;
+  options.linearExp2 = consumers->exp2 == SM90Exp2::Linear;
+  options.rescaleThreshold = consumers->rescaleThreshold;
+  options.narrowTail = consumers->narrowTail;
+  options.warpgroupKVRanges = consumers->kvRanges == SM90KVRanges::Warpgroup;
+  options.reverseQTiles = work->qTileOrder == SM90QTileOrder::Reverse;
+  options.qBuffers = work->qBuffers;
+  options.splitTail = work->tail == SM90WorkTail::Split;
+  options.workOrderTail = work->tail == SM90WorkTail::Pairs;
+  return success();
+}
+
 LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
                                             SM90Options &options) {
   FailureOr<bool> persistent = readPersistentTiles(op);
-  if (failed(persistent))
+  if (failed(persistent) || failed(readLoweringChoices(op, options)))
     return failure();
   // Without a plan, getSM90KernelConfig names what is missing.
   FailureOr<TMAPlan> plan = getTMAPlan(op);

@@ -5,6 +5,9 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <tuple>
 
 using namespace mlir;
@@ -39,6 +42,44 @@ SM90TMAPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "expected box_cols = 64 (16-bit elements) or 128 "
                           "(e4m3): one 128-byte swizzle atom of a row, found "
                        << boxCols;
+  return success();
+}
+
+std::string mlir::fattn::formatF32Parameter(float value) {
+  char buf[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(buf, sizeof(buf), "%.*g", digits, double(value));
+    if (std::strtof(buf, nullptr) == value)
+      break;
+  }
+  std::string text = buf;
+  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+LogicalResult SM90ConsumerPlanAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, SM90ValueMma valueMma,
+    SM90RowSums rowSums, SM90Exp2 exp2, APFloat rescaleThresholdValue,
+    int64_t narrowTail, SM90KVRanges kvRanges) {
+  float rescaleThreshold = rescaleThresholdValue.convertToFloat();
+  // The limits that depend on the op (element type, block_n) are the
+  // lowering's and the passes' (LoweringChoices.h).
+  if (!(rescaleThreshold >= 0.0f) || !std::isfinite(rescaleThreshold))
+    return emitError() << "expected rescale_threshold >= 0 (0: off), found "
+                       << formatF32Parameter(rescaleThreshold);
+  if (narrowTail < 0)
+    return emitError() << "expected narrow_tail >= 0 (0: off), found "
+                       << narrowTail;
+  return success();
+}
+
+LogicalResult
+SM90WorkPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         SM90QTileOrder qTileOrder, int64_t qBuffers,
+                         SM90WorkTail tail) {
+  if (qBuffers != 1 && qBuffers != 2)
+    return emitError() << "expected q_buffers = 1 or 2, found " << qBuffers;
   return success();
 }
 

@@ -19,7 +19,11 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
     counts, else one consumer thread issues the copies; a pipelined consumer
     loop (`--fattn-intra-wg-overlap`) overlaps the softmax of one tile with
     the GEMMs of its neighbours; named barriers (`--fattn-pingpong`) order
-    the consumers' GEMMs. Tensor maps are `nvvm.grid_constant` byval
+    the consumers' GEMMs. The lowering choices come from the op's
+    `#fattn.sm90_consumer_plan` and `#fattn.sm90_work_plan`
+    (`--fattn-sm90-row-sum-mma`, `--fattn-sm90-q-buffers`, ...), each
+    checked against the rest of the IR, and O's store from its TMA plan.
+    Tensor maps are `nvvm.grid_constant` byval
     parameters. The op is erased; the kernel carries its KERNEL-ABI.md
     description as `fattn.kernel_description`.
 
@@ -34,49 +38,6 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
            "The gpu.module that receives the kernels">,
     Option<"kernelName", "kernel-name", "std::string", /*default=*/"\"\"",
            "Kernel name (default: derived from the configuration)">,
-    Option<"wideValueMma", "wide-value-mma", "bool", /*default=*/"true",
-           "O += P V as one wgmma over the whole head dim (else one per 64 columns)">,
-    Option<"rowSumMma", "row-sum-mma", "bool", /*default=*/"false",
-           "The softmax's row sums as P times a tile of ones on the tensor "
-           "cores (else added up by the consumer threads)">,
-    Option<"linearExp2", "linear-exp2", "bool", /*default=*/"false",
-           "FP8: P's e4m3 bytes from a linear 2^x within each power of two "
-           "(a saturating FMA per score and f16x2 math per two, no "
-           "MUFU.EX2; needs row-sum-mma)">,
-    Option<"rescaleThreshold", "rescale-threshold", "float", /*default=*/"0.0f",
-           "Conditional rescaling: keep a row's max until a tile's exceeds "
-           "it by more than this (log2 units, so P < 2^threshold), and skip "
-           "O's rescale in warps whose rows kept theirs (0: off)">,
-    Option<"qBuffers", "q-buffers", "int", /*default=*/"1",
-           "Shared-memory buffers of Q: 1, or 2 in persistent kernels (the "
-           "next work item's Q is copied while the current one is read)">,
-    Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
-           "Expect O's TMA stores: the TMA plan (#fattn.sm90_tma_plan, "
-           "store = tma, set by --fattn-sm90-tma=\"tma-store=true\") "
-           "decides how O leaves; true over a plan that stores O from "
-           "registers is refused">,
-    Option<"splitTail", "split-tail", "bool", /*default=*/"false",
-           "Persistent unmasked kernels: split the work items past the last "
-           "whole round along their KV tiles among all CTAs, combined "
-           "through a global workspace (a `workspace` kernel parameter)">,
-    Option<"narrowTail", "narrow-tail", "int", /*default=*/"0",
-           "Unmasked kernels with the overlapped loop: a work item's last KV "
-           "tile, when it is the sequence's partial one with at most this "
-           "many keys, runs its GEMMs and softmax on that many columns (a "
-           "multiple of 16, of 32 for e4m3, below block_n; 0: off)">,
-    Option<"warpgroupKVRanges", "warpgroup-kv-ranges", "bool",
-           /*default=*/"false",
-           "Each consumer warpgroup computes only the KV tiles its own rows "
-           "see under a causal mask or right window, and none when its rows "
-           "lie past the sequence (needs the producer warpgroup, without "
-           "pingpong or the split tail)">,
-    Option<"workOrderTail", "work-order-tail", "bool", /*default=*/"false",
-           "Persistent kernels of masked attention: the last (batch, head) "
-           "pairs' work items come Q tile slowest, longest first, to balance "
-           "the grid's last rounds; the launcher passes how many pairs (a "
-           "`tail_pairs` kernel parameter)">,
-    Option<"reverseQTiles", "reverse-q-tiles", "bool", /*default=*/"true",
-           "Schedule the last Q tiles (longest under a causal mask) first">,
     Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",
            "Leave the kernel at the sm_90a target ops (L3, fattn.sm90.*) "
            "for --convert-fattn-sm90-target-to-nvvm, instead of lowering "

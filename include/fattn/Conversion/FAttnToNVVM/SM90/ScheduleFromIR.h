@@ -16,9 +16,13 @@ namespace mlir::fattn {
 
 /// Sets the schedule fields of `options` (warpSpecialize,
 /// consumerWarpgroups, producer/consumerRegisters, consumerLoop and its
-/// shape intraWarpgroupOverlap, pingpong, pingpongBarrierBase, persistent)
-/// and the store of O (tmaStore) from the IR of `op`: the TMA plan
-/// (#fattn.sm90_tma_plan) says how O leaves; without a fattn.warp_specialize
+/// shape intraWarpgroupOverlap, pingpong, pingpongBarrierBase, persistent),
+/// the store of O (tmaStore) and the lowering choices from the IR of `op`:
+/// the TMA plan (#fattn.sm90_tma_plan) says how O leaves, the consumer and
+/// work plans (#fattn.sm90_consumer_plan, #fattn.sm90_work_plan; every
+/// default without them) set wideValueMma, rowSumMma, linearExp2,
+/// rescaleThreshold, narrowTail, warpgroupKVRanges, reverseQTiles, qBuffers,
+/// splitTail and workOrderTail; without a fattn.warp_specialize
 /// every warpgroup computes and issues its own copies in the plain loop;
 /// with one, its attributes and its consumer loop (readSM90ConsumerLoop)
 /// decide, and its named barriers must be the pingpong protocol the kernel

@@ -64,6 +64,159 @@ def FAttn_SM90TMAPlanAttr : FAttn_Attr<"SM90TMAPlan", "sm90_tma_plan"> {
   let genVerifyDecl = 1;
 }
 
+/// An enum parameter that may be left out (its default) when parsed.
+class FAttn_DefaultEnumParameter<EnumAttrInfo info, string case>
+    : EnumParameter<info> {
+  let defaultValue = info.cppNamespace # "::" # info.className # "::" # case;
+}
+
+/// An f32 parameter written as a float literal (`8.0`, `0.8`).
+def FAttn_F32Parameter : AttrParameter<"::llvm::APFloat", "an f32 value"> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::APFloat> {
+    double value;
+    if (::mlir::failed($_parser.parseFloat(value)))
+      return ::mlir::failure();
+    return ::llvm::APFloat(static_cast<float>(value));
+  }() }];
+  let printer = [{
+    $_printer << ::mlir::fattn::formatF32Parameter($_self.convertToFloat())
+  }];
+  let defaultValue = "::llvm::APFloat(0.0f)";
+}
+
+def FAttn_SM90ValueMma : I32EnumAttr<"SM90ValueMma",
+    "how the sm_90a kernel splits O += P V into wgmma", [
+  I32EnumAttrCase<"Whole", 0, "whole">,
+  I32EnumAttrCase<"PerAtom", 1, "per_atom">
+]> {
+  let cppNamespace = "::mlir::fattn";
+  let genSpecializedAttr = 0;
+}
+
+def FAttn_SM90RowSums : I32EnumAttr<"SM90RowSums",
+    "who adds up the sm_90a softmax's row sums", [
+  I32EnumAttrCase<"Threads", 0, "threads">,
+  I32EnumAttrCase<"Mma", 1, "mma">
+]> {
+  let cppNamespace = "::mlir::fattn";
+  let genSpecializedAttr = 0;
+}
+
+def FAttn_SM90Exp2 : I32EnumAttr<"SM90Exp2",
+    "how the sm_90a softmax computes 2^x", [
+  I32EnumAttrCase<"Mufu", 0, "mufu">,
+  I32EnumAttrCase<"Linear", 1, "linear">
+]> {
+  let cppNamespace = "::mlir::fattn";
+  let genSpecializedAttr = 0;
+}
+
+def FAttn_SM90KVRanges : I32EnumAttr<"SM90KVRanges",
+    "which KV tiles each sm_90a consumer warpgroup computes", [
+  I32EnumAttrCase<"WorkItem", 0, "work_item">,
+  I32EnumAttrCase<"Warpgroup", 1, "warpgroup">
+]> {
+  let cppNamespace = "::mlir::fattn";
+  let genSpecializedAttr = 0;
+}
+
+def FAttn_SM90ConsumerPlanAttr
+    : FAttn_Attr<"SM90ConsumerPlan", "sm90_consumer_plan"> {
+  let summary = "how the consumer warpgroups of an sm_90a kernel compute";
+  let description = [{
+    Recorded as `fattn.sm90.consumers` on a `fattn.tiled_attention`, one
+    parameter per pass (docs/SCHEDULING.md); the sm_90a lowering implements
+    it. A parameter left out has its default, and an op without the
+    attribute has every default.
+
+    - `value_mma` (`--fattn-sm90-value-mma`): O += P V as one wgmma over the
+      whole head dim (`whole`, the default) or one per 64-column atom
+      (`per_atom`).
+    - `row_sums` (`--fattn-sm90-row-sum-mma`): the softmax's row sums added
+      up by the consumer threads (`threads`) or computed as P times a tile
+      of ones on the tensor cores (`mma`).
+    - `exp2` (`--fattn-sm90-linear-exp2`): P from `ex2.approx` (`mufu`) or,
+      for e4m3, its bytes from a linear 2^x within each power of two
+      (`linear`).
+    - `rescale_threshold` (`--fattn-sm90-rescale-threshold`): conditional
+      rescaling; a row keeps its max until a tile's exceeds it by more than
+      this (log2 units), and warps whose rows kept theirs skip O's rescale
+      (0: off).
+    - `narrow_tail` (`--fattn-sm90-narrow-tail`): a work item's last KV
+      tile, when it is the sequence's partial one with at most this many
+      keys, runs on that many columns (0: off).
+    - `kv_ranges` (`--fattn-sm90-warpgroup-kv-ranges`): every consumer
+      warpgroup computes the work item's KV tiles (`work_item`), or only
+      those its own rows see (`warpgroup`).
+
+    ```mlir
+    fattn.sm90.consumers = #fattn.sm90_consumer_plan<row_sums = mma,
+                                                     rescale_threshold = 8.0>
+    ```
+  }];
+  let parameters = (ins
+    FAttn_DefaultEnumParameter<FAttn_SM90ValueMma, "Whole">:$value_mma,
+    FAttn_DefaultEnumParameter<FAttn_SM90RowSums, "Threads">:$row_sums,
+    FAttn_DefaultEnumParameter<FAttn_SM90Exp2, "Mufu">:$exp2,
+    FAttn_F32Parameter:$rescale_threshold,
+    DefaultValuedParameter<"int64_t", "0">:$narrow_tail,
+    FAttn_DefaultEnumParameter<FAttn_SM90KVRanges, "WorkItem">:$kv_ranges);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def FAttn_SM90QTileOrder : I32EnumAttr<"SM90QTileOrder",
+    "the order in which an sm_90a grid takes a head's Q tiles", [
+  I32EnumAttrCase<"Forward", 0, "forward">,
+  I32EnumAttrCase<"Reverse", 1, "reverse">
+]> {
+  let cppNamespace = "::mlir::fattn";
+  let genSpecializedAttr = 0;
+}
+
+def FAttn_SM90WorkTail : I32EnumAttr<"SM90WorkTail",
+    "how a persistent sm_90a grid takes the work items of its last rounds", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Split", 1, "split">,
+  I32EnumAttrCase<"Pairs", 2, "pairs">
+]> {
+  let cppNamespace = "::mlir::fattn";
+  let genSpecializedAttr = 0;
+}
+
+def FAttn_SM90WorkPlanAttr : FAttn_Attr<"SM90WorkPlan", "sm90_work_plan"> {
+  let summary = "how the CTAs of an sm_90a kernel take their work items";
+  let description = [{
+    Recorded as `fattn.sm90.work` on a `fattn.tiled_attention`, one
+    parameter per pass (docs/SCHEDULING.md); the sm_90a lowering implements
+    it. A parameter left out has its default, and an op without the
+    attribute has every default.
+
+    - `q_tile_order` (`--fattn-sm90-q-tile-order`): `reverse` (the default)
+      starts with a head's last Q tiles, the longest under a causal mask;
+      `forward` keeps the launch order.
+    - `q_buffers` (`--fattn-sm90-q-buffers`): Q's shared-memory buffers, 1,
+      or 2 in persistent kernels (the next work item's Q is copied while the
+      current one's is read).
+    - `tail` (`--fattn-sm90-work-tail`): the work items past the last
+      whole round of a persistent grid are whole items in the snake order
+      (`none`), cut along their KV tiles
+      among all CTAs (`split`, unmasked attention), or the last (batch,
+      head) pairs' items come Q tile slowest (`pairs`, masked attention; the
+      launcher chooses how many pairs).
+
+    ```mlir
+    fattn.sm90.work = #fattn.sm90_work_plan<q_buffers = 2, tail = split>
+    ```
+  }];
+  let parameters = (ins
+    FAttn_DefaultEnumParameter<FAttn_SM90QTileOrder, "Reverse">:$q_tile_order,
+    DefaultValuedParameter<"int64_t", "1">:$q_buffers,
+    FAttn_DefaultEnumParameter<FAttn_SM90WorkTail, "None">:$tail);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // sm_80
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
 #ifndef FATTN_DIALECT_FATTN_TRANSFORMS_SM90_PASSES_H
 #define FATTN_DIALECT_FATTN_TRANSFORMS_SM90_PASSES_H
 
+#include "fattn/Dialect/FAttn/IR/FAttnAttrs.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::fattn {

@@ -179,4 +179,164 @@ def FAttnFP8Layout : Pass<"fattn-fp8-layout"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Lowering choices: each pass records one parameter of the op's
+// #fattn.sm90_work_plan (fattn.sm90.work) or #fattn.sm90_consumer_plan
+// (fattn.sm90.consumers), checked against the op and the decisions recorded
+// before it (LoweringChoices.h). Run them after the schedule passes.
+//===----------------------------------------------------------------------===//
+
+def FAttnSM90QTileOrder : Pass<"fattn-sm90-q-tile-order"> {
+  let summary = "Choose the order in which the grid takes a head's Q tiles";
+  let description = [{
+    Records `q_tile_order` in the op's `#fattn.sm90_work_plan`: `reverse`
+    (the lowering's default) starts with the last Q tiles, the longest under
+    a causal mask; `forward` keeps the launch order.
+
+    ```mlir
+    fattn.tiled_attention ... attributes {...,
+        fattn.sm90.work = #fattn.sm90_work_plan<q_tile_order = forward>}
+    ```
+  }];
+  let options = [
+    Option<"order", "order", "::mlir::fattn::SM90QTileOrder",
+           /*default=*/"::mlir::fattn::SM90QTileOrder::Reverse",
+           "The Q tile order: forward or reverse",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::fattn::SM90QTileOrder::Forward, "forward",
+                        "launch order"),
+             clEnumValN(::mlir::fattn::SM90QTileOrder::Reverse, "reverse",
+                        "the last (longest causal) Q tiles first"))}]>,
+  ];
+}
+
+def FAttnSM90QBuffers : Pass<"fattn-sm90-q-buffers"> {
+  let summary = "Choose the shared-memory buffers of Q (2: the next work item's Q is copied early)";
+  let description = [{
+    Records `q_buffers` in the op's `#fattn.sm90_work_plan`. With two
+    buffers a persistent CTA's work items take them in turn, and the
+    producer copies the next item's Q while the consumers still read the
+    current one's. Persistent tiles only (`--fattn-persistent-tiles`
+    first): "q-buffers 2 must be 1, or 2 with persistent tiles".
+  }];
+  let options = [
+    Option<"count", "count", "int64_t", /*default=*/"2",
+           "Buffers of Q: 1, or 2 with persistent tiles">,
+  ];
+}
+
+def FAttnSM90WorkTail : Pass<"fattn-sm90-work-tail"> {
+  let summary = "Choose how a persistent grid takes the work items of its last rounds";
+  let description = [{
+    Records `tail` in the op's `#fattn.sm90_work_plan`, for persistent
+    kernels (`--fattn-persistent-tiles` first). `split`: the items past the
+    last whole round are cut along their KV tiles among all CTAs and
+    combined through a global workspace (unmasked attention; not with a
+    16-bit kernel's TMA stores, nor with per-block V descales). `pairs`: the
+    last (batch, head) pairs' items come Q tile slowest, longest first, and
+    the launcher chooses how many pairs (masked attention). `none`: whole
+    items in the snake order.
+  }];
+  let options = [
+    Option<"tail", "tail", "::mlir::fattn::SM90WorkTail",
+           /*default=*/"::mlir::fattn::SM90WorkTail::Split",
+           "The tail: none, split or pairs",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::fattn::SM90WorkTail::None, "none",
+                        "whole items in the snake order"),
+             clEnumValN(::mlir::fattn::SM90WorkTail::Split, "split",
+                        "items cut along their KV tiles (unmasked)"),
+             clEnumValN(::mlir::fattn::SM90WorkTail::Pairs, "pairs",
+                        "the last pairs' items Q tile slowest (masked)"))}]>,
+  ];
+}
+
+def FAttnSM90ValueMma : Pass<"fattn-sm90-value-mma"> {
+  let summary = "Choose how O += P V is split into wgmma";
+  let description = [{
+    Records `value_mma` in the op's `#fattn.sm90_consumer_plan`: one wgmma
+    over the whole head dim (`whole`, the lowering's default) or one per
+    64-column atom (`per_atom`, whose accumulators fit where the whole head
+    dim's would not).
+  }];
+  let options = [
+    Option<"form", "form", "::mlir::fattn::SM90ValueMma",
+           /*default=*/"::mlir::fattn::SM90ValueMma::PerAtom",
+           "The P V wgmma: whole or per_atom",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::fattn::SM90ValueMma::Whole, "whole",
+                        "one wgmma over the whole head dim"),
+             clEnumValN(::mlir::fattn::SM90ValueMma::PerAtom, "per_atom",
+                        "one wgmma per 64-column atom"))}]>,
+  ];
+}
+
+def FAttnSM90RowSumMma : Pass<"fattn-sm90-row-sum-mma"> {
+  let summary = "Compute the softmax's row sums on the tensor cores";
+  let description = [{
+    Records `row_sums = mma` in the op's `#fattn.sm90_consumer_plan`: each
+    tile's row sums become P times a shared-memory tile of ones (an m64n8
+    wgmma per k step of P V) instead of adds of the consumer threads. With
+    an LSE (which needs the sums of the unrounded probabilities) or
+    per-block V descales the pass warns that the choice is ignored and
+    records nothing.
+  }];
+}
+
+def FAttnSM90LinearExp2 : Pass<"fattn-sm90-linear-exp2"> {
+  let summary = "FP8: P's e4m3 bytes from a linear 2^x, without MUFU.EX2";
+  let description = [{
+    Records `exp2 = linear` in the op's `#fattn.sm90_consumer_plan`: P's
+    e4m3 bytes come from a linear 2^x within each power of two (a saturating
+    FMA per score, f16x2 math per two). No f32 probability is left for the
+    row sums, so it needs `row_sums = mma` (`--fattn-sm90-row-sum-mma`
+    first) and e4m3 inputs.
+  }];
+}
+
+def FAttnSM90RescaleThreshold : Pass<"fattn-sm90-rescale-threshold"> {
+  let summary = "Conditional rescaling: keep a row's max until a tile's exceeds it by a threshold";
+  let description = [{
+    Records `rescale_threshold` in the op's `#fattn.sm90_consumer_plan`: a
+    row keeps its running max until a tile's max exceeds it by more than
+    the threshold (log2 units of the scaled scores), and warps whose rows
+    all kept theirs skip O's rescale. P grows to 2^threshold (times 256 for
+    e4m3) before its rounding, so the threshold is at most 15 for 16-bit
+    inputs and log2(448 / 256) for e4m3. 0: off.
+  }];
+  let options = [
+    Option<"threshold", "threshold", "float", /*default=*/"0.0f",
+           "The threshold in log2 units (0: off)">,
+  ];
+}
+
+def FAttnSM90NarrowTail : Pass<"fattn-sm90-narrow-tail"> {
+  let summary = "Compute a work item's short last KV tile on fewer columns";
+  let description = [{
+    Records `narrow_tail` in the op's `#fattn.sm90_consumer_plan`: when a
+    work item's last KV tile is the sequence's partial one with at most
+    `keys` keys (and not the item's first), the overlapped loop stops a tile
+    early and a second copy of its body computes that tile on `keys`
+    columns. `keys` is a multiple of the wgmma k step (16, 32 for e4m3)
+    below block_n; it needs the overlapped loop (`--fattn-intra-wg-overlap`
+    first), no mask and K descales per tile, not per key. 0: off.
+  }];
+  let options = [
+    Option<"keys", "keys", "int64_t", /*default=*/"0",
+           "Keys of the narrow tile (0: off)">,
+  ];
+}
+
+def FAttnSM90WarpgroupKVRanges : Pass<"fattn-sm90-warpgroup-kv-ranges"> {
+  let summary = "Let each consumer warpgroup compute only the KV tiles its own rows see";
+  let description = [{
+    Records `kv_ranges = warpgroup` in the op's `#fattn.sm90_consumer_plan`:
+    under a causal mask or a right window each consumer warpgroup stops at
+    the last KV tile its own 64 rows see, and hands the tiles past it back
+    unread. Needs the producer warpgroup (`--fattn-warp-specialize`), no
+    pingpong (whose turns every warpgroup takes equally often) and no split
+    tail (run it after `--fattn-sm90-work-tail`).
+  }];
+}
+
 #endif // FATTN_DIALECT_FATTN_TRANSFORMS_SM90_PASSES_TD
