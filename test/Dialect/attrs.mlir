@@ -11,6 +11,26 @@ func.func @sm90_tma_plan() attributes {fattn.sm90.tma = #fattn.sm90_tma_plan<sta
 
 // -----
 
+// A plan prints only the parameters that differ from their defaults, and a
+// parameter left out parses as its default.
+// CHECK-LABEL: func.func @sm90_choice_plans
+// CHECK-SAME: fattn.sm90.consumers = #fattn.sm90_consumer_plan<value_mma = per_atom, row_sums = mma, exp2 = linear, rescale_threshold = 0.8, narrow_tail = 64, kv_ranges = warpgroup>
+// CHECK-SAME: fattn.sm90.work = #fattn.sm90_work_plan<q_tile_order = forward, q_buffers = 2, tail = split>
+func.func @sm90_choice_plans() attributes {fattn.sm90.consumers = #fattn.sm90_consumer_plan<value_mma = per_atom, row_sums = mma, exp2 = linear, rescale_threshold = 0.8, narrow_tail = 64, kv_ranges = warpgroup>, fattn.sm90.work = #fattn.sm90_work_plan<q_tile_order = forward, q_buffers = 2, tail = split>} {
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @sm90_choice_defaults
+// CHECK-SAME: fattn.sm90.consumers = #fattn.sm90_consumer_plan<rescale_threshold = 8.0>
+// CHECK-SAME: fattn.sm90.work = #fattn.sm90_work_plan<>
+func.func @sm90_choice_defaults() attributes {fattn.sm90.consumers = #fattn.sm90_consumer_plan<value_mma = whole, rescale_threshold = 8.0, narrow_tail = 0>, fattn.sm90.work = #fattn.sm90_work_plan<q_tile_order = reverse, q_buffers = 1, tail = none>} {
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @sm80_plans
 // CHECK-SAME: fattn.sm80.mma = #fattn.sm80_mma_plan<warps = 4, rows_per_warp = 32, q_operand = ldmatrix>
 // CHECK-SAME: fattn.sm80.smem = #fattn.sm80_smem_plan<stages = 2, row_pitch = 272, q_offset = 0, kv_offset = 34816, stage_bytes = 34816, bytes = 104448>

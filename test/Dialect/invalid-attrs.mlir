@@ -38,3 +38,17 @@ func.func @mma_warps() attributes {fattn.sm80.mma = #fattn.sm80_mma_plan<warps =
 // expected-error @+1 {{expected rows_per_warp to be a positive multiple of 16 (m16n8k16 fragments), found 24}}
 func.func @mma_rows() attributes {fattn.sm80.mma = #fattn.sm80_mma_plan<warps = 4, rows_per_warp = 24, q_operand = registers>}
 
+// -----
+
+// expected-error @+1 {{expected rescale_threshold >= 0 (0: off), found -1.0}}
+func.func @consumer_threshold() attributes {fattn.sm90.consumers = #fattn.sm90_consumer_plan<rescale_threshold = -1.0>}
+
+// -----
+
+// expected-error @+1 {{expected narrow_tail >= 0 (0: off), found -16}}
+func.func @consumer_narrow_tail() attributes {fattn.sm90.consumers = #fattn.sm90_consumer_plan<narrow_tail = -16>}
+
+// -----
+
+// expected-error @+1 {{expected q_buffers = 1 or 2, found 3}}
+func.func @work_q_buffers() attributes {fattn.sm90.work = #fattn.sm90_work_plan<q_buffers = 3>}
