@@ -21,7 +21,10 @@ void mlir::fattn::buildSM80Pipeline(OpPassManager &pm,
   pm.addPass(createFAttnTile(FAttnTileOptions{options.blockM, options.blockN}));
   pm.addPass(createFAttnSM80AsyncCopy(FAttnSM80AsyncCopyOptions{options.stages}));
   pm.addPass(createFAttnSM80Mma());
-  pm.addPass(createConvertFAttnToNVVM(ConvertFAttnToNVVMOptions{"sm_80"}));
+  pm.addPass(createConvertFAttnToNVVM(
+      ConvertFAttnToNVVMOptions{"sm_80", options.keepTargetOps}));
+  if (options.keepTargetOps)
+    return;
   OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
   gpu.addPass(createSCFToControlFlowPass());
   gpu.addPass(createConvertNVVMToLLVMPass());

@@ -17,15 +17,56 @@ def ConvertFAttnToNVVM : Pass<"convert-fattn-to-nvvm", "ModuleOp"> {
     sm_90a hook). The function is erased, or, when something calls it (the
     host-launch pipelines' outlined attention), kept empty and marked
     `fattn.kernel_ref = @fattn_kernels::@<kernel>` for --fattn-gpu-launch.
+
+    The sm_80 kernel is built at the target level (L3: the `fattn.sm80.*`
+    ops of the cp.async ring, ldmatrix, mma.sync, P's packing and O's
+    stores, with `nvgpu.device_async_create_group`,
+    `nvgpu.device_async_wait` and `gpu.shuffle`), which the patterns of
+    `--convert-fattn-sm80-target-to-nvvm` then lower (L4).
+    `keep-target-ops=true` stops at L3.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target chip: sm_80 (sm_90a once its builder is registered)">,
+    Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",
+           "sm_80: leave the kernel at its target ops (L3, fattn.sm80.*, "
+           "nvgpu and gpu.shuffle) for --convert-fattn-sm80-target-to-nvvm, "
+           "instead of lowering them">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
-    "::mlir::scf::SCFDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+  ];
+}
+
+def ConvertFAttnSM80TargetToNVVM
+    : Pass<"convert-fattn-sm80-target-to-nvvm", "ModuleOp"> {
+  let summary = "Lower the sm_80 target ops (fattn.sm80.*) to NVVM";
+  let description = [{
+    The L3 -> L4 step of the sm_80 back end: every `fattn.sm80.*` op (the
+    ring's `copy_tile`, `ldmatrix_x4`, `mma_m16n8k16`, P's `pack_pair`, O's
+    `stage_row` and `store_rows`) becomes the NVVM, LLVM, arith and scf
+    operations it stands for, by the patterns of
+    `populateSM80TargetToNVVMPatterns`, and the upstream ops of the sm_80
+    L3 (`nvgpu.device_async_create_group` and `nvgpu.device_async_wait`,
+    whose tokens become i32 also where loops carry them, and
+    `gpu.shuffle`) by upstream's patterns, in one partial conversion; other
+    ops are left as they are. `--convert-fattn-to-nvvm` runs the same
+    conversion on each sm_80 kernel it builds, unless
+    `keep-target-ops=true`.
+
+    ```mlir
+    %w0, %w1, %w2, %w3 = fattn.sm80.ldmatrix_x4 %p trans
+    // becomes
+    %0 = nvvm.ldmatrix %p {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+    %w0 = llvm.extractvalue %0[0] : !llvm.struct<(i32, i32, i32, i32)>
+    ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
   ];
 }
 

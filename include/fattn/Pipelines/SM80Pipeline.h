@@ -26,6 +26,13 @@ struct SM80PipelineOptions : public PassPipelineOptions<SM80PipelineOptions> {
                      "was: --fattn-outline-attention first, --fattn-gpu-launch "
                      "last"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> keepTargetOps{
+      *this, "keep-target-ops",
+      llvm::cl::desc("Stop at the kernel's target ops (L3: fattn.sm80.*, "
+                     "nvgpu and gpu.shuffle), before any lowering of the "
+                     "gpu.module (--convert-fattn-sm80-target-to-nvvm "
+                     "continues)"),
+      llvm::cl::init(false)};
 };
 
 /// fattn.attention functions -> gpu.module @fattn_kernels of LLVM/NVVM

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/SM80TargetToNVVM.h"
 #include "fattn/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -57,7 +58,8 @@ mlir::fattn::lookupAttentionKernelBuilder(StringRef chip) {
   return it == builderRegistry().end() ? nullptr : &it->second;
 }
 
-LogicalResult mlir::fattn::convertFAttnToNVVM(ModuleOp module, StringRef chip) {
+LogicalResult mlir::fattn::convertFAttnToNVVM(ModuleOp module, StringRef chip,
+                                              bool keepTargetOps) {
   SmallVector<std::pair<func::FuncOp, TiledAttentionOp>> work;
   for (auto func : module.getOps<func::FuncOp>())
     if (TiledAttentionOp op = attentionOf(func))
@@ -85,6 +87,8 @@ LogicalResult mlir::fattn::convertFAttnToNVVM(ModuleOp module, StringRef chip) {
     b.setInsertionPointToEnd(gpuModule.getBody());
     FailureOr<LLVM::LLVMFuncOp> kernel = (*builder)(b, op, func.getSymName());
     if (failed(kernel))
+      return failure();
+    if (chip == "sm_80" && !keepTargetOps && failed(lowerSM80TargetOps(*kernel)))
       return failure();
     if (SymbolTable::symbolKnownUseEmpty(func, module)) {
       func.erase();
@@ -122,7 +126,7 @@ struct ConvertFAttnToNVVMPass
     : public fattn::impl::ConvertFAttnToNVVMBase<ConvertFAttnToNVVMPass> {
   using ConvertFAttnToNVVMBase::ConvertFAttnToNVVMBase;
   void runOnOperation() override {
-    if (failed(convertFAttnToNVVM(getOperation(), chip)))
+    if (failed(convertFAttnToNVVM(getOperation(), chip, keepTargetOps)))
       signalPassFailure();
   }
 };

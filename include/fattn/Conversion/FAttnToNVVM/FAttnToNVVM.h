@@ -57,13 +57,17 @@ void registerAttentionKernelBuilder(StringRef chip,
 const AttentionKernelBuilder *lookupAttentionKernelBuilder(StringRef chip);
 
 /// The sm_80 builder (cp.async ring, ldmatrix, mma.sync m16n8k16). Needs the
-/// annotations of --fattn-sm80-async-copy and --fattn-sm80-mma.
+/// annotations of --fattn-sm80-async-copy and --fattn-sm80-mma. Builds the
+/// kernel at its target level (L3: FAttnSM80Ops.td), which
+/// lowerSM80TargetOps (SM80TargetToNVVM.h) lowers.
 FailureOr<LLVM::LLVMFuncOp> buildSM80AttentionKernel(OpBuilder &builder,
                                                      TiledAttentionOp op,
                                                      StringRef name);
 
-/// Converts every attention function of `module` for `chip`.
-LogicalResult convertFAttnToNVVM(ModuleOp module, StringRef chip);
+/// Converts every attention function of `module` for `chip`. sm_80 kernels
+/// stay at their target ops (L3) with `keepTargetOps`.
+LogicalResult convertFAttnToNVVM(ModuleOp module, StringRef chip,
+                                 bool keepTargetOps = false);
 
 /// The longest window bound the kernels take: they add window_left and
 /// window_right to 32-bit key indices (row + seq_k - seq_q +- window), which

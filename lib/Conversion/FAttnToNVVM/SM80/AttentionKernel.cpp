@@ -34,9 +34,12 @@
 
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
 #include "fattn/Conversion/FAttnToNVVM/KernelSymbol.h"
+#include "fattn/Dialect/FAttn/IR/FAttnSM80Ops.h"
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 #include "fattn/Dialect/FAttn/Utils/KVTileRangeBuilder.h"
 #include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
+
+#include "SM80Builder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -51,6 +54,7 @@
 
 using namespace mlir;
 using namespace mlir::fattn;
+using namespace mlir::fattn::sm80;
 
 namespace {
 constexpr int64_t kThreads = 128;
@@ -78,17 +82,10 @@ struct SM80KernelConfig {
 using AFrag = std::array<Value, 4>;
 using AccFrag = std::array<Value, 4>;
 
-class KernelEmitter {
+class KernelEmitter : SM80Builder {
 public:
   KernelEmitter(ImplicitLocOpBuilder &b, const SM80KernelConfig &cfg)
-      : b(b), cfg(cfg) {
-    ctx = b.getContext();
-    i1 = b.getI1Type();
-    i32 = b.getI32Type();
-    i64 = b.getI64Type();
-    f32 = b.getF32Type();
-    ptrG = LLVM::LLVMPointerType::get(ctx, 1);
-    ptrS = LLVM::LLVMPointerType::get(ctx, 3);
+      : SM80Builder(b), cfg(cfg) {
     mFrags = cfg.rowsPerWarp / 16;
     nFrags = cfg.blockN / 8;
     dFrags = cfg.headDim / 8;
@@ -98,28 +95,8 @@ public:
   void emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal);
 
 private:
-  // Constants and small helpers.
-  Value c32(int64_t v) {
-    return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
-  }
-  Value c64(int64_t v) {
-    return arith::ConstantOp::create(b, b.getI64IntegerAttr(v));
-  }
-  Value cf(double v) {
-    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, p, x, y);
-  }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, c, x, y);
-  }
-  Value toI64(Value v) { return arith::ExtUIOp::create(b, i64, v); }
-  Value gep(Type ptrType, Value base, Value byteOffset) {
-    return LLVM::GEPOp::create(b, ptrType, b.getI8Type(), base,
-                               ValueRange{byteOffset});
+  Type halfType() {
+    return cfg.bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
   }
   Value intrinsic(StringRef name, Value x) {
     return LLVM::CallIntrinsicOp::create(b, f32, b.getStringAttr(name),
@@ -138,49 +115,16 @@ private:
   }
   /// Two f32 -> one i32 holding two 16-bit floats (low = first).
   Value pack(Value lo, Value hi) {
-    Type half = cfg.bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
-    auto vecF32 = VectorType::get({2}, f32);
-    Value v = LLVM::PoisonOp::create(b, vecF32);
-    v = LLVM::InsertElementOp::create(b, v, lo, c32(0));
-    v = LLVM::InsertElementOp::create(b, v, hi, c32(1));
-    Value t = LLVM::FPTruncOp::create(b, VectorType::get({2}, half), v);
-    return LLVM::BitcastOp::create(b, i32, t);
+    return SM80PackPairOp::create(b, lo, hi, halfType());
   }
   std::array<Value, 4> ldmatrix(Value ptr, bool transpose) {
-    auto type = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
-    Value r = NVVM::LdMatrixOp::create(
-        b, type, ptr, b.getI32IntegerAttr(4),
-        NVVM::MMALayoutAttr::get(ctx, transpose ? NVVM::MMALayout::col
-                                                : NVVM::MMALayout::row),
-        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
-        NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
-    std::array<Value, 4> regs;
-    for (int64_t i = 0; i < 4; ++i)
-      regs[i] = LLVM::ExtractValueOp::create(b, r, i);
-    return regs;
+    auto op = SM80LdmatrixX4Op::create(b, ptr, transpose);
+    return {op.getWord0(), op.getWord1(), op.getWord2(), op.getWord3()};
   }
   AccFrag mma(const AFrag &a, Value b0, Value b1, const AccFrag &c) {
-    auto type = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-    NVVM::MMATypes t = cfg.bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    // f16 operands are typed vector<2xf16>; bf16 ones stay i32.
-    auto operand = [&](Value x) -> Value {
-      if (cfg.bf16)
-        return x;
-      return LLVM::BitcastOp::create(b, VectorType::get({2}, b.getF16Type()),
-                                     x);
-    };
-    SmallVector<Value> aOps = llvm::map_to_vector(a, operand);
-    SmallVector<Value> bOps = {operand(b0), operand(b1)};
-    Value r = NVVM::MmaOp::create(
-        b, type, ValueRange(aOps), ValueRange(bOps), ValueRange(c),
-        ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{t, t},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    AccFrag d;
-    for (int64_t i = 0; i < 4; ++i)
-      d[i] = LLVM::ExtractValueOp::create(b, r, i);
-    return d;
+    auto op = SM80MmaOp::create(b, ValueRange(a), ValueRange{b0, b1},
+                                ValueRange(c), halfType());
+    return {op.getD0(), op.getD1(), op.getD2(), op.getD3()};
   }
 
   /// A copy of `v` (i32 or i64) that LLVM cannot see through or move; see
@@ -245,10 +189,7 @@ private:
   }
   int64_t accIndex(int64_t mf, int64_t df) const { return mf * dFrags + df; }
 
-  ImplicitLocOpBuilder &b;
   const SM80KernelConfig &cfg;
-  MLIRContext *ctx;
-  Type i1, i32, i64, f32, ptrG, ptrS;
   int64_t mFrags, nFrags, dFrags, elemBytes;
 
   /// Derives the per-thread indices and K/V addresses below from the
@@ -341,55 +282,10 @@ void KernelEmitter::deriveIndices(bool fresh) {
 void KernelEmitter::copyTile(Value base, Value strideS, Value firstRow,
                              Value seqLen, Value smemOffset, int64_t rows,
                              bool guarded) {
-  int64_t chunksPerRow = cfg.headDim * elemBytes / 16;
-  auto cg = NVVM::LoadCacheModifierKindAttr::get(
-      ctx, NVVM::LoadCacheModifierKind::CG);
-  // Thread t copies chunk t % chunksPerRow of rows t / chunksPerRow + i ·
-  // rowsPerStep: addresses advance by a fixed step, so only one pointer per
-  // tile stays live. rowsPerStep is a power of two (it divides the 16-row
-  // multiples of the tiles); at head dim 96 (12 chunks per row) that leaves
-  // the last warp without copies.
-  int64_t rowsPerStep = llvm::bit_floor(
-      static_cast<uint64_t>(kThreads / chunksPerRow));
-  int64_t copyThreads = rowsPerStep * chunksPerRow;
-  int64_t copies = rows / rowsPerStep;
-  assert(rows % rowsPerStep == 0 && "tiles are multiples of 16 rows");
-  OpBuilder::InsertionGuard guard(b);
-  if (copyThreads < kThreads) {
-    auto active = scf::IfOp::create(
-        b, cmp(arith::CmpIPredicate::ult, tid, c32(copyThreads)), false);
-    b.setInsertionPointToStart(active.thenBlock());
-  }
-  Value row0 = arith::DivUIOp::create(b, tid, c32(chunksPerRow));
-  Value col = arith::RemUIOp::create(b, tid, c32(chunksPerRow));
-  Value colBytes = toI64(mul(col, c32(16)));
-  Value src = gep(ptrG, base,
-                  add(mul(toI64(add(firstRow, row0)), strideS), colBytes));
-  Value srcStep = mul(strideS, c64(rowsPerStep));
-  Value dst = gep(ptrS, smem,
-                  add(smemOffset, add(mul(row0, c32(cfg.plan.rowPitchBytes)),
-                                      mul(col, c32(16)))));
-  // Rows left in the sequence for this thread's first copy, and this
-  // thread's column of row `firstRow` (valid: the tile is not empty).
-  Value left, firstRowSrc;
-  if (guarded) {
-    left = arith::SubIOp::create(b, seqLen, add(firstRow, row0));
-    firstRowSrc =
-        gep(ptrG, base, add(mul(toI64(firstRow), strideS), colBytes));
-  }
-  for (int64_t i = 0; i < copies; ++i) {
-    Value from = src, size;
-    if (guarded) {
-      Value valid = cmp(arith::CmpIPredicate::sgt, left, c32(i * rowsPerStep));
-      from = select(valid, src, firstRowSrc);
-      size = select(valid, c32(16), c32(0));
-    }
-    NVVM::CpAsyncOp::create(
-        b, gep(ptrS, dst, c32(i * rowsPerStep * cfg.plan.rowPitchBytes)),
-        from, b.getI32IntegerAttr(16), cg, size);
-    if (i + 1 < copies)
-      src = gep(ptrG, src, srcStep);
-  }
+  SM80CopyTileOp::create(b, base, firstRow, strideS, smem, smemOffset, tid,
+                         guarded ? seqLen : Value(), rows,
+                         cfg.headDim * elemBytes, cfg.plan.rowPitchBytes,
+                         kThreads);
 }
 
 void KernelEmitter::copyKV(Value tile, Value slot, bool guarded) {
@@ -763,14 +659,13 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
           arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, sum, zero);
       Value inv = select(hasKeys, arith::DivFOp::create(b, cf(1.0), sum), zero);
       int64_t rowInWarp = mf * 16 + half * 8;
+      SmallVector<Value> values;
       for (int64_t df = 0; df < dFrags; ++df) {
         int64_t base = accIndex(mf, df) * 4 + half * 2;
-        Value x0 = arith::MulFOp::create(b, result[base], inv);
-        Value x1 = arith::MulFOp::create(b, result[base + 1], inv);
-        Value ptr =
-            gep(ptrS, fragPtr, c32(rowInWarp * pitch + df * 8 * elemBytes));
-        LLVM::StoreOp::create(b, pack(x0, x1), ptr, /*alignment=*/4);
+        values.append({result[base], result[base + 1]});
       }
+      SM80StageRowOp::create(b, fragPtr, rowInWarp * pitch, inv, values,
+                             halfType());
       if (!cfg.hasLse)
         continue;
       Value row = add(add(warpRow, group), c32(rowInWarp));
@@ -798,34 +693,16 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
     }
   NVVM::SyncWarpOp::create(b, c32(-1));
 
-  // Chunk c = lane + 32·i of the warp's rows: row c / chunksPerRow, column
-  // c % chunksPerRow; consecutive lanes read and write consecutive chunks.
+  // The warp's rows leave in 16-byte chunks, consecutive lanes reading and
+  // writing consecutive chunks.
   Value oBase = gep(ptrG, o,
                     mul(add(mul(toI64(batch), strides[3][0]),
                             mul(toI64(head), strides[3][1])),
                         eb));
   Value oStrideS = mul(strides[3][2], eb);
-  auto vec4 = VectorType::get({4}, i32);
-  int64_t chunksPerRow = cfg.headDim * elemBytes / 16;
-  int64_t chunksPerLane = cfg.rowsPerWarp * chunksPerRow / 32;
-  for (int64_t i = 0; i < chunksPerLane; ++i) {
-    Value chunk = add(lane, c32(32 * i));
-    Value row = arith::DivUIOp::create(b, chunk, c32(chunksPerRow));
-    Value col = arith::RemUIOp::create(b, chunk, c32(chunksPerRow));
-    Value data = LLVM::LoadOp::create(
-        b, vec4,
-        gep(ptrS, smem,
-            add(warpSmem, add(mul(row, c32(pitch)), mul(col, c32(16))))),
-        /*alignment=*/16);
-    Value seqRow = add(warpRow, row);
-    auto store = scf::IfOp::create(
-        b, cmp(arith::CmpIPredicate::ult, seqRow, seqQ), false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(store.thenBlock());
-    Value ptr = gep(ptrG, oBase,
-                    add(mul(toI64(seqRow), oStrideS), toI64(mul(col, c32(16)))));
-    LLVM::StoreOp::create(b, data, ptr, /*alignment=*/16);
-  }
+  SM80StoreRowsOp::create(b, smem, warpSmem, lane, oBase, warpRow, oStrideS,
+                          seqQ, cfg.rowsPerWarp, cfg.headDim * elemBytes,
+                          pitch);
   LLVM::ReturnOp::create(b, ValueRange{});
 }
 

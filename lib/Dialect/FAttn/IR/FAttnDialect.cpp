@@ -6,6 +6,7 @@
 #include "fattn/Dialect/FAttn/IR/FAttnGradOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnQuantOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnSM80Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.h"
@@ -34,6 +35,9 @@ void FAttnDialect::initialize() {
       ,
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.cpp.inc"
+      ,
+#define GET_OP_LIST
+#include "fattn/Dialect/FAttn/IR/FAttnSM80Ops.cpp.inc"
       ,
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.cpp.inc"
