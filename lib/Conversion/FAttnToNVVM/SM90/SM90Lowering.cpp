@@ -505,31 +505,6 @@ mlir::fattn::buildSM90AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
   Builder attrs(op.getContext());
   kernel->setAttr("fattn.kernel_description",
                   attrs.getStringAttr(describeSM90Kernel(*config)));
-  kernel->setAttr(
-      kKernelInfoAttrName,
-      attrs.getDictionaryAttr({
-          attrs.getNamedAttr("block_m", attrs.getI64IntegerAttr(config->blockM)),
-          attrs.getNamedAttr("block_n", attrs.getI64IntegerAttr(config->blockN)),
-          attrs.getNamedAttr("threads", attrs.getI64IntegerAttr(config->threads())),
-          attrs.getNamedAttr("dynamic_smem_bytes",
-                             attrs.getI64IntegerAttr(config->dynamicSharedBytes())),
-          attrs.getNamedAttr("dtype", attrs.getStringAttr(config->elementType)),
-          attrs.getNamedAttr("head_dim", attrs.getI64IntegerAttr(config->headDim)),
-          attrs.getNamedAttr("scale", attrs.getF64FloatAttr(config->scale)),
-          attrs.getNamedAttr("window_left", attrs.getI64IntegerAttr(config->windowLeft)),
-          attrs.getNamedAttr("window_right", attrs.getI64IntegerAttr(config->windowRight)),
-          attrs.getNamedAttr("softcap", attrs.getF64FloatAttr(config->softcap)),
-          attrs.getNamedAttr("has_lse", attrs.getBoolAttr(config->hasLse)),
-          attrs.getNamedAttr("stages", attrs.getI64IntegerAttr(config->stages)),
-          attrs.getNamedAttr("tensor_maps", attrs.getStrArrayAttr({"q", "k", "v"})),
-      }));
-  // Kernels with runtime scalars say so, as the sm_80 kernel does.
-  if (config->dynamicScale || config->dynamicSoftcap) {
-    NamedAttrList info(kernel->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName));
-    info.set("dynamic_scale", attrs.getBoolAttr(config->dynamicScale));
-    info.set("dynamic_softcap", attrs.getBoolAttr(config->dynamicSoftcap));
-    kernel->setAttr(kKernelInfoAttrName, info.getDictionary(op.getContext()));
-  }
   return kernel;
 }
 
