@@ -27,6 +27,8 @@ AttentionFacts AttentionFacts::of(AttentionOp op) {
   ShapedType query = op.getQuery().getType();
   facts.fp8 = isa<Float8E4M3FNType>(query.getElementType());
   facts.headDim = query.getDimSize(3);
+  if (int64_t value = op.getValueHeadDim(); value != facts.headDim)
+    facts.headDimV = value;
   int64_t left = op.getEffectiveWindowLeft();
   int64_t right = op.getEffectiveWindowRight();
   facts.mask = left < 0 && right < 0    ? MaskKind::None
@@ -53,7 +55,8 @@ bool TuningCondition::matches(const AttentionFacts &facts) const {
   auto agrees = [](const auto &wanted, const auto &actual) {
     return !wanted || *wanted == actual;
   };
-  return agrees(fp8, facts.fp8) && facts.headDim >= minHeadDim &&
+  return !facts.headDimV && agrees(fp8, facts.fp8) &&
+         facts.headDim >= minHeadDim &&
          facts.headDim <= maxHeadDim && agrees(mask, facts.mask) &&
          agrees(softcap, facts.softcap) && agrees(lse, facts.lse) &&
          agrees(valueTransposed, facts.valueTransposed) &&
@@ -161,7 +164,7 @@ SM80Tuning mlir::fattn::tuneSM80(const AttentionFacts &facts,
   SM80Tuning t;
   // 128 query rows where the accumulator and the scores fit the registers
   // (head dim 112 spills there); 64 above.
-  const int64_t headDim = facts.headDim;
+  const int64_t headDim = facts.tileHeadDim();
   t.blockM = headDim > 128 || headDim == 112 ? 64 : 128;
   // Head dim 256: 64 + 2 x (32 + 32) padded rows fit the 163 KiB of sm_80.
   // A 32-key tile splits into the 16-byte copies of 128 threads only at
@@ -190,7 +193,7 @@ void SM80Tuning::applyTo(SM80PipelineOptions &options) const {
 SM90Tuning mlir::fattn::tuneSM90(const AttentionFacts &facts,
                                  const TuningRequest &request) {
   SM90Tuning t;
-  const int64_t headDim = facts.headDim;
+  const int64_t headDim = facts.tileHeadDim();
   const bool fp8 = facts.fp8, masked = facts.isMasked(),
              causal = facts.isCausal(), hasSoftcap = facts.softcap,
              valueT = facts.valueTransposed, perBlockKV = facts.kvPerBlock();
@@ -326,7 +329,8 @@ SM90Tuning mlir::fattn::tuneSM90(const AttentionFacts &facts,
   twoQBuffers.elementType = fp8 ? "e4m3" : "bf16";
   twoQBuffers.valueTransposed = valueT;
   twoQBuffers.rowSumMma = rowSums;
-  twoQBuffers.headDim = headDim;
+  twoQBuffers.headDim = facts.headDim;
+  twoQBuffers.headDimV = facts.headDimV.value_or(facts.headDim);
   twoQBuffers.blockM = t.blockM;
   twoQBuffers.blockN = t.blockN;
   twoQBuffers.stages = t.stages;

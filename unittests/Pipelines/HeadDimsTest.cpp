@@ -62,7 +62,20 @@ TEST(HeadDims, Errors) {
   EXPECT_EQ(sm90HeadDimsError(bf16, 264, 264),
             "sm_90a needs a head dim that is a multiple of 8 up to 256 for "
             "16-bit inputs, found 264");
+  // V's head dim may differ in 16 bits (MLA's 192 and 128), by the same
+  // rule; not for e4m3.
+  EXPECT_EQ(sm90HeadDimsError(bf16, 192, 128), std::nullopt);
+  EXPECT_EQ(sm90HeadDimsError(bf16, 64, 256), std::nullopt);
+  EXPECT_EQ(sm90HeadDimsError(bf16, 192, 132),
+            "sm_90a needs a head dim that is a multiple of 8 up to 256 for V "
+            "of 16-bit inputs, found 132");
+  EXPECT_EQ(sm90HeadDimsError(bf16, 128, ShapedType::kDynamic),
+            "sm_90a needs a head dim that is a multiple of 8 up to 256 for V "
+            "of 16-bit inputs, found ?");
   EXPECT_EQ(sm90HeadDimsError(e4m3, 256, 256), std::nullopt);
+  EXPECT_EQ(sm90HeadDimsError(e4m3, 256, 128),
+            "sm_90a needs V's head dim equal to Q's and K's, found 256 and "
+            "128");
   EXPECT_EQ(sm90HeadDimsError(e4m3, 64, 64),
             "sm_90a needs a head dim that is a multiple of 128 up to 256 for "
             "e4m3 inputs, found 64");

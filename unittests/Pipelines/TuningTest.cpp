@@ -211,3 +211,21 @@ TEST(Tuning, DescaleRoutes) {
   for (const DescaleRoute &route : descaleRoutes())
     EXPECT_FALSE(route.when.matches(perTensor));
 }
+
+// V's head dim differing from Q's and K's: the tiles of the wider of the two
+// (a kernel that fits where the kernel of two equal head dims that wide
+// fits), and no row of the tables, which speak of one head dim.
+TEST(Tuning, ValueHeadDimDiffers) {
+  for (MaskKind mask : {MaskKind::None, MaskKind::Causal, MaskKind::Window})
+    for (auto [d, dv] : {std::pair<int64_t, int64_t>{192, 128}, {64, 256},
+                         {128, 64}, {64, 40}}) {
+      AttentionFacts f = bf16(d, mask);
+      f.headDimV = dv;
+      int64_t wide = std::max(d, dv);
+      EXPECT_EQ(f.tileHeadDim(), wide);
+      EXPECT_EQ(fields(tuneSM90(f)), fields(tuneSM90(bf16(wide, mask))))
+          << d << "/" << dv;
+      EXPECT_EQ(shortSeqsRule(f, shortSeqs()), nullptr) << d << "/" << dv;
+      EXPECT_EQ(fields(tuneSM90(f, shortSeqs())), fields(tuneSM90(f)));
+    }
+}

@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -37,8 +38,10 @@ enum class MaskKind { None, Causal, Window };
 struct AttentionFacts {
   /// e4m3 Q, K and V (else 16-bit: bf16 or f16).
   bool fp8 = false;
-  /// Of Q, K and V.
+  /// Of Q and K (and of V, unless headDimV says otherwise).
   int64_t headDim = 128;
+  /// Of V and O, where it differs from Q's and K's (MLA's 192 and 128).
+  std::optional<int64_t> headDimV;
   MaskKind mask = MaskKind::None;
   bool softcap = false;
   bool lse = false;
@@ -52,6 +55,12 @@ struct AttentionFacts {
   static AttentionFacts of(AttentionOp op);
 
   bool isMasked() const { return mask != MaskKind::None; }
+  /// The head dim whose tiles a kernel takes: the wider of Q's and V's, so
+  /// that it fits where the kernel of two equal head dims that wide fits
+  /// (shared memory and registers grow with each).
+  int64_t tileHeadDim() const {
+    return std::max(headDim, headDimV.value_or(headDim));
+  }
   bool isCausal() const { return mask == MaskKind::Causal; }
   /// K or V descaled per block of rows.
   bool kvPerBlock() const {
@@ -75,7 +84,9 @@ struct TuningRequest {
 };
 
 /// A set of configurations, as a table row states it: every field that is
-/// set must match (a field left unset matches anything).
+/// set must match (a field left unset matches anything). A row speaks of one
+/// head dim for Q, K and V: configurations whose V head dim differs match
+/// none.
 struct TuningCondition {
   std::optional<bool> fp8;
   /// The head dims from minHeadDim to maxHeadDim.

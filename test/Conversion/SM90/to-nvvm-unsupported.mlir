@@ -8,9 +8,27 @@ func.func @block_m_64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: 
 
 // -----
 
-func.func @mixed_head_dims(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
-  // expected-error @below {{'fattn.tiled_attention' op sm_90a needs V's head dim equal to Q's and K's, found 64 and 128}}
-  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>)
+// V's head dim may differ from Q's and K's (value-head-dim.mlir), by the
+// same rule.
+func.func @value_head_dim_not_multiple_of_8(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x132xbf16>, %o: memref<?x?x?x132xbf16>) {
+  // expected-error @below {{'fattn.tiled_attention' op sm_90a needs a head dim that is a multiple of 8 up to 256 for V of 16-bit inputs, found 132}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x132xbf16>) outs(%o : memref<?x?x?x132xbf16>)
+  return
+}
+
+// -----
+
+func.func @value_head_dim_over_256(%q: memref<?x?x?x192xf16>, %k: memref<?x?x?x192xf16>, %v: memref<?x?x?x264xf16>, %o: memref<?x?x?x264xf16>) {
+  // expected-error @below {{'fattn.tiled_attention' op sm_90a needs a head dim that is a multiple of 8 up to 256 for V of 16-bit inputs, found 264}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x192xf16>, memref<?x?x?x192xf16>, memref<?x?x?x264xf16>) outs(%o : memref<?x?x?x264xf16>)
+  return
+}
+
+// -----
+
+func.func @dynamic_key_head_dim(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x?xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  // expected-error @below {{'fattn.tiled_attention' op the sm_90a lowering needs K's head dim equal to Q's, found ? and 64}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x?xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>)
   return
 }
 

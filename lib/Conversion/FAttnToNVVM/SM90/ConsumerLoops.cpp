@@ -32,7 +32,7 @@ void SM90KernelEmitter::emitConsumerSetup() {
   // before each wgmma of S = Q K^T; measured +1..2% at 16-bit head dims 64
   // and 128 and neutral for FP8. Not above 128 columns, where ptxas then
   // spills (docs/PERF.md, 2026-12-01).
-  if (dPad <= 128)
+  if (std::max(dPad, dPadV) <= 128)
     wg = target<SM90WarpUniformOp>(wg);
   Value lane = e.andI(tid, e.i32(31));
   Value warpInWg = e.andI(e.udiv(ctid, e.i32(32)), e.i32(3));

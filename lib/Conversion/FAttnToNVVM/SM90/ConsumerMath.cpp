@@ -135,7 +135,7 @@ SmallVector<Value> SM90KernelEmitter::fenceValues(ArrayRef<Value> values) {
 }
 
 Value SM90KernelEmitter::issueQK(Value stage, const ScoreColumns &sc) {
-  Value kDesc = descriptorInSlot(kDesc0, stage, layout.kvStageBytes);
+  Value kDesc = descriptorInSlot(kDesc0, stage, layout.kStageBytes);
   wgmmaFence();
   Value s = e.zero(sc.sType);
   // Every k step is 32 bytes of a row: 16 16-bit or 32 e4m3 elements.
@@ -155,7 +155,7 @@ SmallVector<Value> SM90KernelEmitter::issuePV(ArrayRef<Value> oIn,
                                               ArrayRef<Value> pPacked,
                                               Value stage, bool fence,
                                               const ScoreColumns &sc) {
-  int64_t stageBytes = cfg.isFP8() ? layout.vtStageBytes : layout.kvStageBytes;
+  int64_t stageBytes = cfg.isFP8() ? layout.vtStageBytes : layout.vStageBytes;
   Value vDesc = descriptorInSlot(vDesc0, stage, stageBytes);
   if (fence)
     wgmmaFence();
@@ -202,12 +202,12 @@ SmallVector<Value> SM90KernelEmitter::issuePV(ArrayRef<Value> oIn,
     // row, a 64-column part of O starts 64 rows further.
     for (int64_t kk = 0; kk < sc.columns / kStep; ++kk) {
       ArrayRef<Value> a(pPacked.data() + 4 * kk, 4);
-      int64_t step = (kk / 4) * cfg.headDim * 8 + (kk % 4) * 2;
+      int64_t step = (kk / 4) * cfg.headDimV * 8 + (kk % 4) * 2;
       if (opts.wideValueMma) {
         o = rsWgmma(o, a, e.add(vDesc, e.i64(step)), /*accumulate=*/true,
                     transposeV);
       } else {
-        for (int64_t c = 0; c < dPad / 64; ++c) {
+        for (int64_t c = 0; c < dPadV / 64; ++c) {
           Value desc = e.add(vDesc, e.i64(step + c * 64 * 8));
           SmallVector<Value> part(o.begin() + 32 * c, o.begin() + 32 * (c + 1));
           part = rsWgmma(part, a, desc, /*accumulate=*/true, transposeV);
@@ -224,7 +224,7 @@ SmallVector<Value> SM90KernelEmitter::issuePV(ArrayRef<Value> oIn,
       Value desc = e.add(vDesc, e.i64(kk * 128));
       o = rsWgmma(o, a, desc, /*accumulate=*/true, transposeV);
     } else {
-      for (int64_t c = 0; c < chunks; ++c) {
+      for (int64_t c = 0; c < chunksV; ++c) {
         Value desc = e.add(vDesc, e.i64(c * bn * 8 + kk * 128));
         SmallVector<Value> part(o.begin() + 32 * c, o.begin() + 32 * (c + 1));
         part = rsWgmma(part, a, desc, /*accumulate=*/true, transposeV);

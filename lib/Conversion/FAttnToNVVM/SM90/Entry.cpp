@@ -212,7 +212,7 @@ void SM90KernelEmitter::emitOnesTile() {
 
 void SM90KernelEmitter::emitQLoad() {
   Value qBar = qFullBar();
-  expectBytes(qBar, layout.qBytes);
+  expectBytes(qBar, layout.qTileBytes);
   // Two buffers: the work item's one, bytes qBytes apart.
   Value bufferOffset = qBufferOffset();
   for (int64_t c = 0; c < chunks; ++c) {
@@ -231,7 +231,12 @@ void SM90KernelEmitter::emitTileLoad(Value j) {
   // counts as complete.
   Value waitPhase = e.xorI(phaseOf(t), e.i32(1));
   Value kvRow = e.mul(j, e.i32(bn));
-  Value stageOffset = e.mul(stage, e.i32(layout.kvStageBytes));
+  // K's and V's stages differ in size where their head dims do.
+  Value keyStageOffset = e.mul(stage, e.i32(layout.kStageBytes));
+  Value valueStageOffset =
+      layout.vStageBytes == layout.kStageBytes
+          ? keyStageOffset
+          : e.mul(stage, e.i32(layout.vStageBytes));
   for (bool isV : {false, true}) {
     // FP8: V's slot is free once the producer's own transpose has read it
     // (the producer barrier after each transpose), no consumer hands it back.
@@ -243,10 +248,11 @@ void SM90KernelEmitter::emitTileLoad(Value j) {
       emitTransposedValueLoad(stage, bar, kvRow);
       continue;
     }
-    expectBytes(bar, layout.kvStageBytes);
+    expectBytes(bar, isV ? layout.vStageBytes : layout.kStageBytes);
+    Value stageOffset = isV ? valueStageOffset : keyStageOffset;
     SM90SharedRegion ring =
         isV ? SM90SharedRegion::ValueRing : SM90SharedRegion::KeyRing;
-    for (int64_t c = 0; c < chunks; ++c)
+    for (int64_t c = 0; c < (isV ? chunksV : chunks); ++c)
       tmaLoad(e.arg(isV ? "v_map" : "k_map"), c,
               e.add(stageOffset,
                     e.add(smemRegion(ring), e.i32(c * bn * 128))),
@@ -261,7 +267,7 @@ void SM90KernelEmitter::emitTileLoad(Value j) {
 /// zero-fills whole boxes.
 void SM90KernelEmitter::emitTransposedValueLoad(Value stage, Value bar,
                                                 Value firstKey) {
-  int64_t atomBytes = cfg.headDim * 128;
+  int64_t atomBytes = cfg.headDimV * 128;
   expectBytes(bar, layout.vtStageBytes);
   Value stageOffset = e.mul(stage, e.i32(layout.vtStageBytes));
   for (int64_t a = 0; a < cfg.keyChunks(); ++a)

@@ -51,7 +51,7 @@ SmallVector<Value> SM90KernelEmitter::rowValues(ArrayRef<Value> acc, int r,
 void SM90KernelEmitter::storeODirect(ArrayRef<Value> acc, const Value inv[2]) {
   auto [oGlobal, oHeadBase] = outputBase();
   Value quadCol = e.zext64(e.mul(quad, e.i32(2)));
-  int64_t pairs = std::min(numO / 4, (cfg.headDim + 7) / 8);
+  int64_t pairs = std::min(numO / 4, (cfg.headDimV + 7) / 8);
   for (int r = 0; r < 2; ++r) {
     string next = "store_done" + str(r);
     string body = "store_row" + str(r);
@@ -79,7 +79,7 @@ void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<Value> acc,
   Value upper[3];
   for (int mask : {1, 2})
     upper[mask] = e.icmp(ICmp::ne, e.andI(quad, e.i32(mask)), e.i32(0));
-  int64_t groups = std::min(numO / 16, (cfg.headDim + 31) / 32);
+  int64_t groups = std::min(numO / 16, (cfg.headDimV + 31) / 32);
   for (int r = 0; r < 2; ++r) {
     // The shuffles need the whole warp: every row transposes, only rows
     // inside the sequence store.
@@ -98,7 +98,7 @@ void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<Value> acc,
     rowOff = e.add(e.add(oHeadBase, rowOff), e.zext64(quadCol));
     for (int64_t m = 0; m < groups; ++m) {
       Value ptr = outputElement(oGlobal, e.add(rowOff, e.i64(32 * m)));
-      if (32 * (m + 1) <= cfg.headDim) {
+      if (32 * (m + 1) <= cfg.headDimV) {
         e.store(vecs[m], ptr, 16);
         continue;
       }
@@ -106,7 +106,7 @@ void SM90KernelEmitter::storeOQuadTransposed(ArrayRef<Value> acc,
       // only if it lies inside.
       string in = fresh("unit_in"), done = fresh("unit_out");
       e.condBr(
-          e.icmp(ICmp::slt, e.add(quadCol, e.i32(32 * m)), e.i32(cfg.headDim)),
+          e.icmp(ICmp::slt, e.add(quadCol, e.i32(32 * m)), e.i32(cfg.headDimV)),
           in, done);
       e.place(in);
       e.store(vecs[m], ptr, 16);
@@ -211,7 +211,7 @@ void SM90KernelEmitter::storeOStaged(ArrayRef<Value> acc, const Value inv[2]) {
 
   auto [oGlobal, oHeadBase] = outputBase();
   Value thread = e.andI(tid, e.i32(127));
-  int64_t unitsPerRow = dPad / 8;
+  int64_t unitsPerRow = dPadV / 8;
   for (int64_t k = 0; k < 64 * unitsPerRow / 128; ++k) {
     Value index = e.add(e.i32(k * 128), thread);
     Value rowInWg = e.udiv(index, e.i32(unitsPerRow));
@@ -221,8 +221,8 @@ void SM90KernelEmitter::storeOStaged(ArrayRef<Value> acc, const Value inv[2]) {
         target<SM90LoadSwizzledUnitOp>(base, tileRow, unitInRow, atomBytes);
     Value seqRow = e.add(qTileRow, tileRow), col = e.mul(unitInRow, e.i32(8));
     Value inside = e.icmp(ICmp::slt, seqRow, e.arg("seq_q"));
-    if (cfg.headDim < dPad)
-      inside = e.andI(inside, e.icmp(ICmp::slt, col, e.i32(cfg.headDim)));
+    if (cfg.headDimV < dPadV)
+      inside = e.andI(inside, e.icmp(ICmp::slt, col, e.i32(cfg.headDimV)));
     string body = fresh("store_unit"), next = fresh("unit_done");
     e.condBr(inside, body, next);
     e.place(body);

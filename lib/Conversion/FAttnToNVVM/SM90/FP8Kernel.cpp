@@ -147,7 +147,7 @@ void SM90KernelEmitter::emitTransposeV(Value stage,
   int64_t groups = bn / 16;
   Value load = e.add(
       e.add(smemRegion(SM90SharedRegion::ValueRing),
-            e.mul(stage, e.i32(layout.kvStageBytes))),
+            e.mul(stage, e.i32(layout.vStageBytes))),
       lanes.load);
   Value vtStage =
       e.add(smemRegion(SM90SharedRegion::TransposedValueRing),
@@ -171,7 +171,7 @@ void SM90KernelEmitter::emitTransposeV(Value stage,
   // (n % 8) and the 1024-byte aligned base and atoms leave clear.
   Value from = e.add(from0, e.mul(vtBlock, e.i32(steps * 16 * 128)));
   Value to = e.add(e.xorI(to0, e.shl(e.andI(g0, e.i32(7)), e.i32(4))),
-                   e.add(e.mul(e.lshr(g0, e.i32(3)), e.i32(cfg.headDim * 128)),
+                   e.add(e.mul(e.lshr(g0, e.i32(3)), e.i32(cfg.headDimV * 128)),
                          e.mul(c, e.i32(128 * 128))));
   for (int64_t k = 0; k < steps; ++k) {
     auto words = target<SM90LdmatrixX4Op>(e.add(from, e.i32(k * 16 * 128)));
@@ -183,7 +183,7 @@ void SM90KernelEmitter::emitTransposeV(Value stage,
                                   permuted.getResult3());
   }
   Value next = e.add(vtBlock, e.i32(1));
-  e.condBr(e.icmp(ICmp::ult, next, e.i32(chunks * blocksPerChunk)), "vt_block",
+  e.condBr(e.icmp(ICmp::ult, next, e.i32(chunksV * blocksPerChunk)), "vt_block",
            {next}, "vt_done", {});
   e.place("vt_done");
 }
@@ -356,7 +356,7 @@ SmallVector<Value> SM90KernelEmitter::packProbabilitiesE4M3(ArrayRef<Value> p) {
   // The exception: head dims above 128 with per-block V descales, whose
   // carried factor leaves no register for the merged halves (ptxas spilled
   // 4 bytes in the causal kernels) keep the zero-extension and the prmt.
-  bool byPermute = carryValueDescale && dPad > 128;
+  bool byPermute = carryValueDescale && dPadV > 128;
   SmallVector<Value> packed;
   // A 32-key step holds 16 of the thread's scores.
   int64_t steps = static_cast<int64_t>(p.size()) / 16;

@@ -27,6 +27,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -46,7 +47,7 @@ inline string str(int64_t v) { return std::to_string(v); }
 /// two row sums, padded to whole 16-byte units.
 constexpr int64_t kTailSlotHeaderBytes = 256;
 inline int64_t tailSlotWords(const SM90KernelConfig &c) {
-  int64_t acc = c.paddedHeadDim() / 2 + (c.rowSumMma ? 2 : 0);
+  int64_t acc = c.paddedValueHeadDim() / 2 + (c.rowSumMma ? 2 : 0);
   return (acc + 4 + 3) / 4 * 4;
 }
 
@@ -115,6 +116,10 @@ private:
 /// halves of a stage have separate empty barriers: K is handed back as soon
 /// as S = Q K^T has completed and V only after O += P V, so that the copy of
 /// a later K tile starts while the consumers still work on the current one.
+/// K's tiles span Q's head dim and V's tiles V's, so the two rings' stages
+/// differ in size where the head dims do. A Q buffer that O passes through
+/// (writesOIntoQBuffer) holds the wider of Q's and O's tiles; TMA fills Q's
+/// atoms of it.
 ///
 /// FP8 adds a ring of V^T tiles (head-dim rows of 128-key, 128B-swizzled
 /// atoms) with full and empty barriers of its own: TMA fills the V half of a
@@ -132,19 +137,24 @@ private:
 /// key, keyChunks() * 128 of them): each thread loads one key's factor from
 /// global memory, and reads its columns' from the slot.
 struct SharedLayout {
-  int64_t stages, qBytes, oOffset, oBytes, kvStageBytes, vtStageBytes, kOffset,
-      vOffset, vtOffset, onesOffset, keyFactorOffset, keyFactorSlotBytes,
-      barOffset, ringBarriers, total;
+  int64_t stages, qTileBytes, qBytes, oOffset, oBytes, kStageBytes,
+      vStageBytes, vtStageBytes, kOffset, vOffset, vtOffset, onesOffset,
+      keyFactorOffset, keyFactorSlotBytes, barOffset, ringBarriers, total;
   explicit SharedLayout(const SM90KernelConfig &c) : stages(c.stages) {
-    qBytes = c.headDimChunks() * c.blockM * 128;
-    kvStageBytes = c.headDimChunks() * c.blockN * 128;
-    vtStageBytes = c.isFP8() ? c.keyChunks() * c.headDim * 128 : 0;
+    qTileBytes = c.headDimChunks() * c.blockM * 128;
+    qBytes = c.writesOIntoQBuffer()
+                 ? std::max(c.headDimChunks(), c.outputChunks()) * c.blockM *
+                       128
+                 : qTileBytes;
+    kStageBytes = c.headDimChunks() * c.blockN * 128;
+    vStageBytes = c.valueHeadDimChunks() * c.blockN * 128;
+    vtStageBytes = c.isFP8() ? c.keyChunks() * c.headDimV * 128 : 0;
     // O's own staging buffer (FP8 with tmaStore), after the Q buffers.
     oOffset = qBytes * c.qBuffers;
     oBytes = c.hasOwnOutputBuffer() ? c.outputChunks() * c.blockM * 128 : 0;
     kOffset = oOffset + oBytes;
-    vOffset = kOffset + c.stages * kvStageBytes;
-    vtOffset = c.valueTransposed ? vOffset : vOffset + c.stages * kvStageBytes;
+    vOffset = kOffset + c.stages * kStageBytes;
+    vtOffset = c.valueTransposed ? vOffset : vOffset + c.stages * vStageBytes;
     onesOffset = vtOffset + c.stages * vtStageBytes;
     if (c.rowSumMma)
       onesOffset = (onesOffset + kOnesBytes - 1) / kOnesBytes * kOnesBytes;
@@ -247,7 +257,9 @@ public:
     bn = cfg.blockN;
     dPad = cfg.paddedHeadDim();
     chunks = cfg.headDimChunks();
-    numO = dPad / 2; // O accumulator registers per thread
+    dPadV = cfg.paddedValueHeadDim();
+    chunksV = cfg.valueHeadDimChunks();
+    numO = dPadV / 2; // O accumulator registers per thread
     // With rowSumMma, l (rows r and r + 8, whole rows) rides after O's
     // registers, rescaled with O; see issuePV and foldRowSums.
     numAcc = numO + (cfg.rowSumMma ? 2 : 0);
@@ -271,7 +283,8 @@ private:
   const SM90Options &opts;
   SharedLayout layout;
   KernelBuilder e;
-  int64_t bn, dPad, chunks, numO, numAcc;
+  /// Q's and K's head dim in whole swizzle atoms and their count; V's.
+  int64_t bn, dPad, chunks, dPadV, chunksV, numO, numAcc;
   Type oType;
   /// The score columns that one S = Q K^T, its softmax and its P V compute,
   /// and their registers per thread: a whole tile's (`tile`), or the narrow
@@ -646,8 +659,8 @@ private:
   /// to -4%).
   bool transposesOutputInQuads() const {
     if (cfg.isFP8())
-      return dPad > 128 && opts.intraWarpgroupOverlap;
-    return dPad > 64;
+      return dPadV > 128 && opts.intraWarpgroupOverlap;
+    return dPadV > 64;
   }
   TileSoftmax emitSoftmax(Value scores, Value j, const Value oldMax[2],
                           const Value oldSum[2], const TileDescales &descales,

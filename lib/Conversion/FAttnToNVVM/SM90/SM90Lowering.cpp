@@ -101,7 +101,11 @@ std::string descaleSuffix(const SM90KernelConfig &c) {
 }
 
 std::string defaultKernelName(const SM90KernelConfig &c) {
-  std::string name = formatv("fattn_fwd_sm90_d{0}_{1}_m{2}n{3}s{4}", c.headDim,
+  // V's head dim where it differs from Q's and K's: `d192v128`.
+  std::string dims = formatv("d{0}", c.headDim).str();
+  if (c.headDimV != c.headDim)
+    dims += formatv("v{0}", c.headDimV).str();
+  std::string name = formatv("fattn_fwd_sm90_{0}_{1}_m{2}n{3}s{4}", dims,
                              c.elementType, c.blockM, c.blockN, c.stages).str();
   name += descaleSuffix(c);
   if (c.valueTransposed)
@@ -135,9 +139,9 @@ static LogicalResult checkRegisterBudget(TiledAttentionOp op,
   constexpr int64_t kOtherRegisters = 32;
   int64_t perThread = std::min<int64_t>(255, 65536 / c.threads()) / 8 * 8;
   int64_t maxColumns = 2 * (perThread - kOtherRegisters);
-  // O += P V spans the whole (padded) head dim with wide-value-mma, else
+  // O += P V spans V's whole (padded) head dim with wide-value-mma, else
   // one 64-column atom.
-  int64_t valueColumns = options.wideValueMma ? c.paddedHeadDim() : 64;
+  int64_t valueColumns = options.wideValueMma ? c.paddedValueHeadDim() : 64;
   auto reject = [&](int64_t columns, StringRef what) {
     return op.emitOpError()
            << "the sm_90a kernel needs " << columns / 2 + kOtherRegisters
@@ -153,7 +157,7 @@ static LogicalResult checkRegisterBudget(TiledAttentionOp op,
            << "lower block_n to at most " << maxColumns << " or block_m";
   if (valueColumns > maxColumns)
     return reject(valueColumns, formatv("O += P V on head dim {0}",
-                                        c.paddedHeadDim()).str())
+                                        c.paddedValueHeadDim()).str())
            << "lower block_m or set wide-value-mma=false";
   return success();
 }
@@ -254,15 +258,16 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
                                     : "output of the inputs' element type")
                             << ", found " << oType.getElementType();
   int64_t d = qType.getDimSize(3), dv = op.getValueHeadDim();
-  if (ShapedType::isDynamic(d) || ShapedType::isDynamic(dv) ||
-      kType.getDimSize(3) != d)
-    return op.emitOpError() << "the sm_90a lowering needs one static head dim "
-                               "for query, key and value, found "
-                            << qType.getDimSize(3) << ", " << kType.getDimSize(3)
-                            << ", " << dv;
-  // Which head dims the kernels take (HeadDims.cpp gives the reasons).
+  // Which head dims the kernels take (HeadDims.cpp gives the reasons; a
+  // dynamic one is none of them).
   if (std::optional<std::string> error = sm90HeadDimsError(elem, d, dv))
     return op.emitOpError() << *error;
+  if (int64_t dk = kType.getDimSize(3); dk != d)
+    return op.emitOpError() << "the sm_90a lowering needs K's head dim equal "
+                               "to Q's, found "
+                            << (ShapedType::isDynamic(dk) ? "?"
+                                                          : std::to_string(dk))
+                            << " and " << d;
   int64_t consumers = options.consumerWarpgroups;
   if (consumers < 2 || consumers > 3)
     return op.emitOpError() << "the sm_90a lowering needs 2 or 3 consumer "
@@ -282,6 +287,7 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   c.elementType = fp8 ? "e4m3" : elem.isBF16() ? "bf16" : "f16";
   c.outputType = fp8 ? "bf16" : c.elementType;
   c.headDim = d;
+  c.headDimV = dv;
   c.blockM = op.getBlockM();
   c.blockN = bn;
   c.stages = plan->stages;
@@ -361,7 +367,8 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
   d.dtype = c.elementType;
   if (c.outputType != c.elementType)
     d.outDtype = c.outputType;
-  d.headDimQK = d.headDimV = c.headDim;
+  d.headDimQK = c.headDim;
+  d.headDimV = c.headDimV;
   // With a runtime scale, the description's is the default, 1/sqrt(d).
   d.scale = nineDigits(c.dynamicScale
                            ? 1.0f / std::sqrt(static_cast<float>(c.headDim))
@@ -417,7 +424,7 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
   for (StringRef t : {"q", "k", "v"}) {
     // A box is rows of one 128-byte atom: block rows of Q, K and V, or, for
     // a V stored as V^T, its head-dim rows of 128 keys.
-    int64_t rows = c.valueTransposed && t == "v" ? c.headDim
+    int64_t rows = c.valueTransposed && t == "v" ? c.headDimV
                    : t == "q"                    ? c.blockM
                                                  : c.blockN;
     TensorMapDescription map;

@@ -29,8 +29,9 @@ ArrayRef<HeadDimRule> mlir::fattn::headDimRules() {
       // sm_90a 16-bit: Q, K and V are read in whole 128-byte atoms whose
       // columns past the head dim TMA fills with zeros; 256 is the widest
       // wgmma accumulator that fits the registers; O leaves in 8-column
-      // groups.
-      {"sm_90a", bits16, "16-bit", 8, 256, false},
+      // groups. S = Q K^T steps through Q's and K's head dim, P V and O
+      // span V's, so the two may differ (MLA's 192 and 128).
+      {"sm_90a", bits16, "16-bit", 8, 256, true},
       // sm_90a e4m3: the producer's V transpose and V^T's tiles work on
       // whole 128-byte rows.
       {"sm_90a", e4m3, "e4m3", 128, 256, false},

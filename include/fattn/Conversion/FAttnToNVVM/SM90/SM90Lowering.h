@@ -160,7 +160,8 @@ struct SM90KernelConfig {
   std::string name;
   std::string elementType; // of Q, K and V: "bf16", "f16" or "e4m3"
   std::string outputType;  // of O: the element type, "bf16" for e4m3
-  int64_t headDim = 0;     // of Q, K and V (equal)
+  int64_t headDim = 0;     // of Q and K: S = Q K^T runs over it
+  int64_t headDimV = 0;    // of V and O: P V and O's stores run over it
   int64_t blockM = 128, blockN = 128, stages = 2;
   float scale = 1.0f, softcap = 0.0f;
   /// The scale or the softcap is a kernel parameter (after the others),
@@ -228,11 +229,11 @@ struct SM90KernelConfig {
   /// dim 128, where 64 pairs at 4k causal ran 8% faster with the Q tile
   /// fastest through flash_attn_func (docs/PERF.md, twenty-second session).
   WorkOrderParams workOrder() const {
-    bool wide16Bit128 = !isFP8() && paddedHeadDim() == 128;
+    bool wide16Bit128 = !isFP8() && paddedHeadDim() == 128 &&
+                        paddedValueHeadDim() == 128;
+    int64_t rowBytes = (paddedHeadDim() + paddedValueHeadDim()) * elementBytes();
     return {isMasked(), reverseQTiles,
-            wide16Bit128
-                ? 3
-                : std::max<int64_t>(1, 2 * paddedHeadDim() * elementBytes() / 256),
+            wide16Bit128 ? 3 : std::max<int64_t>(1, rowBytes / 256),
             workOrderTail};
   }
   /// FP8 with V stored by rows: the producer transposes each V tile.
@@ -247,16 +248,31 @@ struct SM90KernelConfig {
   int64_t elementBytes() const { return isFP8() ? 1 : 2; }
   /// Columns of one 128-byte swizzle atom of a row.
   int64_t atomColumns() const { return 128 / elementBytes(); }
-  /// Head dim rounded up to whole swizzle atoms.
+  /// Q's and K's head dim rounded up to whole swizzle atoms.
   int64_t paddedHeadDim() const {
     return (headDim + atomColumns() - 1) / atomColumns() * atomColumns();
   }
   int64_t headDimChunks() const { return paddedHeadDim() / atomColumns(); }
+  /// V's head dim rounded up to whole swizzle atoms (O's accumulator
+  /// columns).
+  int64_t paddedValueHeadDim() const {
+    return (headDimV + atomColumns() - 1) / atomColumns() * atomColumns();
+  }
+  int64_t valueHeadDimChunks() const {
+    return paddedValueHeadDim() / atomColumns();
+  }
   /// O is 16-bit (bf16 for e4m3): 64 columns per 128-byte atom.
   static constexpr int64_t kOutputAtomColumns = 64;
   /// O's 64-column atoms (TMA stores: one box each).
   int64_t outputChunks() const {
-    return (headDim + kOutputAtomColumns - 1) / kOutputAtomColumns;
+    return (headDimV + kOutputAtomColumns - 1) / kOutputAtomColumns;
+  }
+  /// O is written into the work item's Q buffer on its way out: staged for
+  /// the copies of a 16-bit kernel with one CTA per Q tile, or for its TMA
+  /// stores (storesOThroughQBuffer). The buffer then holds the wider of Q's
+  /// and O's tiles.
+  bool writesOIntoQBuffer() const {
+    return !isFP8() && (!persistent || tmaStore);
   }
   /// FP8: V^T tiles hold the keys of a head-dim row in 128-byte atoms.
   int64_t keyChunks() const { return (blockN + 127) / 128; }
