@@ -2,6 +2,7 @@
 
 #include "fattn/InitFAttn.h"
 
+#include "fattn/Conversion/FAttnGradToNVVM/Passes.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Conversion/Passes.h"
@@ -11,6 +12,7 @@
 #include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Passes.h"
 #include "fattn/Pipelines/Pipelines.h"
+#include "fattn/Pipelines/SM80GradPipeline.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
 #include "fattn/Pipelines/SM90Pipeline.h"
 
@@ -39,6 +41,7 @@
 #include "mlir/Dialect/MemRef/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/BufferViewFlowOpInterfaceImpl.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -65,9 +68,9 @@ void mlir::fattn::registerFAttnDialects(DialectRegistry &registry) {
                   arith::ArithDialect, bufferization::BufferizationDialect,
                   cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
                   index::IndexDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
-                  math::MathDialect, memref::MemRefDialect, NVVM::NVVMDialect,
-                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
-                  vector::VectorDialect>();
+                  math::MathDialect, memref::MemRefDialect, nvgpu::NVGPUDialect,
+                  NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect,
+                  ub::UBDialect, vector::VectorDialect>();
 
   // fattn's tensor form bufferizes (--one-shot-bufferize).
   fattn::registerBufferizableOpInterfaceExternalModels(registry);
@@ -111,9 +114,11 @@ void mlir::fattn::registerFAttnPassesAndPipelines() {
     registerFAttnSM90Passes();
     registerFAttnConversionPasses();
     registerFAttnSM90ConversionPasses();
+    registerFAttnGradConversionPasses();
     registerSM90AttentionKernelBuilder();
     registerFAttnPipelines();
     registerFAttnSM80Pipeline();
+    registerFAttnSM80GradPipeline();
     registerSM90Pipeline();
   });
 }

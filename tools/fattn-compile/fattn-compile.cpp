@@ -3,7 +3,10 @@
 //   fattn-compile FILE.mlir --arch sm_80|sm_90a --emit ptx|cubin|json -o OUT
 //
 // Compiles every func.func of FILE whose body is one fattn.attention into a
-// kernel named after the function: the target pipeline (fattn-sm80-pipeline
+// kernel named after the function (one whose body is one
+// fattn.attention_grad, sm_80 only, into the three backward kernels
+// <function>_preprocess, _main and _postprocess of fattn-sm80-grad-pipeline,
+// in one PTX / cubin with one description): the target pipeline (fattn-sm80-pipeline
 // or fattn-sm90-pipeline) with the options that Tuning.h chooses for the
 // function's configuration, then
 // gpu-module-to-binary{format=isa} for the PTX, then ptxas (--ptxas, else
@@ -18,12 +21,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fattn/Conversion/FAttnGradToNVVM/FAttnGradToNVVM.h"
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
 #include "fattn/Conversion/FAttnToNVVM/KernelDescription.h"
 #include "fattn/Conversion/FAttnToNVVM/KernelSymbol.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/IR/FAttnDialect.h"
+#include "fattn/Dialect/FAttn/IR/FAttnGradOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Pipelines/SM80GradPipeline.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
 #include "fattn/Pipelines/SM90Pipeline.h"
 #include "fattn/Pipelines/Tuning.h"
@@ -134,6 +140,9 @@ struct Kernel {
   std::string ptx;
   DictionaryAttr info;     // sm_80: the facts the description is made of
   std::string description; // sm_90a: the whole description, from the lowering
+  /// A backward function's kernels (entry, fattn.grad_kernel) in launch
+  /// order.
+  SmallVector<std::pair<std::string, DictionaryAttr>> gradKernels;
 };
 
 /// The attribute in which the sm_90a lowering leaves the kernel's complete
@@ -159,6 +168,19 @@ fattn::AttentionOp attentionBody(func::FuncOp func) {
   return ops == 1 ? found : fattn::AttentionOp();
 }
 
+/// The fattn.attention_grad that is the body of `func`, or null.
+fattn::AttentionGradOp attentionGradBody(func::FuncOp func) {
+  fattn::AttentionGradOp found;
+  int ops = 0;
+  func.walk([&](Operation *op) {
+    if (auto grad = dyn_cast<fattn::AttentionGradOp>(op))
+      found = grad;
+    if (!isa<func::FuncOp, func::ReturnOp>(op))
+      ++ops;
+  });
+  return ops == 1 ? found : fattn::AttentionGradOp();
+}
+
 /// --runtime-scalars: `op`'s scale attribute (or default), and its softcap
 /// attribute when positive, become f32 arguments of `func` appended last,
 /// passed to the op as its `scale(...)` and `softcap(...)` operands.
@@ -177,6 +199,69 @@ void makeScalarsRuntime(func::FuncOp func, fattn::AttentionOp op) {
     op.getDynamicSoftcapMutable().assign(appendArgument());
     op.removeSoftcapAttr();
   }
+}
+
+/// The PTX of the gpu.module of `module` (gpu-module-to-binary).
+FailureOr<std::string> serializeToPTX(ModuleOp module, func::FuncOp func) {
+  PassManager serialize(module.getContext());
+  GpuModuleToBinaryPassOptions binaryOptions;
+  binaryOptions.compilationTarget = "isa";
+  serialize.addPass(createGpuModuleToBinaryPass(binaryOptions));
+  if (failed(serialize.run(module)))
+    return failure();
+  std::string ptx;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      if (auto obj = dyn_cast<gpu::ObjectAttr>(object))
+        ptx = obj.getObject().getValue().str();
+  });
+  if (ptx.empty())
+    return func.emitError("gpu-module-to-binary produced no PTX"), failure();
+  return ptx;
+}
+
+/// The three backward kernels of `func` (fattn-sm80-grad-pipeline) in one
+/// PTX.
+FailureOr<Kernel> compileGradFunction(func::FuncOp func) {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
+  module->getBody()->push_back(func.clone());
+  Kernel kernel;
+  kernel.entry = func.getSymName().str();
+  if (failed(fattn::checkKernelSymbol(func, "kernel name", kernel.entry)))
+    return failure();
+  if (arch != "sm_80")
+    return func.emitError("fattn.attention_grad compiles for sm_80 only "
+                          "(the backward kernels of sm_90a do not exist "
+                          "yet), found --arch ")
+           << arch;
+  PassManager pm(func.getContext());
+  fattn::SM80GradPipelineOptions options;
+  if (!pipelineOptions.empty()) {
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(options.parseFromString(pipelineOptions, os)))
+      return emitError(func.getLoc())
+             << "--pipeline-options '" << pipelineOptions
+             << "' is not valid for fattn-sm80-grad-pipeline: " << error;
+  }
+  fattn::buildSM80GradPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return failure();
+  module->walk([&](LLVM::LLVMFuncOp kernelFunc) {
+    if (auto info = kernelFunc->getAttrOfType<DictionaryAttr>(
+            fattn::kGradKernelInfoAttrName)) {
+      kernel.gradKernels.push_back({kernelFunc.getSymName().str(), info});
+      kernelFunc->removeAttr(fattn::kGradKernelInfoAttrName);
+    }
+  });
+  if (kernel.gradKernels.size() != 3)
+    return func.emitError("the pipeline produced no backward kernels"),
+           failure();
+  FailureOr<std::string> ptx = serializeToPTX(*module, func);
+  if (failed(ptx))
+    return failure();
+  kernel.ptx = std::move(*ptx);
+  return kernel;
 }
 
 /// Runs the pipeline on a module holding just `func` and extracts the PTX.
@@ -251,19 +336,10 @@ FailureOr<Kernel> compileFunction(func::FuncOp func, fattn::AttentionOp op) {
   if (!kernel.info && kernel.description.empty())
     return func.emitError("the pipeline produced no kernel"), failure();
 
-  PassManager serialize(ctx);
-  GpuModuleToBinaryPassOptions binaryOptions;
-  binaryOptions.compilationTarget = "isa";
-  serialize.addPass(createGpuModuleToBinaryPass(binaryOptions));
-  if (failed(serialize.run(*module)))
+  FailureOr<std::string> ptx = serializeToPTX(*module, func);
+  if (failed(ptx))
     return failure();
-  module->walk([&](gpu::BinaryOp binary) {
-    for (Attribute object : binary.getObjects())
-      if (auto obj = dyn_cast<gpu::ObjectAttr>(object))
-        kernel.ptx = obj.getObject().getValue().str();
-  });
-  if (kernel.ptx.empty())
-    return func.emitError("gpu-module-to-binary produced no PTX"), failure();
+  kernel.ptx = std::move(*ptx);
   return kernel;
 }
 
@@ -358,6 +434,9 @@ llvm::json::Value sm80Description(const Kernel &k) {
 /// The kernel's description, with the PTX named beside the cubin (the
 /// runtime falls back to it where the cubin does not load).
 FailureOr<llvm::json::Value> sourceDescription(const Kernel &k) {
+  if (!k.gradKernels.empty())
+    return llvm::json::Value(
+        fattn::describeSM80GradKernels(k.gradKernels, k.entry));
   if (k.description.empty())
     return sm80Description(k);
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(k.description);
@@ -426,6 +505,13 @@ int main(int argc, char **argv) {
 
   SmallVector<Kernel> kernels;
   for (auto func : module->getOps<func::FuncOp>()) {
+    if (attentionGradBody(func)) {
+      FailureOr<Kernel> kernel = compileGradFunction(func);
+      if (failed(kernel))
+        return 1;
+      kernels.push_back(std::move(*kernel));
+      continue;
+    }
     fattn::AttentionOp op = attentionBody(func);
     if (!op)
       continue;
@@ -438,7 +524,8 @@ int main(int argc, char **argv) {
   }
   if (kernels.empty())
     return fail("no func.func in " + inputFile +
-                " has a single fattn.attention as its body");
+                " has a single fattn.attention or fattn.attention_grad as "
+                "its body");
 
   bool toDirectory = emit == "json" || kernels.size() > 1;
   if (toDirectory)

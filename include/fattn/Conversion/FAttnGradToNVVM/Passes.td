@@ -1,0 +1,61 @@
+//===- Passes.td - the backward's GPU conversion -----------*- tablegen -*-===//
+
+#ifndef FATTN_CONVERSION_FATTNGRADTONVVM_PASSES_TD
+#define FATTN_CONVERSION_FATTNGRADTONVVM_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertFAttnGradToNVVMSM80
+    : Pass<"convert-fattn-grad-to-nvvm-sm80", "ModuleOp"> {
+  let summary = "Turn tiled attention backward functions into three sm_80 "
+                "kernels (FlashAttention-2's backward)";
+  let description = [{
+    Every func.func whose body holds one `fattn.tiled_attention_grad`
+    (from `--fattn-tile-grad="block-m=64 block-n=64"`) becomes three
+    kernels in `gpu.module @fattn_kernels [#nvvm.target<chip = "sm_80">]`,
+    one per grid of the op, launched in order (docs/KERNEL-ABI.md,
+    "Backward"):
+
+    - `<function>_preprocess`, per Q tile of a query head: D =
+      rowsum(dO * O) into the f32 workspace `delta`, zeros into `dq_accum`;
+    - `<function>_main`, per KV tile of a KV head (4 warps, 16 keys each):
+      K and V copied once into shared memory, then for each query head of
+      the group the Q tiles of `fattn.q_tile_range` (Q, dO by cp.async,
+      the LSE and D): S^T = K Q^T, the mask on the tiles that need it,
+      P^T = exp2(S^T scale log2(e) - LSE log2(e)), dV += P^T dO,
+      dP^T = V dO^T, dS^T = P^T (dP^T - D), dK += dS^T Q (P^T and dS^T
+      stay in registers as the A operands), dS^T through shared memory
+      for dQ = dS K (ldmatrix.trans), added into `dq_accum` with f32
+      atomics; dK times the scale and dV stored at the end;
+    - `<function>_postprocess`, per Q tile: dQ = scale * dq_accum.
+
+    The kernels are built from upstream ops: `nvgpu.device_async_copy`
+    (with zero fill past the sequences), `nvgpu.ldmatrix`,
+    `nvgpu.mma.sync` (m16n8k16, f32 accumulators), `gpu` ids, barriers
+    and shuffles, `memref.view`s of the dynamic shared memory,
+    `memref.atomic_rmw`, `vector` and `scf`, with `fattn.q_tile_range`
+    from the tiled op's body. With `keep-target-ops` the pass stops
+    there (L3); otherwise it lowers them with upstream conversions
+    (NVGPU, math, GPU, vector, memref, arith, index, SCF and CF to
+    NVVM/LLVM; `nvgpu.mma.sync` on bf16, which upstream's pattern does not
+    take, first becomes `nvvm.mma.sync`). The function is erased.
+
+    Supported: f16 and bf16, head dims (QK and V equal) multiples of 16 up
+    to 128, any sequence lengths, GQA/MQA, causal and local windows; the
+    rest (a softcap, `deterministic`, other tiles, f32, head dims above
+    128) is a diagnostic on the op.
+  }];
+  let options = [
+    Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",
+           "Stop at the kernels of nvgpu/gpu/memref/vector/scf ops (L3)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect", "::mlir::cf::ControlFlowDialect",
+  ];
+}
+
+#endif // FATTN_CONVERSION_FATTNGRADTONVVM_PASSES_TD

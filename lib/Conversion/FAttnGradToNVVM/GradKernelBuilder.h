@@ -1,0 +1,134 @@
+//===- GradKernelBuilder.h - building the sm_80 backward kernels -*- C++
+//-*-===//
+//
+// What the three backward kernels share: their configuration (read from the
+// tiled op), their parameters (one list for the three, docs/KERNEL-ABI.md),
+// flat global views of the tensors, and small builders over upstream ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FATTN_LIB_CONVERSION_FATTNGRADTONVVM_GRADKERNELBUILDER_H
+#define FATTN_LIB_CONVERSION_FATTNGRADTONVVM_GRADKERNELBUILDER_H
+
+#include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <array>
+#include <functional>
+
+namespace mlir::fattn::sm80grad {
+
+/// Threads per CTA of every backward kernel (4 warps).
+constexpr int64_t kThreads = 128;
+/// Rows of Q per tile and keys per KV tile: the main kernel's warps own 16
+/// keys each (block_n) and, for dQ, 16 rows each (block_m).
+constexpr int64_t kBlockM = 64, kBlockN = 64;
+/// The head dims the kernels take: multiples of 16 up to this.
+constexpr int64_t kMaxHeadDim = 128;
+
+/// The configuration of one backward function's kernels.
+struct GradConfig {
+  int64_t headDim = 0;
+  /// bf16 or f16: Q, K, V, O, dO, dQ, dK, dV.
+  Type elementType;
+  double scale = 1.0;
+  int64_t windowLeft = -1, windowRight = -1;
+
+  bool isBF16() const { return elementType.isBF16(); }
+  /// Shared memory row pitch of the Q, dO, K and V tiles, in elements: 8
+  /// more than the head dim, so that ldmatrix's 8 rows fall in 8 different
+  /// 16-byte bank groups.
+  int64_t pitch() const { return headDim + 8; }
+};
+
+/// Reads the configuration of `op`'s kernels, or fails with a diagnostic
+/// naming what the sm_80 kernels do not support.
+FailureOr<GradConfig> readGradConfig(TiledAttentionGradOp op);
+
+/// The tensors of the kernels' parameter list, in order (docs/KERNEL-ABI.md).
+enum class GradTensor { Q, K, V, O, DO, LSE, DQ, DK, DV, Delta, DQAccum };
+constexpr int64_t kNumGradTensors = 11;
+/// The tensors with (b, h, s) strides among the parameters, in order.
+constexpr std::array<GradTensor, 8> kStridedTensors = {
+    GradTensor::Q,  GradTensor::K,  GradTensor::V,  GradTensor::O,
+    GradTensor::DO, GradTensor::DQ, GradTensor::DK, GradTensor::DV};
+/// The parameter name of each tensor (and the prefix of its strides).
+StringRef gradTensorName(GradTensor t);
+
+/// The kernels' parameters as `index` values and flat global views.
+struct GradParams {
+  /// memref<?xT, global> over each tensor's data, T its element type.
+  std::array<Value, kNumGradTensors> views;
+  Value batch, headsQ, headsKV, seqQ, seqK;
+  /// (b, h, s) strides in elements, for kStridedTensors; LSE's (b, h).
+  std::array<std::array<Value, 3>, kNumGradTensors> strides;
+
+  Value view(GradTensor t) const { return views[static_cast<int>(t)]; }
+};
+
+/// The types of the parameter list: 11 pointers, 5 u32 sizes, 26 u64
+/// strides.
+SmallVector<Type> gradKernelParamTypes(MLIRContext *ctx);
+
+/// Small builders over upstream ops, at a kernel's insertion point.
+class GradKernelBuilder {
+public:
+  GradKernelBuilder(ImplicitLocOpBuilder &b, const GradConfig &cfg);
+
+  ImplicitLocOpBuilder &b;
+  const GradConfig &cfg;
+  Type f32, elem;
+
+  Value idx(int64_t v);
+  Value f32Const(float v);
+  Value add(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value div(Value x, int64_t d);
+  Value rem(Value x, int64_t d);
+  Value lt(Value x, Value y);
+  Value select(Value c, Value x, Value y);
+
+  /// Reads the kernel's arguments: sizes and strides as `index`, each
+  /// pointer as a flat global memref.
+  GradParams readParams(ValueRange args);
+  /// The flat offset of (b, h, s, col) in tensor `t`.
+  Value offset(const GradParams &p, GradTensor t, Value batch, Value head,
+               Value row, Value col);
+  /// The flat offset of row `row` of (b, h) in a contiguous f32 workspace
+  /// [b, hq, sq(, cols)] (delta with cols = 1, dq_accum with the head dim).
+  Value workspaceOffset(const GradParams &p, Value batch, Value head, Value row,
+                        int64_t cols);
+
+  /// A view of `rows` x `cols` elements of `type` at `byteOffset` of the
+  /// dynamic shared memory.
+  Value sharedTile(Value smem, int64_t byteOffset, int64_t rows, int64_t cols,
+                   Type type);
+
+  /// scf.for from lb to ub carrying `inits`; `body` returns the yielded
+  /// values.
+  scf::ForOp forLoop(
+      Value lb, Value ub, ValueRange inits,
+      llvm::function_ref<SmallVector<Value>(Value iv, ValueRange args)> body);
+  /// scf.if with no results.
+  void ifThen(Value cond, llvm::function_ref<void()> then);
+};
+
+/// Builds the kernels' bodies (GradKernels.cpp, MainKernel.cpp).
+void buildPreprocessBody(GradKernelBuilder &k, ValueRange args);
+void buildPostprocessBody(GradKernelBuilder &k, ValueRange args);
+/// The main kernel; `qTileRange` is the body's fattn.q_tile_range, whose
+/// attributes the kernel's own takes. Returns its dynamic shared memory.
+int64_t buildMainBody(GradKernelBuilder &k, ValueRange args,
+                      QTileRangeOp qTileRange);
+/// Bytes of dynamic shared memory of the main kernel.
+int64_t mainKernelSharedBytes(const GradConfig &cfg);
+
+} // namespace mlir::fattn::sm80grad
+
+#endif // FATTN_LIB_CONVERSION_FATTNGRADTONVVM_GRADKERNELBUILDER_H

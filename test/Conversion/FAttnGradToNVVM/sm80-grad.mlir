@@ -1,0 +1,148 @@
+// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=64" --convert-fattn-grad-to-nvvm-sm80="keep-target-ops=true" | FileCheck %s --check-prefix=L3
+// The L3 kernels are valid IR that prints and parses back.
+// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=64" --convert-fattn-grad-to-nvvm-sm80="keep-target-ops=true" | fattn-opt -split-input-file | FileCheck %s --check-prefix=L3
+// RUN: fattn-opt %s -split-input-file --fattn-sm80-grad-pipeline | FileCheck %s --check-prefix=L4
+
+// Causal GQA (4 query heads per 2 KV heads), bf16, head dim 16: the three
+// kernels of FlashAttention-2's backward in the gpu.module, with one
+// parameter list (11 pointers, 5 sizes, 26 strides); the function is gone.
+// L3-LABEL: gpu.module @fattn_kernels [#nvvm.target<O = 3, chip = "sm_80">]
+// Preprocess: D = rowsum(dO * O), two threads per row; zeros into dq_accum.
+// L3: gpu.func @bwd_preprocess(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: i32, {{.*}}, %{{.*}}: i64) kernel attributes {fattn.grad_kernel = {block_m = 64 : i64, block_n = 64 : i64, dtype = "bf16", dynamic_smem_bytes = 0 : i64, head_dim = 16 : i64, role = "preprocess", scale = 2.500000e-01 : f64, threads = 128 : i64, window_left = -1 : i64, window_right = 0 : i64}, known_block_size = array<i32: 128, 1, 1>}
+// L3: vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<?xbf16, #gpu.address_space<global>>, vector<8xbf16>
+// L3: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// L3: vector.reduction <add>
+// L3: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// L3: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf32, #gpu.address_space<global>>
+// L3: vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
+// Main: K and V by cp.async (zero fill past seq_k) into views of the
+// dynamic shared memory, the body's Q tile range, the loops over the
+// group's query heads and the Q tiles.
+// L3: gpu.func @bwd_main(
+// L3-SAME: dynamic_smem_bytes = 22016 : i64, head_dim = 16 : i64, role = "main"
+// L3: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// L3: %[[K:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x24xbf16, #gpu.address_space<workgroup>>
+// L3: %[[V:.*]] = memref.view %[[SMEM]][%c3072][] : {{.*}} to memref<64x24xbf16, #gpu.address_space<workgroup>>
+// L3: %[[Q:.*]] = memref.view %[[SMEM]][%c6144][] : {{.*}} to memref<64x24xbf16, #gpu.address_space<workgroup>>
+// L3: %[[DO:.*]] = memref.view %[[SMEM]][%c9216][] : {{.*}} to memref<64x24xbf16, #gpu.address_space<workgroup>>
+// L3: %[[DST:.*]] = memref.view %[[SMEM]][%c12288][] : {{.*}} to memref<64x72xbf16, #gpu.address_space<workgroup>>
+// L3: %[[LSE:.*]] = memref.view %[[SMEM]][%c21504][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
+// L3: %[[D:.*]] = memref.view %[[SMEM]][%c21760][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
+// L3: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[K]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<?xbf16, #gpu.address_space<global>> to memref<64x24xbf16, #gpu.address_space<workgroup>>
+// L3: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[V]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1}
+// L3: %[[KV:.*]] = nvgpu.device_async_create_group
+// L3: nvgpu.device_async_wait %[[KV]] {numGroups = 0 : i32}
+// L3: %[[LO:.*]], %[[FLO:.*]], %[[FHI:.*]], %[[HI:.*]] = fattn.q_tile_range %block_id_x, %{{.*}}, %{{.*}} {block_m = 64 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
+// L3: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// L3: scf.for %[[M:.*]] = %[[LO]] to %[[HI]] step %{{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// Q and dO by cp.async; LSE·log2(e) and D into shared memory.
+// L3: gpu.barrier
+// L3: nvgpu.device_async_copy %{{.*}}, %[[Q]][
+// L3: nvgpu.device_async_copy %{{.*}}, %[[DO]][
+// L3: %[[QG:.*]] = nvgpu.device_async_create_group
+// L3: memref.store %{{.*}}, %[[LSE]][%thread_id_x]
+// L3: memref.store %{{.*}}, %[[D]][%thread_id_x]
+// L3: nvgpu.device_async_wait %[[QG]] {numGroups = 0 : i32}
+// L3: gpu.barrier
+// Two parts of 32 query rows: S^T = K Q^T per warp (16 keys x 32 rows),
+// masked outside [full_lo, full_hi).
+// L3: %[[BELOW:.*]] = arith.cmpi slt, %[[M]], %[[FLO]] : index
+// L3: %[[ABOVE:.*]] = arith.cmpi sge, %[[M]], %[[FHI]] : index
+// L3: %[[MASKED:.*]] = arith.ori %[[BELOW]], %[[ABOVE]] : i1
+// L3: nvgpu.ldmatrix %[[K]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x24xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// L3: nvgpu.ldmatrix %[[Q]][%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<64x24xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// L3: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// L3: scf.if %[[MASKED]] -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// L3: arith.cmpi sle
+// L3: arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// P^T = exp2(S^T scale log2(e) - LSE log2(e)); dV += P^T dO.
+// L3: %[[LSE2:.*]] = vector.load %[[LSE]][%{{.*}}] : memref<64xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// L3: vector.broadcast %[[LSE2]] : vector<2xf32> to vector<2x2xf32>
+// L3: math.exp2 %{{.*}} : vector<2x2xf32>
+// L3: %[[PA:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3] : vector<2x2xbf16>, vector<2x2xbf16>
+// L3: %[[DOB:.*]] = nvgpu.ldmatrix %[[DO]][%{{.*}}, %c0{{.*}}] {numTiles = 2 : i32, transpose = true}
+// L3: nvgpu.mma.sync(%[[PA]], %[[DOB]], %{{.*}})
+// dP^T = V dO^T; dS^T = P^T (dP^T - D); dK += dS^T Q.
+// L3: nvgpu.ldmatrix %[[V]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false}
+// L3: nvgpu.ldmatrix %[[DO]][%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose = false}
+// L3: vector.load %[[D]][%{{.*}}] : memref<64xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// L3: arith.subf
+// L3: arith.mulf
+// L3: %[[SA:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3] : vector<2x2xbf16>, vector<2x2xbf16>
+// L3: %[[QB:.*]] = nvgpu.ldmatrix %[[Q]][%{{.*}}, %c0{{.*}}] {numTiles = 2 : i32, transpose = true}
+// L3: nvgpu.mma.sync(%[[SA]], %[[QB]], %{{.*}})
+// dS^T through shared memory; dQ = dS K into dq_accum with f32 atomics.
+// L3: vector.store %{{.*}}, %[[DST]][%{{.*}}, %{{.*}}] : memref<64x72xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// The second part.
+// L3: scf.if %[[MASKED]] -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// L3: gpu.barrier
+// L3: nvgpu.ldmatrix %[[DST]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// L3: nvgpu.ldmatrix %[[K]][%{{.*}}, %c0{{.*}}] {numTiles = 2 : i32, transpose = true}
+// L3: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%{{.*}}] : (f32, memref<?xf32, #gpu.address_space<global>>) -> f32
+// L3: scf.yield
+// dK times the scale and dV, for the keys inside seq_k.
+// L3: arith.mulf %{{.*}}, %cst{{.*}} : vector<2xf32>
+// L3: vector.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xbf16, #gpu.address_space<global>>, vector<2xbf16>
+// Postprocess: dQ = scale * dq_accum.
+// L3: gpu.func @bwd_postprocess(
+// L3: %[[ACC:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<8xf32>
+// L3: %[[SCALED:.*]] = arith.mulf %[[ACC]], %{{.*}} : vector<8xf32>
+// L3: %[[DQ:.*]] = arith.truncf %[[SCALED]] : vector<8xf32> to vector<8xbf16>
+// L3: vector.store %[[DQ]], %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<?xbf16, #gpu.address_space<global>>, vector<8xbf16>
+// L3-NOT: func.func
+
+// L4 (NVVM/LLVM): the same three kernels; bf16 mma.sync through
+// nvvm.mma.sync, exp2 as ex2.approx.ftz, the dQ atomics as atomicrmw fadd.
+// L4-LABEL: gpu.module @fattn_kernels
+// L4: llvm.func @bwd_preprocess(
+// L4-SAME: nvvm.kernel
+// L4: nvvm.shfl.sync  bfly
+// L4: llvm.func @bwd_main(
+// L4-SAME: nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+// L4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// L4: nvvm.cp.async.commit.group
+// L4: nvvm.cp.async.wait.group 0
+// L4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32
+// L4: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// L4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// L4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 2 : i32
+// L4: nvvm.barrier0
+// L4: llvm.atomicrmw fadd %{{.*}}, %{{.*}} acq_rel : !llvm.ptr<1>, f32
+// L4: llvm.func @bwd_postprocess(
+// L4-NOT: nvgpu.
+// L4-NOT: scf.
+// L4-NOT: vector.
+// L4-NOT: gpu.func
+func.func @bwd(%q: memref<?x4x?x16xbf16>, %k: memref<?x2x?x16xbf16>, %v: memref<?x2x?x16xbf16>,
+               %o: memref<?x4x?x16xbf16>, %do: memref<?x4x?x16xbf16>, %lse: memref<?x4x?xf32>,
+               %dq: memref<?x4x?x16xbf16>, %dk: memref<?x2x?x16xbf16>, %dv: memref<?x2x?x16xbf16>) {
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<?x4x?x16xbf16>, memref<?x2x?x16xbf16>, memref<?x2x?x16xbf16>, memref<?x4x?x16xbf16>, memref<?x4x?x16xbf16>, memref<?x4x?xf32>)
+                       outs(%dq, %dk, %dv : memref<?x4x?x16xbf16>, memref<?x2x?x16xbf16>, memref<?x2x?x16xbf16>)
+                       {causal = true}
+  return
+}
+
+// -----
+
+// f16 with a local window (left and right edges) and strided tensors: the
+// mask tests both edges; upstream's pattern lowers the f16 mma.sync.
+// L3-LABEL: gpu.module @fattn_kernels
+// L3: gpu.func @window_main(
+// L3-SAME: dtype = "f16"
+// L3-SAME: window_left = 8 : i64, window_right = 4 : i64
+// L3: fattn.q_tile_range {{.*}} {block_m = 64 : i64, block_n = 64 : i64, window_left = 8 : i64, window_right = 4 : i64}
+// L3: scf.if
+// L3: arith.cmpi sge
+// L3: arith.cmpi sle
+// L3: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// L4-LABEL: gpu.module @fattn_kernels
+// L4: llvm.func @window_main(
+// L4: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+func.func @window(%q: memref<2x4x100x32xf16, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<2x4x90x32xf16, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<2x4x90x32xf16, strided<[?, ?, ?, 1], offset: ?>>,
+                  %o: memref<2x4x100x32xf16>, %do: memref<2x4x100x32xf16>, %lse: memref<2x4x100xf32>,
+                  %dq: memref<2x4x100x32xf16>, %dk: memref<2x4x90x32xf16>, %dv: memref<2x4x90x32xf16>) {
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<2x4x100x32xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<2x4x90x32xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<2x4x90x32xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<2x4x100x32xf16>, memref<2x4x100x32xf16>, memref<2x4x100xf32>)
+                       outs(%dq, %dk, %dv : memref<2x4x100x32xf16>, memref<2x4x90x32xf16>, memref<2x4x90x32xf16>)
+                       {window_left = 8 : i64, window_right = 4 : i64}
+  return
+}
