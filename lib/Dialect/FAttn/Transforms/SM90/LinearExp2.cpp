@@ -40,12 +40,10 @@ LogicalResult mlir::fattn::checkSM90Exp2(TiledAttentionOp op, SM90Exp2 exp2) {
 }
 
 LogicalResult mlir::fattn::setSM90Exp2(TiledAttentionOp op, SM90Exp2 exp2) {
-  FailureOr<SM90ConsumerChoices> consumers = getSM90ConsumerChoices(op);
-  if (failed(consumers) || failed(checkSM90Exp2(op, exp2)))
+  if (failed(checkSM90Exp2(op, exp2)))
     return failure();
-  consumers->exp2 = exp2;
-  setSM90ConsumerChoices(op, *consumers);
-  return success();
+  return updateSM90ConsumerChoices(
+      op, [&](SM90ConsumerChoices &consumers) { consumers.exp2 = exp2; });
 }
 
 namespace {

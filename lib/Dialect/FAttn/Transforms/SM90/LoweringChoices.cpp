@@ -61,6 +61,26 @@ void mlir::fattn::setSM90WorkChoices(TiledAttentionOp op,
                                     c.tail));
 }
 
+LogicalResult mlir::fattn::updateSM90ConsumerChoices(
+    TiledAttentionOp op, function_ref<void(SM90ConsumerChoices &)> change) {
+  FailureOr<SM90ConsumerChoices> choices = getSM90ConsumerChoices(op);
+  if (failed(choices))
+    return failure();
+  change(*choices);
+  setSM90ConsumerChoices(op, *choices);
+  return success();
+}
+
+LogicalResult mlir::fattn::updateSM90WorkChoices(
+    TiledAttentionOp op, function_ref<void(SM90WorkChoices &)> change) {
+  FailureOr<SM90WorkChoices> choices = getSM90WorkChoices(op);
+  if (failed(choices))
+    return failure();
+  change(*choices);
+  setSM90WorkChoices(op, *choices);
+  return success();
+}
+
 bool mlir::fattn::hasE4M3Inputs(TiledAttentionOp op) {
   return isa<Float8E4M3FNType>(
       cast<MemRefType>(op.getQuery().getType()).getElementType());

@@ -52,12 +52,10 @@ LogicalResult mlir::fattn::checkSM90NarrowTail(TiledAttentionOp op,
 
 LogicalResult mlir::fattn::setSM90NarrowTail(TiledAttentionOp op,
                                              int64_t keys) {
-  FailureOr<SM90ConsumerChoices> consumers = getSM90ConsumerChoices(op);
-  if (failed(consumers) || failed(checkSM90NarrowTail(op, keys)))
+  if (failed(checkSM90NarrowTail(op, keys)))
     return failure();
-  consumers->narrowTail = keys;
-  setSM90ConsumerChoices(op, *consumers);
-  return success();
+  return updateSM90ConsumerChoices(
+      op, [&](SM90ConsumerChoices &consumers) { consumers.narrowTail = keys; });
 }
 
 namespace {

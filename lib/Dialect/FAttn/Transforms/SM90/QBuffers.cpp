@@ -33,12 +33,10 @@ LogicalResult mlir::fattn::checkSM90QBuffers(TiledAttentionOp op,
 
 LogicalResult mlir::fattn::setSM90QBuffers(TiledAttentionOp op,
                                            int64_t buffers) {
-  FailureOr<SM90WorkChoices> work = getSM90WorkChoices(op);
-  if (failed(work) || failed(checkSM90QBuffers(op, buffers)))
+  if (failed(checkSM90QBuffers(op, buffers)))
     return failure();
-  work->qBuffers = buffers;
-  setSM90WorkChoices(op, *work);
-  return success();
+  return updateSM90WorkChoices(
+      op, [&](SM90WorkChoices &work) { work.qBuffers = buffers; });
 }
 
 namespace {

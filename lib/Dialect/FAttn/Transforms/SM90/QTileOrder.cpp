@@ -21,12 +21,8 @@ using namespace mlir::fattn;
 
 LogicalResult mlir::fattn::setSM90QTileOrder(TiledAttentionOp op,
                                              SM90QTileOrder order) {
-  FailureOr<SM90WorkChoices> work = getSM90WorkChoices(op);
-  if (failed(work))
-    return failure();
-  work->qTileOrder = order;
-  setSM90WorkChoices(op, *work);
-  return success();
+  return updateSM90WorkChoices(
+      op, [&](SM90WorkChoices &work) { work.qTileOrder = order; });
 }
 
 namespace {

@@ -48,12 +48,11 @@ LogicalResult mlir::fattn::checkSM90RescaleThreshold(TiledAttentionOp op,
 
 LogicalResult mlir::fattn::setSM90RescaleThreshold(TiledAttentionOp op,
                                                    float threshold) {
-  FailureOr<SM90ConsumerChoices> consumers = getSM90ConsumerChoices(op);
-  if (failed(consumers) || failed(checkSM90RescaleThreshold(op, threshold)))
+  if (failed(checkSM90RescaleThreshold(op, threshold)))
     return failure();
-  consumers->rescaleThreshold = threshold;
-  setSM90ConsumerChoices(op, *consumers);
-  return success();
+  return updateSM90ConsumerChoices(op, [&](SM90ConsumerChoices &consumers) {
+    consumers.rescaleThreshold = threshold;
+  });
 }
 
 namespace {

@@ -23,18 +23,14 @@ using namespace mlir::fattn;
 
 LogicalResult mlir::fattn::setSM90RowSums(TiledAttentionOp op,
                                           SM90RowSums rowSums) {
-  FailureOr<SM90ConsumerChoices> consumers = getSM90ConsumerChoices(op);
-  if (failed(consumers))
-    return failure();
   // A choice, not semantics: the kernel keeps the adds, and says why.
   if (rowSums == SM90RowSums::Mma)
     if (std::optional<StringRef> why = sm90RowSumsNeedThreads(op)) {
       op.emitWarning() << "row-sum-mma is ignored: " << *why;
       return success();
     }
-  consumers->rowSums = rowSums;
-  setSM90ConsumerChoices(op, *consumers);
-  return success();
+  return updateSM90ConsumerChoices(
+      op, [&](SM90ConsumerChoices &consumers) { consumers.rowSums = rowSums; });
 }
 
 namespace {

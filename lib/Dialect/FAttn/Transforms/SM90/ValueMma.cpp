@@ -21,12 +21,8 @@ using namespace mlir::fattn;
 
 LogicalResult mlir::fattn::setSM90ValueMma(TiledAttentionOp op,
                                            SM90ValueMma valueMma) {
-  FailureOr<SM90ConsumerChoices> consumers = getSM90ConsumerChoices(op);
-  if (failed(consumers))
-    return failure();
-  consumers->valueMma = valueMma;
-  setSM90ConsumerChoices(op, *consumers);
-  return success();
+  return updateSM90ConsumerChoices(
+      op, [&](SM90ConsumerChoices &consumers) { consumers.valueMma = valueMma; });
 }
 
 namespace {

@@ -53,12 +53,10 @@ LogicalResult mlir::fattn::checkSM90KVRanges(TiledAttentionOp op,
 
 LogicalResult mlir::fattn::setSM90KVRanges(TiledAttentionOp op,
                                            SM90KVRanges ranges) {
-  FailureOr<SM90ConsumerChoices> consumers = getSM90ConsumerChoices(op);
-  if (failed(consumers) || failed(checkSM90KVRanges(op, ranges)))
+  if (failed(checkSM90KVRanges(op, ranges)))
     return failure();
-  consumers->kvRanges = ranges;
-  setSM90ConsumerChoices(op, *consumers);
-  return success();
+  return updateSM90ConsumerChoices(
+      op, [&](SM90ConsumerChoices &consumers) { consumers.kvRanges = ranges; });
 }
 
 namespace {

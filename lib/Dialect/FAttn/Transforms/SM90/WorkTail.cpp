@@ -69,12 +69,10 @@ LogicalResult mlir::fattn::checkSM90WorkTail(TiledAttentionOp op,
 
 LogicalResult mlir::fattn::setSM90WorkTail(TiledAttentionOp op,
                                            SM90WorkTail tail) {
-  FailureOr<SM90WorkChoices> work = getSM90WorkChoices(op);
-  if (failed(work) || failed(checkSM90WorkTail(op, tail)))
+  if (failed(checkSM90WorkTail(op, tail)))
     return failure();
-  work->tail = tail;
-  setSM90WorkChoices(op, *work);
-  return success();
+  return updateSM90WorkChoices(op,
+                               [&](SM90WorkChoices &work) { work.tail = tail; });
 }
 
 namespace {

@@ -58,6 +58,14 @@ void setSM90ConsumerChoices(TiledAttentionOp op,
                             const SM90ConsumerChoices &choices);
 void setSM90WorkChoices(TiledAttentionOp op, const SM90WorkChoices &choices);
 
+/// Applies `change` to the op's recorded plan (or the defaults) and records
+/// the result; fails, recording nothing, when the plan is of another kind.
+LogicalResult
+updateSM90ConsumerChoices(TiledAttentionOp op,
+                          function_ref<void(SM90ConsumerChoices &)> change);
+LogicalResult updateSM90WorkChoices(TiledAttentionOp op,
+                                    function_ref<void(SM90WorkChoices &)> change);
+
 // The setters, one per pass. Each records one parameter of a plan.
 
 /// --fattn-sm90-q-tile-order.
