@@ -33,7 +33,8 @@ def FAttnSM90TMA : Pass<"fattn-sm90-tma"> {
     Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
            "O leaves by TMA stores, which the consumers do not wait for, "
            "through its work item's Q buffer (16-bit types; the lowering "
-           "needs q-buffers=2) or, for e4m3, a shared buffer of its own">,
+           "needs the second of --fattn-sm90-q-buffers) or, for e4m3, a "
+           "shared buffer of its own">,
   ];
 }
 
@@ -130,8 +131,9 @@ def FAttnPersistentTiles : Pass<"fattn-persistent-tiles"> {
     the CTAs running at the same time work on the same head and share its
     K and V in L2; masked kernels with few (batch, head) pairs (for several
     CTAs per pair) take the Q tile slowest, so that each round's causal items
-    have about one length. With the lowering's `reverse-q-tiles` on, the
-    longest causal tiles come first. The producer warpgroup prefetches the
+    have about one length. With the work plan's `q_tile_order = reverse`
+    (the default, `--fattn-sm90-q-tile-order`), the longest causal tiles
+    come first. The producer warpgroup prefetches the
     next work item's Q and K/V tiles while the consumers finish the current
     one (its epilogue and O store), which a kernel of one CTA per tile
     cannot overlap.
