@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::fattn;
@@ -41,10 +42,13 @@ using namespace mlir::fattn::sm80grad;
 
 namespace {
 constexpr double kLog2E = 1.4426950408889634;
-/// The queries of S^T, P^T, dP^T and dS^T in registers at a time, and the
-/// head-dim columns of dQ: parts that keep the d = 128 kernel within 255
-/// registers beside its dK and dV accumulators.
-constexpr int64_t kPartRows = 32, kPartColumns = 64;
+/// The head-dim columns of dQ in registers at a time: parts that keep the
+/// d = 128 kernel within 255 registers beside its dK and dV accumulators.
+constexpr int64_t kPartColumns = 64;
+
+/// The queries of S^T, P^T, dP^T and dS^T in registers at a time, for the
+/// same reason: 16 above head dim 64 (32 spills at 128), else 32.
+int64_t partRows(int64_t headDim) { return headDim > 64 ? 16 : 32; }
 
 /// Byte offsets of the main kernel's shared memory.
 struct MainLayout {
@@ -96,6 +100,54 @@ private:
   // Shared memory views.
   Value keyTile, valueTile, queryTile, gradOutputTile, gradScoresT, lseTile,
       deltaTile;
+
+  /// The warp's and the lane's indices from the thread index `thread`.
+  void deriveLaneIndices(Value thread) {
+    warp = k.div(thread, 32);
+    lane = k.rem(thread, 32);
+    // The accumulator's row (g) and column pair (2t) of this lane.
+    groupRow = k.div(lane, 4);
+    pairCol = k.mul(k.rem(lane, 4), k.idx(2));
+    // ldmatrix addresses: x4 A (rows 0-15, column halves), x2 B (rows 0-7,
+    // k halves), x4 A from a transposed tile (k rows 0-15, row halves).
+    aRow = k.rem(lane, 16);
+    aCol = k.mul(k.div(lane, 16), k.idx(8));
+    bRow = k.rem(lane, 8);
+    bCol = k.mul(k.rem(k.div(lane, 8), 2), k.idx(8));
+    aTransRow = k.add(bRow, aCol);
+    warpKeys = k.mul(warp, k.idx(16));
+  }
+
+  struct LaneIndices {
+    Value warp, lane, groupRow, pairCol, aRow, aCol, bRow, bCol, aTransRow,
+        warpKeys;
+  };
+  LaneIndices laneIndices() const {
+    return {warp, lane, groupRow, pairCol,   aRow,
+            aCol, bRow, bCol,     aTransRow, warpKeys};
+  }
+  void setLaneIndices(const LaneIndices &l) {
+    std::tie(warp, lane, groupRow, pairCol, aRow, aCol, bRow, bCol, aTransRow,
+             warpKeys) =
+        std::tie(l.warp, l.lane, l.groupRow, l.pairCol, l.aRow, l.aCol, l.bRow,
+                 l.bCol, l.aTransRow, l.warpKeys);
+  }
+
+  /// The thread index as LLVM cannot hoist it out of a loop (a shuffle
+  /// from the lane itself): indices derived from it inside a Q tile are
+  /// recomputed there, so each shared memory address is a base register
+  /// and an immediate offset instead of one hoisted 64-bit register per
+  /// ldmatrix (which spills at head dim 128).
+  Value opaqueThreadIndex() {
+    Type i32 = b.getI32Type();
+    Value t = arith::IndexCastUIOp::create(b, i32, tid);
+    Value self = arith::IndexCastUIOp::create(b, i32, k.rem(tid, 32));
+    Value shuffled = gpu::ShuffleOp::create(
+                         b, t, self, arith::ConstantIntOp::create(b, 32, 32),
+                         gpu::ShuffleMode::IDX)
+                         .getShuffleResult();
+    return arith::IndexCastUIOp::create(b, b.getIndexType(), shuffled);
+  }
 
   Value zeroAcc() {
     return arith::ConstantOp::create(
@@ -159,10 +211,10 @@ void MainKernelBuilder::copyTile(Value tile, GradTensor t, Value head,
 }
 
 /// rowsTile_w colsTileᵀ for the warp's 16 rows of `rowsTile` (keys) and
-/// kPartRows rows of `colsTile` (queries) from n8 tile `firstTile` on.
+/// partRows rows of `colsTile` (queries) from n8 tile `firstTile` on.
 Frags MainKernelBuilder::transposedScores(Value rowsTile, Value colsTile,
                                           int64_t firstTile) {
-  Frags acc(kPartRows / 8);
+  Frags acc(partRows(d) / 8);
   for (Value &a : acc)
     a = zeroAcc();
   for (int64_t ks = 0; ks < d / 16; ++ks) {
@@ -213,7 +265,7 @@ Value MainKernelBuilder::rowValues(Value tile, int64_t nt) {
   return vector::BroadcastOp::create(b, accType, v);
 }
 
-/// acc (16 keys x d) += lhsT (16 keys x kPartRows queries from n8 tile
+/// acc (16 keys x d) += lhsT (16 keys x partRows queries from n8 tile
 /// `firstTile` on, accumulator tiles) times those rows of rhsTile (queries
 /// x d, by ldmatrix.trans).
 void MainKernelBuilder::accumulate(const Frags &lhsT, Value rhsTile, Frags &acc,
@@ -294,6 +346,8 @@ SmallVector<Value> MainKernelBuilder::qTileBody(Value head, Value qTile,
   Frags dV(carried.begin() + frags, carried.end());
   // The previous tile's readers of Q, dO, dS^T, LSE and D are done.
   gpu::BarrierOp::create(b);
+  LaneIndices entryIndices = laneIndices();
+  deriveLaneIndices(opaqueThreadIndex());
   Value row0 = k.mul(qTile, k.idx(kBlockM));
   SmallVector<Value> tokens;
   copyTile(queryTile, GradTensor::Q, head, row0, p.seqQ, tokens);
@@ -328,13 +382,14 @@ SmallVector<Value> MainKernelBuilder::qTileBody(Value head, Value qTile,
   nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(0));
   gpu::BarrierOp::create(b);
 
-  // S^T to dS^T in parts of kPartRows queries (registers).
+  // S^T to dS^T in parts of partRows queries (registers).
   Value belowFull = k.lt(qTile, fullLo);
   Value aboveFull =
       arith::CmpIOp::create(b, arith::CmpIPredicate::sge, qTile, fullHi);
   Value masked = arith::OrIOp::create(b, belowFull, aboveFull);
-  for (int64_t part = 0; part < kBlockM / kPartRows; ++part)
-    scoresPart(row0, masked, part * kPartRows / 8, dK, dV);
+  int64_t rows = partRows(d);
+  for (int64_t part = 0; part < kBlockM / rows; ++part)
+    scoresPart(row0, masked, part * rows / 8, dK, dV);
   gpu::BarrierOp::create(b);
 
   // dQ_w = dS K over the warp's 16 query rows.
@@ -372,6 +427,7 @@ SmallVector<Value> MainKernelBuilder::qTileBody(Value head, Value qTile,
       });
     }
   }
+  setLaneIndices(entryIndices);
   SmallVector<Value> results(dK);
   results.append(dV);
   return results;
@@ -403,19 +459,7 @@ int64_t MainKernelBuilder::build(QTileRangeOp qTileRange) {
   kvTile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   kvHead = gpu::BlockIdOp::create(b, gpu::Dimension::y);
   batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
-  warp = k.div(tid, 32);
-  lane = k.rem(tid, 32);
-  // The accumulator's row (g) and column pair (2t) of this lane.
-  groupRow = k.div(lane, 4);
-  pairCol = k.mul(k.rem(lane, 4), k.idx(2));
-  // ldmatrix addresses: x4 A (rows 0-15, column halves), x2 B (rows 0-7,
-  // k halves), x4 A from a transposed tile (k rows 0-15, row halves).
-  aRow = k.rem(lane, 16);
-  aCol = k.mul(k.div(lane, 16), k.idx(8));
-  bRow = k.rem(lane, 8);
-  bCol = k.mul(k.rem(k.div(lane, 8), 2), k.idx(8));
-  aTransRow = k.add(bRow, aCol);
-  warpKeys = k.mul(warp, k.idx(16));
+  deriveLaneIndices(tid);
   keyBase = k.mul(kvTile, k.idx(kBlockN));
 
   auto workgroup =

@@ -35,8 +35,10 @@
 // L3: %[[LO:.*]], %[[FLO:.*]], %[[FHI:.*]], %[[HI:.*]] = fattn.q_tile_range %block_id_x, %{{.*}}, %{{.*}} {block_m = 64 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
 // L3: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
 // L3: scf.for %[[M:.*]] = %[[LO]] to %[[HI]] step %{{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
-// Q and dO by cp.async; LSE·log2(e) and D into shared memory.
+// Q and dO by cp.async; LSE·log2(e) and D into shared memory. The lane's
+// indices are derived from a shuffle of the thread index in each Q tile.
 // L3: gpu.barrier
+// L3: gpu.shuffle  idx %{{.*}}, %{{.*}}, %c32_i32 : i32
 // L3: nvgpu.device_async_copy %{{.*}}, %[[Q]][
 // L3: nvgpu.device_async_copy %{{.*}}, %[[DO]][
 // L3: %[[QG:.*]] = nvgpu.device_async_create_group
