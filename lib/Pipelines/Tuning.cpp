@@ -168,8 +168,12 @@ SM80Tuning mlir::fattn::tuneSM80(const AttentionFacts &facts,
   t.blockM = headDim > 128 || headDim == 112 ? 64 : 128;
   // Head dim 256: 64 + 2 x (32 + 32) padded rows fit the 163 KiB of sm_80.
   // A 32-key tile splits into the 16-byte copies of 128 threads only at
-  // multiples of 32 (32 rows x head dim / 8 chunks); 64 keys otherwise.
-  t.blockN = headDim > 128 && headDim % 32 == 0 ? 32 : 64;
+  // multiples of 32 (32 rows x head dim / 8 chunks), K's and V's; 64 keys
+  // otherwise.
+  const int64_t valueHeadDim = facts.headDimV.value_or(facts.headDim);
+  t.blockN = headDim > 128 && facts.headDim % 32 == 0 && valueHeadDim % 32 == 0
+                 ? 32
+                 : 64;
   t.stages = 2;
   if (request.blockM > 0)
     t.blockM = request.blockM;

@@ -16,12 +16,10 @@ TEST_HEAD_DIMS = (64, 96, 128, 256)
 # (causal, window_left, window_right)
 TEST_MASKS = ((False, -1, -1), (True, -1, -1), (False, 64, 32), (True, 128, 0))
 TEST_SOFTCAPS = (0.0, 30.0)
-# (head_dim_qk, head_dim_v) pairs with V's head dim differing, on the archs whose
-# 16-bit kernels take them (the compiler's rule, config.head_dim_rule's
-# "value_may_differ"): MLA's 192/128 with every mask, LSE and softcap variant above,
-# and a V wider than Q and K (64/128) with the masks and an LSE.
+# (head_dim_qk, head_dim_v) pairs with V's head dim differing (the compiler's rule,
+# config.head_dim_rule's "value_may_differ"): MLA's 192/128 with every mask, LSE and
+# softcap variant above, and a V wider than Q and K (64/128) with the masks and an LSE.
 TEST_VALUE_HEAD_DIMS = ((192, 128), (64, 128))
-VALUE_HEAD_DIM_ARCHS = ("sm_90a",)
 
 
 def gpu_test_specs() -> List[Dict]:
@@ -36,27 +34,26 @@ def gpu_test_specs() -> List[Dict]:
                 for causal in (False, True):
                     specs.append(dict(dtype=dtype, head_dim_qk=d, head_dim_v=d, causal=causal,
                                       softcap=softcap, has_lse=True))
-    for arch in VALUE_HEAD_DIM_ARCHS:
-        specs += value_head_dim_specs(arch)
+    specs += value_head_dim_specs()
     # test_custom_scale.
     specs.append(dict(dtype="bf16", head_dim_qk=128, head_dim_v=128, causal=True,
                       scale=0.3, has_lse=False))
     return specs
 
 
-def value_head_dim_specs(arch: str) -> List[Dict]:
-    """The kernels of test_gpu_value_head_dim on `arch` (TEST_VALUE_HEAD_DIMS)."""
+def value_head_dim_specs() -> List[Dict]:
+    """The kernels of test_gpu_value_head_dim (TEST_VALUE_HEAD_DIMS)."""
     specs = []
     for (d, dv), full in zip(TEST_VALUE_HEAD_DIMS, (True, False)):
         for dtype in TEST_DTYPES if full else ("bf16",):
             for causal, wl, wr in TEST_MASKS:
                 for lse in (False, True) if full else (True,):
-                    specs.append(dict(arch=arch, dtype=dtype, head_dim_qk=d, head_dim_v=dv,
+                    specs.append(dict(dtype=dtype, head_dim_qk=d, head_dim_v=dv,
                                       causal=causal, window_left=wl, window_right=wr,
                                       has_lse=lse))
             if full:
                 for causal in (False, True):
-                    specs.append(dict(arch=arch, dtype=dtype, head_dim_qk=d, head_dim_v=dv,
+                    specs.append(dict(dtype=dtype, head_dim_qk=d, head_dim_v=dv,
                                       causal=causal, softcap=TEST_SOFTCAPS[1], has_lse=True))
     return specs
 

@@ -27,8 +27,9 @@ def config(arch, dtype, d, dv=None, **kw):
     ("sm_80", "bf16", 48, None), ("sm_80", "f16", 240, None),
     ("sm_90a", "bf16", 40, None), ("sm_90a", "f16", 200, None), ("sm_90a", "bf16", 256, None),
     ("sm_90a", "e4m3", 128, None), ("sm_90a", "e4m3", 256, None),
-    # V's head dim differing (MLA's 192/128): sm_90a in 16 bits, by the same rule.
+    # V's head dim differing (MLA's 192/128): 16 bits on both archs, by the same rule.
     ("sm_90a", "bf16", 192, 128), ("sm_90a", "f16", 64, 256), ("sm_90a", "bf16", 40, 72),
+    ("sm_80", "bf16", 192, 128), ("sm_80", "f16", 64, 256),
     # Archs the compiler's tables do not name are left to the compiler.
     ("sm_100a", "bf16", 80, 64),
 ])
@@ -49,13 +50,15 @@ def test_taken(arch, dtype, d, dv):
      r"head_dim 64 is not supported on sm_90a with e4m3 inputs: sm_90a takes head dims "
      r"multiples of 128 up to 256$"),
     ("sm_90a", "e4m3", 192, None, r"head_dim 192 .* multiples of 128 up to 256"),
-    # V's head dim differing: sm_90a's 16-bit kernels take any V head dim of the rule;
-    # e4m3 (and sm_80) need it equal to Q's.
+    # V's head dim differing: the 16-bit kernels take any V head dim of the rule;
+    # e4m3 needs it equal to Q's.
     ("sm_90a", "bf16", 192, 132,
      r"head_dim_v 132 is not supported on sm_90a with bf16 inputs: sm_90a takes head dims "
      r"multiples of 8 up to 256$"),
     ("sm_90a", "f16", 128, 264, r"head_dim_v 264 is not supported on sm_90a"),
-    ("sm_80", "bf16", 128, 64, r"head_dim_v 64 differs from head_dim 128: sm_80"),
+    ("sm_80", "bf16", 128, 72,
+     r"head_dim_v 72 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
+     r"multiples of 16 up to 256$"),
     ("sm_90a", "e4m3", 256, 128,
      r"head_dim_v 128 differs from head_dim 256: sm_90a takes V's head dim equal to Q's and "
      r"K's with e4m3 inputs"),
@@ -105,7 +108,7 @@ def test_build_library_refuses_before_compiling():
 
 
 @pytest.mark.parametrize("arch,dtype,d,dv", [
-    ("sm_80", "bf16", 72, None), ("sm_80", "f16", 128, 64), ("sm_90a", "bf16", 36, None),
+    ("sm_80", "bf16", 72, None), ("sm_80", "f16", 128, 72), ("sm_90a", "bf16", 36, None),
     ("sm_90a", "bf16", 264, None), ("sm_90a", "bf16", 192, 132), ("sm_90a", "e4m3", 64, None),
     ("sm_90a", "e4m3", 256, 128),
 ])
@@ -125,21 +128,26 @@ def test_the_compiler_refuses_them_too(tmp_path, arch, dtype, d, dv):
     assert f"op {arch} needs " in proc.stderr, proc.stderr[:2000]
 
 
-def test_the_compiler_takes_what_python_takes(tmp_path):
-    """V's head dim differing on sm_90a (MLA's 192/128): Python lets it through and
-    fattn-compile builds it: S = Q K^T on 64-key tiles, P V on V's 128 columns
-    (the wgmma shapes in the PTX)."""
+@pytest.mark.parametrize("arch,shapes", [
+    # S = Q K^T on 64-key tiles, P V on V's 128 columns: the wgmma shapes.
+    ("sm_90a", ("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+                "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16")),
+    ("sm_80", ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",)),
+])
+def test_the_compiler_takes_what_python_takes(tmp_path, arch, shapes):
+    """V's head dim differing (MLA's 192/128): Python lets it through and
+    fattn-compile builds it."""
     compiler = find_compiler()
     if compiler is None:
         pytest.skip("needs fattn-compile (FATTN_COMPILE, PATH or build/bin)")
-    c = config("sm_90a", "bf16", 192, 128, causal=True)
+    c = config(arch, "bf16", 192, 128, causal=True)
     check_head_dims(c)
     src = tmp_path / "a.mlir"
     src.write_text(attention_mlir(c), encoding="utf-8")
-    proc = subprocess.run([compiler, str(src), "--arch", "sm_90a", "--block-n", "64", "--emit",
+    proc = subprocess.run([compiler, str(src), "--arch", arch, "--block-n", "64", "--emit",
                            "ptx", "-o", str(tmp_path / "a.ptx")], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr[:2000]
     ptx = (tmp_path / "a.ptx").read_text()
-    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16" in ptx
-    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in ptx
+    for shape in shapes:
+        assert shape in ptx

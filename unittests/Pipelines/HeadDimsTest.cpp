@@ -54,8 +54,10 @@ TEST(HeadDims, Errors) {
   EXPECT_EQ(sm80HeadDimsError(bf16, 72, 72),
             "sm_80 needs a head dim that is a multiple of 16 up to 256 for "
             "16-bit inputs, found 72");
-  EXPECT_EQ(sm80HeadDimsError(bf16, 128, 64),
-            "sm_80 needs V's head dim equal to Q's and K's, found 128 and 64");
+  EXPECT_EQ(sm80HeadDimsError(bf16, 192, 128), std::nullopt);
+  EXPECT_EQ(sm80HeadDimsError(bf16, 128, 72),
+            "sm_80 needs a head dim that is a multiple of 16 up to 256 for V "
+            "of 16-bit inputs, found 72");
   EXPECT_EQ(sm80HeadDimsError(e4m3, 128, 128),
             "sm_80 has no kernel for f8E4M3FN inputs");
   EXPECT_EQ(sm90HeadDimsError(bf16, 40, 40), std::nullopt);

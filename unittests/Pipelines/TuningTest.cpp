@@ -229,3 +229,21 @@ TEST(Tuning, ValueHeadDimDiffers) {
       EXPECT_EQ(fields(tuneSM90(f, shortSeqs())), fields(tuneSM90(f)));
     }
 }
+
+// sm_80 with V's head dim differing: the wider head dim's rows and keys,
+// and 32-key tiles only where both K's and V's rows split into the copies of
+// 128 threads (multiples of 32).
+TEST(Tuning, SM80ValueHeadDimDiffers) {
+  AttentionFacts mla = bf16(192, MaskKind::Causal);
+  mla.headDimV = 128;
+  SM80Tuning t = tuneSM80(mla, {});
+  EXPECT_EQ(t.blockM, 64);
+  EXPECT_EQ(t.blockN, 32);
+  AttentionFacts rows = bf16(192, MaskKind::None);
+  rows.headDimV = 144;
+  EXPECT_EQ(tuneSM80(rows, {}).blockN, 64);
+  AttentionFacts wide = bf16(64, MaskKind::None);
+  wide.headDimV = 256;
+  EXPECT_EQ(tuneSM80(wide, {}).blockM, 64);
+  EXPECT_EQ(tuneSM80(wide, {}).blockN, 32);
+}

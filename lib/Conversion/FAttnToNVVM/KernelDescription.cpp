@@ -122,13 +122,14 @@ KernelDescription mlir::fattn::describeSM80Kernel(DictionaryAttr info,
   d.entry = entry.str();
   d.cubin = d.entry + ".cubin";
   d.dtype = info.getAs<StringAttr>("dtype").getValue().str();
-  d.headDimQK = d.headDimV = i64("head_dim");
   auto flag = [&](StringRef name) {
     auto attr = info.getAs<BoolAttr>(name);
     return attr && attr.getValue();
   };
   bool dynamicScale = flag("dynamic_scale");
-  d.headDimQK = d.headDimV = i64("head_dim");
+  // V's head dim, where it differs from Q's and K's.
+  d.headDimQK = i64("head_dim");
+  d.headDimV = info.get("head_dim_v") ? i64("head_dim_v") : d.headDimQK;
   d.scale = dynamicScale ? 1.0 / std::sqrt(static_cast<double>(d.headDimQK))
                          : f64("scale");
   d.softcap = f64("softcap");

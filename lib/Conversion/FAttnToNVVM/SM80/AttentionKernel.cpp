@@ -63,7 +63,8 @@ constexpr double kLn2 = 0.6931471805599453;
 
 /// The configuration of one kernel, read from the annotated op.
 struct SM80KernelConfig {
-  int64_t headDim, blockM, blockN, warps, rowsPerWarp, stages;
+  /// Q's and K's head dim, and V's (O's), which may differ.
+  int64_t headDim, headDimV, blockM, blockN, warps, rowsPerWarp, stages;
   bool bf16, qInRegisters, hasLse;
   double scale, softcap;
   /// The scale or the softcap is a kernel parameter (`scale`, `softcap`),
@@ -88,7 +89,7 @@ public:
       : SM80Builder(b), cfg(cfg) {
     mFrags = cfg.rowsPerWarp / 16;
     nFrags = cfg.blockN / 8;
-    dFrags = cfg.headDim / 8;
+    dFrags = cfg.headDimV / 8;
     elemBytes = 2;
   }
 
@@ -164,14 +165,14 @@ private:
     return ctaidX;
   }
 
-  /// Issues the cp.async copies of `rows` rows starting at sequence row
-  /// `firstRow` of the (batch, head) slice at `base` into shared memory at
-  /// byte offset `smemOffset`. With `guarded`, rows at or past `seqLen` are
-  /// zero-filled (a 0-byte copy) and read from row `firstRow`, which exists,
-  /// so that no address past the tensor is formed; without, every row must
-  /// exist.
+  /// Issues the cp.async copies of `rows` rows of `columns` elements
+  /// starting at sequence row `firstRow` of the (batch, head) slice at `base`
+  /// into shared memory at byte offset `smemOffset`. With `guarded`, rows at
+  /// or past `seqLen` are zero-filled (a 0-byte copy) and read from row
+  /// `firstRow`, which exists, so that no address past the tensor is formed;
+  /// without, every row must exist.
   void copyTile(Value base, Value strideS, Value firstRow, Value seqLen,
-                Value smemOffset, int64_t rows, bool guarded);
+                Value smemOffset, int64_t rows, bool guarded, int64_t columns);
   void copyKV(Value tile, Value slot, bool guarded);
   /// Starts the copies of KV tile `next` into `slot` when next < hi. Only
   /// tile hi - 1 can end past seq_k, so only it takes the guarded copies.
@@ -281,20 +282,21 @@ void KernelEmitter::deriveIndices(bool fresh) {
 
 void KernelEmitter::copyTile(Value base, Value strideS, Value firstRow,
                              Value seqLen, Value smemOffset, int64_t rows,
-                             bool guarded) {
+                             bool guarded, int64_t columns) {
   SM80CopyTileOp::create(b, base, firstRow, strideS, smem, smemOffset, tid,
-                         guarded ? seqLen : Value(), rows,
-                         cfg.headDim * elemBytes, cfg.plan.rowPitchBytes,
-                         kThreads);
+                         guarded ? seqLen : Value(), rows, columns * elemBytes,
+                         cfg.plan.rowPitchBytes, kThreads);
 }
 
 void KernelEmitter::copyKV(Value tile, Value slot, bool guarded) {
   Value firstRow = mul(tile, c32(cfg.blockN));
   Value slotOffset = mul(slot, c32(cfg.plan.stageBytes));
   copyTile(kBase, kStrideS, firstRow, seqK,
-           add(slotOffset, c32(cfg.plan.kOffset(0))), cfg.blockN, guarded);
+           add(slotOffset, c32(cfg.plan.kOffset(0))), cfg.blockN, guarded,
+           cfg.headDim);
   copyTile(vBase, vStrideS, firstRow, seqK,
-           add(slotOffset, c32(cfg.plan.vOffset(0))), cfg.blockN, guarded);
+           add(slotOffset, c32(cfg.plan.vOffset(0))), cfg.blockN, guarded,
+           cfg.headDimV);
 }
 
 void KernelEmitter::prefetchKV(Value next, Value slot) {
@@ -591,7 +593,7 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
 
   // Prologue: Q, then the first stages - 1 KV tiles, one commit group each.
   copyTile(qBase, qStrideS, firstRow, seqQ, c32(cfg.plan.qOffset), cfg.blockM,
-           /*guarded=*/true);
+           /*guarded=*/true, cfg.headDim);
   NVVM::CpAsyncCommitGroupOp::create(b);
   for (int64_t s = 0; s + 1 < cfg.stages; ++s) {
     prefetchKV(add(lo, c32(s)), c32(s));
@@ -701,7 +703,7 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
                         eb));
   Value oStrideS = mul(strides[3][2], eb);
   SM80StoreRowsOp::create(b, smem, warpSmem, lane, oBase, warpRow, oStrideS,
-                          seqQ, cfg.rowsPerWarp, cfg.headDim * elemBytes,
+                          seqQ, cfg.rowsPerWarp, cfg.headDimV * elemBytes,
                           pitch);
   LLVM::ReturnOp::create(b, ValueRange{});
 }
@@ -726,9 +728,9 @@ LogicalResult checkSmemPlan(TiledAttentionOp op, SM80SmemPlanAttr smem,
                 " bytes of shared memory of an sm_80 CTA");
   int64_t qEnd = smem.getQOffset() + cfg.blockM * pitch;
   int64_t ringEnd = smem.getKvOffset() + cfg.stages * smem.getStageBytes();
-  if (pitch / 2 < cfg.headDim)
+  if (int64_t widest = std::max(cfg.headDim, cfg.headDimV); pitch / 2 < widest)
     return fail("expected row_pitch to hold a row of head dim " +
-                Twine(cfg.headDim) + " (2 bytes each)");
+                Twine(widest) + " (2 bytes each)");
   if (smem.getStageBytes() < 2 * cfg.blockN * pitch)
     return fail("expected stage_bytes >= " +
                 Twine(2 * cfg.blockN * pitch) +
@@ -767,6 +769,7 @@ FailureOr<SM80KernelConfig> readConfig(TiledAttentionOp op) {
   SM80KernelConfig cfg;
   auto qType = cast<MemRefType>(op.getQuery().getType());
   cfg.headDim = qType.getDimSize(3);
+  cfg.headDimV = op.getValueHeadDim();
   cfg.bf16 = qType.getElementType().isBF16();
   cfg.blockM = op.getBlockM();
   cfg.blockN = op.getBlockN();
@@ -792,7 +795,7 @@ FailureOr<SM80KernelConfig> readConfig(TiledAttentionOp op) {
   // spills up to 200 bytes (ptxas for sm_90) and head dim 96 spilled too; at
   // 64 the registers hold them, and the loops are faster without the
   // per-tile re-derivation.
-  cfg.rederiveIndices = cfg.headDim > 64;
+  cfg.rederiveIndices = std::max(cfg.headDim, cfg.headDimV) > 64;
   if (cfg.warps * 32 != kThreads || cfg.blockM % cfg.warps != 0 ||
       cfg.blockM / cfg.warps != cfg.rowsPerWarp || cfg.blockN % 16)
     return op.emitOpError()
@@ -876,6 +879,12 @@ mlir::fattn::buildSM80AttentionKernel(OpBuilder &builder, TiledAttentionOp op,
     NamedAttrList info(func->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName));
     info.set("dynamic_scale", attrs.getBoolAttr(cfg->dynamicScale));
     info.set("dynamic_softcap", attrs.getBoolAttr(cfg->dynamicSoftcap));
+    func->setAttr(kKernelInfoAttrName, info.getDictionary(ctx));
+  }
+  // So do kernels whose V head dim differs from Q's and K's.
+  if (cfg->headDimV != cfg->headDim) {
+    NamedAttrList info(func->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName));
+    info.set("head_dim_v", attrs.getI64IntegerAttr(cfg->headDimV));
     func->setAttr(kKernelInfoAttrName, info.getDictionary(ctx));
   }
 

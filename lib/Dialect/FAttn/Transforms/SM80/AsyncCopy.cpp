@@ -12,6 +12,8 @@
 #include "fattn/Dialect/FAttn/Utils/HeadDims.h"
 #include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
 
+#include <algorithm>
+
 
 #define DEBUG_TYPE "fattn-sm80-async-copy"
 
@@ -36,9 +38,9 @@ LogicalResult mlir::fattn::planSM80AsyncCopy(TiledAttentionOp op,
   if (!elem.isBF16() && !elem.isF16())
     return op.emitOpError("sm_80: expected f16 or bf16 elements, found ")
            << elem;
-  int64_t headDim = qType.getDimSize(3);
+  int64_t headDim = qType.getDimSize(3), headDimV = vType.getDimSize(3);
   if (std::optional<std::string> error =
-          sm80HeadDimsError(elem, headDim, vType.getDimSize(3)))
+          sm80HeadDimsError(elem, headDim, headDimV))
     return op.emitOpError() << *error;
   if (op.getLse() &&
       !cast<MemRefType>(op.getLse().getType()).getElementType().isF32())
@@ -46,15 +48,20 @@ LogicalResult mlir::fattn::planSM80AsyncCopy(TiledAttentionOp op,
   if (stages < 2 || stages > 4)
     return op.emitOpError("sm_80: expected 2 to 4 stages, found ") << stages;
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN();
-  int64_t chunksPerRow = headDim * 2 / 16;
+  // Q's and K's rows, and V's where its head dim differs.
+  int64_t chunksPerRow = headDim * 2 / 16, valueChunksPerRow = headDimV * 2 / 16;
   if (blockN % 16 != 0 || blockM % 16 != 0 ||
       (blockN * chunksPerRow) % kCopyThreads != 0 ||
+      (blockN * valueChunksPerRow) % kCopyThreads != 0 ||
       (blockM * chunksPerRow) % kCopyThreads != 0)
     return op.emitOpError("sm_80: block sizes must be multiples of 16 whose "
                           "tiles split into 16-byte copies of 128 threads, "
                           "found block_m = ")
            << blockM << ", block_n = " << blockN;
-  sm80::SmemPlan plan = sm80::planSmem(headDim, 2, blockM, blockN, stages);
+  // One row pitch for Q, K and V (and O, staged in Q's rows): the wider
+  // head dim's.
+  sm80::SmemPlan plan = sm80::planSmem(std::max(headDim, headDimV), 2, blockM,
+                                       blockN, stages);
   if (plan.totalBytes > kSM80MaxSharedBytes)
     return op.emitOpError("sm_80: needs ")
            << plan.totalBytes << " bytes of shared memory, more than "

@@ -37,14 +37,16 @@ LogicalResult mlir::fattn::assignSM80Fragments(TiledAttentionOp op,
            << 16 * warps << ", found " << blockM;
   int64_t rowsPerWarp = blockM / warps;
   int64_t headDim = cast<MemRefType>(op.getQuery().getType()).getDimSize(3);
+  int64_t headDimV = op.getValueHeadDim();
   int64_t blockN = op.getBlockN();
-  // Registers per lane: accumulator and scores (f32), Q (two 16-bit halves).
-  int64_t accRegs = rowsPerWarp * headDim / 32;
+  // Registers per lane: the accumulator (V's head dim) and scores (f32), Q
+  // (two 16-bit halves).
+  int64_t accRegs = rowsPerWarp * headDimV / 32;
   int64_t scoreRegs = rowsPerWarp * blockN / 32;
   int64_t qRegs = rowsPerWarp * headDim / 64;
   if (accRegs + scoreRegs > 200)
     return op.emitOpError("sm_80: ")
-           << rowsPerWarp << " rows per warp with head dim " << headDim
+           << rowsPerWarp << " rows per warp with head dim " << headDimV
            << " and block_n " << blockN << " need " << accRegs + scoreRegs
            << " accumulator registers per lane; use a smaller block";
   bool qInRegisters = qRegs <= 32;
