@@ -1,4 +1,5 @@
 // RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=64" --fattn-sm90-tma --fattn-warp-specialize --fattn-intra-wg-overlap --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --enable-var-scope
+// RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=64" --fattn-sm90-tma="tma-store=true" --fattn-warp-specialize --fattn-intra-wg-overlap --fattn-persistent-tiles --fattn-sm90-q-buffers --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --check-prefix=STORE
 
 // V's head dim differing from Q's and K's (MLA's 192 and 128) at the target
 // level (L3): S = Q K^T steps through Q's and K's 192 columns (three 64-column
@@ -44,8 +45,10 @@ func.func @mla(%q: memref<?x?x?x192xbf16>, %k: memref<?x?x?x192xbf16>, %v: memre
 
 // -----
 
-// V wider than Q and K: O passes through Q's buffer (one CTA per Q tile),
-// which holds O's two atoms although TMA fills only Q's one.
+// V wider than Q and K: O passes through Q's buffer (one CTA per Q tile, or
+// the TMA stores of persistent CTAs with two Q buffers), which holds O's two
+// atoms although TMA fills only Q's one; the stores take one box per atom of
+// V's head dim.
 
 func.func @wide_value(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {causal = true}
@@ -64,3 +67,10 @@ func.func @wide_value(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: 
 // CHECK-COUNT-2: fattn.sm90.tma_load %arg23[
 // CHECK-COUNT-8: fattn.sm90.load_swizzled_unit
 // CHECK-NOT:  fattn.sm90.load_swizzled_unit
+
+// STORE-LABEL: llvm.func @fattn_fwd_sm90_d64v128_bf16_m128n64s2_causal_persistent(
+// STORE:      fattn.sm90.smem_region q_buffers, offset = 0, bytes = 65536
+// STORE-NEXT: fattn.sm90.smem_region key_ring, offset = 65536, bytes = 16384
+// STORE:      fattn.sm90.mbarrier_arrive_expect_tx %{{.*}}, bytes = 16384
+// STORE-COUNT-2: fattn.sm90.tma_store %arg24[
+// STORE-NOT:  fattn.sm90.tma_store
