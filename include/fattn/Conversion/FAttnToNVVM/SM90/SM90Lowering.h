@@ -41,7 +41,12 @@ inline constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;
 /// probabilities down to 2^-14 on e4m3's normal (relative) grid.
 inline constexpr int kFP8ProbabilityLog2 = 8;
 
-/// Choices of the sm_90a lowering that are not semantics.
+/// Choices of the sm_90a lowering that are not semantics. Apart from the
+/// names and keepTargetOps (the conversion's options), readSM90Schedule sets
+/// them from the IR: the lowering choices from the op's
+/// #fattn.sm90_consumer_plan and #fattn.sm90_work_plan (LoweringChoices.h,
+/// recorded by the --fattn-sm90-* passes), the schedule below from its
+/// fattn.warp_specialize.
 struct SM90Options {
   /// Name of the gpu.module the kernels go into (created when missing).
   std::string moduleName = "fattn_sm90";
