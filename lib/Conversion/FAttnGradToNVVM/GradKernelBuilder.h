@@ -63,7 +63,7 @@ StringRef gradTensorName(GradTensor t);
 
 /// The kernels' parameters as `index` values and flat global views.
 struct GradParams {
-  /// memref<?xT, global> over each tensor's data, T its element type.
+  /// memref<?xT, global> over each used tensor's data, T its element type.
   std::array<Value, kNumGradTensors> views;
   Value batch, headsQ, headsKV, seqQ, seqK;
   /// (b, h, s) strides in elements, for kStridedTensors; LSE's (b, h).
@@ -94,9 +94,9 @@ public:
   Value lt(Value x, Value y);
   Value select(Value c, Value x, Value y);
 
-  /// Reads the kernel's arguments: sizes and strides as `index`, each
-  /// pointer as a flat global memref.
-  GradParams readParams(ValueRange args);
+  /// Reads the kernel's arguments: sizes and strides as `index`, the
+  /// pointers of the tensors in `used` as flat global memrefs.
+  GradParams readParams(ValueRange args, ArrayRef<GradTensor> used);
   /// The flat offset of (b, h, s, col) in tensor `t`.
   Value offset(const GradParams &p, GradTensor t, Value batch, Value head,
                Value row, Value col);

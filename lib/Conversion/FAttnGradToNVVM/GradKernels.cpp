@@ -161,12 +161,13 @@ static Value flatGlobalView(ImplicitLocOpBuilder &b, Value ptr, Type element) {
   return UnrealizedConversionCastOp::create(b, type, d).getResult(0);
 }
 
-GradParams GradKernelBuilder::readParams(ValueRange args) {
+GradParams GradKernelBuilder::readParams(ValueRange args,
+                                         ArrayRef<GradTensor> used) {
   GradParams p;
-  for (int64_t t = 0; t < kNumGradTensors; ++t) {
-    auto tensor = static_cast<GradTensor>(t);
+  for (GradTensor tensor : used) {
     bool isF32 = tensor == GradTensor::LSE || tensor == GradTensor::Delta ||
                  tensor == GradTensor::DQAccum;
+    int t = static_cast<int>(tensor);
     p.views[t] = flatGlobalView(b, args[t], isF32 ? f32 : elem);
   }
   auto size = [&](int64_t i) -> Value {
@@ -248,7 +249,8 @@ void GradKernelBuilder::ifThen(Value cond, llvm::function_ref<void()> then) {
 void sm80grad::buildPreprocessBody(GradKernelBuilder &k, ValueRange args) {
   ImplicitLocOpBuilder &b = k.b;
   int64_t d = k.cfg.headDim;
-  GradParams p = k.readParams(args);
+  GradParams p = k.readParams(args, {GradTensor::O, GradTensor::DO,
+                                     GradTensor::Delta, GradTensor::DQAccum});
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value qTile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value head = gpu::BlockIdOp::create(b, gpu::Dimension::y);
@@ -304,7 +306,7 @@ void sm80grad::buildPreprocessBody(GradKernelBuilder &k, ValueRange args) {
 void sm80grad::buildPostprocessBody(GradKernelBuilder &k, ValueRange args) {
   ImplicitLocOpBuilder &b = k.b;
   int64_t d = k.cfg.headDim;
-  GradParams p = k.readParams(args);
+  GradParams p = k.readParams(args, {GradTensor::DQAccum, GradTensor::DQ});
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value qTile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value head = gpu::BlockIdOp::create(b, gpu::Dimension::y);

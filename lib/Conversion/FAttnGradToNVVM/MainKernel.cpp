@@ -75,7 +75,11 @@ using Frags = SmallVector<Value>;
 class MainKernelBuilder {
 public:
   MainKernelBuilder(GradKernelBuilder &k, ValueRange args)
-      : k(k), b(k.b), d(k.cfg.headDim), p(k.readParams(args)) {
+      : k(k), b(k.b), d(k.cfg.headDim),
+        p(k.readParams(args, {GradTensor::Q, GradTensor::K, GradTensor::V,
+                              GradTensor::DO, GradTensor::LSE, GradTensor::DK,
+                              GradTensor::DV, GradTensor::Delta,
+                              GradTensor::DQAccum})) {
     MLIRContext *ctx = b.getContext();
     accType = VectorType::get({2, 2}, k.f32);
     aType = VectorType::get({4, 2}, k.elem);
@@ -445,9 +449,11 @@ void MainKernelBuilder::storeKV(const Frags &acc, GradTensor t, double scale) {
         if (scale != 1.0)
           x = arith::MulFOp::create(b, x, factor);
         Value col = k.add(k.idx(dn * 8), pairCol);
+        // 4 bytes: the ABI's 16-byte aligned rows, an even column.
         vector::StoreOp::create(
             b, arith::TruncFOp::create(b, half2, x), p.view(t),
-            ValueRange{k.offset(p, t, batch, kvHead, key, col)});
+            ValueRange{k.offset(p, t, batch, kvHead, key, col)},
+            /*nontemporal=*/false, llvm::MaybeAlign(4));
       }
     });
   }

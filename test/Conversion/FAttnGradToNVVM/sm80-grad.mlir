@@ -84,7 +84,7 @@
 // L3: scf.yield
 // dK times the scale and dV, for the keys inside seq_k.
 // L3: arith.mulf %{{.*}}, %cst{{.*}} : vector<2xf32>
-// L3: vector.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xbf16, #gpu.address_space<global>>, vector<2xbf16>
+// L3: vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<?xbf16, #gpu.address_space<global>>, vector<2xbf16>
 // Postprocess: dQ = scale * dq_accum.
 // L3: gpu.func @bwd_postprocess(
 // L3: %[[ACC:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<8xf32>
