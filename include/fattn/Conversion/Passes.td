@@ -19,9 +19,9 @@ def ConvertFAttnToNVVM : Pass<"convert-fattn-to-nvvm", "ModuleOp"> {
     `fattn.kernel_ref = @fattn_kernels::@<kernel>` for --fattn-gpu-launch.
 
     The sm_80 kernel is built at the target level (L3: the `fattn.sm80.*`
-    ops of the cp.async ring, ldmatrix, mma.sync, P's packing and O's
-    stores, with `nvgpu.device_async_create_group`,
-    `nvgpu.device_async_wait` and `gpu.shuffle`), which the patterns of
+    ops of the cp.async ring and its commit groups, ldmatrix, mma.sync, P's
+    packing and O's stores, with `nvgpu.device_async_wait` and
+    `gpu.shuffle`), which the patterns of
     `--convert-fattn-sm80-target-to-nvvm` then lower (L4).
     `keep-target-ops=true` stops at L3.
   }];
@@ -29,8 +29,8 @@ def ConvertFAttnToNVVM : Pass<"convert-fattn-to-nvvm", "ModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target chip: sm_80 (sm_90a once its builder is registered)">,
     Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",
-           "sm_80: leave the kernel at its target ops (L3, fattn.sm80.*, "
-           "nvgpu and gpu.shuffle) for --convert-fattn-sm80-target-to-nvvm, "
+           "sm_80: leave the kernel at its target ops (L3: fattn.sm80.*, "
+           "nvgpu.device_async_wait, gpu.shuffle) for --convert-fattn-sm80-target-to-nvvm, "
            "instead of lowering them">,
   ];
   let dependentDialects = [
@@ -45,13 +45,13 @@ def ConvertFAttnSM80TargetToNVVM
   let summary = "Lower the sm_80 target ops (fattn.sm80.*) to NVVM";
   let description = [{
     The L3 -> L4 step of the sm_80 back end: every `fattn.sm80.*` op (the
-    ring's `copy_tile`, `ldmatrix_x4`, `mma_m16n8k16`, P's `pack_pair`, O's
-    `stage_row` and `store_rows`) becomes the NVVM, LLVM, arith and scf
-    operations it stands for, by the patterns of
+    ring's `copy_tile` and `commit_group`, `ldmatrix_x4`, `mma_m16n8k16`,
+    P's `pack_pair`, O's `stage_row` and `store_rows`) becomes the NVVM,
+    LLVM, arith and scf operations it stands for, by the patterns of
     `populateSM80TargetToNVVMPatterns`, and the upstream ops of the sm_80
-    L3 (`nvgpu.device_async_create_group` and `nvgpu.device_async_wait`,
-    whose tokens become i32 also where loops carry them, and
-    `gpu.shuffle`) by upstream's patterns, in one partial conversion; other
+    L3 (`nvgpu.device_async_wait` and `gpu.shuffle`) by upstream's
+    patterns, in one partial conversion; the commit groups' tokens become
+    i32, also where loops carry them. Other ops are left as they are.
     ops are left as they are. `--convert-fattn-to-nvvm` runs the same
     conversion on each sm_80 kernel it builds, unless
     `keep-target-ops=true`.

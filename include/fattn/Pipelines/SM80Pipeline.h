@@ -29,7 +29,8 @@ struct SM80PipelineOptions : public PassPipelineOptions<SM80PipelineOptions> {
   PassOptions::Option<bool> keepTargetOps{
       *this, "keep-target-ops",
       llvm::cl::desc("Stop at the kernel's target ops (L3: fattn.sm80.*, "
-                     "nvgpu and gpu.shuffle), before any lowering of the "
+                     "nvgpu.device_async_wait, gpu.shuffle), before any "
+                     "lowering of the "
                      "gpu.module (--convert-fattn-sm80-target-to-nvvm "
                      "continues)"),
       llvm::cl::init(false)};

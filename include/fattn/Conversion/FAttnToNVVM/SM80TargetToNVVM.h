@@ -3,8 +3,7 @@
 // The L3 -> L4 step of the sm_80 back end: one ConvertOpToLLVMPattern per
 // fattn.sm80.* op (FAttnSM80Ops.td), each building the NVVM, LLVM, arith and
 // scf operations that the op stands for, applied with upstream's patterns
-// for the other ops of the sm_80 L3 (nvgpu.device_async_create_group,
-// nvgpu.device_async_wait, gpu.shuffle).
+// for the other ops of the sm_80 L3 (nvgpu.device_async_wait, gpu.shuffle).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +24,8 @@ namespace mlir::fattn {
 void populateSM80TargetToNVVMPatterns(LLVMTypeConverter &converter,
                                       RewritePatternSet &patterns);
 
-/// Lowers the sm_80 L3 nested in `root` to L4: every fattn.sm80.* op, and
-/// the nvgpu commit groups and waits and gpu.shuffle ops, in one partial
+/// Lowers the sm_80 L3 nested in `root` to L4: every fattn.sm80.* op,
+/// nvgpu.device_async_wait and gpu.shuffle, in one partial
 /// conversion (other ops stay as they are). Fails, with a diagnostic, when
 /// an op cannot be lowered.
 LogicalResult lowerSM80TargetOps(Operation *root);

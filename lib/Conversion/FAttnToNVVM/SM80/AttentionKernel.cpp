@@ -44,6 +44,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -98,6 +99,16 @@ public:
 private:
   Type halfType() {
     return cfg.bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+  }
+  /// Closes the cp.async commit group of the copies issued since the last
+  /// one; its token names it.
+  Value commitGroup() {
+    return SM80CommitGroupOp::create(b, nvgpu::DeviceAsyncTokenType::get(ctx));
+  }
+  /// Waits until at most the `pending` latest commit groups are in flight
+  /// (`group` is the latest).
+  void waitGroups(Value group, int64_t pending) {
+    nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(pending));
   }
   Value intrinsic(StringRef name, Value x) {
     return LLVM::CallIntrinsicOp::create(b, f32, b.getStringAttr(name),
@@ -182,7 +193,7 @@ private:
   void applySoftcap(SmallVector<AccFrag> &s);
   SmallVector<AccFrag> applyMask(const SmallVector<AccFrag> &s, Value tile);
   /// One scf.for over the KV tiles [from, to) carrying `state` (accumulator,
-  /// row maxima, lane sums); `masked` loops apply the mask to every tile,
+  /// row maxima, lane sums, the latest commit group); `masked` loops apply the mask to every tile,
   /// the others contain no mask code at all.
   ValueRange tileLoop(Value from, Value to, bool masked, ValueRange state);
   Value queryRow(int64_t mf, int64_t half) {
@@ -432,12 +443,12 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
 
   // Tile j has landed and every warp is done with tile j - 1, whose slot
   // the prefetch of tile j + stages - 1 reuses.
-  NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(cfg.stages - 2));
+  waitGroups(state.back(), cfg.stages - 2);
   NVVM::Barrier0Op::create(b);
   prefetchKV(add(tile, c32(cfg.stages - 1)),
              arith::RemUIOp::create(b, add(it, c32(cfg.stages - 1)),
                                     c32(cfg.stages)));
-  NVVM::CpAsyncCommitGroupOp::create(b);
+  Value group = commitGroup();
 
   SmallVector<AccFrag> s = scores(slot);
   if (cfg.hasSoftcap())
@@ -531,6 +542,7 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
   SmallVector<Value> yield(acc);
   yield.append(newMax);
   yield.append(newSum);
+  yield.push_back(group);
   scf::YieldOp::create(b, yield);
   return loop.getResults();
 }
@@ -594,14 +606,14 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   // Prologue: Q, then the first stages - 1 KV tiles, one commit group each.
   copyTile(qBase, qStrideS, firstRow, seqQ, c32(cfg.plan.qOffset), cfg.blockM,
            /*guarded=*/true, cfg.headDim);
-  NVVM::CpAsyncCommitGroupOp::create(b);
+  Value copies = commitGroup();
   for (int64_t s = 0; s + 1 < cfg.stages; ++s) {
     prefetchKV(add(lo, c32(s)), c32(s));
-    NVVM::CpAsyncCommitGroupOp::create(b);
+    copies = commitGroup();
   }
   int64_t kSteps = cfg.headDim / 16;
   if (cfg.qInRegisters) {
-    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(cfg.stages - 1));
+    waitGroups(copies, cfg.stages - 1);
     NVVM::Barrier0Op::create(b);
     for (int64_t mf = 0; mf < mFrags; ++mf)
       for (int64_t kk = 0; kk < kSteps; ++kk) {
@@ -611,12 +623,14 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
       }
   }
 
-  // The loop state: accumulator, then per (mf, half) row max and lane sum.
+  // The loop state: accumulator, then per (mf, half) row max and lane sum,
+  // then the latest commit group.
   Value zero = cf(0.0), negInf = cf(-std::numeric_limits<double>::infinity());
   SmallVector<Value> init(mFrags * dFrags * 4, zero);
   int64_t accCount = init.size();
   init.append(mFrags * 2, negInf);
   init.append(mFrags * 2, zero);
+  init.push_back(copies);
 
   // Tiles crossing the left window edge, tiles every row sees whole, tiles
   // crossing the diagonal, right window edge or seq_k. Without a left
@@ -630,7 +644,7 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   // reuses the Q tile, whose rows other threads copied: after a KV loop
   // their copies are complete, but a Q tile without KV tiles (rows that see
   // no key) reaches here with no barrier since.
-  NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+  waitGroups(result.back(), 0);
   NVVM::Barrier0Op::create(b);
 
   // Epilogue: O = acc / l (0 without keys), LSE = scale·m + ln l (-inf).

@@ -3,8 +3,8 @@
 // One ConvertOpToLLVMPattern per fattn.sm80.* op, building in the op's place
 // what the op stands for (NVVM, LLVM, arith and scf operations: the sm_80
 // pipeline lowers the last two after the conversion), together with
-// upstream's patterns for the nvgpu commit groups and waits and for
-// gpu.shuffle, in one partial conversion. The kernels' instructions keep
+// upstream's patterns for the waits for cp.async commit groups
+// (nvgpu.device_async_wait) and for gpu.shuffle, in one partial conversion. The kernels' instructions keep
 // their order through L3: scripts/ptx_corpus.py checks every kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -47,6 +47,12 @@ public:
   using SM80Builder::SM80Builder;
 
   SmallVector<Value> lower(SM80CopyTileOp op, SM80CopyTileOp::Adaptor a);
+  /// The commit, and the group's token as i32 (as upstream's
+  /// nvgpu.device_async_create_group lowers).
+  SmallVector<Value> lower(SM80CommitGroupOp, SM80CommitGroupOp::Adaptor) {
+    NVVM::CpAsyncCommitGroupOp::create(b);
+    return {LLVM::ConstantOp::create(b, i32, b.getI32IntegerAttr(0))};
+  }
   SmallVector<Value> lower(SM80LdmatrixX4Op op, SM80LdmatrixX4Op::Adaptor a);
   SmallVector<Value> lower(SM80MmaOp op, SM80MmaOp::Adaptor a);
   SmallVector<Value> lower(SM80PackPairOp op, SM80PackPairOp::Adaptor a) {
@@ -233,7 +239,7 @@ template <typename... OpTys> struct TargetOps {
   }
 };
 using SM80TargetOps =
-    TargetOps<SM80CopyTileOp, SM80LdmatrixX4Op, SM80MmaOp, SM80PackPairOp,
+    TargetOps<SM80CopyTileOp, SM80CommitGroupOp, SM80LdmatrixX4Op, SM80MmaOp, SM80PackPairOp,
               SM80StageRowOp, SM80StoreRowsOp>;
 
 } // namespace
@@ -267,8 +273,7 @@ LogicalResult mlir::fattn::lowerSM80TargetOps(Operation *root) {
                          scf::SCFDialect>();
   scf::populateSCFStructuralTypeConversionsAndLegality(tokens, patterns,
                                                        target);
-  target.addIllegalOp<nvgpu::DeviceAsyncCreateGroupOp,
-                      nvgpu::DeviceAsyncWaitOp, gpu::ShuffleOp>();
+  target.addIllegalOp<nvgpu::DeviceAsyncWaitOp, gpu::ShuffleOp>();
   SM80TargetOps::markIllegal(target);
   return applyPartialConversion(root, target, std::move(patterns));
 }

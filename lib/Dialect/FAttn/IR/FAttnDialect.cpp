@@ -17,6 +17,8 @@ using namespace mlir::fattn;
 #include "fattn/Dialect/FAttn/IR/FAttnOpsDialect.cpp.inc"
 
 void FAttnDialect::initialize() {
+  // fattn.sm80.commit_group's result is upstream's cp.async group token.
+  getContext()->getOrLoadDialect<nvgpu::NVGPUDialect>();
   addOperations<
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnOps.cpp.inc"

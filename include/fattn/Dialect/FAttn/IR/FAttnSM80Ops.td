@@ -39,6 +39,14 @@ class FAttn_SM80Ptr<int space, string memory> : Type<
 def FAttn_SM80SharedPtr : FAttn_SM80Ptr<3, "shared">;
 def FAttn_SM80GlobalPtr : FAttn_SM80Ptr<1, "global">;
 
+// The token of a cp.async commit group, upstream's, so that
+// nvgpu.device_async_wait waits for it.
+def FAttn_SM80AsyncToken : Type<
+    CPred<"::llvm::isa<::mlir::nvgpu::DeviceAsyncTokenType>($_self)">,
+    "!nvgpu.device.async.token", "::mlir::nvgpu::DeviceAsyncTokenType">,
+    BuildableType<"::mlir::nvgpu::DeviceAsyncTokenType::get("
+                  "$_builder.getContext())">;
+
 class FAttn_SM80Op<string mnemonic, list<Trait> traits = []>
     : FAttn_Op<"sm80." # mnemonic, traits>;
 
@@ -84,6 +92,27 @@ def FAttn_SM80CopyTileOp : FAttn_SM80Op<"copy_tile"> {
     int64_t getRowsPerStep();
   }];
   let hasVerifier = 1;
+}
+
+def FAttn_SM80CommitGroupOp : FAttn_SM80Op<"commit_group"> {
+  let summary = "close the thread's cp.async commit group";
+  let description = [{
+    `cp.async.commit_group`: the thread's copies issued since its previous
+    commit (its `fattn.sm80.copy_tile`s, wherever they stand, under `scf.if`
+    too) form a group, named by the result. `nvgpu.device_async_wait` on it
+    (`numGroups` = n) waits until at most the n latest groups are in flight.
+    Upstream's `nvgpu.device_async_create_group` groups the copies named by
+    their tokens, which these copies, issued under conditions, do not
+    yield, and its form without tokens does not parse back (the next
+    line's SSA name reads as its operand).
+
+    ```mlir
+    %g = fattn.sm80.commit_group
+    nvgpu.device_async_wait %g {numGroups = 1 : i32}
+    ```
+  }];
+  let results = (outs FAttn_SM80AsyncToken:$group);
+  let assemblyFormat = "attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
