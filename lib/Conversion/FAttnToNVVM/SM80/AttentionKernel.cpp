@@ -119,11 +119,12 @@ private:
   Value fma(Value x, Value y, Value z) {
     return LLVM::FMAOp::create(b, x, y, z);
   }
+  /// The value of lane (lane xor `offset`): a butterfly shuffle over the
+  /// whole warp (the quads' row reductions).
   Value shuffleXor(Value v, int64_t offset) {
-    return NVVM::ShflOp::create(b, f32, c32(-1), v, c32(offset), c32(0x1f),
-                                NVVM::ShflKindAttr::get(ctx,
-                                                        NVVM::ShflKind::bfly),
-                                UnitAttr());
+    return gpu::ShuffleOp::create(b, v, offset, /*width=*/32,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
   }
   /// Two f32 -> one i32 holding two 16-bit floats (low = first).
   Value pack(Value lo, Value hi) {
