@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools cmake ninja-build
-          python3 python3-pytest python3-hypothesis libgtest-dev
+          python3 python3-pytest python3-hypothesis python3-numpy libgtest-dev
           python3-venv python3-pip python3-setuptools python3-wheel)
 missing=()
 for p in "${packages[@]}"; do

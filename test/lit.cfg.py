@@ -66,6 +66,16 @@ if _ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", _ptxas[0]))
 
+# A Python with numpy (lit's own, or the system's): the sm_80 backward
+# kernels' L3 emulation (test/Execution/sm80_grad_emulator.py).
+import subprocess
+for _python in (config.python_executable, "/usr/bin/python3"):
+    if os.access(_python, os.X_OK) and subprocess.run(
+            [_python, "-c", "import numpy"], capture_output=True).returncode == 0:
+        config.available_features.add("numpy")
+        config.substitutions.append(("%numpy_python", _python))
+        break
+
 # sm_90a (issue 4): the PTX tests take the pipeline's output through upstream
 # mlir-opt (gpu-module-to-binary needs the LLVM IR translations).
 llvm_config.add_tool_substitutions(["mlir-opt"], tool_dirs)
