@@ -164,7 +164,7 @@ def FAttn_SM80MmaOp : FAttn_SM80Op<"mma_m16n8k16", [Pure]> {
                        TypeAttr:$element_type);
   let results = (outs F32:$d0, F32:$d1, F32:$d2, F32:$d3);
   let assemblyFormat = [{
-    `[` $a0 `,` $a1 `,` $a2 `,` $a3 `]` `,` `[` $b0 `,` $b1 `]` `,`
+    ` ` `[` $a0 `,` $a1 `,` $a2 `,` $a3 `]` `,` `[` $b0 `,` $b1 `]` `,`
     `[` $c0 `,` $c1 `,` $c2 `,` $c3 `]` `,` `element_type` `=` $element_type
     attr-dict
   }];
