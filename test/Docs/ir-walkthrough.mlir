@@ -6,6 +6,7 @@
 // RUN: rm -f %t.ptx && fattn-compile %s --arch sm_90a --block-n 128 --emit ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma | FileCheck %s --check-prefix=SM80-PLAN
+// RUN: fattn-opt %s --fattn-sm80-pipeline="keep-target-ops=true" | FileCheck %s --check-prefix=SM80-L3
 // RUN: fattn-opt %s --fattn-sm80-pipeline | FileCheck %s --check-prefix=SM80
 // RUN: rm -f %t.sm80.ptx && fattn-compile %s --arch sm_80 --emit ptx -o %t.sm80.ptx
 // RUN: FileCheck %s --check-prefix=SM80-PTX < %t.sm80.ptx
@@ -133,6 +134,28 @@
 
 // sm_80.
 // SM80-PLAN: fattn.tiled_attention {{.*}} attributes {block_m = 128 : i64, block_n = 64 : i64, fattn.sm80.mma = #fattn.sm80_mma_plan<warps = 4, rows_per_warp = 32, q_operand = ldmatrix>, fattn.sm80.smem = #fattn.sm80_smem_plan<stages = 2, row_pitch = 272, q_offset = 0, kv_offset = 34816, stage_bytes = 34816, bytes = 104448>
+// SM80-L3: fattn.sm80.copy_tile %{{.*}}[%{{.*}}], row_stride = %{{.*}}, into %{{.*}}[%{{.*}}], thread = %{{.*}}, seq_len = %arg7, rows = 128, row_bytes = 256, row_pitch = 272, threads = 128
+// SM80-L3-NEXT: fattn.sm80.commit_group
+// SM80-L3: scf.if
+// SM80-L3: fattn.sm80.copy_tile %{{.*}}[%{{.*}}], row_stride = %{{.*}}, into %{{.*}}[%{{.*}}], thread = %{{.*}}, rows = 64, row_bytes = 256, row_pitch = 272, threads = 128
+// SM80-L3: } else {
+// SM80-L3: fattn.sm80.copy_tile %{{.*}}[%{{.*}}], row_stride = %{{.*}}, into %{{.*}}[%{{.*}}], thread = %{{.*}}, seq_len = %arg8, rows = 64, row_bytes = 256, row_pitch = 272, threads = 128
+// SM80-L3: %[[GROUP:.*]] = fattn.sm80.commit_group
+// SM80-L3: scf.for {{.*}} iter_args({{.*}}, %[[TOKEN:.*]] = %[[GROUP]]) -> ({{.*}}, !nvgpu.device.async.token)  : i32 {
+// SM80-L3: nvgpu.device_async_wait %[[TOKEN]] {numGroups = 0 : i32}
+// SM80-L3-NEXT: nvvm.barrier0
+// SM80-L3: %[[NEXT:.*]] = fattn.sm80.commit_group
+// SM80-L3: fattn.sm80.ldmatrix_x4 %{{[0-9]+}}{{$}}
+// SM80-L3: fattn.sm80.mma_m16n8k16 [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], [%{{.*}}, %{{.*}}], [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], element_type = bf16
+// SM80-L3: gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// SM80-L3: fattn.sm80.pack_pair %{{.*}}, %{{.*}}, element_type = bf16
+// SM80-L3: fattn.sm80.ldmatrix_x4 %{{[0-9]+}} trans
+// SM80-L3-NEXT: fattn.sm80.mma_m16n8k16
+// SM80-L3: scf.yield {{.*}}, %[[NEXT]] : {{.*}}, !nvgpu.device.async.token
+// SM80-L3: %[[LOOP:.*]]:137 = scf.for
+// SM80-L3: nvgpu.device_async_wait %[[LOOP]]#136 {numGroups = 0 : i32}
+// SM80-L3: fattn.sm80.stage_row %{{.*}}[0], scale = %{{.*}}, [%[[LOOP]]#0, %[[LOOP]]#1, %[[LOOP]]#4, %[[LOOP]]#5, {{.*}}], element_type = bf16
+// SM80-L3: fattn.sm80.store_rows %{{.*}}[%{{.*}}], lane = %{{.*}}, into %{{.*}}[%{{.*}}], row_stride = %{{.*}}, seq_len = %arg7, rows = 32, row_bytes = 256, row_pitch = 272
 // SM80: gpu.module @fattn_kernels [#nvvm.target<O = 3, chip = "sm_80">]
 // SM80: llvm.func @attn(
 // SM80: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
