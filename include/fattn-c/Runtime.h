@@ -167,6 +167,63 @@ FATTN_RUNTIME_API fattnStatus fattnKernelLaunchWithScalars(fattnKernel kernel,
    softcap ("runtime_scalars"). */
 FATTN_RUNTIME_API int32_t fattnKernelRuntimeScalars(fattnKernel kernel);
 
+/*===----------------------------------------------------------------------===*\
+|* The backward pass (docs/KERNEL-ABI.md, "Backward"): a description of      *|
+|* "kind": "attention_grad" names the kernels of fattn.attention_grad, which  *|
+|* one launch runs in order on one stream.                                    *|
+\*===----------------------------------------------------------------------===*/
+
+/* The tensors of a backward launch, in this order: the forward's q, k, v,
+   its output o and f32 lse [batch, heads_q, seq_q] (natural log), the
+   output's gradient do (o's shape and dtype), and the gradients written, dq,
+   dk, dv (q's, k's and v's shapes and dtype). */
+typedef enum fattnGradTensorIndex {
+  FATTN_GRAD_TENSOR_Q = 0,
+  FATTN_GRAD_TENSOR_K = 1,
+  FATTN_GRAD_TENSOR_V = 2,
+  FATTN_GRAD_TENSOR_O = 3,
+  FATTN_GRAD_TENSOR_DO = 4,
+  FATTN_GRAD_TENSOR_LSE = 5,
+  FATTN_GRAD_TENSOR_DQ = 6,
+  FATTN_GRAD_TENSOR_DK = 7,
+  FATTN_GRAD_TENSOR_DV = 8
+} fattnGradTensorIndex;
+
+typedef struct fattnGradKernel_ *fattnGradKernel;
+
+/* As fattnKernelLoadFile / fattnKernelLoadData, for a backward description. */
+FATTN_RUNTIME_API fattnStatus fattnGradKernelLoadFile(const char *description_path,
+                                                      fattnGradKernel *kernel);
+FATTN_RUNTIME_API fattnStatus fattnGradKernelLoadData(const char *description_json,
+                                                      size_t description_size, const void *image,
+                                                      size_t image_size, fattnGradKernel *kernel);
+
+/* Unloads the modules, frees the cached workspaces and the handle. NULL is ignored. */
+FATTN_RUNTIME_API void fattnGradKernelDestroy(fattnGradKernel kernel);
+
+/* The bytes of the f32 workspaces (delta and dq_accum) a launch with these
+   tensors needs, from the same checks as the launch, without a GPU; 0 when
+   there is nothing to launch. */
+FATTN_RUNTIME_API fattnStatus fattnGradKernelWorkspaceBytes(fattnGradKernel kernel,
+                                                            const fattnTensor *tensors,
+                                                            int32_t num_tensors,
+                                                            uint64_t *bytes);
+
+/* Checks the nine tensors (fattnGradTensorIndex) and launches the kernels in
+   order on `stream`, asynchronously. `workspace`: a device buffer of at least
+   fattnGradKernelWorkspaceBytes bytes, 256-byte aligned, that the launches
+   may overwrite (no initialization needed) and that no other work uses until
+   they finish; `workspace` 0 uses one that the runtime allocates on the
+   first launch on each (device, stream), grows when a launch needs more
+   (after synchronizing the stream) and frees in fattnGradKernelDestroy. A
+   launch that allocates nothing (a caller's workspace, or a cached one large
+   enough) may be captured into a CUDA graph. Launches nothing when batch,
+   heads_q, seq_q or seq_k is 0: dq, dk and dv are then left as they are. */
+FATTN_RUNTIME_API fattnStatus fattnGradKernelLaunch(fattnGradKernel kernel,
+                                                    const fattnTensor *tensors,
+                                                    int32_t num_tensors, uint64_t workspace,
+                                                    uint64_t workspace_bytes, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,7 +2,7 @@
 
 #include "fattn/Runtime/KernelDescription.h"
 
-#include "fattn/Runtime/Json.h"
+#include "DescriptionReader.h"
 
 #include <cmath>
 #include <initializer_list>
@@ -73,19 +73,7 @@ const char *paramTypeName(ParamType type) {
 
 namespace {
 
-using json::Kind;
-using json::Value;
-
-bool lookupSize(std::string_view name, SizeName &size) {
-  for (SizeName s : {SizeName::Batch, SizeName::HeadsQ, SizeName::HeadsKV, SizeName::SeqQ,
-                     SizeName::SeqK, SizeName::NumSMs}) {
-    if (name == sizeName(s)) {
-      size = s;
-      return true;
-    }
-  }
-  return false;
-}
+using namespace detail;
 
 bool lookupTensor(std::string_view name, int &tensor) {
   for (int t = 0; t < kNumTensors; ++t) {
@@ -96,114 +84,6 @@ bool lookupTensor(std::string_view name, int &tensor) {
   }
   return false;
 }
-
-/// Reads typed fields out of one JSON object, recording the first error with
-/// its location ("params[2].box").
-class ObjectReader {
-public:
-  ObjectReader(const Value &object, std::string where, std::string &error)
-      : object_(object), where_(std::move(where)), error_(error) {}
-
-  bool fail(const std::string &message) {
-    if (error_.empty())
-      error_ = "kernel description: " + where_ + message;
-    return false;
-  }
-  std::string at(const char *key) const { return where_ + key + ": "; }
-
-  /// Every key must be one of `known`: a misspelt optional key must not be
-  /// silently ignored.
-  bool checkKeys(std::initializer_list<const char *> known) {
-    for (const auto &[key, value] : object_.asObject()) {
-      bool found = false;
-      for (const char *k : known)
-        found |= key == k;
-      if (!found) {
-        std::string list;
-        for (const char *k : known)
-          list += std::string(list.empty() ? "" : ", ") + k;
-        return fail("unknown key \"" + key + "\" (known keys: " + list + ")");
-      }
-    }
-    return true;
-  }
-
-  const Value *get(const char *key, Kind kind, bool required) {
-    const Value *v = object_.find(key);
-    if (!v) {
-      if (required)
-        fail("missing required key \"" + std::string(key) + "\"");
-      return nullptr;
-    }
-    if (v->kind() != kind) {
-      fail(std::string("\"") + key + "\" must be a " + json::kindName(kind) + ", found a " +
-           json::kindName(v->kind()));
-      return nullptr;
-    }
-    return v;
-  }
-
-  bool readString(const char *key, std::string &out, bool required = true) {
-    const Value *v = get(key, Kind::String, required);
-    if (v)
-      out = v->asString();
-    return v || (!required && error_.empty());
-  }
-
-  bool readBool(const char *key, bool &out, bool required = true) {
-    const Value *v = get(key, Kind::Bool, required);
-    if (v)
-      out = v->asBool();
-    return v || (!required && error_.empty());
-  }
-
-  bool readInt(const char *key, int64_t &out, int64_t lo, int64_t hi, bool required = true) {
-    const Value *v = get(key, Kind::Number, required);
-    if (!v)
-      return !required && error_.empty();
-    if (!v->isInteger())
-      return fail(std::string("\"") + key + "\" must be an integer");
-    if (v->asInteger() < lo || v->asInteger() > hi)
-      return fail(std::string("\"") + key + "\" = " + std::to_string(v->asInteger()) +
-                  " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-    out = v->asInteger();
-    return true;
-  }
-
-  bool readNumber(const char *key, double &out, bool required = true) {
-    const Value *v = get(key, Kind::Number, required);
-    if (v)
-      out = v->asDouble();
-    return v || (!required && error_.empty());
-  }
-
-  bool readUIntArray(const char *key, std::vector<uint32_t> &out, size_t minLen, size_t maxLen,
-                     int64_t lo, int64_t hi, bool required = true) {
-    const Value *v = get(key, Kind::Array, required);
-    if (!v)
-      return !required && error_.empty();
-    const auto &a = v->asArray();
-    if (a.size() < minLen || a.size() > maxLen)
-      return fail(std::string("\"") + key + "\" must have " + std::to_string(minLen) +
-                  (minLen == maxLen ? "" : " to " + std::to_string(maxLen)) + " entries, found " +
-                  std::to_string(a.size()));
-    out.clear();
-    for (const Value &e : a) {
-      if (!e.isInteger() || e.asInteger() < lo || e.asInteger() > hi)
-        return fail(std::string("\"") + key + "\" entries must be integers in [" +
-                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
-      out.push_back(uint32_t(e.asInteger()));
-    }
-    return true;
-  }
-
-  bool ok() const { return error_.empty(); }
-
-private:
-  const Value &object_;
-  std::string where_;
-  std::string &error_;
-};
 
 bool hasScalarParam(const KernelDescription &desc, ScalarName name) {
   for (const ParamSpec &p : desc.params)
@@ -234,18 +114,6 @@ bool parseRuntimeScalars(KernelDescription &desc, ObjectReader &r) {
                   "or \"scale_log2\"");
   if (desc.runtimeSoftcap && !hasScalarParam(desc, ScalarName::Softcap))
     return r.fail("\"runtime_scalars\" lists \"softcap\" but \"params\" has no \"softcap\"");
-  return true;
-}
-
-bool readDType(ObjectReader &r, const char *key, DType &out, bool required) {
-  std::string name;
-  if (!r.readString(key, name, required))
-    return false;
-  if (name.empty() && !required)
-    return true;
-  if (!parseDType(name, out))
-    return r.fail(std::string("\"") + key + "\" = \"" + name +
-                  "\" is not an element type (f16, bf16, f32, e4m3, e5m2)");
   return true;
 }
 
@@ -439,29 +307,6 @@ bool parseParam(const Value &v, size_t index, KernelDescription &desc, std::stri
   return true;
 }
 
-bool parseGrid(const Value &grid, KernelDescription &desc, ObjectReader &r) {
-  const auto &dims = grid.asArray();
-  if (dims.empty() || dims.size() > 3)
-    return r.fail("\"grid\" must have 1 to 3 entries, found " + std::to_string(dims.size()));
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const Value &d = dims[i];
-    std::string at = "\"grid\"[" + std::to_string(i) + "]";
-    if (d.kind() != Kind::Array || d.asArray().size() != 2 ||
-        d.asArray()[0].kind() != Kind::String || !d.asArray()[1].isInteger())
-      return r.fail(at + " must be [size name, divisor]");
-    GridDim g;
-    if (!lookupSize(d.asArray()[0].asString(), g.size))
-      return r.fail(at + ": \"" + d.asArray()[0].asString() +
-                    "\" is not one of batch, heads_q, heads_kv, seq_q, seq_k, num_sms");
-    int64_t divisor = d.asArray()[1].asInteger();
-    if (divisor < 1 || divisor > (int64_t(1) << 31))
-      return r.fail(at + ": the divisor must be in [1, 2^31]");
-    g.divisor = uint32_t(divisor);
-    desc.grid.push_back(g);
-  }
-  return true;
-}
-
 /// Whether a parameter of `desc` takes its value from `source`.
 bool hasParamFrom(const KernelDescription &desc, ParamSource source) {
   for (const ParamSpec &p : desc.params)
@@ -570,6 +415,10 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   ObjectReader r(root, "", error);
   if (root.kind() != Kind::Object)
     return r.fail("the top level must be an object");
+  if (root.find("kind"))
+    return r.fail("\"kind\" is a key of the backward's descriptions (load "
+                  "\"attention_grad\" kernels with fattnGradKernelLoadFile); a forward "
+                  "description has none");
   if (!r.checkKeys({"version", "arch", "entry", "cubin", "ptx", "dtype", "out_dtype",
                     "head_dim_qk", "head_dim_v", "scale", "causal", "window_left",
                     "window_right", "softcap", "has_lse", "block_m", "block_n", "threads",
@@ -624,7 +473,7 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
     return r.fail("\"causal\" is true, so \"window_right\" must be 0");
 
   const Value *grid = r.get("grid", Kind::Array, true);
-  if (!grid || !parseGrid(*grid, desc, r))
+  if (!grid || !parseGridDims(*grid, desc.grid, r))
     return false;
   std::vector<uint32_t> cluster;
   if (!r.readUIntArray("cluster", cluster, 3, 3, 1, 16, false))

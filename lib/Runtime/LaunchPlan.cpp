@@ -256,21 +256,6 @@ void putBytes(ParamSlot &slot, const void *value, size_t size) {
   std::memcpy(slot.bytes, value, size);
 }
 
-bool putInteger(ParamSlot &slot, ParamType type, uint64_t value, const std::string &name,
-                std::string &error) {
-  if (type == ParamType::U32) {
-    if (value > UINT32_MAX) {
-      error = "parameter '" + name + "' = " + std::to_string(value) + " does not fit in u32";
-      return false;
-    }
-    uint32_t v = uint32_t(value);
-    putBytes(slot, &v, sizeof(v));
-  } else {
-    putBytes(slot, &value, sizeof(value));
-  }
-  return true;
-}
-
 /// Generic over the logical dims (the box is given in the same order), so a
 /// transposed V needs nothing special beyond the names in messages.
 bool makeTensorMapRequest(const KernelDescription &desc, const ParamSpec &p, const TensorArg &t,
@@ -332,6 +317,21 @@ std::string tensorCountHint(const KernelDescription &desc, int numTensors) {
 }
 
 } // namespace
+
+bool packIntegerParam(ParamSlot &slot, ParamType type, uint64_t value, const std::string &name,
+                std::string &error) {
+  if (type == ParamType::U32) {
+    if (value > UINT32_MAX) {
+      error = "parameter '" + name + "' = " + std::to_string(value) + " does not fit in u32";
+      return false;
+    }
+    uint32_t v = uint32_t(value);
+    putBytes(slot, &v, sizeof(v));
+  } else {
+    putBytes(slot, &value, sizeof(value));
+  }
+  return true;
+}
 
 bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                   ProblemSizes &sizes, std::string &error) {
@@ -514,14 +514,14 @@ bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
       putBytes(slot, &tensors[p.tensor].data, sizeof(uint64_t));
       break;
     case ParamSource::Size:
-      if (!putInteger(slot, p.type, sizes.get(p.size), p.name, error))
+      if (!packIntegerParam(slot, p.type, sizes.get(p.size), p.name, error))
         return false;
       break;
     case ParamSource::Stride: {
       // A descale of rank 0 or 2 has no block (or any) dim there: its stride is 0.
       const TensorArg &t = tensors[p.tensor];
       uint64_t stride = p.dim < t.rank ? uint64_t(t.strides[p.dim]) : 0;
-      if (!putInteger(slot, p.type, stride, p.name, error))
+      if (!packIntegerParam(slot, p.type, stride, p.name, error))
         return false;
       break;
     }

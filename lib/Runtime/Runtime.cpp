@@ -3,17 +3,16 @@
 #include "fattn-c/Runtime.h"
 
 #include "CudaDriver.h"
+#include "RuntimeSupport.h"
 #include "fattn/Runtime/KernelDescription.h"
 #include "fattn/Runtime/LaunchPlan.h"
 
 #include <cuda.h>
 #include <cstddef>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <vector>
 
 using namespace fattn::runtime;
@@ -23,43 +22,6 @@ static_assert(offsetof(fattnTensor, strides) == offsetof(TensorArg, strides), "s
 static_assert(int(FATTN_DTYPE_E5M2) == int(DType::E5M2), "same dtype codes");
 static_assert(int(FATTN_TENSOR_LSE) == int(kLse), "same tensor order");
 static_assert(int(FATTN_TENSOR_V_DESCALE) == int(kVDescale), "same tensor order");
-
-namespace {
-
-thread_local std::string lastError;
-
-fattnStatus fail(fattnStatus status, std::string message) {
-  lastError = std::move(message);
-  return status;
-}
-
-/// A module loaded into one device's primary context.
-struct DeviceModule {
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  CUmodule module = nullptr;
-  CUfunction function = nullptr;
-  uint32_t numSMs = 0;
-};
-
-bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return bool(in) || in.eof();
-}
-
-std::string siblingPath(const std::string &descriptionPath, const std::string &file) {
-  if (!file.empty() && file[0] == '/')
-    return file;
-  size_t slash = descriptionPath.find_last_of('/');
-  return slash == std::string::npos ? file : descriptionPath.substr(0, slash + 1) + file;
-}
-
-} // namespace
 
 struct fattnKernel_ {
   KernelDescription desc;
@@ -84,15 +46,8 @@ struct fattnKernel_ {
       if (scope.ok())
         cuMemFree(w.ptr);
     }
-    for (auto &[ordinal, m] : modules) {
-      // Errors are ignored: at process exit the driver may already be gone.
-      if (m.module) {
-        ScopedContext scope(m.context);
-        if (scope.ok())
-          cuModuleUnload(m.module);
-      }
-      cuDevicePrimaryCtxRelease(m.device);
-    }
+    for (auto &[ordinal, m] : modules)
+      unloadDeviceModule(m);
   }
 
   std::string where() const { return " (kernel " + desc.entry + ", arch " + desc.arch + ")"; }
@@ -103,68 +58,7 @@ struct fattnKernel_ {
   /// `ordinal` (whose context is current), zeroed on `stream` when new.
   fattnStatus workspaceFor(int ordinal, const DeviceModule &m, CUstream stream,
                            uint64_t bytes, CUdeviceptr &out);
-  fattnStatus loadModule(DeviceModule &m, int ordinal);
 };
-
-fattnStatus fattnKernel_::loadModule(DeviceModule &m, int ordinal) {
-  CUresult r;
-  if ((r = cuDeviceGet(&m.device, ordinal)) != CUDA_SUCCESS)
-    return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuDeviceGet") + where());
-  if ((r = cuDevicePrimaryCtxRetain(&m.context, m.device)) != CUDA_SUCCESS)
-    return fail(FATTN_STATUS_CUDA_ERROR,
-                describeCudaError(r, "cuDevicePrimaryCtxRetain") + where());
-  ScopedContext scope(m.context);
-  if (!scope.ok())
-    return fail(FATTN_STATUS_CUDA_ERROR, "cuCtxPushCurrent failed" + where());
-  int major = 0, minor = 0, sms = 0, smemOptin = 0;
-  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, m.device);
-  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, m.device);
-  cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, m.device);
-  cuDeviceGetAttribute(&smemOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                       m.device);
-  m.numSMs = uint32_t(sms);
-  std::string device = " on device " + std::to_string(ordinal) + " (compute capability " +
-                       std::to_string(major) + "." + std::to_string(minor) + ")";
-
-  r = cuModuleLoadData(&m.module, image.data());
-  // A cubin runs only on its own major architecture; PTX is JIT-compiled for any newer one.
-  if (r != CUDA_SUCCESS && !ptxImage.empty())
-    r = cuModuleLoadData(&m.module, ptxImage.data());
-  if (r != CUDA_SUCCESS) {
-    m.module = nullptr;
-    return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuModuleLoadData") + where() +
-                                             device);
-  }
-  if ((r = cuModuleGetFunction(&m.function, m.module, desc.entry.c_str())) != CUDA_SUCCESS)
-    return fail(FATTN_STATUS_CUDA_ERROR,
-                describeCudaError(r, "cuModuleGetFunction") + ": no entry \"" + desc.entry +
-                    "\" in the cubin" + where());
-  if (desc.dynamicSmemBytes > uint32_t(smemOptin))
-    return fail(FATTN_STATUS_CUDA_ERROR,
-                "the kernel needs " + std::to_string(desc.dynamicSmemBytes) +
-                    " bytes of dynamic shared memory, the device allows " +
-                    std::to_string(smemOptin) + where() + device);
-  if ((r = cuFuncSetAttribute(m.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                              int(desc.dynamicSmemBytes))) != CUDA_SUCCESS)
-    return fail(FATTN_STATUS_CUDA_ERROR,
-                describeCudaError(r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = " +
-                                         std::to_string(desc.dynamicSmemBytes) + ")") +
-                    where());
-  if (desc.hasCluster && desc.cluster[0] * desc.cluster[1] * desc.cluster[2] > 8 &&
-      (r = cuFuncSetAttribute(m.function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                              1)) != CUDA_SUCCESS)
-    return fail(FATTN_STATUS_CUDA_ERROR,
-                describeCudaError(r, "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)") +
-                    where());
-  int maxThreads = 0;
-  cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m.function);
-  if (maxThreads > 0 && desc.threads > uint32_t(maxThreads))
-    return fail(FATTN_STATUS_CUDA_ERROR,
-                "the description asks for " + std::to_string(desc.threads) +
-                    " threads, the compiled kernel allows at most " +
-                    std::to_string(maxThreads) + where());
-  return FATTN_STATUS_SUCCESS;
-}
 
 fattnStatus fattnKernel_::moduleFor(int ordinal, DeviceModule *&out) {
   std::lock_guard<std::mutex> lock(mutex);
@@ -173,18 +67,11 @@ fattnStatus fattnKernel_::moduleFor(int ordinal, DeviceModule *&out) {
     out = &it->second;
     return FATTN_STATUS_SUCCESS;
   }
+  FunctionSpec function{desc.entry, desc.threads, desc.dynamicSmemBytes,
+                        desc.hasCluster && desc.cluster[0] * desc.cluster[1] * desc.cluster[2] > 8};
   DeviceModule m;
-  fattnStatus status = loadModule(m, ordinal);
-  if (status != FATTN_STATUS_SUCCESS) {
-    // Undo the partial load so that a later call can try again.
-    if (m.module) {
-      ScopedContext scope(m.context);
-      cuModuleUnload(m.module);
-    }
-    if (m.context)
-      cuDevicePrimaryCtxRelease(m.device);
+  if (fattnStatus status = loadDeviceModule(image, ptxImage, ordinal, {function}, where(), m))
     return status;
-  }
   out = &modules.emplace(ordinal, m).first->second;
   return FATTN_STATUS_SUCCESS;
 }
@@ -243,26 +130,6 @@ fattnStatus createKernel(std::string_view json, std::string image, std::string p
   return FATTN_STATUS_SUCCESS;
 }
 
-/// The device that owns a tensor's memory.
-fattnStatus deviceOf(const fattnTensor &t, const char *name, int &ordinal) {
-  int value = -1;
-  CUresult r = cuPointerGetAttribute(&value, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                     CUdeviceptr(t.data));
-  if (r != CUDA_SUCCESS)
-    return fail(FATTN_STATUS_INVALID_ARGUMENT,
-                std::string("tensor '") + name + "': data pointer is not device memory: " +
-                    describeCudaError(r, "cuPointerGetAttribute(DEVICE_ORDINAL)"));
-  ordinal = value;
-  return FATTN_STATUS_SUCCESS;
-}
-
-fattnStatus ensureInit() {
-  static CUresult result = cuInit(0);
-  if (result != CUDA_SUCCESS)
-    return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(result, "cuInit"));
-  return FATTN_STATUS_SUCCESS;
-}
-
 /// The launch plan of fattnKernelGetLaunchConfig and fattnKernelGetTailPairs:
 /// the tensors checked as a launch would, `numSMs` for "num_sms".
 fattnStatus planWithoutGpu(fattnKernel kernel, const fattnTensor *tensors, int32_t numTensors,
@@ -278,12 +145,12 @@ fattnStatus planWithoutGpu(fattnKernel kernel, const fattnTensor *tensors, int32
 
 extern "C" {
 
-const char *fattnGetLastError(void) { return lastError.c_str(); }
+const char *fattnGetLastError(void) { return lastErrorText(); }
 
 int32_t fattnRuntimeAbiVersion(void) { return FATTN_RUNTIME_ABI_VERSION; }
 
 fattnStatus fattnKernelLoadFile(const char *path, fattnKernel *kernel) {
-  lastError.clear();
+  clearLastError();
   if (!path)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "description path is null");
   std::string json, image, ptx;
@@ -306,7 +173,7 @@ fattnStatus fattnKernelLoadFile(const char *path, fattnKernel *kernel) {
 
 fattnStatus fattnKernelLoadData(const char *json, size_t jsonSize, const void *image,
                                 size_t imageSize, fattnKernel *kernel) {
-  lastError.clear();
+  clearLastError();
   if (!json || !image)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "description or image pointer is null");
   return createKernel(std::string_view(json, jsonSize),
@@ -324,7 +191,7 @@ int32_t fattnKernelHasLse(fattnKernel kernel) { return kernel && kernel->desc.ha
 fattnStatus fattnKernelGetLaunchConfig(fattnKernel kernel, const fattnTensor *tensors,
                                        int32_t numTensors, uint32_t numSMs,
                                        fattnLaunchConfig *config) {
-  lastError.clear();
+  clearLastError();
   if (!kernel || !config)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel or config pointer is null");
   LaunchPlan plan;
@@ -342,7 +209,7 @@ fattnStatus fattnKernelGetLaunchConfig(fattnKernel kernel, const fattnTensor *te
 
 fattnStatus fattnKernelGetTailPairs(fattnKernel kernel, const fattnTensor *tensors,
                                     int32_t numTensors, uint32_t numSMs, uint32_t *tailPairs) {
-  lastError.clear();
+  clearLastError();
   if (!kernel || !tailPairs)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel or tail_pairs pointer is null");
   LaunchPlan plan;
@@ -368,7 +235,7 @@ fattnStatus fattnKernelLaunch(fattnKernel kernel, const fattnTensor *tensors, in
 fattnStatus fattnKernelLaunchWithScalars(fattnKernel kernel, const fattnTensor *tensors,
                                          int32_t numTensors, const fattnScalars *scalars,
                                          void *stream) {
-  lastError.clear();
+  clearLastError();
   if (!kernel)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel is null");
   const KernelDescription &desc = kernel->desc;
@@ -383,13 +250,13 @@ fattnStatus fattnKernelLaunchWithScalars(fattnKernel kernel, const fattnTensor *
     return s;
 
   int ordinal = 0;
-  if (fattnStatus s = deviceOf(tensors[FATTN_TENSOR_Q], "q", ordinal))
+  if (fattnStatus s = deviceOf(tensors[FATTN_TENSOR_Q].data, "q", ordinal))
     return s;
   for (int t = 1; t < numTensors; ++t) {
     if (t == FATTN_TENSOR_LSE && !desc.hasLse)
       continue; // the empty slot 4 of a kernel with descales
     int other = 0;
-    if (fattnStatus s = deviceOf(tensors[t], tensorName(t), other))
+    if (fattnStatus s = deviceOf(tensors[t].data, tensorName(t), other))
       return s;
     if (other != ordinal)
       return fail(FATTN_STATUS_INVALID_ARGUMENT,
@@ -445,7 +312,7 @@ fattnStatus fattnKernelLaunchWithScalars(fattnKernel kernel, const fattnTensor *
     config.attrs = &attr;
     config.numAttrs = 1;
   }
-  CUresult r = cuLaunchKernelEx(&config, m->function, params.data(), nullptr);
+  CUresult r = cuLaunchKernelEx(&config, m->functions[0], params.data(), nullptr);
   if (r != CUDA_SUCCESS) {
     auto dims = [](const std::array<uint32_t, 3> &d) {
       return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," +

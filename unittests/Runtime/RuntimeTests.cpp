@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Check.h"
+
 #include "fattn/Runtime/Json.h"
 #include "fattn/Runtime/KernelDescription.h"
 #include "fattn/Runtime/LaunchPlan.h"
@@ -21,39 +23,10 @@
 using namespace fattn;
 using namespace fattn::runtime;
 
-namespace {
-
 int failures = 0;
 int checks = 0;
 
-#define CHECK(cond)                                                                            \
-  do {                                                                                         \
-    ++checks;                                                                                  \
-    if (!(cond)) {                                                                             \
-      ++failures;                                                                              \
-      std::printf("  FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);                          \
-    }                                                                                          \
-  } while (0)
-
-#define CHECK_CONTAINS(text, needle)                                                           \
-  do {                                                                                         \
-    ++checks;                                                                                  \
-    if (std::string(text).find(needle) == std::string::npos) {                                 \
-      ++failures;                                                                              \
-      std::printf("  FAILED %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,      \
-                  std::string(text).c_str(), std::string(needle).c_str());                     \
-    }                                                                                          \
-  } while (0)
-
-std::string replaceOnce(std::string s, const std::string &from, const std::string &to) {
-  size_t pos = s.find(from);
-  if (pos == std::string::npos) {
-    std::printf("  test bug: \"%s\" not in the text\n", from.c_str());
-    ++failures;
-    return s;
-  }
-  return s.replace(pos, from.size(), to);
-}
+namespace {
 
 //===--------------------------------------------------------------------===//
 // JSON
@@ -1035,6 +1008,12 @@ void testTiledTensorMapProblem() {
   CHECK_CONTAINS(tiledTensorMapProblem(b), "a null dims, strides, box");
 }
 
+// GradRuntimeTests.cpp
+void testGradDescriptionValid();
+void testGradDescriptionErrors();
+void testGradLaunchPlan();
+void testGradLaunchPlanErrors();
+
 int main() {
   struct Test {
     const char *name;
@@ -1061,6 +1040,10 @@ int main() {
       {"Workspace", testWorkspace},
       {"TailPairs", testTailPairs},
       {"TiledTensorMapProblem", testTiledTensorMapProblem},
+      {"GradDescriptionValid", testGradDescriptionValid},
+      {"GradDescriptionErrors", testGradDescriptionErrors},
+      {"GradLaunchPlan", testGradLaunchPlan},
+      {"GradLaunchPlanErrors", testGradLaunchPlanErrors},
   };
   int passed = 0, failed = 0;
   for (const Test &t : tests) {

@@ -40,6 +40,11 @@ struct alignas(128) ParamSlot {
   unsigned char bytes[128];
 };
 
+/// Writes `value` into `slot` as a u32 or u64 parameter; false with `error`
+/// naming the parameter when it does not fit.
+bool packIntegerParam(ParamSlot &slot, ParamType type, uint64_t value, const std::string &name,
+                      std::string &error);
+
 /// Arguments of one cuTensorMapEncodeTiled call, innermost dim first.
 struct TensorMapRequest {
   size_t slot = 0; // index into LaunchPlan::params

@@ -1,0 +1,481 @@
+//===- GradKernel.cpp - Parse, check and plan the backward's launches -----===//
+
+#include "fattn/Runtime/GradKernel.h"
+
+#include "DescriptionReader.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace fattn::runtime {
+
+const char *gradTensorName(int tensor) {
+  static const char *names[] = {"q", "k", "v", "o", "do", "lse", "dq", "dk", "dv"};
+  return tensor >= 0 && tensor < kNumGradTensors ? names[tensor] : "?";
+}
+
+const char *gradWorkspaceName(int workspace) {
+  return workspace == kDelta ? "delta" : workspace == kDQAccum ? "dq_accum" : "?";
+}
+
+namespace {
+
+using namespace detail;
+
+constexpr const char *kGradRoles[] = {"preprocess", "main", "postprocess"};
+
+/// Maps a parameter name to the value the runtime fills in.
+bool resolveGradParam(GradParamSpec &p, ObjectReader &r) {
+  auto typeIs = [&](bool pointer) {
+    bool ok = pointer ? p.type == ParamType::Ptr
+                      : p.type == ParamType::U32 || p.type == ParamType::U64;
+    if (ok)
+      return true;
+    return r.fail("parameter \"" + p.name + "\" cannot have type \"" + paramTypeName(p.type) +
+                  "\" (expected " + (pointer ? "ptr" : "u32 or u64") + ")");
+  };
+  for (int t = 0; t < kNumGradTensors; ++t) {
+    if (p.name == gradTensorName(t)) {
+      p.source = GradParamSource::Pointer;
+      p.tensor = t;
+      return typeIs(true);
+    }
+    static const char *dims[] = {"b", "h", "s"};
+    for (int d = 0; d < 3; ++d) {
+      if (t == kGradLse && d == 2)
+        continue; // the LSE's seq stride must be 1: no parameter
+      if (p.name == std::string(gradTensorName(t)) + "_stride_" + dims[d]) {
+        p.source = GradParamSource::Stride;
+        p.tensor = t;
+        p.dim = d;
+        return typeIs(false);
+      }
+    }
+  }
+  for (int w = 0; w < kNumGradWorkspaces; ++w) {
+    if (p.name == gradWorkspaceName(w)) {
+      p.source = GradParamSource::Workspace;
+      p.workspace = w;
+      return typeIs(true);
+    }
+  }
+  if (lookupSize(p.name, p.size) && p.size != SizeName::NumSMs) {
+    p.source = GradParamSource::Size;
+    return typeIs(false);
+  }
+  return r.fail("unknown parameter name \"" + p.name +
+                "\" (the runtime fills q, k, v, o, do, lse, dq, dk, dv, delta, dq_accum, "
+                "batch, heads_q, heads_kv, seq_q, seq_k, <tensor>_stride_<b|h|s> and "
+                "lse_stride_<b|h>)");
+}
+
+bool parseGradParam(const Value &v, size_t index, GradKernelDescription &desc,
+                    std::string &error) {
+  ObjectReader r(v, "params[" + std::to_string(index) + "]: ", error);
+  if (v.kind() != Kind::Object)
+    return r.fail("must be an object");
+  GradParamSpec p;
+  std::string type;
+  if (!r.checkKeys({"name", "type"}) || !r.readString("name", p.name) ||
+      !r.readString("type", type))
+    return false;
+  static const std::pair<const char *, ParamType> types[] = {
+      {"ptr", ParamType::Ptr}, {"u32", ParamType::U32}, {"u64", ParamType::U64}};
+  bool known = false;
+  for (const auto &[n, t] : types) {
+    if (type == n) {
+      p.type = t;
+      known = true;
+    }
+  }
+  if (!known)
+    return r.fail("\"type\" = \"" + type + "\" is not one of ptr, u32, u64");
+  if (!resolveGradParam(p, r))
+    return false;
+  for (const GradParamSpec &other : desc.params)
+    if (other.name == p.name)
+      return r.fail("duplicate parameter name \"" + p.name + "\"");
+  desc.params.push_back(std::move(p));
+  return true;
+}
+
+/// A workspace's shape as the description writes it: size names and numbers.
+std::string shapeText(const Value &shape) {
+  std::string s = "[";
+  for (const Value &e : shape.asArray()) {
+    s += s.size() > 1 ? ", " : "";
+    s += e.kind() == Kind::String ? "\"" + e.asString() + "\""
+         : e.isInteger()          ? std::to_string(e.asInteger())
+                                  : std::string("?");
+  }
+  return s + "]";
+}
+
+/// "workspaces": delta and dq_accum, f32, with the shapes the kernels index
+/// (contiguous; the runtime allocates them, so nothing else is accepted).
+bool parseWorkspaces(const Value &list, const GradKernelDescription &desc, ObjectReader &top,
+                     std::string &error) {
+  const auto &entries = list.asArray();
+  if (entries.size() != kNumGradWorkspaces)
+    return top.fail("\"workspaces\" must have 2 entries (delta, dq_accum), found " +
+                    std::to_string(entries.size()));
+  bool seen[kNumGradWorkspaces] = {false, false};
+  for (size_t i = 0; i < entries.size(); ++i) {
+    ObjectReader r(entries[i], "workspaces[" + std::to_string(i) + "]: ", error);
+    if (entries[i].kind() != Kind::Object)
+      return r.fail("must be an object");
+    std::string name, dtype;
+    if (!r.checkKeys({"name", "dtype", "shape"}) || !r.readString("name", name) ||
+        !r.readString("dtype", dtype))
+      return false;
+    int w = name == "delta" ? kDelta : name == "dq_accum" ? kDQAccum : -1;
+    if (w < 0)
+      return r.fail("\"name\" = \"" + name + "\" is not one of delta, dq_accum");
+    if (seen[w])
+      return r.fail("workspace \"" + name + "\" is listed twice");
+    seen[w] = true;
+    if (dtype != "f32")
+      return r.fail("\"dtype\" = \"" + dtype + "\": the workspaces are f32");
+    const Value *shape = r.get("shape", Kind::Array, true);
+    if (!shape)
+      return false;
+    std::string want = "[\"batch\", \"heads_q\", \"seq_q\"";
+    if (w == kDQAccum)
+      want += ", " + std::to_string(desc.headDim);
+    want += "]";
+    if (shapeText(*shape) != want)
+      return r.fail("\"shape\" must be " + want + ", found " + shapeText(*shape));
+  }
+  return true;
+}
+
+bool parseGradKernels(const Value &list, GradKernelDescription &desc, ObjectReader &top,
+                      std::string &error) {
+  const auto &entries = list.asArray();
+  if (entries.size() != 3)
+    return top.fail("\"kernels\" must have 3 entries (preprocess, main, postprocess), found " +
+                    std::to_string(entries.size()));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    ObjectReader r(entries[i], "kernels[" + std::to_string(i) + "]: ", error);
+    if (entries[i].kind() != Kind::Object)
+      return r.fail("must be an object");
+    GradKernelLaunchSpec k;
+    int64_t threads = 0, smem = 0;
+    if (!r.checkKeys({"role", "entry", "grid", "threads", "dynamic_smem_bytes"}) ||
+        !r.readString("role", k.role) || !r.readString("entry", k.entry) ||
+        !r.readInt("threads", threads, 1, 1024) ||
+        !r.readInt("dynamic_smem_bytes", smem, 0, INT32_MAX))
+      return false;
+    if (k.role != kGradRoles[i])
+      return r.fail("\"role\" = \"" + k.role + "\", expected \"" + kGradRoles[i] +
+                    "\" (the kernels run preprocess, main, postprocess, in that order)");
+    if (k.entry.empty())
+      return r.fail("\"entry\" must not be empty");
+    const Value *grid = r.get("grid", Kind::Array, true);
+    if (!grid || !parseGridDims(*grid, k.grid, r))
+      return false;
+    for (const GridDim &g : k.grid)
+      if (g.size == SizeName::NumSMs)
+        return r.fail("\"grid\" cannot name num_sms (the backward's grids follow the sizes)");
+    k.threads = uint32_t(threads);
+    k.dynamicSmemBytes = uint32_t(smem);
+    desc.kernels.push_back(std::move(k));
+  }
+  return true;
+}
+
+/// Every tensor and workspace must reach the kernels: one that a kernel
+/// ignored would leave a gradient unwritten.
+bool checkGradPointers(const GradKernelDescription &desc, ObjectReader &r) {
+  for (int t = 0; t < kNumGradTensors + kNumGradWorkspaces; ++t) {
+    bool workspace = t >= kNumGradTensors;
+    bool found = false;
+    for (const GradParamSpec &p : desc.params)
+      found |= workspace ? p.source == GradParamSource::Workspace &&
+                               p.workspace == t - kNumGradTensors
+                         : p.source == GradParamSource::Pointer && p.tensor == t;
+    if (!found)
+      return r.fail(std::string("\"params\" has no \"") +
+                    (workspace ? gradWorkspaceName(t - kNumGradTensors) : gradTensorName(t)) +
+                    "\" pointer");
+  }
+  return true;
+}
+
+} // namespace
+
+bool parseGradKernelDescription(std::string_view text, GradKernelDescription &desc,
+                                std::string &error) {
+  error.clear();
+  desc = GradKernelDescription();
+  json::Value root;
+  std::string jsonError;
+  if (!json::parse(text, root, jsonError)) {
+    error = "kernel description: invalid JSON: " + jsonError;
+    return false;
+  }
+  ObjectReader r(root, "", error);
+  if (root.kind() != Kind::Object)
+    return r.fail("the top level must be an object");
+  if (!r.checkKeys({"version", "kind", "arch", "cubin", "ptx", "dtype", "head_dim", "scale",
+                    "causal", "window_left", "window_right", "softcap", "block_m", "block_n",
+                    "align_bytes", "params", "workspaces", "kernels", "meta"}))
+    return false;
+  int64_t version = 0, align = 16;
+  std::string kind;
+  if (!r.readInt("version", version, 1, 1) || !r.readString("kind", kind))
+    return false;
+  if (kind != "attention_grad")
+    return r.fail("\"kind\" = \"" + kind + "\", expected \"attention_grad\"");
+  if (!r.readString("arch", desc.arch) || !r.readString("cubin", desc.cubin) ||
+      !r.readString("ptx", desc.ptx, false) || !readDType(r, "dtype", desc.dtype, true))
+    return false;
+  if (desc.arch.rfind("sm_", 0) != 0 || desc.arch.size() < 5)
+    return r.fail("\"arch\" = \"" + desc.arch + "\" is not of the form sm_XY or sm_XYa");
+  if (desc.cubin.empty())
+    return r.fail("\"cubin\" must not be empty");
+  if (desc.dtype != DType::F16 && desc.dtype != DType::BF16 && desc.dtype != DType::F32)
+    return r.fail(std::string("\"dtype\" = \"") + dtypeName(desc.dtype) +
+                  "\": the backward takes f16, bf16 or f32");
+  if (!r.readInt("head_dim", desc.headDim, 1, 1024) || !r.readNumber("scale", desc.scale) ||
+      !r.readBool("causal", desc.causal) ||
+      !r.readInt("window_left", desc.windowLeft, -1, INT64_MAX) ||
+      !r.readInt("window_right", desc.windowRight, -1, INT64_MAX) ||
+      !r.readNumber("softcap", desc.softcap) || !r.readInt("block_m", desc.blockM, 1, 1 << 16) ||
+      !r.readInt("block_n", desc.blockN, 1, 1 << 16) ||
+      !r.readInt("align_bytes", align, 1, 256, false))
+    return false;
+  desc.alignBytes = uint32_t(align);
+  if (align & (align - 1))
+    return r.fail("\"align_bytes\" must be a power of two");
+  if (!(desc.scale > 0.0) || !std::isfinite(desc.scale))
+    return r.fail("\"scale\" must be a positive finite number");
+  if (!(desc.softcap >= 0.0) || !std::isfinite(desc.softcap))
+    return r.fail("\"softcap\" must be a finite number >= 0");
+  if (desc.causal && desc.windowRight != 0)
+    return r.fail("\"causal\" is true, so \"window_right\" must be 0");
+  const Value *meta = root.find("meta");
+  if (meta && meta->kind() != Kind::Object)
+    return r.fail("\"meta\" must be an object");
+
+  const Value *params = r.get("params", Kind::Array, true);
+  if (!params)
+    return false;
+  for (size_t i = 0; i < params->asArray().size(); ++i)
+    if (!parseGradParam(params->asArray()[i], i, desc, error))
+      return false;
+  if (!checkGradPointers(desc, r))
+    return false;
+  const Value *workspaces = r.get("workspaces", Kind::Array, true);
+  if (!workspaces || !parseWorkspaces(*workspaces, desc, r, error))
+    return false;
+  const Value *kernels = r.get("kernels", Kind::Array, true);
+  return kernels && parseGradKernels(*kernels, desc, r, error);
+}
+
+namespace {
+
+const char *const kGradDimNames[] = {"batch", "heads", "seq", "head_dim"};
+
+class GradTensorChecker {
+public:
+  GradTensorChecker(const GradKernelDescription &desc, const TensorArg *tensors,
+                    std::string &error)
+      : desc_(desc), t_(tensors), error_(error) {}
+
+  bool fail(int tensor, const std::string &message) {
+    error_ = "tensor '" + std::string(gradTensorName(tensor)) + "': " + message +
+             " (backward kernel " + desc_.kernels.front().entry + ")";
+    return false;
+  }
+
+  /// Rank, dtype, sizes, strides, the contiguous innermost dim, head_dim,
+  /// the data pointer and the alignment the kernels' 16-byte copies need.
+  bool checkOne(int tensor) {
+    const TensorArg &t = t_[tensor];
+    bool lse = tensor == kGradLse;
+    int rank = lse ? 3 : 4;
+    if (t.rank != rank)
+      return fail(tensor, "rank is " + std::to_string(t.rank) + ", expected " +
+                              std::to_string(rank) +
+                              (lse ? " ([batch, heads, seq])" : " ([batch, heads, seq, head_dim])"));
+    DType want = lse ? DType::F32 : desc_.dtype;
+    if (t.dtype < 0 || t.dtype >= kNumDTypes)
+      return fail(tensor, "unknown dtype code " + std::to_string(t.dtype));
+    if (DType(t.dtype) != want)
+      return fail(tensor, std::string("dtype is ") + dtypeName(DType(t.dtype)) + ", expected " +
+                              dtypeName(want));
+    bool empty = false;
+    for (int i = 0; i < rank; ++i) {
+      if (t.sizes[i] < 0 || t.sizes[i] > INT32_MAX)
+        return fail(tensor, std::string(kGradDimNames[i]) + " size " +
+                                std::to_string(t.sizes[i]) + " is out of range [0, 2^31-1]");
+      if (t.strides[i] < 0)
+        return fail(tensor, std::string(kGradDimNames[i]) + " stride " +
+                                std::to_string(t.strides[i]) + " is negative");
+      empty |= t.sizes[i] == 0;
+    }
+    if (t.sizes[rank - 1] > 1 && t.strides[rank - 1] != 1)
+      return fail(tensor, std::string("the ") + kGradDimNames[rank - 1] + " stride is " +
+                              std::to_string(t.strides[rank - 1]) +
+                              ", it must be 1 (the innermost dim must be contiguous)");
+    if (!lse && t.sizes[3] != desc_.headDim)
+      return fail(tensor, "head_dim is " + std::to_string(t.sizes[3]) +
+                              ", the kernel needs head_dim = " + std::to_string(desc_.headDim));
+    if (empty)
+      return true;
+    if (t.data == 0)
+      return fail(tensor, "data pointer is null");
+    uint64_t bytes = dtypeBytes(want);
+    uint64_t align = lse ? bytes : desc_.alignBytes;
+    if (t.data % align != 0)
+      return fail(tensor, "data pointer is not " + std::to_string(align) + "-byte aligned");
+    for (int i = 0; i < rank - 1; ++i) {
+      if (t.sizes[i] <= 1)
+        continue;
+      if ((uint64_t(t.strides[i]) * bytes) % align != 0)
+        return fail(tensor, std::string("the ") + kGradDimNames[i] + " stride (" +
+                                std::to_string(t.strides[i]) + " elements) is not a multiple of " +
+                                std::to_string(align) + " bytes");
+      // dQ, dK and dV are written element by element: a broadcast dim
+      // would have several CTAs write one element.
+      if (tensor >= kGradDQ && t.strides[i] == 0)
+        return fail(tensor, std::string("the ") + kGradDimNames[i] +
+                                " stride is 0 (a broadcast view); a gradient needs its own "
+                                "memory for every element");
+    }
+    return true;
+  }
+
+  /// `tensor`'s dims [0, rank) equal `like`'s.
+  bool sameShape(int like, int tensor, int rank) {
+    for (int i = 0; i < rank; ++i)
+      if (t_[tensor].sizes[i] != t_[like].sizes[i])
+        return fail(tensor, std::string(kGradDimNames[i]) + " size is " +
+                                std::to_string(t_[tensor].sizes[i]) + " but tensor '" +
+                                gradTensorName(like) + "' has " +
+                                std::to_string(t_[like].sizes[i]));
+    return true;
+  }
+
+private:
+  const GradKernelDescription &desc_;
+  const TensorArg *t_;
+  std::string &error_;
+};
+
+} // namespace
+
+bool checkGradTensors(const GradKernelDescription &desc, const TensorArg *tensors,
+                      int numTensors, ProblemSizes &sizes, std::string &error) {
+  if (!tensors || numTensors != kNumGradTensors) {
+    error = "backward kernel " + desc.kernels.front().entry +
+            " takes 9 tensors (q, k, v, o, do, lse, dq, dk, dv), got " +
+            std::to_string(tensors ? numTensors : 0);
+    return false;
+  }
+  GradTensorChecker c(desc, tensors, error);
+  for (int t = 0; t < kNumGradTensors; ++t)
+    if (!c.checkOne(t))
+      return false;
+  // O, dO and dQ are shaped like Q; V, dK and dV like K; LSE like Q's first three.
+  if (!c.sameShape(kGradQ, kGradK, 1))
+    return false;
+  for (int t : {kGradO, kGradDO, kGradDQ})
+    if (!c.sameShape(kGradQ, t, 4))
+      return false;
+  for (int t : {kGradV, kGradDK, kGradDV})
+    if (!c.sameShape(kGradK, t, 4))
+      return false;
+  if (!c.sameShape(kGradQ, kGradLse, 3))
+    return false;
+  sizes = ProblemSizes();
+  sizes.batch = uint64_t(tensors[kGradQ].sizes[0]);
+  sizes.headsQ = uint64_t(tensors[kGradQ].sizes[1]);
+  sizes.seqQ = uint64_t(tensors[kGradQ].sizes[2]);
+  sizes.headsKV = uint64_t(tensors[kGradK].sizes[1]);
+  sizes.seqK = uint64_t(tensors[kGradK].sizes[2]);
+  if (sizes.headsKV == 0 ? sizes.headsQ != 0 : sizes.headsQ % sizes.headsKV != 0)
+    return c.fail(kGradK, "heads_q = " + std::to_string(sizes.headsQ) +
+                              " is not a multiple of heads_kv = " +
+                              std::to_string(sizes.headsKV));
+  return true;
+}
+
+bool planGradLaunch(const GradKernelDescription &desc, const TensorArg *tensors,
+                    const ProblemSizes &sizes, GradLaunchPlan &plan, std::string &error) {
+  plan = GradLaunchPlan();
+  if (!sizes.batch || !sizes.headsQ || !sizes.seqQ || !sizes.seqK) {
+    plan.empty = true;
+    return true;
+  }
+  static const uint64_t kGridLimit[3] = {INT32_MAX, 65535, 65535};
+  for (const GradKernelLaunchSpec &k : desc.kernels) {
+    GradLaunchPlan::Launch launch;
+    for (size_t i = 0; i < k.grid.size(); ++i) {
+      uint64_t value = sizes.get(k.grid[i].size);
+      uint64_t n = (value + k.grid[i].divisor - 1) / k.grid[i].divisor;
+      if (n == 0 || n > kGridLimit[i]) {
+        error = "backward kernel " + k.entry + ": grid dim " + "xyz"[i] + " = ceildiv(" +
+                sizeName(k.grid[i].size) + " = " + std::to_string(value) + ", " +
+                std::to_string(k.grid[i].divisor) + ") = " + std::to_string(n) +
+                " is out of range [1, " + std::to_string(kGridLimit[i]) + "]";
+        return false;
+      }
+      launch.grid[i] = uint32_t(n);
+    }
+    launch.threads = k.threads;
+    launch.dynamicSmemBytes = k.dynamicSmemBytes;
+    plan.launches.push_back(launch);
+  }
+  uint64_t rows = sizes.batch * sizes.headsQ * sizes.seqQ;
+  plan.workspaceBytes[kDelta] = rows * sizeof(float);
+  plan.workspaceBytes[kDQAccum] = rows * uint64_t(desc.headDim) * sizeof(float);
+  for (int w = 0; w < kNumGradWorkspaces; ++w) {
+    plan.workspaceOffsets[w] = plan.totalWorkspaceBytes;
+    plan.totalWorkspaceBytes += (plan.workspaceBytes[w] + 255) / 256 * 256;
+  }
+
+  plan.params.resize(desc.params.size());
+  for (size_t i = 0; i < desc.params.size(); ++i) {
+    const GradParamSpec &p = desc.params[i];
+    ParamSlot &slot = plan.params[i];
+    std::memset(slot.bytes, 0, sizeof(slot.bytes));
+    switch (p.source) {
+    case GradParamSource::Pointer:
+      std::memcpy(slot.bytes, &tensors[p.tensor].data, sizeof(uint64_t));
+      break;
+    case GradParamSource::Workspace:
+      break; // setGradWorkspace
+    case GradParamSource::Size:
+      if (!packIntegerParam(slot, p.type, sizes.get(p.size), p.name, error))
+        return false;
+      break;
+    case GradParamSource::Stride:
+      if (!packIntegerParam(slot, p.type, uint64_t(tensors[p.tensor].strides[p.dim]), p.name,
+                            error))
+        return false;
+      break;
+    }
+  }
+  return true;
+}
+
+bool buildGradLaunchPlan(const GradKernelDescription &desc, const TensorArg *tensors,
+                         int numTensors, GradLaunchPlan &plan, std::string &error) {
+  ProblemSizes sizes;
+  return checkGradTensors(desc, tensors, numTensors, sizes, error) &&
+         planGradLaunch(desc, tensors, sizes, plan, error);
+}
+
+void setGradWorkspace(const GradKernelDescription &desc, uint64_t base, GradLaunchPlan &plan) {
+  for (size_t i = 0; i < desc.params.size() && i < plan.params.size(); ++i) {
+    const GradParamSpec &p = desc.params[i];
+    if (p.source != GradParamSource::Workspace)
+      continue;
+    uint64_t address = base + plan.workspaceOffsets[p.workspace];
+    std::memcpy(plan.params[i].bytes, &address, sizeof(address));
+  }
+}
+
+} // namespace fattn::runtime

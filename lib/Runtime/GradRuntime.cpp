@@ -1,0 +1,242 @@
+//===- GradRuntime.cpp - The C API of the backward's kernels --------------===//
+
+#include "fattn-c/Runtime.h"
+
+#include "CudaDriver.h"
+#include "RuntimeSupport.h"
+#include "fattn/Runtime/GradKernel.h"
+
+#include <cuda.h>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+using namespace fattn::runtime;
+
+static_assert(int(FATTN_GRAD_TENSOR_DV) == int(kGradDV), "same tensor order");
+static_assert(int(FATTN_GRAD_TENSOR_LSE) == int(kGradLse), "same tensor order");
+
+struct fattnGradKernel_ {
+  GradKernelDescription desc;
+  std::string image, ptxImage;
+  std::mutex mutex; // guards modules and workspaces
+  std::map<int, DeviceModule> modules;
+  /// The runtime's workspace per (device, stream): launches on one stream
+  /// run in order and may share it; launches on different streams may
+  /// overlap and get their own.
+  struct Workspace {
+    CUcontext context = nullptr;
+    CUdeviceptr ptr = 0;
+    uint64_t bytes = 0;
+  };
+  std::map<std::pair<int, CUstream>, Workspace> workspaces;
+
+  ~fattnGradKernel_() {
+    for (auto &[key, w] : workspaces) {
+      ScopedContext scope(w.context);
+      if (scope.ok())
+        cuMemFree(w.ptr);
+    }
+    for (auto &[ordinal, m] : modules)
+      unloadDeviceModule(m);
+  }
+
+  std::string where() const {
+    return " (backward kernels " + desc.kernels.front().entry + "..., arch " + desc.arch + ")";
+  }
+
+  fattnStatus moduleFor(int ordinal, DeviceModule *&out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = modules.find(ordinal);
+    if (it == modules.end()) {
+      std::vector<FunctionSpec> functions;
+      for (const GradKernelLaunchSpec &k : desc.kernels)
+        functions.push_back({k.entry, k.threads, k.dynamicSmemBytes, false});
+      DeviceModule m;
+      if (fattnStatus s = loadDeviceModule(image, ptxImage, ordinal, functions, where(), m))
+        return s;
+      it = modules.emplace(ordinal, m).first;
+    }
+    out = &it->second;
+    return FATTN_STATUS_SUCCESS;
+  }
+
+  /// The cached workspace of (ordinal, stream), at least `bytes` large.
+  fattnStatus workspaceFor(int ordinal, const DeviceModule &m, CUstream stream, uint64_t bytes,
+                           CUdeviceptr &out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    Workspace &w = workspaces[{ordinal, stream}];
+    if (w.bytes < bytes) {
+      CUresult r;
+      if (w.ptr) {
+        // Earlier launches on the stream may still use the smaller one.
+        if ((r = cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+          return fail(FATTN_STATUS_CUDA_ERROR,
+                      describeCudaError(r, "cuStreamSynchronize") + where());
+        cuMemFree(w.ptr);
+        w = Workspace();
+      }
+      CUdeviceptr ptr = 0;
+      if ((r = cuMemAlloc(&ptr, bytes)) != CUDA_SUCCESS)
+        return fail(FATTN_STATUS_CUDA_ERROR,
+                    describeCudaError(r, "cuMemAlloc(backward workspace of " +
+                                             std::to_string(bytes) + " bytes)") +
+                        where());
+      w = {m.context, ptr, bytes};
+    }
+    out = w.ptr;
+    return FATTN_STATUS_SUCCESS;
+  }
+};
+
+namespace {
+
+fattnStatus createGradKernel(std::string_view json, std::string image, std::string ptx,
+                             fattnGradKernel *kernel) {
+  if (!kernel)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel output pointer is null");
+  *kernel = nullptr;
+  auto k = std::make_unique<fattnGradKernel_>();
+  std::string error;
+  if (!parseGradKernelDescription(json, k->desc, error))
+    return fail(FATTN_STATUS_INVALID_DESCRIPTION, error);
+  if (image.empty())
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "the kernel image is empty" + k->where());
+  // cuModuleLoadData reads PTX as a NUL-terminated string.
+  image.push_back('\0');
+  if (!ptx.empty())
+    ptx.push_back('\0');
+  k->image = std::move(image);
+  k->ptxImage = std::move(ptx);
+  *kernel = k.release();
+  return FATTN_STATUS_SUCCESS;
+}
+
+} // namespace
+
+extern "C" {
+
+fattnStatus fattnGradKernelLoadFile(const char *path, fattnGradKernel *kernel) {
+  clearLastError();
+  if (!path)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "description path is null");
+  std::string json, image, ptx;
+  if (!readFile(path, json))
+    return fail(FATTN_STATUS_IO_ERROR, std::string("cannot read kernel description ") + path);
+  GradKernelDescription desc;
+  std::string error;
+  if (!parseGradKernelDescription(json, desc, error))
+    return fail(FATTN_STATUS_INVALID_DESCRIPTION, std::string(path) + ": " + error);
+  std::string cubinPath = siblingPath(path, desc.cubin);
+  if (!readFile(cubinPath, image))
+    return fail(FATTN_STATUS_IO_ERROR, "cannot read cubin " + cubinPath + " named by " + path);
+  if (!desc.ptx.empty()) {
+    std::string ptxPath = siblingPath(path, desc.ptx);
+    if (!readFile(ptxPath, ptx))
+      return fail(FATTN_STATUS_IO_ERROR, "cannot read PTX " + ptxPath + " named by " + path);
+  }
+  return createGradKernel(json, std::move(image), std::move(ptx), kernel);
+}
+
+fattnStatus fattnGradKernelLoadData(const char *json, size_t jsonSize, const void *image,
+                                    size_t imageSize, fattnGradKernel *kernel) {
+  clearLastError();
+  if (!json || !image)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "description or image pointer is null");
+  return createGradKernel(std::string_view(json, jsonSize),
+                          std::string(static_cast<const char *>(image), imageSize), "", kernel);
+}
+
+void fattnGradKernelDestroy(fattnGradKernel kernel) { delete kernel; }
+
+fattnStatus fattnGradKernelWorkspaceBytes(fattnGradKernel kernel, const fattnTensor *tensors,
+                                          int32_t numTensors, uint64_t *bytes) {
+  clearLastError();
+  if (!kernel || !bytes)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel or bytes pointer is null");
+  GradLaunchPlan plan;
+  std::string error;
+  if (!buildGradLaunchPlan(kernel->desc, reinterpret_cast<const TensorArg *>(tensors),
+                           numTensors, plan, error))
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
+  *bytes = plan.totalWorkspaceBytes;
+  return FATTN_STATUS_SUCCESS;
+}
+
+fattnStatus fattnGradKernelLaunch(fattnGradKernel kernel, const fattnTensor *tensors,
+                                  int32_t numTensors, uint64_t workspace,
+                                  uint64_t workspaceBytes, void *stream) {
+  clearLastError();
+  if (!kernel)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel is null");
+  const GradKernelDescription &desc = kernel->desc;
+  const auto *args = reinterpret_cast<const TensorArg *>(tensors);
+  GradLaunchPlan plan;
+  std::string error;
+  if (!buildGradLaunchPlan(desc, args, numTensors, plan, error))
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
+  if (plan.empty)
+    return FATTN_STATUS_SUCCESS;
+  if (workspace && (workspaceBytes < plan.totalWorkspaceBytes || workspace % 256 != 0))
+    return fail(FATTN_STATUS_INVALID_ARGUMENT,
+                "the workspace of " + std::to_string(workspaceBytes) + " bytes at 0x" +
+                    [&] {
+                      char hex[32];
+                      std::snprintf(hex, sizeof(hex), "%llx", (unsigned long long)workspace);
+                      return std::string(hex);
+                    }() +
+                    " does not fit: the launch needs " +
+                    std::to_string(plan.totalWorkspaceBytes) + " bytes, 256-byte aligned" +
+                    kernel->where());
+  if (fattnStatus s = ensureInit())
+    return s;
+  int ordinal = 0;
+  if (fattnStatus s = deviceOf(tensors[FATTN_GRAD_TENSOR_Q].data, "q", ordinal))
+    return s;
+  for (int t = 1; t < kNumGradTensors; ++t) {
+    int other = 0;
+    if (fattnStatus s = deviceOf(tensors[t].data, gradTensorName(t), other))
+      return s;
+    if (other != ordinal)
+      return fail(FATTN_STATUS_INVALID_ARGUMENT,
+                  std::string("tensor '") + gradTensorName(t) + "' is on device " +
+                      std::to_string(other) + " but 'q' is on device " +
+                      std::to_string(ordinal));
+  }
+  DeviceModule *m = nullptr;
+  if (fattnStatus s = kernel->moduleFor(ordinal, m))
+    return s;
+  ScopedContext scope(m->context);
+  if (!scope.ok())
+    return fail(FATTN_STATUS_CUDA_ERROR, "cuCtxPushCurrent failed" + kernel->where());
+  CUstream cuStream = static_cast<CUstream>(stream);
+  if (!workspace) {
+    CUdeviceptr cached = 0;
+    if (fattnStatus s =
+            kernel->workspaceFor(ordinal, *m, cuStream, plan.totalWorkspaceBytes, cached))
+      return s;
+    workspace = cached;
+  }
+  setGradWorkspace(desc, workspace, plan);
+
+  std::vector<void *> params(plan.params.size());
+  for (size_t i = 0; i < params.size(); ++i)
+    params[i] = plan.params[i].bytes;
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    const GradLaunchPlan::Launch &l = plan.launches[i];
+    CUresult r = cuLaunchKernel(m->functions[i], l.grid[0], l.grid[1], l.grid[2], l.threads, 1,
+                                1, l.dynamicSmemBytes, cuStream, params.data(), nullptr);
+    if (r != CUDA_SUCCESS)
+      return fail(FATTN_STATUS_CUDA_ERROR,
+                  describeCudaError(r, "cuLaunchKernel") + " of " + desc.kernels[i].entry +
+                      " with grid (" + std::to_string(l.grid[0]) + "," +
+                      std::to_string(l.grid[1]) + "," + std::to_string(l.grid[2]) +
+                      "), block " + std::to_string(l.threads) + ", dynamic smem " +
+                      std::to_string(l.dynamicSmemBytes) + kernel->where());
+  }
+  return FATTN_STATUS_SUCCESS;
+}
+
+} // extern "C"
