@@ -28,7 +28,13 @@
 // prologue's indices, which measured up to 3% faster (docs/PERF.md).
 //
 // The tile loops are unrolled here: every fragment is an SSA value, so the
-// scf.for over KV tiles carries the accumulator, row max and row sum.
+// scf.for over KV tiles carries the accumulator, row max and row sum (and
+// the token of the latest cp.async commit group).
+//
+// The kernel is built at the target level (L3): the copies, commit groups,
+// ldmatrix, mma.sync, P's packing and O's stores are fattn.sm80.* ops
+// (FAttnSM80Ops.td), the waits nvgpu.device_async_wait and the quads'
+// shuffles gpu.shuffle; lowerSM80TargetOps (TargetToNVVM.cpp) lowers them.
 //
 //===----------------------------------------------------------------------===//
 
