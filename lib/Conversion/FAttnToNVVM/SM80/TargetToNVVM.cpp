@@ -4,8 +4,9 @@
 // what the op stands for (NVVM, LLVM, arith and scf operations: the sm_80
 // pipeline lowers the last two after the conversion), together with
 // upstream's patterns for the waits for cp.async commit groups
-// (nvgpu.device_async_wait) and for gpu.shuffle, in one partial conversion. The kernels' instructions keep
-// their order through L3: scripts/ptx_corpus.py checks every kernel.
+// (nvgpu.device_async_wait) and for gpu.shuffle, in one partial conversion.
+// The kernels' instructions keep their order through L3:
+// scripts/ptx_corpus.py checks every kernel.
 //
 //===----------------------------------------------------------------------===//
 

@@ -7,16 +7,17 @@
 // way out (staged in Q's rows of shared memory, then copied out in 16-byte
 // chunks). The sm_80 kernel builder (--convert-fattn-to-nvvm) builds them
 // inside the kernel's llvm.func, between LLVM, arith and scf code and the
-// upstream ops that lower to the same instructions (the copies' commit
-// groups and waits as nvgpu.device_async_create_group and
-// nvgpu.device_async_wait, the quads' row reductions as gpu.shuffle); the
-// patterns of populateSM80TargetToNVVMPatterns
-// (--convert-fattn-sm80-target-to-nvvm) turn each into what it stands for.
+// upstream ops that lower to the same instructions (the waits for the
+// copies' commit groups as nvgpu.device_async_wait, the quads' row
+// reductions as gpu.shuffle); the patterns of
+// populateSM80TargetToNVVMPatterns (--convert-fattn-sm80-target-to-nvvm)
+// turn each into what it stands for.
 //
 // Upstream nvgpu.device_async_copy, nvgpu.ldmatrix and nvgpu.mma.sync take
 // memrefs and vector-typed fragments; the kernel addresses shared and
 // global memory by pointers and byte offsets and holds fragments as i32
-// registers, so those three stay fattn's.
+// registers, so those three stay fattn's (and the commit group: see
+// fattn.sm80.commit_group).
 //
 //===----------------------------------------------------------------------===//
 
