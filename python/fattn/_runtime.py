@@ -107,12 +107,34 @@ def load_library() -> ctypes.CDLL:
                   "fattnKernelGetTailPairs", "fattnKernelLaunch",
                   "fattnKernelLaunchWithScalars"):
             getattr(lib, f).restype = ctypes.c_int
+        if hasattr(lib, "fattnGradKernelLaunch"):
+            _bind_grad(lib)
+        lib.fattn_path = str(path)
         version = lib.fattnRuntimeAbiVersion()
         if version != ABI_VERSION:
             raise ImportError(f"{path} has runtime ABI version {version}, this package needs "
                               f"{ABI_VERSION}")
         _lib = lib
         return lib
+
+
+def _bind_grad(lib: ctypes.CDLL) -> None:
+    """The backward's entry points (fattnGradKernel*)."""
+    handle_out = ctypes.POINTER(ctypes.c_void_p)
+    lib.fattnGradKernelLoadFile.argtypes = [ctypes.c_char_p, handle_out]
+    lib.fattnGradKernelLoadData.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                            ctypes.c_size_t, handle_out]
+    lib.fattnGradKernelDestroy.argtypes = [ctypes.c_void_p]
+    lib.fattnGradKernelDestroy.restype = None
+    lib.fattnGradKernelWorkspaceBytes.argtypes = [ctypes.c_void_p, ctypes.POINTER(TensorDesc),
+                                                  ctypes.c_int32,
+                                                  ctypes.POINTER(ctypes.c_uint64)]
+    lib.fattnGradKernelLaunch.argtypes = [ctypes.c_void_p, ctypes.POINTER(TensorDesc),
+                                          ctypes.c_int32, ctypes.c_uint64, ctypes.c_uint64,
+                                          ctypes.c_void_p]
+    for f in ("fattnGradKernelLoadFile", "fattnGradKernelLoadData",
+              "fattnGradKernelWorkspaceBytes", "fattnGradKernelLaunch"):
+        getattr(lib, f).restype = ctypes.c_int
 
 
 def _check(lib: ctypes.CDLL, status: int) -> None:
@@ -188,3 +210,43 @@ class Kernel:
     def runtime_scalars(self) -> int:
         """Bit 0: the kernel takes the scale at launch; bit 1: the softcap."""
         return int(self._lib.fattnKernelRuntimeScalars(self._handle))
+
+
+class GradKernel:
+    """The kernels of one backward description ("kind": "attention_grad"),
+    launched in order by fattnGradKernelLaunch; loaded per device on first launch."""
+
+    def __init__(self, description_path: os.PathLike | str):
+        self._lib = load_library()
+        if not hasattr(self._lib, "fattnGradKernelLaunch"):
+            raise FAttnRuntimeError(1, f"{self._lib.fattn_path} has no backward entry points "
+                                       "(fattnGradKernelLaunch): rebuild the runtime")
+        handle = ctypes.c_void_p()
+        _check(self._lib, self._lib.fattnGradKernelLoadFile(str(description_path).encode(),
+                                                            ctypes.byref(handle)))
+        self._handle = handle
+        self.path = Path(description_path)
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            self._lib.fattnGradKernelDestroy(handle)
+            self._handle = None
+
+    def workspace_bytes(self, tensors: Sequence[TensorDesc]) -> int:
+        """The bytes of the f32 workspaces a launch with these nine tensors needs."""
+        arr, n = Kernel._array(tensors)
+        out = ctypes.c_uint64()
+        _check(self._lib, self._lib.fattnGradKernelWorkspaceBytes(self._handle, arr, n,
+                                                                  ctypes.byref(out)))
+        return out.value
+
+    def launch(self, tensors: Sequence[TensorDesc], workspace: int, workspace_bytes: int,
+               stream: int) -> None:
+        """Launches the kernels on `stream` with q, k, v, o, do, lse, dq, dk, dv and
+        a workspace of `workspace_bytes` at device address `workspace` (0: the
+        runtime's own, cached per device and stream)."""
+        arr, n = Kernel._array(tensors)
+        _check(self._lib, self._lib.fattnGradKernelLaunch(self._handle, arr, n, workspace,
+                                                          workspace_bytes,
+                                                          ctypes.c_void_p(stream or None)))

@@ -1,12 +1,15 @@
-"""flash_attn_func as a PyTorch operator, torch.ops.fattn.fwd, for torch.compile.
+"""flash_attn_func as PyTorch operators, torch.ops.fattn.fwd and torch.ops.fattn.bwd,
+for autograd and torch.compile.
 
 A kernel launch goes through ctypes, which torch.compile cannot trace: it would
 break the graph there. Registered with torch.library.custom_op (torch 2.4 or
-later), the forward becomes one opaque node of the graph; register_fake gives
-the shapes and dtypes of its results without running it. fattn/__init__.py
-imports this module when torch is installed, and flash_attn_func calls the
-operator only while torch.compile traces it (eager calls launch directly: the
-dispatcher would add host time to every call).
+later), the forward and the backward each become one opaque node of the graph;
+register_fake gives the shapes and dtypes of their results without running
+them, and register_autograd makes fattn::bwd the backward of fattn::fwd, so that
+torch.compile(fullgraph=True) traces a training step. fattn/__init__.py imports
+this module when torch is installed, and flash_attn_func calls the operator
+while torch.compile traces it or when a gradient is wanted (inference calls
+launch directly: the dispatcher would add host time to every call).
 
 No `from __future__ import annotations` here: custom_op reads the annotations.
 """
@@ -14,6 +17,7 @@ from typing import Optional, Sequence, Tuple
 
 import torch
 
+from . import backward as _backward
 from . import interface
 from .config import check_flag
 
@@ -49,19 +53,73 @@ def _fwd_fake(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, 
     return out, lse
 
 
-def compiled_call(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch, out,
-                  lse_out, q_descale, k_descale, v_descale, descale_block_q, descale_block_kv,
-                  v_layout):
-    """flash_attn_func while torch.compile traces it: the operator, then the
-    results copied into out / lse_out where given. Arguments are brought to
-    the operator's schema types here; every other check runs in the operator."""
+@torch.library.custom_op("fattn::bwd", mutates_args=())
+def bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+        out: torch.Tensor, lse: torch.Tensor, softmax_scale: Optional[float], causal: bool,
+        window_size: Sequence[int], softcap: float
+        ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """flash_attn_func's backward: (dq, dk, dv) for the output's gradient dout."""
+    return _backward.backward(dout, q, k, v, out, lse, softmax_scale, causal,
+                              tuple(window_size), softcap)
+
+
+@bwd.register_fake
+def _bwd_fake(dout, q, k, v, out, lse, softmax_scale, causal, window_size, softcap):
+    """dq, dk, dv: contiguous, shaped and typed like q, k, v."""
+    return tuple(t.new_empty(t.shape) for t in (q, k, v))
+
+
+# fattn::fwd's arguments after q, k, v (none of them differentiable).
+_FWD_OTHER_ARGS = 12
+
+
+def _setup_context(ctx, inputs, output):
+    (q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch, q_descale,
+     k_descale, v_descale, descale_block_q, descale_block_kv, v_layout) = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse)
+    ctx.args = (softmax_scale, causal, list(window_size), softcap)
+    # Why there would be no backward, told when one is asked for (not for a
+    # forward of inputs that merely require grad).
+    ctx.unsupported = None
+    if q_descale is not None or k_descale is not None or v_descale is not None or \
+            v_layout is not None:
+        ctx.unsupported = "FP8 attention (descale factors, v_layout) has no backward"
+    elif not return_lse:
+        ctx.unsupported = "the forward wrote no LSE (flash_attn_func asks for it)"
+    # The LSE is returned without a gradient: the kernels differentiate O only.
+    ctx.mark_non_differentiable(lse)
+
+
+def _fwd_backward(ctx, grad_out, grad_lse):
+    if ctx.unsupported is not None:
+        raise NotImplementedError(f"fattn.flash_attn_func has no backward for this call: "
+                                  f"{ctx.unsupported}")
+    none = (None,) * _FWD_OTHER_ARGS
+    if grad_out is None:
+        return (None, None, None) + none
+    q, k, v, out, lse = ctx.saved_tensors
+    dq, dk, dv = torch.ops.fattn.bwd(grad_out, q, k, v, out, lse, *ctx.args)
+    return (dq, dk, dv) + none
+
+
+fwd.register_autograd(_fwd_backward, setup_context=_setup_context)
+
+
+def op_call(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch, out,
+            lse_out, q_descale, k_descale, v_descale, descale_block_q, descale_block_kv,
+            v_layout, need_lse=False):
+    """flash_attn_func through the operator (under torch.compile, or when a
+    gradient is wanted: need_lse, the LSE the backward reads), then the results
+    copied into out / lse_out where given. Arguments are brought to the
+    operator's schema types here; every other check runs in the operator."""
     return_lse = check_flag("return_lse", return_lse)
     if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2):
         raise ValueError(f"window_size must be a pair of ints (left, right), got {window_size!r}")
     o, lse = torch.ops.fattn.fwd(
         q, k, v, None if softmax_scale is None else float(softmax_scale),
-        check_flag("causal", causal), list(window_size), float(softcap), return_lse, arch,
-        q_descale, k_descale, v_descale, descale_block_q, descale_block_kv, v_layout)
+        check_flag("causal", causal), list(window_size), float(softcap), return_lse or need_lse,
+        arch, q_descale, k_descale, v_descale, descale_block_q, descale_block_kv, v_layout)
     if out is not None:
         out.copy_(o)
         o = out
@@ -73,38 +131,12 @@ def compiled_call(q, k, v, softmax_scale, causal, window_size, softcap, return_l
     return (o, lse) if return_lse else o
 
 
-interface._compiled_call = compiled_call
+def grad_wanted(q, k, v) -> bool:
+    """Whether autograd records the call: grad mode on and q, k or v requiring grad."""
+    return torch.is_grad_enabled() and any(
+        isinstance(t, torch.Tensor) and t.requires_grad for t in (q, k, v))
+
+
+interface._compiled_call = op_call
 interface._is_compiling = torch.compiler.is_compiling
-
-
-BACKWARD_MESSAGE = (
-    "fattn.flash_attn_func has no backward pass yet: its results cannot be "
-    "differentiated. Call it under torch.no_grad() or torch.inference_mode() "
-    "(or on detached inputs) for inference, and use "
-    "torch.nn.functional.scaled_dot_product_attention where gradients are needed.")
-
-
-class _NoBackward(torch.autograd.Function):
-    """The identity on one result of flash_attn_func, tied to q, k and v so
-    that autograd reaches it, whose backward raises."""
-
-    @staticmethod
-    def forward(ctx, result, q, k, v):
-        return result.view_as(result)
-
-    @staticmethod
-    def backward(ctx, grad):
-        raise NotImplementedError(BACKWARD_MESSAGE)
-
-
-def without_backward(result, q, k, v):
-    """flash_attn_func's results, each with a grad_fn that raises in backward,
-    where grad mode is on (q, k or v requires grad: the caller checked)."""
-    if not torch.is_grad_enabled():
-        return result
-    if isinstance(result, tuple):
-        return tuple(_NoBackward.apply(t, q, k, v) for t in result)
-    return _NoBackward.apply(result, q, k, v)
-
-
-interface._without_backward = without_backward
+interface._grad_wanted = grad_wanted

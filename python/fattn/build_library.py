@@ -15,6 +15,10 @@ only: transposed_wgmma_e4m3_k32 for V given pre-transposed, `none` for BSHD V).
 A configuration that has a kernel tuned for short sequences (fattn.config.
 short_seqs_tuning; flash_attn_func runs it up to short_seqs_max's lengths) gets
 that kernel too.
+Training: grad=1 in a spec (or --grad for every configuration) builds the forward
+with its LSE and the backward kernel of the configuration (fattn.grad_config; the
+sm_80 backward kernels, which sm_90 GPUs run too); --grad skips the configurations
+the backward does not take. --preset training builds what the GPU autograd tests use.
 -j N compiles N kernels at a time. A kernel already in DIR is kept if this
 fattn-compile built it (the index records each kernel's compiler), else built
 again; --force rebuilds every one.
@@ -25,6 +29,7 @@ or ship it inside the wheel: -o python/fattn/_kernels before building the wheel
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import os
@@ -38,6 +43,7 @@ from typing import Dict, List, Optional
 from .compiler import CompileError, compiler_identity, find_compiler, run_compiler
 from .config import (KernelConfig, canonical_descale, check_head_dims, check_value_layout,
                      runtime_scalars_wanted, short_seqs_tuning)
+from .grad_config import AnyConfig, GradKernelConfig
 from .library import KernelLibrary, LibraryError
 from .presets import PRESETS
 
@@ -54,8 +60,8 @@ def _parse_value(key: str, text: str) -> Dict:
             return {"head_dim_qk": int(text), "head_dim_v": int(text)}
         if key in ("head_dim_qk", "head_dim_v"):
             return {key: int(text)}
-        if key in ("causal", "lse"):
-            return {"causal" if key == "causal" else "has_lse": _BOOL[text.lower()]}
+        if key in ("causal", "lse", "grad"):
+            return {{"causal": "causal", "lse": "has_lse"}.get(key, key): _BOOL[text.lower()]}
         if key == "window":
             left, right = text.split(":")
             return {"window_left": int(left), "window_right": int(right)}
@@ -70,7 +76,7 @@ def _parse_value(key: str, text: str) -> Dict:
     except (ValueError, KeyError):
         raise ValueError(f"bad value {text!r} for {key!r}") from None
     raise ValueError(f"unknown key {key!r} (dtype, head_dim, head_dim_qk, head_dim_v, causal, "
-                     "window, softcap, scale, lse, arch, descale, value_layout)")
+                     "window, softcap, scale, lse, arch, descale, value_layout, grad)")
 
 
 def parse_spec(spec: str) -> List[Dict]:
@@ -90,20 +96,45 @@ def parse_spec(spec: str) -> List[Dict]:
     return out
 
 
-def make_configs(arg_dicts: List[Dict], default_arch: str) -> List[KernelConfig]:
-    configs = []
+def make_configs(arg_dicts: List[Dict], default_arch: str,
+                 grad_all: bool = False) -> List[AnyConfig]:
+    """The configurations to build; `grad_all`: with the backward of each that
+    the backward kernels take (an explicit grad=1 that they do not take is a
+    ValueError)."""
+    configs: List[AnyConfig] = []
     for a in arg_dicts:
         a = dict(a)
         if "head_dim_qk" not in a:
             raise ValueError(f"configuration {a} has no head_dim")
+        grad = a.pop("grad", False)
         a.setdefault("arch", default_arch)
         a.setdefault("dtype", "bf16")
         # The kernels flash_attn_func asks for.
         a.setdefault("runtime_scalars", runtime_scalars_wanted())
         config = KernelConfig.make(**a)
         check_head_dims(config)
+        backward = None
+        if grad or grad_all:
+            try:
+                backward = grad_of(config)
+            except ValueError:
+                if grad:
+                    raise
+            if backward is not None:
+                config = dataclasses.replace(config, has_lse=True)  # what the backward reads
         configs += [config, short_seqs_tuning(config, 1, 1)]
+        if backward is not None:
+            configs.append(backward)
     return list(dict.fromkeys(configs))  # unique, in order
+
+
+def grad_of(config: KernelConfig) -> GradKernelConfig:
+    """The backward kernel of a forward configuration (ValueError naming the
+    limit where there is none; a runtime softcap has no value to compile in)."""
+    if config.runtime_scalars and config.softcap > 0:
+        raise ValueError(f"{config.key}: the backward compiles the softcap in; build the "
+                         "forward without runtime scalars")
+    return GradKernelConfig.for_forward(config)
 
 
 def _duration(seconds: float) -> str:
@@ -135,7 +166,7 @@ class _Progress:
         print(line, file=sys.stderr if error else sys.stdout, flush=True)
 
 
-def _build_one(config: KernelConfig, library: KernelLibrary, compiler: str,
+def _build_one(config: AnyConfig, library: KernelLibrary, compiler: str,
                identity: str) -> tuple:
     """Compiles one kernel into the library: (seconds, warning lines)."""
     start = time.monotonic()
@@ -157,6 +188,9 @@ def main(argv=None) -> int:
                    "build/bin)")
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="kernels compiled at a time (default 1; 0: one per CPU)")
+    p.add_argument("--grad", action="store_true",
+                   help="also the backward kernel (and the forward with LSE) of every "
+                   "configuration the backward takes")
     p.add_argument("--force", action="store_true", help="rebuild kernels already present")
     p.add_argument("--dry-run", action="store_true", help="list the configurations only")
     args = p.parse_args(argv)
@@ -169,7 +203,7 @@ def main(argv=None) -> int:
             arg_dicts += json.loads(args.config_file.read_text())
         for name in args.preset:
             arg_dicts += PRESETS[name]()
-        configs = make_configs(arg_dicts, args.arch)
+        configs = make_configs(arg_dicts, args.arch, args.grad)
     except (ValueError, TypeError, OSError) as e:
         p.error(str(e))
     if not configs:

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from ._paths import SOURCE_TREE
-from .config import KernelConfig
-from .mlir_gen import attention_mlir
+from .grad_config import AnyConfig
+from .mlir_gen import kernel_mlir
 
 
 class CompileError(RuntimeError):
@@ -76,14 +76,14 @@ def compiler_identity(compiler: str) -> str:
     return identity
 
 
-def run_compiler(config: KernelConfig, out_dir: Path, compiler: str,
+def run_compiler(config: AnyConfig, out_dir: Path, compiler: str,
                  timeout: float = 600) -> List[str]:
     """compile_kernel without the warnings: returns fattn-compile's warning
     lines (safe to call from several threads at once)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="fattn-src-") as src:
         mlir = Path(src) / "kernel.mlir"
-        mlir.write_text(attention_mlir(config))
+        mlir.write_text(kernel_mlir(config))
         cmd = [compiler, str(mlir), "--arch", config.arch, "--emit", "json", "-o", str(out_dir)]
         if config.tuned_for == "short_seqs":
             cmd.append("--short-seqs")
@@ -102,7 +102,7 @@ def run_compiler(config: KernelConfig, out_dir: Path, compiler: str,
             if "warning:" in line]
 
 
-def compile_kernel(config: KernelConfig, out_dir: Path, compiler: Optional[str] = None,
+def compile_kernel(config: AnyConfig, out_dir: Path, compiler: Optional[str] = None,
                    timeout: float = 600) -> Path:
     """Writes the .mlir, runs fattn-compile into `out_dir` (which must be empty
     or missing) and returns out_dir; fattn-compile's warnings become

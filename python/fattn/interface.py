@@ -418,9 +418,15 @@ def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[flo
     Returns out [batch, seqlen_q, heads_q, head_dim_v] and, with return_lse, the
     natural-log LSE [batch, heads_q, seqlen_q] in float32 (-inf for rows that see no key).
     out / lse_out: optional preallocated results of those shapes (any strides, last
-    dim contiguous; lse_out's seq dim contiguous). Forward only: with grad mode on and
-    q, k or v requiring grad, the results carry a grad_fn whose backward raises
-    NotImplementedError (rather than dropping the gradient silently).
+    dim contiguous; lse_out's seq dim contiguous).
+
+    Training: with grad mode on and q, k or v requiring grad, out is differentiable
+    (the operator fattn::fwd, whose backward fattn::bwd runs the sm_80 backward
+    kernels, on sm_80 and sm_90 GPUs alike; the returned LSE carries no gradient).
+    The backward takes float16/bfloat16 with one head dim for q, k, v, a multiple of
+    16 up to 128; any other call raises NotImplementedError naming the limit when
+    its backward runs. deterministic=True raises NotImplementedError when a gradient
+    is wanted (dQ is accumulated with atomics in no fixed order).
 
     FP8 (sm_90a): q, k, v all torch.float8_e4m3fn, out bfloat16, computing
     softmax(softmax_scale * (dq q)(dk k)^T + mask)(dv v) with the float32 factors
@@ -448,31 +454,40 @@ def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[flo
     the kernels that have one, allocates their workspace).
     """
     _check_unsupported(dropout_p, alibi_slopes, deterministic, return_attn_probs)
-    if _compiled_call is not None and _is_compiling():
+    grad = _grad_wanted(q, k, v)
+    if grad:
+        if deterministic:
+            from .backward import DETERMINISTIC_MESSAGE
+            raise NotImplementedError(DETERMINISTIC_MESSAGE)
+        if _compiled_call is None:
+            raise NotImplementedError("fattn.flash_attn_func's backward needs torch 2.4 or "
+                                      "later (torch.library.custom_op); call it under "
+                                      "torch.no_grad() for inference")
+    if _compiled_call is not None and (grad or _is_compiling()):
         return _compiled_call(q, k, v, softmax_scale, causal, window_size, softcap, return_lse,
                               arch, out, lse_out, q_descale, k_descale, v_descale,
-                              descale_block_q, descale_block_kv, v_layout)
-    result = _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch,
-                      out, lse_out, q_descale, k_descale, v_descale, descale_block_q,
-                      descale_block_kv, v_layout)
-    if _without_backward is not None and (q.requires_grad or k.requires_grad or
-                                          v.requires_grad):
-        result = _without_backward(result, q, k, v)
-    return result
+                              descale_block_q, descale_block_kv, v_layout, need_lse=grad)
+    return _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch,
+                    out, lse_out, q_descale, k_descale, v_descale, descale_block_q,
+                    descale_block_kv, v_layout)
 
-
-# Set by fattn._torch_ops: results that raise in backward where they would
-# otherwise leave autograd silently (no backward pass yet).
-_without_backward = None
 
 # Set by fattn._torch_ops where torch has torch.library.custom_op: under
-# torch.compile, flash_attn_func calls the operator fattn::fwd instead of
-# launching through ctypes, which would break the graph.
+# torch.compile, or where autograd records the call, flash_attn_func calls the
+# operator fattn::fwd (whose backward is fattn::bwd) instead of launching
+# through ctypes, which would break the graph.
 _compiled_call = None
 
 
 def _is_compiling() -> bool:
     return False
+
+
+def _grad_wanted(q, k, v) -> bool:
+    """Whether autograd records the call (fattn._torch_ops sets the real test;
+    without torch there is no autograd)."""
+    return any(getattr(t, "requires_grad", False) for t in (q, k, v)) and \
+        _torch().is_grad_enabled()
 
 
 def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch, out,

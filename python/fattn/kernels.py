@@ -11,18 +11,19 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Union
 
 from . import compiler
 from ._paths import PACKAGE_DIR
-from ._runtime import Kernel
+from ._runtime import GradKernel, Kernel
 from .config import KernelConfig, short_seqs_tuning
+from .grad_config import AnyConfig, GradKernelConfig
 from .library import KernelLibrary
 
 # A kernel library shipped inside the package (docs/PACKAGING.md); read-only.
 _DEFAULT_DIR = PACKAGE_DIR / "_kernels"
 _kernel_dir: Optional[Path] = None
-_cache: Dict[KernelConfig, Kernel] = {}
+_cache: Dict[AnyConfig, Union[Kernel, GradKernel]] = {}
 _lock = threading.Lock()
 
 
@@ -74,7 +75,12 @@ def _writable_library() -> KernelLibrary:
     return KernelLibrary(_cache_dir())
 
 
-def get_kernel(config: KernelConfig, compile_if_missing: bool = True) -> Kernel:
+def _load(config: AnyConfig, path: Path) -> Union[Kernel, GradKernel]:
+    """The runtime's handle of a forward (Kernel) or backward (GradKernel) kernel."""
+    return GradKernel(path) if isinstance(config, GradKernelConfig) else Kernel(path)
+
+
+def get_kernel(config: AnyConfig, compile_if_missing: bool = True) -> Union[Kernel, GradKernel]:
     with _lock:
         kernel = _cache.get(config)
         if kernel is not None:
@@ -84,7 +90,7 @@ def get_kernel(config: KernelConfig, compile_if_missing: bool = True) -> Kernel:
         for library in search_libraries():
             path = library.find_current(config, identity)
             if path is not None:
-                kernel = Kernel(path)
+                kernel = _load(config, path)
                 break
         else:
             kernel = _compile_locked(config, tool, identity) \
@@ -110,7 +116,7 @@ def get_kernel_for_lengths(config: KernelConfig, seq_q: int, seq_k: int) -> Kern
         return get_kernel(config)
 
 
-def _missing_message(config: KernelConfig) -> str:
+def _missing_message(config: AnyConfig) -> str:
     return (f"no fattn kernel for {config.key} in "
             f"{', '.join(str(lib.directory) for lib in search_libraries())}, and fattn-compile "
             "is not available to build it (set FATTN_COMPILE, or build a library ahead of time "
@@ -118,9 +124,9 @@ def _missing_message(config: KernelConfig) -> str:
             "FATTN_KERNEL_DIR at it)")
 
 
-def _compile_locked(config: KernelConfig, tool: str, identity: str) -> Kernel:
+def _compile_locked(config: AnyConfig, tool: str, identity: str) -> Union[Kernel, GradKernel]:
     library = _writable_library()
     with tempfile.TemporaryDirectory(prefix="fattn-build-") as tmp:
         compiler.compile_kernel(config, Path(tmp) / "out", tool)
         path = library.add(config, Path(tmp) / "out", identity)
-    return Kernel(path)
+    return _load(config, path)

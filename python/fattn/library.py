@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, Iterator, Optional
 
-from .config import KernelConfig
+from .grad_config import AnyConfig, config_from_description
 
 INDEX = "index.json"
 INDEX_VERSION = 1
@@ -35,12 +35,15 @@ class LibraryError(RuntimeError):
     pass
 
 
-def check_description(desc: dict, config: KernelConfig, where: str) -> None:
+def check_description(desc: dict, config: AnyConfig, where: str) -> None:
     """A compiled kernel must compute the configuration it was asked for."""
     try:
-        got = KernelConfig.from_description(desc)
+        got = config_from_description(desc)
     except (KeyError, TypeError, ValueError) as e:
         raise LibraryError(f"{where}: not a fattn kernel description ({e})") from None
+    if type(got) is not type(config):
+        raise LibraryError(f"{where}: kernel does not match its configuration: a "
+                           f"{type(got).__name__}'s description for a {type(config).__name__}")
     if got != config:
         # Every field, not to_json's: it leaves out descale and value_layout when None.
         diffs = [f"{f.name}: wanted {getattr(config, f.name)!r}, description has "
@@ -99,12 +102,12 @@ class KernelLibrary:
             return {k: v["description"] for k, v in indexed.items()}
         return {key: str(p.relative_to(self.directory)) for key, p in self.scan().items()}
 
-    def compiler_of(self, config: KernelConfig) -> Optional[str]:
+    def compiler_of(self, config: AnyConfig) -> Optional[str]:
         """The identity of the fattn-compile that built config's kernel, if recorded."""
         entry = (self._indexed() or {}).get(config.key)
         return entry.get("compiler") if isinstance(entry, dict) else None
 
-    def find_current(self, config: KernelConfig, compiler_id: Optional[str]) -> Optional[Path]:
+    def find_current(self, config: AnyConfig, compiler_id: Optional[str]) -> Optional[Path]:
         """find(config), but None for a kernel that a fattn-compile other than
         `compiler_id` built (or an unknown one); compiler_id None: any kernel."""
         path = self.find(config)
@@ -122,12 +125,12 @@ class KernelLibrary:
                 continue
             try:
                 desc = json.loads(path.read_text())
-                found[KernelConfig.from_description(desc).key] = path
+                found[config_from_description(desc).key] = path
             except (OSError, ValueError, KeyError, TypeError):
                 continue  # not a kernel description
         return found
 
-    def find(self, config: KernelConfig) -> Optional[Path]:
+    def find(self, config: AnyConfig) -> Optional[Path]:
         rel = self.entries().get(config.key)
         if rel is None:
             return None
@@ -137,7 +140,7 @@ class KernelLibrary:
                                "which does not exist")
         return path
 
-    def add(self, config: KernelConfig, compiled_dir: Path,
+    def add(self, config: AnyConfig, compiled_dir: Path,
             compiler_id: Optional[str] = None) -> Path:
         """Moves one compiled kernel (a description + cubin in `compiled_dir`)
         into the library and indexes it, with the identity of the fattn-compile
@@ -172,12 +175,12 @@ class KernelLibrary:
             found = self.scan()
             configs = {}
             for key, path in found.items():
-                configs[key] = KernelConfig.from_description(json.loads(path.read_text()))
+                configs[key] = config_from_description(json.loads(path.read_text()))
             self._index_locked({k: str(p.relative_to(self.directory)) for k, p in found.items()},
                                configs, compilers)
         return len(found)
 
-    def _index_locked(self, new: Dict[str, str], configs: Dict[str, KernelConfig],
+    def _index_locked(self, new: Dict[str, str], configs: Dict[str, AnyConfig],
                       compilers: Dict[str, Optional[str]]) -> None:
         index = self.directory / INDEX
         data = {"version": INDEX_VERSION, "kernels": {}}

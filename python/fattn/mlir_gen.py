@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from .config import KernelConfig
+from .grad_config import GradKernelConfig
 
 _MLIR_TYPES = {"f16": "f16", "bf16": "bf16", "e4m3": "f8E4M3FN"}
 
@@ -84,3 +85,46 @@ def attention_mlir(config: KernelConfig) -> str:
         f"                  {{{', '.join(attrs)}}}\n"
         f"  return\n"
         f"}}\n")
+
+
+def grad_func_name(config: GradKernelConfig) -> str:
+    return "fattn_bwd_" + "".join(c if c.isalnum() else "_" for c in config.key)
+
+
+def attention_grad_mlir(config: GradKernelConfig) -> str:
+    """A func.func whose body is one fattn.attention_grad on strided [b, h, s, d]
+    views (dynamic batch, heads and seq; a static head dim) for a GradKernelConfig:
+    ins q, k, v, o, do and the f32 LSE [b, h, s], outs dq, dk, dv."""
+    et = _MLIR_TYPES[config.dtype]
+    t = f"memref<?x?x?x{config.head_dim}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
+    lse = "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
+    names = ("q", "k", "v", "o", "do", "lse", "dq", "dk", "dv")
+    types = [lse if n == "lse" else t for n in names]
+    args = ", ".join(f"%{n}: {ty}" for n, ty in zip(names, types))
+    attrs = [f"scale = {mlir_float(config.scale)} : f32"]
+    if config.causal:
+        attrs.append("causal = true")
+    else:
+        if config.window_left >= 0:
+            attrs.append(f"window_left = {config.window_left} : i64")
+        if config.window_right >= 0:
+            attrs.append(f"window_right = {config.window_right} : i64")
+    if config.softcap > 0:
+        attrs.append(f"softcap = {mlir_float(config.softcap)} : f32")
+    return (
+        f"// fattn backward kernel configuration {config.key}\n"
+        f"func.func @{grad_func_name(config)}({args}) {{\n"
+        f"  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : "
+        f"{', '.join(types[:6])})\n"
+        f"                       outs(%dq, %dk, %dv : {', '.join(types[6:])})\n"
+        f"                       {{{', '.join(attrs)}}}\n"
+        f"  return\n"
+        f"}}\n")
+
+
+def kernel_mlir(config) -> str:
+    """The .mlir of a KernelConfig (attention_mlir) or a GradKernelConfig
+    (attention_grad_mlir)."""
+    if isinstance(config, GradKernelConfig):
+        return attention_grad_mlir(config)
+    return attention_mlir(config)

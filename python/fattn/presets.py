@@ -113,5 +113,20 @@ def head_dim_sweep_specs() -> List[Dict]:
             for c in (False, True)]
 
 
+# Training (flash_attn_func's backward, python/tests/test_gpu_autograd.py): the
+# forward with its LSE on both archs and the sm_80 backward kernel of each
+# ("grad": build_library's backward flag).
+TRAINING_HEAD_DIMS = (64, 128)
+# (causal, window_left, window_right)
+TRAINING_MASKS = ((False, -1, -1), (True, -1, -1), (False, 64, 32))
+
+
+def training_specs() -> List[Dict]:
+    return [dict(arch=arch, dtype=dtype, head_dim_qk=d, head_dim_v=d, causal=c,
+                 window_left=wl, window_right=wr, has_lse=True, grad=True)
+            for arch in ("sm_80", "sm_90a") for dtype in TEST_DTYPES
+            for d in TRAINING_HEAD_DIMS for c, wl, wr in TRAINING_MASKS]
+
+
 PRESETS = {"gpu-tests": gpu_test_specs, "bench": bench_specs, "fp8": fp8_specs,
-           "head-dims": head_dim_sweep_specs}
+           "head-dims": head_dim_sweep_specs, "training": training_specs}

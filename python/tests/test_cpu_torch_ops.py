@@ -1,6 +1,6 @@
-"""torch.ops.fattn.fwd on the CPU (needs torch 2.4+, not a GPU): the shapes its
-fake implementation gives, and torch.compile(fullgraph=True) tracing a call to
-flash_attn_func into one graph with the operator in it."""
+"""torch.ops.fattn.fwd and torch.ops.fattn.bwd on the CPU (needs torch 2.4+, not a GPU):
+the shapes their fake implementations give, autograd through them, and
+torch.compile(fullgraph=True) tracing calls to flash_attn_func (forward and backward)."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -75,19 +75,86 @@ def test_fullgraph_trace_on_the_cpu():
     assert any(t in (torch.ops.fattn.fwd, torch.ops.fattn.fwd.default) for t in targets)
 
 
-def test_results_raise_in_backward_instead_of_dropping_the_gradient():
-    """flash_attn_func has no backward yet: its results tell autograd so."""
-    from fattn._torch_ops import without_backward
-    q = torch.randn(1, 5, 2, 8, requires_grad=True)
-    k, v = torch.randn(1, 5, 2, 8), torch.randn(1, 5, 2, 8)
-    out, lse = torch.randn(1, 5, 2, 8), torch.randn(1, 2, 5)
-    guarded = without_backward(out, q, k, v)
-    assert guarded.grad_fn is not None and torch.equal(guarded, out)
-    with pytest.raises(NotImplementedError, match="has no backward pass yet"):
-        (guarded * 2).sum().backward()
-    pair = without_backward((out, lse), q, k, v)
-    assert all(t.grad_fn is not None for t in pair)
-    with pytest.raises(NotImplementedError, match="scaled_dot_product_attention"):
-        pair[1].sum().backward()
-    with torch.no_grad():
-        assert without_backward(out, q, k, v) is out
+def test_backward_operator_is_registered():
+    schema = str(torch.ops.fattn.bwd.default._schema)
+    assert schema.startswith("fattn::bwd(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, "
+                             "Tensor lse, float? softmax_scale, bool causal")
+    assert schema.endswith("-> (Tensor, Tensor, Tensor)")
+
+
+def test_autograd_through_the_fake_operators():
+    """fattn::fwd's backward is fattn::bwd: gradients reach q, k and v with their
+    shapes (GQA: k's and v's head counts); the LSE carries none."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        q = torch.empty(2, 100, 8, 64, dtype=BF16, requires_grad=True)
+        k = torch.empty(2, 70, 2, 64, dtype=BF16, requires_grad=True)
+        v = torch.empty(2, 70, 2, 64, dtype=BF16, requires_grad=True)
+        out, lse = torch.ops.fattn.fwd(*op_args(q, k, v, True))
+        assert out.requires_grad and not lse.requires_grad
+        out.float().sum().backward()
+        for t in (q, k, v):
+            assert t.grad is not None and t.grad.shape == t.shape and t.grad.dtype == BF16
+
+
+def test_backward_without_lse_says_why():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        q = torch.empty(1, 10, 2, 64, dtype=BF16, requires_grad=True)
+        out, _ = torch.ops.fattn.fwd(*op_args(q, q, q, False))
+        with pytest.raises(NotImplementedError, match="the forward wrote no LSE"):
+            out.float().sum().backward()
+
+
+@pytest.mark.parametrize("dtype,d,dv,message", [
+    ("bfloat16", 256, 256, "multiples of 16 up to 128, got 256"),
+    ("bfloat16", 192, 128, "a v head dim \\(128\\) other than q's and k's \\(192\\)"),
+    ("float8_e4m3fn", 128, 128, "float8_e4m3fn inputs"),
+])
+def test_unsupported_backward_names_the_limit(dtype, d, dv, message):
+    from fattn.backward import grad_config
+    if not hasattr(torch, dtype):
+        pytest.skip(f"no {dtype} in this torch")
+    with pytest.raises(NotImplementedError, match=message):
+        grad_config(getattr(torch, dtype), d, dv, None, False, (-1, -1), 0.0)
+    assert grad_config(BF16, 64, 64, None, True, (-1, -1), 0.0).causal
+
+
+def test_deterministic_training_is_refused():
+    q = torch.zeros(1, 16, 4, 64, dtype=BF16, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="deterministic=True is not supported for "
+                                                  "training"):
+        fattn.flash_attn_func(q, q, q, deterministic=True)
+    # Inference stays deterministic (then the device check speaks).
+    with torch.no_grad(), pytest.raises(ValueError, match="q must be a CUDA tensor"):
+        fattn.flash_attn_func(q, q, q, deterministic=True)
+
+
+def test_fullgraph_trace_of_forward_and_backward_on_the_cpu():
+    """A training step calling flash_attn_func traces into one forward graph
+    holding fattn::fwd and a backward graph holding fattn::bwd (AOTAutograd
+    traces both with the fake implementations before anything runs)."""
+    from torch._dynamo.backends.common import aot_autograd
+    graphs = {}
+
+    def keep(name):
+        def compiler(gm, example_inputs):
+            graphs[name] = gm
+            return gm.forward
+        return compiler
+
+    def step(q, k, v):
+        return fattn.flash_attn_func(q, k, v, causal=True).float().square().sum()
+
+    torch._dynamo.reset()
+    compiled = torch.compile(step, fullgraph=True,
+                             backend=aot_autograd(fw_compiler=keep("fw"), bw_compiler=keep("bw")))
+    q = torch.zeros(1, 16, 4, 64, dtype=BF16, requires_grad=True)
+    with pytest.raises(ValueError, match="q must be a CUDA tensor"):
+        compiled(q, q, q).backward()
+
+    def targets(gm):
+        return {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
+    assert "fattn.fwd.default" in targets(graphs["fw"])
+    if "bw" in graphs:  # compiled at the first backward in some torch versions
+        assert "fattn.bwd.default" in targets(graphs["bw"])

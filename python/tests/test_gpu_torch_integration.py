@@ -8,6 +8,7 @@ torch = pytest.importorskip("torch")
 
 from gpu_support import config_for, ensure_kernel, make_bshd, new_generator  # noqa: E402
 import fattn  # noqa: E402
+from fattn.grad_config import GradKernelConfig  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 needs_custom_op = pytest.mark.skipif(not hasattr(torch.library, "custom_op"),
@@ -160,15 +161,18 @@ def test_packed_functions_match_flash_attn_func():
 
 
 @needs_custom_op
-def test_no_backward_says_so():
-    """Results of inputs that require grad raise in backward (no silent zero
-    gradient); under no_grad nothing changes."""
+def test_results_of_inputs_that_require_grad_are_differentiable():
+    """With q requiring grad the call goes through fattn::fwd (its LSE kernel):
+    the same output, a grad_fn whose backward fills q.grad (test_gpu_autograd
+    checks the values); under no_grad nothing is recorded."""
     q, k, v = inputs()
-    expected = fattn.flash_attn_func(q, k, v, causal=True)
+    ensure_kernel(config_for(q, k, v, True, (-1, -1), 0.0, None, True))
+    ensure_kernel(GradKernelConfig.make("bf16", q.shape[3], causal=True))
+    expected, _ = fattn.flash_attn_func(q, k, v, causal=True, return_lse=True)
     q.requires_grad_(True)
     o = fattn.flash_attn_func(q, k, v, causal=True)
     assert o.grad_fn is not None and torch.equal(o, expected)
-    with pytest.raises(NotImplementedError, match="has no backward pass yet"):
-        o.float().sum().backward()
+    o.float().sum().backward()
+    assert q.grad.shape == q.shape and torch.isfinite(q.grad).all() and q.grad.abs().sum() > 0
     with torch.no_grad():
         assert fattn.flash_attn_func(q, k, v, causal=True).grad_fn is None

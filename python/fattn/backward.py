@@ -1,0 +1,89 @@
+"""flash_attn_func's backward pass: dQ, dK, dV from the forward's O and LSE.
+
+The sm_80 backward kernels (fattn.attention_grad; docs/KERNEL-ABI.md, "Backward")
+run on sm_80 and, through their PTX, sm_90 GPUs, whichever kernels ran the
+forward. fattn._torch_ops registers this as the operator torch.ops.fattn.bwd,
+the backward of torch.ops.fattn.fwd.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Optional, Sequence, Tuple
+
+from ._runtime import TensorDesc
+from .grad_config import GradKernelConfig
+from .interface import _logical, _pointer_aligned, _strides_aligned, _torch
+from .kernels import get_kernel
+
+_GRAD_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
+
+DETERMINISTIC_MESSAGE = (
+    "deterministic=True is not supported for training: fattn's backward kernels add dQ "
+    "with float32 atomics in no fixed order, so gradients may differ in the last bits run "
+    "to run (pass deterministic=False)")
+
+
+def grad_config(dtype, head_dim: int, head_dim_v: int, softmax_scale: Optional[float],
+                causal: bool, window_size: Sequence[int], softcap: float) -> GradKernelConfig:
+    """The backward kernel of a forward call; NotImplementedError naming the limit
+    where the backward kernels do not take it (FP8, head dims, ...)."""
+    name = str(dtype).replace("torch.", "")
+    if name not in _GRAD_DTYPES:
+        raise NotImplementedError(f"fattn.flash_attn_func has no backward for {dtype} inputs: "
+                                  "the backward kernels take float16 or bfloat16")
+    if head_dim_v != head_dim:
+        raise NotImplementedError(f"fattn.flash_attn_func has no backward for a v head dim "
+                                  f"({head_dim_v}) other than q's and k's ({head_dim})")
+    scale = 1.0 / math.sqrt(head_dim) if softmax_scale is None else softmax_scale
+    try:
+        return GradKernelConfig.make(_GRAD_DTYPES[name], head_dim, causal, window_size[0],
+                                     window_size[1], softcap, scale)
+    except ValueError as e:
+        raise NotImplementedError(f"fattn.flash_attn_func has no backward for this call: "
+                                  f"{e}") from None
+
+
+def _readable(t):
+    """`t` where the kernels can read it (16-byte aligned rows, a contiguous last
+    dim), else a contiguous copy."""
+    if (t.stride(-1) == 1 or t.shape[-1] <= 1) and _pointer_aligned(t) and _strides_aligned(t):
+        return t
+    torch = _torch()
+    return t.clone(memory_format=torch.contiguous_format)
+
+
+def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bool,
+             window_size: Sequence[int], softcap: float) -> Tuple:
+    """dq, dk, dv (contiguous, q's, k's and v's shapes and dtype) of flash_attn_func's
+    out = attention(q, k, v) for the output's gradient dout, from the forward's out
+    and lse ([batch, heads_q, seqlen_q], float32)."""
+    torch = _torch()
+    config = grad_config(q.dtype, q.shape[3], v.shape[3], softmax_scale, causal, window_size,
+                         softcap)
+    b, sq, hq, d = q.shape
+    sk = k.shape[1]
+    if b == 0 or hq == 0 or sq == 0 or sk == 0:
+        # No query or no key: every gradient is 0 (rows without keys contribute nothing).
+        return tuple(torch.zeros(t.shape, dtype=t.dtype, device=t.device) for t in (q, k, v))
+    dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    dk = torch.empty(k.shape, dtype=k.dtype, device=k.device)
+    dv = torch.empty(v.shape, dtype=v.dtype, device=v.device)
+    q, k, v, out, dout = (_readable(t) for t in (q, k, v, out, dout.to(q.dtype)))
+    if lse.stride(-1) != 1 or lse.data_ptr() % 4:
+        lse = lse.contiguous()
+    dtype = config.dtype
+    tensors = [_logical(t, dtype) for t in (q, k, v, out, dout)]
+    tensors.append(TensorDesc.make(lse.data_ptr(), "f32", tuple(lse.shape), lse.stride()))
+    tensors += [_logical(t, dtype) for t in (dq, dk, dv)]
+    kernel = get_kernel(config)
+    # The f32 workspaces from torch's allocator: ordered on the stream, and CUDA-graph safe.
+    size = kernel.workspace_bytes(tensors)
+    workspace = torch.empty(size, dtype=torch.uint8, device=q.device)
+    device = q.device.index
+    guard = contextlib.nullcontext() if device == torch.cuda.current_device() \
+        else torch.cuda.device(device)
+    with guard:
+        kernel.launch(tensors, workspace.data_ptr(), size,
+                      torch.cuda.current_stream(device).cuda_stream)
+    return dq, dk, dv

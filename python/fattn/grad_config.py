@@ -1,0 +1,139 @@
+"""Backward kernel configurations: what one compiled fattn.attention_grad computes.
+
+The backward kernels are the sm_80 ones (fattn-sm80-grad-pipeline, FlashAttention-2's
+design; docs/KERNEL-ABI.md, "Backward"): they also run on sm_90 GPUs, whose driver
+compiles their PTX. Their limits are the compiler's (lib/Conversion/FAttnGradToNVVM):
+f16 or bf16, one head dim for Q, K and V, a multiple of 16 up to 128, dQ accumulated
+with f32 atomics in no fixed order (no `deterministic`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Union
+
+from .config import (KernelConfig, check_arch, check_flag, check_scale, check_softcap,
+                     check_window, f32_bits)
+
+GRAD_ARCH = "sm_80"
+GRAD_DTYPES = ("f16", "bf16")
+GRAD_HEAD_DIM_GRANULE = 16
+GRAD_MAX_HEAD_DIM = 128
+GRAD_KIND = "attention_grad"
+
+
+@dataclass(frozen=True)
+class GradKernelConfig:
+    """One fattn.attention_grad configuration, canonical (build with `make`);
+    the mask, scale and softcap follow KernelConfig's rules."""
+
+    arch: str
+    dtype: str
+    head_dim: int
+    causal: bool
+    window_left: int
+    window_right: int
+    softcap: float
+    scale: float
+
+    @staticmethod
+    def make(dtype: str, head_dim: int, causal: bool = False, window_left: int = -1,
+             window_right: int = -1, softcap: float = 0.0, scale: float | None = None,
+             arch: str = GRAD_ARCH) -> "GradKernelConfig":
+        if not isinstance(dtype, str) or dtype not in GRAD_DTYPES:
+            raise ValueError(f"the backward kernels take dtype {' or '.join(GRAD_DTYPES)}, "
+                             f"got {dtype!r}")
+        check_arch(arch)
+        if arch != GRAD_ARCH:
+            raise ValueError(f"the backward kernels are compiled for {GRAD_ARCH} (they run on "
+                             f"sm_90 GPUs too), got arch {arch!r}")
+        if isinstance(head_dim, bool) or not isinstance(head_dim, int) or \
+                head_dim % GRAD_HEAD_DIM_GRANULE or not 0 < head_dim <= GRAD_MAX_HEAD_DIM:
+            raise ValueError(f"the backward kernels take head dims that are multiples of "
+                             f"{GRAD_HEAD_DIM_GRANULE} up to {GRAD_MAX_HEAD_DIM}, got "
+                             f"{head_dim!r}")
+        causal = check_flag("causal", causal)
+        wl = check_window("window_left", window_left)
+        wr = check_window("window_right", window_right)
+        if causal:
+            wr = 0
+        # The description's rule: causal is the window (-1, 0), one kernel for both spellings.
+        causal = wl < 0 and wr == 0
+        scale = check_scale(1.0 / math.sqrt(head_dim) if scale is None else scale)
+        return GradKernelConfig(arch, dtype, int(head_dim), causal, wl, wr,
+                                check_softcap(softcap), scale)
+
+    @staticmethod
+    def for_forward(config: KernelConfig) -> "GradKernelConfig":
+        """The backward of a forward configuration; ValueError naming the limit
+        where the backward kernels do not take it (check_grad_support)."""
+        check_grad_support(config)
+        return GradKernelConfig.make(config.dtype, config.head_dim_qk, config.causal,
+                                     config.window_left, config.window_right, config.softcap,
+                                     config.scale)
+
+    @property
+    def key(self) -> str:
+        """A file-name-safe, exact key (scale and softcap by their float32 bits)."""
+        mask = "causal" if self.causal else "full"
+        return (f"grad-{self.arch}-{self.dtype}-d{self.head_dim}-{mask}"
+                f"-wl{self.window_left}-wr{self.window_right}"
+                f"-sc{f32_bits(self.softcap)}-s{f32_bits(self.scale)}")
+
+    # What the library, the compiler and the kernel cache ask of every configuration.
+    tuned_for = None
+    runtime_scalars = False
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"kind": GRAD_KIND, "arch": self.arch, "dtype": self.dtype,
+                "head_dim": self.head_dim, "causal": self.causal,
+                "window_left": self.window_left, "window_right": self.window_right,
+                "softcap": self.softcap, "scale": self.scale}
+
+    @staticmethod
+    def from_json(d: Mapping[str, Any]) -> "GradKernelConfig":
+        return GradKernelConfig.make(d["dtype"], d["head_dim"], d["causal"], d["window_left"],
+                                     d["window_right"], d["softcap"], d["scale"], d["arch"])
+
+    @staticmethod
+    def from_description(desc: Mapping[str, Any]) -> "GradKernelConfig":
+        """The configuration a backward description (KERNEL-ABI.md) says it computes."""
+        if not isinstance(desc, Mapping):
+            raise TypeError(f"a kernel description is a JSON object, got {type(desc).__name__}")
+        if desc.get("kind") != GRAD_KIND:
+            raise ValueError(f"not a backward description (\"kind\" is {desc.get('kind')!r})")
+        return GradKernelConfig.from_json(desc)
+
+
+def check_grad_support(config: KernelConfig) -> None:
+    """Raises ValueError naming the limit where the backward kernels cannot
+    differentiate what the forward configuration `config` computes."""
+    if config.dtype not in GRAD_DTYPES:
+        raise ValueError(f"the backward pass takes float16 or bfloat16 inputs; "
+                         f"{config.dtype} (FP8) attention has no backward")
+    if config.head_dim_v != config.head_dim_qk:
+        raise ValueError(f"the backward pass needs one head dim for q, k and v; v has "
+                         f"{config.head_dim_v}, q and k {config.head_dim_qk}")
+    d = config.head_dim_qk
+    if d % GRAD_HEAD_DIM_GRANULE or d > GRAD_MAX_HEAD_DIM:
+        raise ValueError(f"the backward pass takes head dims that are multiples of "
+                         f"{GRAD_HEAD_DIM_GRANULE} up to {GRAD_MAX_HEAD_DIM}, got {d}")
+
+
+def config_from_description(desc: Mapping[str, Any]):
+    """The KernelConfig or GradKernelConfig a description says it computes."""
+    if isinstance(desc, Mapping) and "kind" in desc:
+        return GradKernelConfig.from_description(desc)
+    return KernelConfig.from_description(desc)
+
+
+def config_from_json(d: Mapping[str, Any]):
+    """The KernelConfig or GradKernelConfig of an index entry's "config"."""
+    if isinstance(d, Mapping) and d.get("kind") == GRAD_KIND:
+        return GradKernelConfig.from_json(d)
+    return KernelConfig.from_json(d)
+
+
+# A forward or a backward configuration: what the library, the compiler and
+# the kernel cache take.
+AnyConfig = Union[KernelConfig, GradKernelConfig]

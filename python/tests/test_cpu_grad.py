@@ -1,0 +1,164 @@
+"""The backward's kernel configurations, their .mlir, the library and build_library
+with backward kernels (no GPU, no torch; fattn-compile where it is built)."""
+import json
+import re
+
+import pytest
+
+from fattn import build_library
+from fattn.compiler import CompileError, compile_kernel, find_compiler
+from fattn.config import KernelConfig
+from fattn.grad_config import (GradKernelConfig, check_grad_support, config_from_description,
+                               config_from_json)
+from fattn.library import KernelLibrary, LibraryError
+from fattn.mlir_gen import attention_grad_mlir, kernel_mlir, mlir_float
+
+from test_cpu_library import fake_compiler, write_compiled
+
+
+def test_make_is_canonical():
+    c = GradKernelConfig.make("bf16", 64)
+    assert (c.arch, c.causal, c.window_left, c.window_right, c.softcap, c.scale) == \
+        ("sm_80", False, -1, -1, 0.0, 0.125)
+    # causal and the window (-1, 0) are one mask, one kernel.
+    assert GradKernelConfig.make("bf16", 64, causal=True) == \
+        GradKernelConfig.make("bf16", 64, window_right=0)
+    # A window that ends at the diagonal is no causal mask: the description says so.
+    w = GradKernelConfig.make("f16", 128, causal=True, window_left=100)
+    assert (w.causal, w.window_left, w.window_right) == (False, 100, 0)
+    assert GradKernelConfig.make("bf16", 64, scale=0.1).scale == pytest.approx(0.1, rel=1e-7)
+
+
+def test_key_is_exact_and_distinct():
+    c = GradKernelConfig.make("bf16", 64, causal=True)
+    assert c.key == "grad-sm_80-bf16-d64-causal-wl-1-wr0-sc00000000-s3e000000"
+    others = [GradKernelConfig.make("f16", 64, causal=True),
+              GradKernelConfig.make("bf16", 128, causal=True),
+              GradKernelConfig.make("bf16", 64),
+              GradKernelConfig.make("bf16", 64, window_left=32, window_right=8),
+              GradKernelConfig.make("bf16", 64, causal=True, softcap=30.0),
+              GradKernelConfig.make("bf16", 64, causal=True, scale=0.2)]
+    keys = {c.key} | {o.key for o in others}
+    assert len(keys) == 7
+    # Never a forward key: both live in one library.
+    assert not c.key.startswith(KernelConfig.make("sm_80", "bf16", 64).key[:6])
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(dtype="e4m3", head_dim=64), "the backward kernels take dtype f16 or bf16, got 'e4m3'"),
+    (dict(dtype="bf16", head_dim=256), "multiples of 16 up to 128, got 256"),
+    (dict(dtype="bf16", head_dim=72), "multiples of 16 up to 128, got 72"),
+    (dict(dtype="bf16", head_dim=True), "multiples of 16 up to 128, got True"),
+    (dict(dtype="bf16", head_dim=64, arch="sm_90a"),
+     "compiled for sm_80 (they run on sm_90 GPUs too), got arch 'sm_90a'"),
+    (dict(dtype="bf16", head_dim=64, scale=0.0), "softmax_scale must be a positive"),
+    (dict(dtype="bf16", head_dim=64, softcap=-1.0), "softcap must be a finite number >= 0"),
+])
+def test_make_errors(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        GradKernelConfig.make(**kwargs)
+
+
+def test_json_round_trip_and_descriptions():
+    c = GradKernelConfig.make("f16", 96, window_left=64, window_right=32, softcap=20.0)
+    assert config_from_json(c.to_json()) == c
+    assert config_from_json(c.to_json()) != KernelConfig.make("sm_80", "f16", 96)
+    desc = dict(c.to_json(), version=1, cubin="x.cubin", kernels=[], params=[])
+    assert config_from_description(desc) == c
+    fwd = KernelConfig.make("sm_90a", "bf16", 128, causal=True, has_lse=True)
+    assert config_from_json(fwd.to_json()) == fwd
+    with pytest.raises(ValueError, match="not a backward description"):
+        GradKernelConfig.from_description(dict(desc, kind="attention"))
+
+
+def test_backward_of_a_forward_configuration():
+    fwd = KernelConfig.make("sm_90a", "bf16", 128, causal=True, has_lse=True, scale=0.3)
+    g = GradKernelConfig.for_forward(fwd)
+    assert g == GradKernelConfig.make("bf16", 128, causal=True, scale=0.3)
+    with pytest.raises(ValueError, match=r"e4m3 \(FP8\) attention has no backward"):
+        check_grad_support(KernelConfig.make("sm_90a", "e4m3", 128))
+    with pytest.raises(ValueError, match="one head dim for q, k and v; v has 128, q and k 192"):
+        check_grad_support(KernelConfig.make("sm_90a", "bf16", 192, 128))
+    with pytest.raises(ValueError, match="multiples of 16 up to 128, got 256"):
+        check_grad_support(KernelConfig.make("sm_90a", "bf16", 256))
+
+
+def test_mlir_of_a_backward_configuration():
+    c = GradKernelConfig.make("bf16", 64, window_left=64, window_right=32, softcap=30.0,
+                              scale=0.25)
+    text = kernel_mlir(c)
+    assert text == attention_grad_mlir(c)
+    assert f"// fattn backward kernel configuration {c.key}" in text
+    t = "memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>"
+    lse = "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
+    assert f"%do: {t}, %lse: {lse}, %dq: {t}" in text
+    assert (f"fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : {t}, {t}, {t}, {t}, {t}, "
+            f"{lse})") in text
+    assert f"outs(%dq, %dk, %dv : {t}, {t}, {t})" in text
+    assert ("{scale = 0.25 : f32, window_left = 64 : i64, window_right = 32 : i64, "
+            "softcap = 30.0 : f32}") in text
+    causal_config = GradKernelConfig.make("f16", 128, causal=True)
+    causal = attention_grad_mlir(causal_config)
+    assert f"{{scale = {mlir_float(causal_config.scale)} : f32, causal = true}}" in causal
+    assert "window" not in causal and "softcap" not in causal
+    # The forward's .mlir is unchanged.
+    assert "fattn.attention ins" in kernel_mlir(KernelConfig.make("sm_80", "bf16", 64))
+
+
+def test_library_holds_backward_kernels(tmp_path):
+    c = GradKernelConfig.make("bf16", 64, causal=True)
+    desc = dict(c.to_json(), version=1, entry="bwd", cubin="bwd.cubin", params=[], kernels=[])
+    lib = KernelLibrary(tmp_path / "lib")
+    path = lib.add(c, write_compiled(tmp_path / "out", desc))
+    assert lib.find(c) == path
+    assert lib.reindex() == 1 and lib.find(c) == path
+    other = GradKernelConfig.make("bf16", 64)
+    with pytest.raises(LibraryError, match="window_right: wanted -1, description has 0"):
+        lib.add(other, write_compiled(tmp_path / "out2", desc))
+    fwd = KernelConfig.make("sm_80", "bf16", 64, causal=True)
+    with pytest.raises(LibraryError, match="a GradKernelConfig's description for a KernelConfig"):
+        lib.add(fwd, write_compiled(tmp_path / "out3", desc))
+
+
+def test_build_library_grad_configs():
+    configs = build_library.make_configs(
+        build_library.parse_spec("dtype=bf16,head_dim=64|256,causal=1"), "sm_80", grad_all=True)
+    keys = [c.key for c in configs]
+    # The backward takes 64 (its forward then writes the LSE), not 256 (left as it was).
+    assert keys == ["sm_80-bf16-d64x64-causal-wl-1-wr0-sc00000000-s3e000000-lse",
+                    "grad-sm_80-bf16-d64-causal-wl-1-wr0-sc00000000-s3e000000",
+                    "sm_80-bf16-d256x256-causal-wl-1-wr0-sc00000000-s3d800000-nolse"]
+    with pytest.raises(ValueError, match="multiples of 16 up to 128, got 256"):
+        build_library.make_configs(build_library.parse_spec("head_dim=256,grad=1"), "sm_80")
+    training = build_library.make_configs(build_library.PRESETS["training"](), "sm_80")
+    grads = [c for c in training if isinstance(c, GradKernelConfig)]
+    assert len(grads) == 12 and all(c.arch == "sm_80" for c in grads)
+    assert all(c.has_lse for c in training if isinstance(c, KernelConfig))
+    assert {c.arch for c in training if isinstance(c, KernelConfig)} == {"sm_80", "sm_90a"}
+
+
+def test_build_library_builds_backward_kernels(tmp_path, capsys):
+    spec = "dtype=f16,head_dim=64,causal=0|1,grad=1"
+    configs = build_library.make_configs(build_library.parse_spec(spec), "sm_80")
+    tool = fake_compiler(tmp_path, configs)
+    out = tmp_path / "lib"
+    assert build_library.main(["-o", str(out), "--configs", spec, "--compiler", tool]) == 0
+    assert "4 of 4 kernels" in capsys.readouterr().out
+    assert all(KernelLibrary(out).find(c) for c in configs)
+
+
+@pytest.mark.skipif(find_compiler() is None, reason="needs fattn-compile")
+def test_fattn_compile_builds_the_configuration(tmp_path):
+    """The .mlir compiles into the three kernels, whose description is the configuration's."""
+    for c in (GradKernelConfig.make("bf16", 64, causal=True),
+              GradKernelConfig.make("f16", 128, window_left=64, window_right=32, scale=0.1)):
+        try:
+            out = compile_kernel(c, tmp_path / c.key)
+        except CompileError as e:
+            if "ptxas" in str(e):
+                pytest.skip(f"fattn-compile cannot assemble here: {e}")
+            raise
+        desc = json.loads(next(out.glob("*.json")).read_text())
+        assert config_from_description(desc) == c
+        assert [k["role"] for k in desc["kernels"]] == ["preprocess", "main", "postprocess"]
+        assert (out / desc["cubin"]).is_file() and (out / desc["ptx"]).is_file()

@@ -1,0 +1,359 @@
+"""flash_attn_func's backward pass on the GPU (run on the GPU machine).
+
+Gradients of flash_attn_func (forward kernels of the arch it picks, the sm_80
+backward kernels through the runtime: on an sm_90 GPU their PTX) against float64
+autograd of the reference attention on fresh random inputs: f16 and bf16, head
+dims 64 and 128, no mask, causal and a sliding window, GQA and MQA, Sq != Sk both
+ways with rows that see no key, lengths off the 64-row tiles, BSHD and a
+transposed (BHSD) layout. The relative L2 error of dq, dk and dv must be at most
+BOUND_FACTOR times that of a 16-bit backward on the same inputs (torch SDPA's
+FlashAttention backend where it takes the case, else the reference in the input
+dtype) plus ABS_FLOOR. Then: torch.compile(fullgraph=True) of a function calling
+flash_attn_func, forward and backward; CUDA-graph capture of a training step;
+training steps of a small transformer block and of a tiny transformers Llama
+(random weights, when transformers is installed) with fattn and with SDPA,
+losses and gradients compared.
+
+Kernels: the `training` preset (python -m fattn.build_library --preset training)
+or fattn-compile on first use; see docs/GPU-TESTING.md.
+"""
+import copy
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not hasattr(torch.library, "custom_op"):
+    pytest.skip("flash_attn_func's backward needs torch 2.4 or later", allow_module_level=True)
+
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
+
+from gpu_support import (TORCH_DTYPES, backend, config_for, ensure_kernel, make_bshd,  # noqa: E402
+                         new_generator, visible)
+import fattn  # noqa: E402
+from fattn.grad_config import GradKernelConfig  # noqa: E402
+from fattn.presets import TEST_DTYPES, TRAINING_HEAD_DIMS, TRAINING_MASKS  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+BOUND_FACTOR = 2.0
+ABS_FLOOR = 1e-4
+RMS_FLOOR = 1e-2
+MASK_IDS = ["full", "causal", "window"]
+# (batch, heads_q, heads_kv, seq_q, seq_k, layout)
+CASES = [
+    (2, 8, 2, 300, 300, "bshd"),
+    (1, 4, 1, 100, 333, "bshd"),   # MQA, Sq < Sk
+    (2, 4, 2, 257, 129, "bhsd"),   # Sq > Sk: causal rows without keys
+    (3, 6, 3, 191, 191, "bshd"),
+    (1, 2, 2, 1, 1, "bshd"),
+]
+
+
+def need_kernels(q, k, v, causal, window=(-1, -1), softcap=0.0, scale=None):
+    """The forward (with its LSE) and the backward kernel of the call, or a skip."""
+    if backend() == "naive":
+        pytest.skip("the naive reference kernels have no backward")
+    ensure_kernel(config_for(q, k, v, causal, window, softcap, scale, True))
+    dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}[q.dtype]
+    ensure_kernel(GradKernelConfig.make(dtype, q.shape[3], causal, window[0], window[1], softcap,
+                                        scale))
+
+
+def attention(q, k, v, scale, mask):
+    """[b, s, h, d] inputs (GQA by head counts) -> out [b, sq, hq, d] in their dtype;
+    rows that see no key give 0 and no NaN in any gradient."""
+    rep = q.shape[2] // k.shape[2]
+    qh = q.transpose(1, 2)
+    kh = k.transpose(1, 2).repeat_interleave(rep, dim=1)
+    vh = v.transpose(1, 2).repeat_interleave(rep, dim=1)
+    s = (torch.matmul(qh, kh.transpose(-1, -2)) * scale).masked_fill(~mask, float("-inf"))
+    m = s.amax(dim=-1, keepdim=True).detach()
+    p = torch.exp(s - torch.where(torch.isfinite(m), m, torch.zeros_like(m)))
+    l = p.sum(dim=-1, keepdim=True)
+    return torch.matmul(p / torch.where(l > 0, l, torch.ones_like(l)), vh).transpose(1, 2)
+
+
+def reference_gradients(q, k, v, do, scale, mask, dtype):
+    """(out, dq, dk, dv) of attention() computed in `dtype` by autograd."""
+    leaves = [t.detach().to(dtype).requires_grad_(True) for t in (q, k, v)]
+    out = attention(*leaves, scale, mask)
+    out.backward(do.to(dtype))
+    return (out.detach(), *[t.grad for t in leaves])
+
+
+def sdpa_gradients(q, k, v, do, scale, causal, window):
+    """dq, dk, dv of SDPA's FlashAttention backend, or None where it does not take
+    the case (a window; causal with Sq != Sk)."""
+    if window != (-1, -1) or (causal and q.shape[1] != k.shape[1]):
+        return None
+    rep = q.shape[2] // k.shape[2]
+    leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
+    qh = leaves[0].transpose(1, 2)
+    kh = leaves[1].transpose(1, 2).repeat_interleave(rep, dim=1)
+    vh = leaves[2].transpose(1, 2).repeat_interleave(rep, dim=1)
+    try:
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+            out = F.scaled_dot_product_attention(qh, kh, vh, is_causal=causal, scale=scale)
+        out.transpose(1, 2).backward(do)
+    except RuntimeError:
+        return None
+    return [t.grad for t in leaves]
+
+
+def rel_l2(x, ref) -> float:
+    """||x - ref|| / ||ref||, ||ref|| at least an RMS of RMS_FLOOR (a gradient that
+    vanishes, as dq with one key, is not divided by rounding noise)."""
+    ref = ref.double()
+    denom = max(ref.norm().item(), RMS_FLOOR * math.sqrt(ref.numel()))
+    return (x.double() - ref).norm().item() / denom
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "b{}_h{}-{}_sq{}_sk{}_{}".format(*c))
+@pytest.mark.parametrize("causal,wl,wr", TRAINING_MASKS, ids=MASK_IDS)
+@pytest.mark.parametrize("head_dim", TRAINING_HEAD_DIMS)
+@pytest.mark.parametrize("dtype", TEST_DTYPES)
+def test_gradients_against_float64(dtype, head_dim, causal, wl, wr, case):
+    b, hq, hk, sq, sk, layout = case
+    gen = new_generator()
+    tdtype = TORCH_DTYPES[dtype]
+    q, k, v, do = (make_bshd(b, s, h, head_dim, tdtype, layout, gen)
+                   for s, h in ((sq, hq), (sk, hk), (sk, hk), (sq, hq)))
+    window = (wl, -1 if causal else wr)
+    need_kernels(q, k, v, causal, window)
+    scale = 1.0 / math.sqrt(head_dim)
+    leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
+    out = fattn.flash_attn_func(*leaves, causal=causal, window_size=window)
+    assert out.grad_fn is not None
+    out.backward(do)
+    got = [t.grad for t in leaves]
+
+    mask = visible(sq, sk, wl, 0 if causal else wr, q.device)
+    out64, *ref = reference_gradients(q, k, v, do, scale, mask, torch.float64)
+    assert rel_l2(out.detach(), out64) < 1e-2
+    base = sdpa_gradients(q, k, v, do, scale, causal, window)
+    source = "SDPA flash"
+    if base is None:
+        base = list(reference_gradients(q, k, v, do, scale, mask, tdtype)[1:])
+        source = f"reference in {dtype}"
+    for label, x, r, y, leaf in zip(("dq", "dk", "dv"), got, ref, base, (q, k, v)):
+        assert x.shape == leaf.shape and x.dtype == tdtype
+        assert not torch.isnan(x).any(), f"{label}: NaN"
+        err, base_err = rel_l2(x, r), rel_l2(y, r)
+        print(f"{label}: fattn {err:.3e}, {source} {base_err:.3e}")
+        assert err <= BOUND_FACTOR * base_err + ABS_FLOOR, (
+            f"{label}: relative L2 error {err:.3e} above {BOUND_FACTOR} x {source}'s "
+            f"{base_err:.3e} + {ABS_FLOOR}")
+
+
+def test_gradient_of_a_broadcast_output_gradient_and_lse():
+    """out.sum() hands the backward a dO with stride 0 (copied for the kernels): the
+    same gradients as a dense dO (up to the order of dQ's atomics); the LSE is
+    returned without a gradient; no_grad calls record nothing."""
+    gen = new_generator()
+    q, k, v = (make_bshd(1, 200, 4, 64, torch.bfloat16, "bshd", gen).requires_grad_(True)
+               for _ in range(3))
+    need_kernels(q, k, v, True)
+    out, lse = fattn.flash_attn_func(q, k, v, causal=True, return_lse=True)
+    assert not lse.requires_grad
+    out.sum().backward()
+    dq, dk, dv = (t.grad.clone() for t in (q, k, v))
+    for t in (q, k, v):
+        t.grad = None
+    fattn.flash_attn_func(q, k, v, causal=True).backward(torch.ones_like(out))
+    assert torch.equal(dk, k.grad) and torch.equal(dv, v.grad)
+    assert rel_l2(dq, q.grad) < 1e-3
+    with torch.no_grad():
+        assert fattn.flash_attn_func(q, k, v, causal=True).grad_fn is None
+
+
+def test_deterministic_and_unsupported_backward():
+    gen = new_generator()
+    q = make_bshd(1, 64, 2, 64, torch.bfloat16, "bshd", gen).requires_grad_(True)
+    with pytest.raises(NotImplementedError, match="deterministic=True is not supported"):
+        fattn.flash_attn_func(q, q, q, deterministic=True)
+    q256 = make_bshd(1, 64, 2, 256, torch.bfloat16, "bshd", gen)
+    ensure_kernel(config_for(q256, q256, q256, False, (-1, -1), 0.0, None, True))
+    out = fattn.flash_attn_func(q256.requires_grad_(True), q256, q256)
+    with pytest.raises(NotImplementedError, match="multiples of 16 up to 128, got 256"):
+        out.float().sum().backward()
+
+
+@pytest.mark.parametrize("compile_backend", ["aot_eager", "inductor"])
+def test_torch_compile_fullgraph_forward_and_backward(compile_backend):
+    if compile_backend == "inductor":
+        pytest.importorskip("triton")
+    gen = new_generator()
+    q, k, v = (make_bshd(2, 300, h, 64, torch.bfloat16, "bshd", gen) for h in (8, 2, 2))
+    need_kernels(q, k, v, True)
+
+    def loss_fn(q, k, v):
+        out = fattn.flash_attn_func(q, k, v, causal=True)
+        return (out.float() ** 2).sum()
+
+    grads = []
+    for fn in (loss_fn, torch.compile(loss_fn, fullgraph=True, backend=compile_backend)):
+        torch._dynamo.reset()
+        leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
+        fn(*leaves).backward()
+        grads.append([t.grad for t in leaves])
+    for eager, compiled in zip(*grads):
+        assert rel_l2(compiled, eager) < 1e-2
+
+
+def test_cuda_graph_capture_of_a_training_step():
+    """A forward and backward warmed up on the capturing stream (the kernels
+    loaded, the forward's runtime workspace cached) replays from a CUDA graph with
+    the same gradients (the backward's workspaces come from torch's allocator)."""
+    gen = new_generator()
+    q, k, v = (make_bshd(1, 256, 4, 128, torch.float16, "bshd", gen).requires_grad_(True)
+               for _ in range(3))
+    need_kernels(q, k, v, False)
+
+    def step():
+        for t in (q, k, v):
+            t.grad = None
+        fattn.flash_attn_func(q, k, v).float().square().sum().backward()
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        step()  # loads the kernels
+    torch.cuda.current_stream().wait_stream(side)
+    want = [t.grad.clone() for t in (q, k, v)]
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=side):
+        step()
+    graph.replay()
+    torch.cuda.synchronize()
+    for w, t in zip(want, (q, k, v)):
+        assert rel_l2(t.grad, w) < 1e-3
+
+
+class Block(torch.nn.Module):
+    """A pre-norm causal self-attention + MLP block (GQA 8/2, head dim 64)."""
+
+    def __init__(self, attend, dim=512, heads=8, kv_heads=2):
+        super().__init__()
+        self.attend, self.heads, self.kv_heads, self.hd = attend, heads, kv_heads, dim // heads
+        self.norm1, self.norm2 = torch.nn.LayerNorm(dim), torch.nn.LayerNorm(dim)
+        self.qkv = torch.nn.Linear(dim, (heads + 2 * kv_heads) * self.hd, bias=False)
+        self.proj = torch.nn.Linear(dim, dim, bias=False)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(dim, 4 * dim), torch.nn.GELU(),
+                                       torch.nn.Linear(4 * dim, dim))
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        q, k, v = self.qkv(self.norm1(x)).split(
+            [self.heads * self.hd, self.kv_heads * self.hd, self.kv_heads * self.hd], dim=-1)
+        q = q.view(b, s, self.heads, self.hd)
+        k = k.view(b, s, self.kv_heads, self.hd)
+        v = v.view(b, s, self.kv_heads, self.hd)
+        x = x + self.proj(self.attend(q, k, v).reshape(b, s, -1))
+        return x + self.mlp(self.norm2(x))
+
+
+def fattn_attend(q, k, v):
+    return fattn.flash_attn_func(q, k, v, causal=True)
+
+
+def sdpa_attend(q, k, v):
+    rep = q.shape[2] // k.shape[2]
+    qh, kh, vh = (t.transpose(1, 2) for t in (q, k, v))
+    out = F.scaled_dot_product_attention(qh, kh.repeat_interleave(rep, 1),
+                                         vh.repeat_interleave(rep, 1), is_causal=True)
+    return out.transpose(1, 2)
+
+
+def train(model, batches, steps, compiled=False):
+    """Losses of `steps` AdamW steps and the gradients of the first."""
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    run = torch.compile(model, fullgraph=True) if compiled else model
+    losses, first = [], None
+    for x, y in batches[:steps]:
+        opt.zero_grad(set_to_none=True)
+        loss = F.mse_loss(run(x).float(), y.float())
+        loss.backward()
+        if first is None:
+            first = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
+        opt.step()
+        losses.append(loss.item())
+    return losses, first
+
+
+def compare_training(losses_f, grads_f, losses_s, grads_s, loss_tol, grad_tol):
+    for lf, ls in zip(losses_f, losses_s):
+        assert abs(lf - ls) <= loss_tol * abs(ls), (losses_f, losses_s)
+    for name, g in grads_s.items():
+        err = rel_l2(grads_f[name], g)
+        assert err < grad_tol, f"{name}: gradient differs from SDPA's by {err:.3e}"
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_training_steps_of_a_block(compiled):
+    gen = new_generator()
+    torch.manual_seed(int(torch.randint(0, 2**31, (1,), generator=gen, device="cuda")))
+    probe = make_bshd(2, 300, 8, 64, torch.bfloat16, "bshd", gen)
+    need_kernels(probe, probe[:, :, :2], probe[:, :, :2], True)
+    sdpa = Block(sdpa_attend).cuda().to(torch.bfloat16)
+    ours = copy.deepcopy(sdpa)
+    ours.attend = fattn_attend
+    batches = [(torch.randn(2, 300, 512, generator=gen, device="cuda").to(torch.bfloat16),
+                torch.randn(2, 300, 512, generator=gen, device="cuda").to(torch.bfloat16))
+               for _ in range(4)]
+    losses_s, grads_s = train(sdpa, batches, 4)
+    losses_f, grads_f = train(ours, batches, 4, compiled)
+    compare_training(losses_f, grads_f, losses_s, grads_s, 2e-2, 5e-2)
+
+
+def test_training_steps_of_a_tiny_llama():
+    """transformers' Llama from a config (random weights), its attention replaced
+    by one that calls flash_attn_func, against the same model on SDPA."""
+    transformers = pytest.importorskip("transformers")
+    if not hasattr(transformers, "AttentionInterface"):
+        pytest.skip("this transformers has no AttentionInterface (4.48 or later)")
+
+    def fattn_llama_attention(module, query, key, value, attention_mask, scaling=None,
+                              dropout=0.0, **kwargs):
+        # query, key, value: [b, heads, s, d]; the inputs are unpadded, so the
+        # causal mask is the whole mask.
+        q, k, v = (t.transpose(1, 2) for t in (query, key, value))
+        return fattn.flash_attn_func(q, k, v, softmax_scale=scaling, causal=True), None
+
+    transformers.AttentionInterface.register("fattn", fattn_llama_attention)
+    masks = getattr(transformers, "AttentionMaskInterface", None)
+    if masks is not None:  # the mask is causal and flash_attn_func applies it
+        masks.register("fattn", lambda *args, **kwargs: None)
+    config = transformers.LlamaConfig(vocab_size=1000, hidden_size=256, intermediate_size=512,
+                                      num_hidden_layers=2, num_attention_heads=4,
+                                      num_key_value_heads=2, max_position_embeddings=512)
+    gen = new_generator()
+    torch.manual_seed(int(torch.randint(0, 2**31, (1,), generator=gen, device="cuda")))
+    config._attn_implementation = "sdpa"
+    sdpa = transformers.LlamaForCausalLM(config).cuda().to(torch.bfloat16)
+    ours = copy.deepcopy(sdpa)
+    if hasattr(ours, "set_attn_implementation"):
+        ours.set_attn_implementation("fattn")
+    else:
+        ours.config._attn_implementation = "fattn"
+    probe = make_bshd(2, 200, 4, 64, torch.bfloat16, "bshd", gen)
+    need_kernels(probe, probe[:, :, :2], probe[:, :, :2], True)
+    batches = [torch.randint(0, 1000, (2, 200), generator=gen, device="cuda") for _ in range(3)]
+
+    def run(model):
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        losses, first = [], None
+        for ids in batches:
+            opt.zero_grad(set_to_none=True)
+            loss = model(input_ids=ids, labels=ids).loss
+            loss.backward()
+            if first is None:
+                first = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
+            opt.step()
+            losses.append(loss.item())
+        return losses, first
+
+    losses_s, grads_s = run(sdpa)
+    losses_f, grads_f = run(ours)
+    compare_training(losses_f, grads_f, losses_s, grads_s, 2e-2, 5e-2)
