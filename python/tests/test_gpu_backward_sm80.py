@@ -5,8 +5,8 @@ Each configuration's three kernels (preprocess, main, postprocess; docs/KERNEL-A
 cuModuleGetFunction, cuLaunchKernel) on torch tensors, and dQ, dK and dV are compared with
 float64 autograd of the reference attention on fresh random inputs (the seed is printed;
 FATTN_TEST_SEED=N replays it), the outputs and workspaces poisoned with NaN first: bf16 and
-f16, head dims 64 and 128, causal or not, GQA 4/2 and MQA, Sq != Sk, sequence lengths 1..300
-that are not multiples of the 64-row tiles, rows that see no key. The bound: relative L2 error
+f16, head dims 64 and 128, causal or not, two with a softcap, GQA 4/2 and MQA, Sq != Sk,
+sequence lengths 1..300 that are not multiples of the 64-row tiles, rows that see no key. The bound: relative L2 error
 at most BOUND_FACTOR times that of a 16-bit backward on the same inputs (torch SDPA's
 FlashAttention backend where it takes the case, else the reference computed in the input
 dtype, as FlashAttention's own tests do), plus ABS_FLOOR.
@@ -45,23 +45,28 @@ ABS_FLOOR = 1e-4
 RMS_FLOOR = 1e-2
 
 
-def config_name(dtype: str, head_dim: int, causal: bool) -> str:
-    return f"bwd_{dtype}_d{head_dim}_{'causal' if causal else 'full'}"
+def config_name(dtype: str, head_dim: int, causal: bool, softcap: float = 0.0) -> str:
+    name = f"bwd_{dtype}_d{head_dim}_{'causal' if causal else 'full'}"
+    return name + (f"_softcap{softcap:g}" if softcap > 0 else "")
 
 
-CONFIGS = [(dtype, d, causal) for dtype in DTYPES for d in HEAD_DIMS for causal in (False, True)]
+# (dtype, head_dim, causal, softcap)
+CONFIGS = [(dtype, d, causal, 0.0) for dtype in DTYPES for d in HEAD_DIMS
+           for causal in (False, True)] + [("bf16", 128, True, 30.0), ("f16", 64, False, 5.0)]
 
 
 def kernel_source() -> str:
     """One function per configuration whose body is one fattn.attention_grad on
     dynamic, strided memrefs (any batch, heads, sequence lengths and strides)."""
     functions = []
-    for dtype, d, causal in CONFIGS:
+    for dtype, d, causal, softcap in CONFIGS:
         t = f"memref<?x?x?x{d}x{dtype}, strided<[?, ?, ?, 1], offset: ?>>"
         lse = "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
-        attrs = " {causal = true}" if causal else ""
+        attrs = ([" causal = true"] if causal else []) + \
+            ([f" softcap = {softcap} : f32"] if softcap > 0 else [])
+        attrs = " {" + ",".join(attrs) + " }" if attrs else ""
         functions.append(
-            f"func.func @{config_name(dtype, d, causal)}(%q: {t}, %k: {t}, %v: {t}, %o: {t}, "
+            f"func.func @{config_name(dtype, d, causal, softcap)}(%q: {t}, %k: {t}, %v: {t}, %o: {t}, "
             f"%do: {t}, %lse: {lse}, %dq: {t}, %dk: {t}, %dv: {t}) {{\n"
             f"  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : {t}, {t}, {t}, {t}, {t}, "
             f"{lse}) outs(%dq, %dk, %dv : {t}, {t}, {t}){attrs}\n"
@@ -203,15 +208,17 @@ if __name__ != "__main__":
         ok = torch.ones(sq, sk, dtype=torch.bool, device=device)
         return ok & (j <= i + sk - sq) if causal else ok
 
-    def attention(q, k, v, scale, mask):
+    def attention(q, k, v, scale, mask, softcap):
         """[b, s, h, d] inputs (GQA by head counts) -> (out [b, sq, hq, d], lse [b, hq, sq]),
-        in the inputs' dtype; rows that see no key give out = 0 and lse = -inf, and no NaN
-        in any gradient."""
+        in the inputs' dtype, scores capped by softcap * tanh(s / softcap) when softcap > 0;
+        rows that see no key give out = 0 and lse = -inf, and no NaN in any gradient."""
         rep = q.shape[2] // k.shape[2]
         qh = q.transpose(1, 2)
         kh = k.transpose(1, 2).repeat_interleave(rep, dim=1)
         vh = v.transpose(1, 2).repeat_interleave(rep, dim=1)
         s = torch.matmul(qh, kh.transpose(-1, -2)) * scale
+        if softcap > 0:
+            s = softcap * torch.tanh(s / softcap)
         s = s.masked_fill(~mask, float("-inf"))
         m = s.amax(dim=-1, keepdim=True).detach()
         m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
@@ -221,17 +228,17 @@ if __name__ != "__main__":
         lse = (m + torch.log(l)).squeeze(-1)
         return out.transpose(1, 2), lse
 
-    def gradients(q, k, v, do, scale, mask, dtype):
+    def gradients(q, k, v, do, scale, mask, softcap, dtype):
         """(out, lse, dq, dk, dv) of attention() in `dtype` by autograd."""
         leaves = [t.detach().to(dtype).requires_grad_(True) for t in (q, k, v)]
-        out, lse = attention(*leaves, scale, mask)
+        out, lse = attention(*leaves, scale, mask, softcap)
         out.backward(do.to(dtype))
         return (out.detach(), lse.detach(), *[t.grad for t in leaves])
 
-    def sdpa_gradients(q, k, v, do, scale, causal):
+    def sdpa_gradients(q, k, v, do, scale, causal, softcap):
         """dq, dk, dv of torch SDPA's FlashAttention backend in the input dtype, or
-        None where it does not take the case (causal with sq != sk)."""
-        if causal and q.shape[1] != k.shape[1]:
+        None where it does not take the case (causal with sq != sk, a softcap)."""
+        if (causal and q.shape[1] != k.shape[1]) or softcap > 0:
             return None
         rep = q.shape[2] // k.shape[2]
         leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
@@ -311,9 +318,10 @@ if __name__ != "__main__":
         return torch.randn(b, s, h, d, generator=gen, device="cuda").to(dtype)
 
     @pytest.mark.parametrize("case", CASES, ids=lambda c: "b{}_h{}-{}_sq{}_sk{}_{}".format(*c))
-    @pytest.mark.parametrize("dtype,head_dim,causal", CONFIGS,
+    @pytest.mark.parametrize("dtype,head_dim,causal,softcap", CONFIGS,
                              ids=[config_name(*c) for c in CONFIGS])
-    def test_backward_against_float64(kernel_dir, driver, dtype, head_dim, causal, case):
+    def test_backward_against_float64(kernel_dir, driver, dtype, head_dim, causal, softcap,
+                                      case):
         b, hq, hk, sq, sk, layout = case
         gen = new_generator()
         tdtype = TORCH_DTYPES[dtype]
@@ -324,18 +332,18 @@ if __name__ != "__main__":
         do = make(b, sq, hq, head_dim, tdtype, layout, gen)
         mask = visible(sq, sk, causal, "cuda")
 
-        out64, lse64, *ref = gradients(q, k, v, do, scale, mask, torch.float64)
+        out64, lse64, *ref = gradients(q, k, v, do, scale, mask, softcap, torch.float64)
         # The forward's O (rounded, in the layout of Q) and LSE (f32), as a forward
         # kernel would have written them.
         o = torch.empty_like(q).copy_(out64.to(tdtype))
         lse = lse64.float().contiguous()
-        got = run_backward(driver, kernel_dir, config_name(dtype, head_dim, causal),
+        got = run_backward(driver, kernel_dir, config_name(dtype, head_dim, causal, softcap),
                            q, k, v, o, do, lse, scale)
 
-        base = sdpa_gradients(q, k, v, do, scale, causal)
+        base = sdpa_gradients(q, k, v, do, scale, causal, softcap)
         source = "SDPA flash"
         if base is None:
-            base = list(gradients(q, k, v, do, scale, mask, tdtype)[2:])
+            base = list(gradients(q, k, v, do, scale, mask, softcap, tdtype)[2:])
             source = f"reference in {dtype}"
         for label, x, r, y in zip(("dq", "dk", "dv"), got, ref, base):
             assert not torch.isnan(x).any(), f"{label}: NaN (an element left unwritten?)"

@@ -14,7 +14,7 @@ the workspaces) are compared with the analytic float64 gradients of the same
 rounded inputs:
 
   P = exp(S - LSE), D = rowsum(dO * O), dV = P^T dO, dP = dO V^T,
-  dS = P (dP - D), dK = scale dS^T Q, dQ = scale dS K.
+  dS = P (dP - D) (1 - tanh^2 with a softcap), dK = scale dS^T Q, dQ = scale dS K.
 
 This checks the kernels' index math, fragment layouts, masks and loop
 structure without a GPU (not the upstream conversions below L3, nor timing).
@@ -235,6 +235,8 @@ class CTA:
             give(f(o[0], o[1]).astype(np.float32))
         elif n == "math.fma":
             give((o[0] * o[1] + o[2]).astype(np.float32))
+        elif n == "math.tanh":
+            give(np.tanh(o[0]).astype(np.float32))
         elif n == "math.exp2":
             with np.errstate(over="ignore"):
                 give(np.exp2(o[0]).astype(np.float32))
@@ -402,9 +404,9 @@ class CTA:
 # One configuration
 # ---------------------------------------------------------------------------
 
-def kernel_ir(fattn_opt, dtype, head_dim, causal, window_left, window_right):
+def kernel_ir(fattn_opt, dtype, head_dim, causal, window_left, window_right, softcap):
     t = f"memref<?x?x?x{head_dim}x{dtype}>"
-    attrs = []
+    attrs = [f"softcap = {softcap} : f32"] if softcap > 0 else []
     if causal:
         attrs.append("causal = true")
     if window_left >= 0:
@@ -424,14 +426,19 @@ def kernel_ir(fattn_opt, dtype, head_dim, causal, window_left, window_right):
     return proc.stdout
 
 
-def reference(q, k, v, do, scale, visible):
+def reference(q, k, v, do, scale, softcap, visible):
     """Float64 O, LSE and the gradients, from [b, s, h, d] inputs."""
     rep = q.shape[2] // k.shape[2]
     Q = q.transpose(0, 2, 1, 3).astype(np.float64)
     K = np.repeat(k.transpose(0, 2, 1, 3), rep, 1).astype(np.float64)
     V = np.repeat(v.transpose(0, 2, 1, 3), rep, 1).astype(np.float64)
     dO = do.transpose(0, 2, 1, 3).astype(np.float64)
-    S = np.where(visible, scale * Q @ K.transpose(0, 1, 3, 2), -np.inf)
+    S = scale * Q @ K.transpose(0, 1, 3, 2)
+    derivative = 1.0
+    if softcap > 0:
+        tanh = np.tanh(S / softcap)
+        S, derivative = softcap * tanh, 1.0 - tanh * tanh
+    S = np.where(visible, S, -np.inf)
     m = S.max(-1, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
     P = np.exp(S - m)
@@ -440,7 +447,7 @@ def reference(q, k, v, do, scale, visible):
         lse = (m + np.log(l))[..., 0]
     P = P / np.where(l > 0, l, 1.0)
     O = P @ V
-    dS = P * (dO @ V.transpose(0, 1, 3, 2) - (dO * O).sum(-1, keepdims=True))
+    dS = P * (dO @ V.transpose(0, 1, 3, 2) - (dO * O).sum(-1, keepdims=True)) * derivative
     b, hk = k.shape[0], k.shape[2]
     group = lambda x: x.reshape(b, hk, rep, *x.shape[2:]).sum(2).transpose(0, 2, 1, 3)
     grads = (scale * dS @ K).transpose(0, 2, 1, 3), group(scale * dS.transpose(0, 1, 3, 2) @ Q), \
@@ -462,13 +469,14 @@ def main():
     p.add_argument("--causal", action="store_true")
     p.add_argument("--window-left", type=int, default=-1)
     p.add_argument("--window-right", type=int, default=-1)
+    p.add_argument("--softcap", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
     heads_kv = a.heads_kv or a.heads_q
     right = 0 if a.causal else a.window_right
 
     top = parse(kernel_ir(a.fattn_opt, a.dtype, a.head_dim, a.causal, a.window_left,
-                          a.window_right).splitlines())
+                          a.window_right, a.softcap).splitlines())
     kernels = {re.search(r'sym_name = "(\w+)"', f.attrs).group(1).rsplit("_", 1)[1]: f
                for f in top.ops[0].regions[0].ops[0].regions[0].ops if f.name == "gpu.func"}
 
@@ -484,7 +492,7 @@ def main():
     if right >= 0:
         visible &= j <= i + sk - sq + right
     scale = 1.0 / math.sqrt(d)
-    out, lse, expected = reference(q, k, v, do, scale, visible)
+    out, lse, expected = reference(q, k, v, do, scale, a.softcap, visible)
 
     nan = lambda shape: np.full(shape, np.nan, np.float32)
     tensors = {"q": q, "k": k, "v": v, "o": round_to(out.astype(np.float32), a.dtype),

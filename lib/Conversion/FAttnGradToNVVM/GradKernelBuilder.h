@@ -38,6 +38,8 @@ struct GradConfig {
   /// bf16 or f16: Q, K, V, O, dO, dQ, dK, dV.
   Type elementType;
   double scale = 1.0;
+  /// 0: none; else S = softcap * tanh(scale * Q K^T / softcap).
+  double softcap = 0.0;
   int64_t windowLeft = -1, windowRight = -1;
 
   bool isBF16() const { return elementType.isBF16(); }

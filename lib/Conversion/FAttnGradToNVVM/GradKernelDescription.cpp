@@ -75,7 +75,7 @@ json::Object mlir::fattn::describeSM80GradKernels(
        i64(info, "window_right") == 0 && i64(info, "window_left") == -1},
       {"window_left", i64(info, "window_left")},
       {"window_right", i64(info, "window_right")},
-      {"softcap", 0.0},
+      {"softcap", info.getAs<FloatAttr>("softcap").getValueAsDouble()},
       {"block_m", i64(info, "block_m")},
       {"block_n", i64(info, "block_n")},
       {"align_bytes", 16},

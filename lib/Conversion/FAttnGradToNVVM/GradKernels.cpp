@@ -74,14 +74,12 @@ FailureOr<GradConfig> sm80grad::readGradConfig(TiledAttentionGradOp op) {
            << lowering << " take " << kBlockM << " x " << kBlockN
            << " tiles (block-m=" << kBlockM << " block-n=" << kBlockN
            << "), found " << op.getBlockM() << " x " << op.getBlockN();
-  if (op.getSoftcap().convertToDouble() > 0.0)
-    return op.emitOpError() << lowering << " do not take a softcap, found "
-                            << op.getSoftcap().convertToDouble();
   if (op.getDeterministic())
     return op.emitOpError()
            << lowering << " add dQ with f32 atomics in no fixed order; "
            << "'deterministic' is not supported";
   cfg.scale = op.getScale().convertToDouble();
+  cfg.softcap = op.getSoftcap().convertToDouble();
   cfg.windowLeft = static_cast<int64_t>(op.getWindowLeft());
   cfg.windowRight = static_cast<int64_t>(op.getWindowRight());
   for (int64_t bound : {cfg.windowLeft, cfg.windowRight})
@@ -362,6 +360,7 @@ DictionaryAttr kernelInfo(OpBuilder &b, const GradConfig &cfg, StringRef role,
       b.getNamedAttr("dtype", b.getStringAttr(cfg.isBF16() ? "bf16" : "f16")),
       b.getNamedAttr("head_dim", b.getI64IntegerAttr(cfg.headDim)),
       b.getNamedAttr("scale", b.getF64FloatAttr(cfg.scale)),
+      b.getNamedAttr("softcap", b.getF64FloatAttr(cfg.softcap)),
       b.getNamedAttr("window_left", b.getI64IntegerAttr(cfg.windowLeft)),
       b.getNamedAttr("window_right", b.getI64IntegerAttr(cfg.windowRight)),
       b.getNamedAttr("block_m", b.getI64IntegerAttr(kBlockM)),

@@ -3,8 +3,8 @@
 // The pass: builds the backward's kernels (GradKernels.cpp) and, unless
 // asked to keep the target ops, lowers them with upstream conversions, after
 // the two rewrites that upstream does not do: fattn.q_tile_range to arith
-// (the CPU lowering's pattern), nvgpu.mma.sync on bf16 to nvvm.mma.sync and
-// math.exp2 to ex2.approx.ftz.
+// (the CPU lowering's pattern), nvgpu.mma.sync on bf16 to nvvm.mma.sync,
+// math.exp2 and math.tanh to ex2.approx.ftz and tanh.approx.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,28 +91,45 @@ struct BF16MmaSyncLowering : OpRewritePattern<nvgpu::MmaSyncOp> {
   }
 };
 
-/// math.exp2 on f32 (scalars or vectors) as ex2.approx.ftz per element,
-/// as the forward kernels compute it: upstream's GPU conversion would call
-/// libdevice for scalars and rejects vectors.
-struct Exp2ToApproxLowering : OpRewritePattern<math::Exp2Op> {
-  using OpRewritePattern::OpRewritePattern;
+/// ex2.approx.ftz.f32 of `x`.
+Value approxExp2(PatternRewriter &rewriter, Location loc, Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             rewriter, loc, rewriter.getF32Type(),
+             rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+             ValueRange{x})
+      .getResult(0);
+}
 
-  LogicalResult matchAndRewrite(math::Exp2Op op,
+/// tanh.approx.f32 of `x` (sm_75+), which no NVVM op or LLVM intrinsic
+/// exposes: inline PTX, as the forward kernels' softcap.
+Value approxTanh(PatternRewriter &rewriter, Location loc, Value x) {
+  return LLVM::InlineAsmOp::create(
+             rewriter, loc, rewriter.getF32Type(), ValueRange{x},
+             "tanh.approx.f32 $0, $1;", "=f,f", /*has_side_effects=*/false,
+             /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+             /*asm_dialect=*/LLVM::AsmDialectAttr(),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
+/// A math op on f32 (scalars or vectors) as an approximate PTX instruction
+/// per element: math.exp2 as ex2.approx.ftz and math.tanh as tanh.approx, as
+/// the forward kernels compute them (upstream's GPU conversion would call
+/// libdevice for scalars and rejects vectors).
+template <typename MathOp>
+struct ToApproxInstruction : OpRewritePattern<MathOp> {
+  using Build = Value (*)(PatternRewriter &, Location, Value);
+  ToApproxInstruction(MLIRContext *ctx, Build build)
+      : OpRewritePattern<MathOp>(ctx), build(build) {}
+
+  LogicalResult matchAndRewrite(MathOp op,
                                 PatternRewriter &rewriter) const override {
-    Type f32 = rewriter.getF32Type();
     auto vectorType = dyn_cast<VectorType>(op.getType());
-    if (getElementTypeOrSelf(op.getType()) != f32)
+    if (!getElementTypeOrSelf(op.getType()).isF32())
       return rewriter.notifyMatchFailure(op, "not f32");
     Location loc = op.getLoc();
-    auto approx = [&](Value x) -> Value {
-      return LLVM::CallIntrinsicOp::create(
-                 rewriter, loc, f32,
-                 rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
-                 ValueRange{x})
-          .getResult(0);
-    };
     if (!vectorType) {
-      rewriter.replaceOp(op, approx(op.getOperand()));
+      rewriter.replaceOp(op, build(rewriter, loc, op.getOperand()));
       return success();
     }
     SmallVector<Value> elements;
@@ -123,13 +140,16 @@ struct Exp2ToApproxLowering : OpRewritePattern<math::Exp2Op> {
         position[dim] = rest % vectorType.getDimSize(dim);
         rest /= vectorType.getDimSize(dim);
       }
-      elements.push_back(approx(
+      elements.push_back(build(
+          rewriter, loc,
           vector::ExtractOp::create(rewriter, loc, op.getOperand(), position)));
     }
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vectorType,
                                                         elements);
     return success();
   }
+
+  Build build;
 };
 
 struct ConvertFAttnGradToNVVMSM80Pass
@@ -169,7 +189,7 @@ struct ConvertFAttnGradToNVVMSM80Pass
     RewritePatternSet patterns(&getContext());
     populateLowerTiledGradToLinalgPatterns(patterns);
     populateSM80BF16MmaSyncPatterns(patterns);
-    populateSM80Exp2ApproxPatterns(patterns);
+    populateSM80MathApproxPatterns(patterns);
     if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
       return signalPassFailure();
     OpPassManager pm(gpu::GPUModuleOp::getOperationName());
@@ -184,8 +204,10 @@ void mlir::fattn::populateSM80BF16MmaSyncPatterns(RewritePatternSet &patterns) {
   patterns.add<BF16MmaSyncLowering>(patterns.getContext());
 }
 
-void mlir::fattn::populateSM80Exp2ApproxPatterns(RewritePatternSet &patterns) {
-  patterns.add<Exp2ToApproxLowering>(patterns.getContext());
+void mlir::fattn::populateSM80MathApproxPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ToApproxInstruction<math::Exp2Op>>(ctx, approxExp2);
+  patterns.add<ToApproxInstruction<math::TanhOp>>(ctx, approxTanh);
 }
 
 void mlir::fattn::buildSM80GradKernelLowering(OpPassManager &pm) {

@@ -287,8 +287,20 @@ void MainKernelBuilder::accumulate(const Frags &lhsT, Value rhsTile, Frags &acc,
 
 void MainKernelBuilder::scoresPart(Value row0, Value masked, int64_t firstTile,
                                    Frags &dK, Frags &dV) {
-  // S^T, masked on the tiles that need it.
+  // S^T (capped: softcap·tanh(S^T·scale / softcap)), masked on the tiles
+  // that need it.
   Frags scores = transposedScores(keyTile, queryTile, firstTile);
+  double softcap = k.cfg.softcap;
+  Frags tanhs;
+  if (softcap > 0) {
+    Value inner = splat(static_cast<float>(k.cfg.scale / softcap), accType);
+    Value outer = splat(static_cast<float>(softcap), accType);
+    for (Value &s : scores) {
+      Value scaled = arith::MulFOp::create(b, s, inner);
+      tanhs.push_back(math::TanhOp::create(b, scaled));
+      s = arith::MulFOp::create(b, tanhs.back(), outer);
+    }
+  }
   auto ifOp = scf::IfOp::create(
       b, masked,
       [&](OpBuilder &nested, Location) {
@@ -305,8 +317,10 @@ void MainKernelBuilder::scoresPart(Value row0, Value masked, int64_t firstTile,
       });
   scores.assign(ifOp.getResults().begin(), ifOp.getResults().end());
 
-  // P^T = exp2(S^T·scale·log2(e) - LSE·log2(e)).
-  Value scaleLog2 = splat(static_cast<float>(k.cfg.scale * kLog2E), accType);
+  // P^T = exp2(S^T·scale·log2(e) - LSE·log2(e)) (the capped scores carry
+  // the scale already).
+  Value scaleLog2 = splat(
+      static_cast<float>((softcap > 0 ? 1.0 : k.cfg.scale) * kLog2E), accType);
   Frags probs;
   for (auto [i, s] : llvm::enumerate(scores)) {
     Value scaled = arith::MulFOp::create(b, s, scaleLog2);
@@ -316,14 +330,21 @@ void MainKernelBuilder::scoresPart(Value row0, Value masked, int64_t firstTile,
   }
   accumulate(probs, gradOutputTile, dV, firstTile);
 
-  // dS^T = P^T ∘ (dP^T - D).
+  // dS^T = P^T ∘ (dP^T - D), times the softcap's derivative 1 - tanh².
   Frags gradProbs = transposedScores(valueTile, gradOutputTile, firstTile);
   Frags gradScores;
+  Value one = splat(1.0f, accType);
   for (auto [i, pair] : llvm::enumerate(llvm::zip(probs, gradProbs))) {
     auto [pt, dpt] = pair;
     Value delta = rowValues(deltaTile, firstTile + static_cast<int64_t>(i));
-    gradScores.push_back(
-        arith::MulFOp::create(b, pt, arith::SubFOp::create(b, dpt, delta)));
+    Value ds =
+        arith::MulFOp::create(b, pt, arith::SubFOp::create(b, dpt, delta));
+    if (softcap > 0) {
+      Value t = tanhs[i];
+      Value squared = arith::MulFOp::create(b, t, t);
+      ds = arith::MulFOp::create(b, ds, arith::SubFOp::create(b, one, squared));
+    }
+    gradScores.push_back(ds);
   }
   accumulate(gradScores, queryTile, dK, firstTile);
 

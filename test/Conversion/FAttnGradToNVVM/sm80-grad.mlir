@@ -8,7 +8,7 @@
 // parameter list (11 pointers, 5 sizes, 26 strides); the function is gone.
 // L3-LABEL: gpu.module @fattn_kernels [#nvvm.target<O = 3, chip = "sm_80">]
 // Preprocess: D = rowsum(dO * O), two threads per row; zeros into dq_accum.
-// L3: gpu.func @bwd_preprocess(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: i32, {{.*}}, %{{.*}}: i64) kernel attributes {fattn.grad_kernel = {block_m = 64 : i64, block_n = 64 : i64, dtype = "bf16", dynamic_smem_bytes = 0 : i64, head_dim = 16 : i64, role = "preprocess", scale = 2.500000e-01 : f64, threads = 128 : i64, window_left = -1 : i64, window_right = 0 : i64}, known_block_size = array<i32: 128, 1, 1>}
+// L3: gpu.func @bwd_preprocess(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: i32, {{.*}}, %{{.*}}: i64) kernel attributes {fattn.grad_kernel = {block_m = 64 : i64, block_n = 64 : i64, dtype = "bf16", dynamic_smem_bytes = 0 : i64, head_dim = 16 : i64, role = "preprocess", scale = 2.500000e-01 : f64, softcap = 0.000000e+00 : f64, threads = 128 : i64, window_left = -1 : i64, window_right = 0 : i64}, known_block_size = array<i32: 128, 1, 1>}
 // L3: vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<?xbf16, #gpu.address_space<global>>, vector<8xbf16>
 // L3: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
 // L3: vector.reduction <add>
@@ -146,5 +146,36 @@ func.func @window(%q: memref<2x4x100x32xf16, strided<[?, ?, ?, 1], offset: ?>>, 
   fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<2x4x100x32xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<2x4x90x32xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<2x4x90x32xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<2x4x100x32xf16>, memref<2x4x100x32xf16>, memref<2x4x100xf32>)
                        outs(%dq, %dk, %dv : memref<2x4x100x32xf16>, memref<2x4x90x32xf16>, memref<2x4x90x32xf16>)
                        {window_left = 8 : i64, window_right = 4 : i64}
+  return
+}
+
+// -----
+
+// A softcap: S = softcap * tanh(scale * Q K^T / softcap) (math.tanh, as
+// tanh.approx.f32 inline PTX at L4), P from the capped scores (scale 1 in
+// the exponent), dS times the derivative 1 - tanh^2.
+// L3-LABEL: gpu.module @fattn_kernels
+// L3: gpu.func @softcap_main(
+// L3-SAME: softcap = 3.000000e+01 : f64
+// L3: %[[S:.*]] = nvgpu.mma.sync
+// L3: %[[INNER:.*]] = arith.constant dense<0.00589255663> : vector<2x2xf32>
+// L3: %[[OUTER:.*]] = arith.constant dense<3.000000e+01> : vector<2x2xf32>
+// L3: %[[X:.*]] = arith.mulf %{{.*}}, %[[INNER]] : vector<2x2xf32>
+// L3: %[[T:.*]] = math.tanh %[[X]] : vector<2x2xf32>
+// L3: arith.mulf %[[T]], %[[OUTER]] : vector<2x2xf32>
+// L3: arith.constant dense<1.44269502> : vector<2x2xf32>
+// L3: math.exp2
+// L3: %[[T2:.*]] = arith.mulf %[[T]], %[[T]] : vector<2x2xf32>
+// L3: %[[DERIV:.*]] = arith.subf %{{.*}}, %[[T2]] : vector<2x2xf32>
+// L3: arith.mulf %{{.*}}, %[[DERIV]] : vector<2x2xf32>
+// L4-LABEL: gpu.module @fattn_kernels
+// L4: llvm.func @softcap_main(
+// L4: llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %{{.*}} : (f32) -> f32
+func.func @softcap(%q: memref<?x2x?x32xbf16>, %k: memref<?x2x?x32xbf16>, %v: memref<?x2x?x32xbf16>,
+                   %o: memref<?x2x?x32xbf16>, %do: memref<?x2x?x32xbf16>, %lse: memref<?x2x?xf32>,
+                   %dq: memref<?x2x?x32xbf16>, %dk: memref<?x2x?x32xbf16>, %dv: memref<?x2x?x32xbf16>) {
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<?x2x?x32xbf16>, memref<?x2x?x32xbf16>, memref<?x2x?x32xbf16>, memref<?x2x?x32xbf16>, memref<?x2x?x32xbf16>, memref<?x2x?xf32>)
+                       outs(%dq, %dk, %dv : memref<?x2x?x32xbf16>, memref<?x2x?x32xbf16>, memref<?x2x?x32xbf16>)
+                       {softcap = 30.0 : f32}
   return
 }

@@ -7,9 +7,9 @@
 // fattn-compile compiles a function whose body is one fattn.attention_grad
 // into the three backward kernels (fattn-sm80-grad-pipeline) in one PTX,
 // one cubin and one description. Head dims 64 and 128, f16 and bf16,
-// causal or not: every kernel assembles without spills or stack.
+// causal or not, a softcap: every kernel assembles without spills or stack.
 // PTXAS-NOT: warning
-// PTXAS-COUNT-9: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-COUNT-12: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning
 
 // PTX: .target sm_80
@@ -99,5 +99,9 @@ func.func @bwd_d128_bf16(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset
 }
 func.func @bwd_d128_f16_causal(%q: memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, %o: memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, %do: memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, %dq: memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, %dk: memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, %dv: memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>) {
   fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>) outs(%dq, %dk, %dv : memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>) {causal = true}
+  return
+}
+func.func @bwd_d128_bf16_causal_softcap(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %o: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %do: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, %dq: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %dk: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, %dv: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>) {
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>) outs(%dq, %dk, %dv : memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>) {causal = true, softcap = 30.0 : f32}
   return
 }

@@ -38,13 +38,14 @@ LogicalResult buildSM80GradKernels(ModuleOp module);
 /// operands.
 void populateSM80BF16MmaSyncPatterns(RewritePatternSet &patterns);
 
-/// math.exp2 on f32 (scalars and vectors) as llvm.nvvm.ex2.approx.ftz.f32
-/// per element, the forward kernels' exp2.
-void populateSM80Exp2ApproxPatterns(RewritePatternSet &patterns);
+/// math.exp2 and math.tanh on f32 (scalars and vectors) as ex2.approx.ftz
+/// (llvm.nvvm.ex2.approx.ftz.f32) and tanh.approx.f32 (inline PTX) per
+/// element, as the forward kernels compute them.
+void populateSM80MathApproxPatterns(RewritePatternSet &patterns);
 
 /// The upstream conversions that take the kernels to NVVM/LLVM, to run on
 /// the gpu.module after populateSM80BF16MmaSyncPatterns and
-/// populateSM80Exp2ApproxPatterns.
+/// populateSM80MathApproxPatterns.
 void buildSM80GradKernelLowering(OpPassManager &pm);
 
 /// One description for the three kernels of the backward function `name`,

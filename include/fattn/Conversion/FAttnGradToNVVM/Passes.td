@@ -21,9 +21,11 @@ def ConvertFAttnGradToNVVMSM80
     - `<function>_main`, per KV tile of a KV head (4 warps, 16 keys each):
       K and V copied once into shared memory, then for each query head of
       the group the Q tiles of `fattn.q_tile_range` (Q, dO by cp.async,
-      the LSE and D): S^T = K Q^T, the mask on the tiles that need it,
+      the LSE and D): S^T = K Q^T (capped with a softcap), the mask on the
+      tiles that need it,
       P^T = exp2(S^T scale log2(e) - LSE log2(e)), dV += P^T dO,
-      dP^T = V dO^T, dS^T = P^T (dP^T - D), dK += dS^T Q (P^T and dS^T
+      dP^T = V dO^T, dS^T = P^T (dP^T - D) (times 1 - tanh^2 with a
+      softcap), dK += dS^T Q (P^T and dS^T
       stay in registers as the A operands), dS^T through shared memory
       for dQ = dS K (ldmatrix.trans), added into `dq_accum` with f32
       atomics; dK times the scale and dV stored at the end;
@@ -38,12 +40,13 @@ def ConvertFAttnGradToNVVMSM80
     there (L3); otherwise it lowers them with upstream conversions
     (NVGPU, math, GPU, vector, memref, arith, index, SCF and CF to
     NVVM/LLVM; `nvgpu.mma.sync` on bf16, which upstream's pattern does not
-    take, first becomes `nvvm.mma.sync`). The function is erased.
+    take, first becomes `nvvm.mma.sync`, and `math.exp2` and `math.tanh`
+    become ex2.approx.ftz and tanh.approx). The function is erased.
 
     Supported: f16 and bf16, head dims (QK and V equal) multiples of 16 up
-    to 128, any sequence lengths, GQA/MQA, causal and local windows; the
-    rest (a softcap, `deterministic`, other tiles, f32, head dims above
-    128) is a diagnostic on the op.
+    to 128, any sequence lengths, GQA/MQA, causal and local windows, a
+    softcap (math.tanh, as tanh.approx.f32); the rest (`deterministic`,
+    other tiles, f32, head dims above 128) is a diagnostic on the op.
   }];
   let options = [
     Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",
