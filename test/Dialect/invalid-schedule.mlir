@@ -204,3 +204,60 @@ func.func @release_range(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
   }
   return
 }
+
+// -----
+
+func.func @work_loop_outside_tiled_op() {
+  // expected-error @below {{'fattn.work_loop' op expected to be directly in the body of a fattn.tiled_attention}}
+  fattn.work_loop {
+  ^bb0(%b: index, %h: index, %m: index):
+  }
+  return
+}
+
+// -----
+
+func.func @work_loop_arguments(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  fattn.tiled_attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>) attributes {block_m = 128 : i64, block_n = 64 : i64, scale = 1.250000e-01 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%grid_b: index, %grid_h: index, %grid_m: index):
+    // expected-error @below {{'fattn.work_loop' op expected the region to take the work item's batch, head and Q tile (3 index arguments), found 2 argument(s)}}
+    fattn.work_loop {
+    ^bb0(%b: index, %h: index):
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @two_work_loops(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  fattn.tiled_attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>) attributes {block_m = 128 : i64, block_n = 64 : i64, scale = 1.250000e-01 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%grid_b: index, %grid_h: index, %grid_m: index):
+    // expected-error @below {{'fattn.work_loop' op expected one fattn.work_loop per fattn.tiled_attention}}
+    fattn.work_loop {
+    ^bb0(%b: index, %h: index, %m: index):
+    }
+    fattn.work_loop {
+    ^bb0(%b: index, %h: index, %m: index):
+    }
+  }
+  return
+}
+
+// -----
+
+// Inside the loop the tiled op's arguments are the CTA's grid coordinates,
+// not the work item's.
+func.func @work_loop_grid_coordinate(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  fattn.tiled_attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>) attributes {block_m = 128 : i64, block_n = 64 : i64, scale = 1.250000e-01 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%grid_b: index, %grid_h: index, %grid_m: index):
+    // expected-error @below {{'fattn.work_loop' op expected the work item's coordinates from the region's arguments, found a use of the fattn.tiled_attention's argument #2 (a grid coordinate)}}
+    fattn.work_loop {
+    ^bb0(%b: index, %h: index, %m: index):
+      %c128 = arith.constant 128 : index
+      // expected-note @below {{used here}}
+      %row = arith.muli %grid_m, %c128 : index
+    }
+  }
+  return
+}

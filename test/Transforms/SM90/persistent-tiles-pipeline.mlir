@@ -1,5 +1,5 @@
 // fattn-sm90-pipeline's `persistent` option runs --fattn-persistent-tiles
-// after the other scheduling passes, and the mark reaches the lowering.
+// after the other scheduling passes, and its work loop reaches the lowering.
 // RUN: fattn-opt %s --fattn-sm90-pipeline="persistent=true" --mlir-print-ir-before=convert-fattn-to-nvvm-sm90 -o /dev/null 2>&1 | FileCheck %s --check-prefix=ON
 // RUN: fattn-opt %s --fattn-sm90-pipeline --mlir-print-ir-before=convert-fattn-to-nvvm-sm90 -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 // Without warp specialization the pass does not run (like the overlap and
@@ -9,11 +9,12 @@
 // RUN: fattn-opt %s --fattn-sm90-pipeline="persistent=true warp-specialize=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ORDERNOWS
 
 // ON: IR Dump Before ConvertFAttnToNVVMSM90
-// ON: fattn.tiled_attention {{.*}}attributes {{{.*}}fattn.sm90.persistent_tiles, fattn.sm90.tma = #fattn.sm90_tma_plan<{{.*}}>{{.*}} {
+// ON: fattn.tiled_attention {{.*}}attributes {{{.*}}fattn.sm90.tma = #fattn.sm90_tma_plan<{{.*}}>{{.*}} {
+// ON: fattn.work_loop {
 // ON: fattn.warp_specialize
 
 // OFF: IR Dump Before ConvertFAttnToNVVMSM90
-// OFF-NOT: persistent_tiles
+// OFF-NOT: fattn.work_loop
 // OFF: fattn.store_tile
 
 // ORDER: fattn-warp-specialize

@@ -7,7 +7,8 @@
 // The pass records the buffers in the op's work plan, keeping what the
 // plan holds already.
 // BEFORE-NOT: fattn.sm90.work
-// CHECK: fattn.tiled_attention {{.*}}fattn.sm90.persistent_tiles{{.*}}fattn.sm90.work = #fattn.sm90_work_plan<q_buffers = 2>
+// CHECK: fattn.tiled_attention {{.*}}fattn.sm90.work = #fattn.sm90_work_plan<q_buffers = 2>
+// CHECK: fattn.work_loop
 // KEEP: fattn.sm90.work = #fattn.sm90_work_plan<q_tile_order = forward, q_buffers = 2>
 // A second buffer only serves a CTA that computes several work items.
 // ONECTA: error: 'fattn.tiled_attention' op q-buffers 2 must be 1, or 2 with persistent tiles

@@ -17,17 +17,15 @@
 // A one-stage ring (hand-edited: --fattn-sm90-tma plans at least two):
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize | sed -e 's/<2, tensor/<1, tensor/g' \
 // RUN:   | not fattn-opt --fattn-intra-wg-overlap 2>&1 | FileCheck %s --check-prefix=STAGES
-// The lowering implements persistent tiles only with a producer warpgroup
-// (hand-edited: --fattn-persistent-tiles refuses to mark such an op), and
-// reads the mark only as the unit attribute that the pass sets:
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma | sed -e 's/fattn.sm90.tma = /fattn.sm90.persistent_tiles, fattn.sm90.tma = /' \
+// The lowering implements the work loop of a persistent kernel only with a
+// producer warpgroup in it (hand-edited: --fattn-persistent-tiles refuses to
+// build the loop in an op without one):
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma \
+// RUN:   | sed -e 's/^\( *\)\^bb0(%arg4: index, %arg5: index, %arg6: index):/\1^bb0(%b: index, %h: index, %m: index):\n\1fattn.work_loop {\n\1^bb0(%arg4: index, %arg5: index, %arg6: index):/' -e 's/^    return/    }\n    return/' \
 // RUN:   | not fattn-opt --convert-fattn-to-nvvm-sm90 2>&1 | FileCheck %s --check-prefix=PERSISTENT
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize | sed -e 's/fattn.sm90.tma = /fattn.sm90.persistent_tiles = true, fattn.sm90.tma = /' \
-// RUN:   | not fattn-opt --convert-fattn-to-nvvm-sm90 2>&1 | FileCheck %s --check-prefix=PERSISTENTUNIT
 
 // STAGES: 'fattn.warp_specialize' op intra-warpgroup overlap needs a ring of at least 2 stages
-// PERSISTENT: 'fattn.tiled_attention' op is marked fattn.sm90.persistent_tiles but has no producer warpgroup (fattn.warp_specialize): run --fattn-warp-specialize before --fattn-persistent-tiles
-// PERSISTENTUNIT: 'fattn.tiled_attention' op expected fattn.sm90.persistent_tiles to be a unit attribute, found true
+// PERSISTENT: 'fattn.work_loop' op expected a fattn.warp_specialize in its region: the sm_90a lowering implements the loop over work items with a producer warpgroup (run --fattn-warp-specialize before --fattn-persistent-tiles)
 // NOPLAN: 'fattn.tiled_attention' op has no TMA plan: run --fattn-sm90-tma first
 // BLOCKM: 'fattn.tiled_attention' op with 3 consumer warpgroups of 64 rows, block_m must be 192, found 128
 // COUNT: 'fattn.tiled_attention' op expected 1 to 3 consumer warpgroups, found 4

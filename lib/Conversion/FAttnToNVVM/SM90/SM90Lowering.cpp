@@ -68,10 +68,10 @@ LogicalResult checkCanonicalTiledForm(TiledAttentionOp op) {
       hasFinalize = true;
     else if (isa<FAttnDialect>(inner->getDialect()) &&
              !isa<StoreTileOp, KVTileRangeOp, MaskOp, SoftcapOp, SoftmaxInitOp,
-                  RescaleOp, WarpSpecializeOp, RingCreateOp, RingAcquireOp,
-                  RingCommitOp, RingWaitOp, RingReleaseOp, NamedBarrierSyncOp,
-                  NamedBarrierArriveOp, LoadDescaleOp, PermuteKeysOp,
-                  TransposeTileOp>(inner)) {
+                  RescaleOp, WarpSpecializeOp, WorkLoopOp, RingCreateOp,
+                  RingAcquireOp, RingCommitOp, RingWaitOp, RingReleaseOp,
+                  NamedBarrierSyncOp, NamedBarrierArriveOp, LoadDescaleOp,
+                  PermuteKeysOp, TransposeTileOp>(inner)) {
       inner->emitOpError("is not supported by the sm_90a lowering");
       return WalkResult::interrupt();
     }

@@ -92,15 +92,20 @@ static FailureOr<int64_t> readPingpongBase(WarpSpecializeOp ws) {
   return *base;
 }
 
-/// Whether --fattn-persistent-tiles marked `op`; fails on a value other than
-/// the unit attribute it sets, which would otherwise be silently ignored.
-static FailureOr<bool> readPersistentTiles(TiledAttentionOp op) {
-  Attribute mark = op->getAttr(kPersistentTilesAttrName);
-  if (!mark)
+/// Whether the kernel is persistent: `op` has a fattn.work_loop (which
+/// --fattn-persistent-tiles builds) around its fattn.warp_specialize. Each
+/// role's loop over work items is built from it; the prefetch across items
+/// is the producer warpgroup's, so a work loop without one is an error.
+static FailureOr<bool> readWorkLoop(TiledAttentionOp op) {
+  WorkLoopOp loop = getWorkLoop(op);
+  if (!loop)
     return false;
-  if (!isa<UnitAttr>(mark))
-    return op.emitOpError() << "expected " << kPersistentTilesAttrName
-                            << " to be a unit attribute, found " << mark;
+  if (!getWarpSpecialize(op))
+    return loop.emitOpError()
+           << "expected a fattn.warp_specialize in its region: the sm_90a "
+              "lowering implements the loop over work items with a producer "
+              "warpgroup (run --fattn-warp-specialize before "
+              "--fattn-persistent-tiles)";
   return true;
 }
 
@@ -144,7 +149,7 @@ static LogicalResult readLoweringChoices(TiledAttentionOp op,
 
 LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
                                             SM90Options &options) {
-  FailureOr<bool> persistent = readPersistentTiles(op);
+  FailureOr<bool> persistent = readWorkLoop(op);
   if (failed(persistent) || failed(readLoweringChoices(op, options)))
     return failure();
   // Without a plan, getSM90KernelConfig names what is missing.
@@ -161,13 +166,6 @@ LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
     options.intraWarpgroupOverlap = false;
     options.pingpong = false;
     options.persistent = false;
-    // The persistent loop relies on the producer warpgroup to prefetch the
-    // next work item; the kernel without one does not implement it.
-    if (*persistent)
-      return op.emitOpError()
-             << "is marked " << kPersistentTilesAttrName
-             << " but has no producer warpgroup (fattn.warp_specialize): run "
-                "--fattn-warp-specialize before --fattn-persistent-tiles";
     return success();
   }
   options.warpSpecialize = true;

@@ -1,6 +1,7 @@
 //===- ScheduleOps.cpp - sm_90a schedule ops ------------------------------===//
 
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -89,6 +90,48 @@ LogicalResult WarpSpecializeOp::verify() {
     return emitOpError("expected the consumer region to take the consumer "
                        "warpgroup index (one index argument)");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// WorkLoopOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WorkLoopOp::verify() {
+  auto tiled = dyn_cast<TiledAttentionOp>((*this)->getParentOp());
+  if (!tiled)
+    return emitOpError("expected to be directly in the body of a "
+                       "fattn.tiled_attention");
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 3 ||
+      !llvm::all_of(body.getArgumentTypes(),
+                    [](Type t) { return t.isIndex(); }))
+    return emitOpError() << "expected the region to take the work item's "
+                            "batch, head and Q tile (3 index arguments), "
+                            "found "
+                         << body.getNumArguments() << " argument(s)";
+  for (Operation &sibling : tiled.getBody().front())
+    if (&sibling != getOperation() && isa<WorkLoopOp>(sibling))
+      return emitOpError("expected one fattn.work_loop per "
+                         "fattn.tiled_attention");
+  // Inside the loop the tiled op's block arguments are the CTA's grid
+  // coordinates, not the item's: a use of one would compute another item.
+  Block &gridBlock = tiled.getBody().front();
+  WalkResult result = getBody().walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg || arg.getOwner() != &gridBlock)
+        continue;
+      InFlightDiagnostic diag =
+          emitOpError() << "expected the work item's coordinates from the "
+                           "region's arguments, found a use of the "
+                           "fattn.tiled_attention's argument #"
+                        << arg.getArgNumber() << " (a grid coordinate)";
+      diag.attachNote(inner->getLoc()) << "used here";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//

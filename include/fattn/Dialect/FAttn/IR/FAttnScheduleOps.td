@@ -1,12 +1,13 @@
 //===- FAttnScheduleOps.td - sm_90a schedule ops -----------*- tablegen -*-===//
 //
 // The Hopper scheduling passes (--fattn-warp-specialize, --fattn-pingpong,
-// --fattn-intra-wg-overlap) write their decisions into the tiled form with
-// these ops: warpgroup roles as regions of one op, the K/V ring as a
-// producer/consumer channel with paired acquire/commit and wait/release
-// ops, and named barriers between consumer warpgroups. The sm_90a lowering
-// turns them into warpgroup branches with setmaxnreg, ring stages and
-// phases on mbarriers, and bar.sync/bar.arrive.
+// --fattn-intra-wg-overlap, --fattn-persistent-tiles) write their decisions
+// into the tiled form with these ops: warpgroup roles as regions of one op,
+// the K/V ring as a producer/consumer channel with paired acquire/commit and
+// wait/release ops, named barriers between consumer warpgroups, and the loop
+// of a persistent CTA over its work items. The sm_90a lowering turns them
+// into warpgroup branches with setmaxnreg, ring stages and phases on
+// mbarriers, bar.sync/bar.arrive, and each role's loop over work items.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +85,46 @@ def FAttn_WarpSpecializeOp : FAttn_Op<"warp_specialize",
       return getConsumer().front().getArgument(0);
     }
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// The work loop of a persistent kernel
+//===----------------------------------------------------------------------===//
+
+def FAttn_WorkLoopOp : FAttn_Op<"work_loop",
+    [RecursiveMemoryEffects, NoTerminator]> {
+  let summary = "each CTA loops over the (batch, head, Q tile) work items";
+  let description = [{
+    Makes the kernel persistent: the grid is one CTA per SM, and each CTA
+    runs the region once per work item it takes, with the item's batch,
+    head and Q tile as the block arguments (in the order of the
+    `fattn.tiled_attention`'s own). Without it a CTA computes the one item of
+    its grid coordinates. The op stands directly in the body of a
+    `fattn.tiled_attention`, at most once, and the ops in its region take the
+    item's coordinates from its arguments, not from the tiled op's block
+    arguments. What outlives an item stays outside: the K/V ring, whose
+    stages and phases run on from one item to the next. The order in which a
+    CTA takes its items (a snake over rounds of the grid, the Q tiles
+    reversed or not, the last rounds split) is the work plan's
+    (`#fattn.sm90_work_plan` on the tiled op).
+
+    ```mlir
+    %ring = fattn.ring_create : <2, tensor<128x128xbf16>, tensor<128x128xbf16>>
+    fattn.work_loop {
+    ^bb0(%batch: index, %head: index, %q_tile: index):
+      ...
+      fattn.warp_specialize attributes {consumers = 2 : i64} producer {
+        ...
+      } consumer {
+      ^bb0(%wg: index):
+        ...
+      }
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -4,9 +4,10 @@
 // the prologue that fills the K/V ring and an epilogue (O store) during
 // which the tensor cores idle. A persistent kernel launches one CTA per SM
 // and loops over the tiles, so that its producer warpgroup already loads the
-// next tile's Q and K/V while the consumers finish the current one. The
-// decision is a unit attribute on the tiled op; the sm_90a lowering builds
-// the loop over work items.
+// next tile's Q and K/V while the consumers finish the current one. The pass
+// wraps the per-tile body in a fattn.work_loop, whose region takes the work
+// item's coordinates; the sm_90a lowering builds each role's loop over work
+// items from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,18 +24,48 @@ namespace mlir::fattn {
 using namespace mlir;
 using namespace mlir::fattn;
 
-LogicalResult mlir::fattn::markPersistentTiles(TiledAttentionOp op) {
+FailureOr<WorkLoopOp> mlir::fattn::buildWorkLoop(RewriterBase &rewriter,
+                                                 TiledAttentionOp op) {
+  if (WorkLoopOp existing = getWorkLoop(op))
+    return existing;
   // Without a producer warpgroup nobody loads the next work item's tiles
   // during the current one's epilogue, which is what the loop is for.
   if (!getWarpSpecialize(op))
     return op.emitOpError("persistent tiles need the producer warpgroup of "
                           "--fattn-warp-specialize: run it first");
-  op->setAttr(kPersistentTilesAttrName, UnitAttr::get(op.getContext()));
-  return success();
+  Block &body = op.getBody().front();
+  // The ring outlives a work item (its stages and phases run on), so it is
+  // created before the loop; ring_create has no operands.
+  SmallVector<Operation *> rings, perItem;
+  for (Operation &inner : body)
+    (isa<RingCreateOp>(inner) ? rings : perItem).push_back(&inner);
+  for (Operation *ring : llvm::reverse(rings))
+    rewriter.moveOpBefore(ring, &body, body.begin());
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPointToEnd(&body);
+  auto loop = WorkLoopOp::create(rewriter, loc);
+  Type index = rewriter.getIndexType();
+  Block *item = rewriter.createBlock(&loop.getBody(), {},
+                                     {index, index, index}, {loc, loc, loc});
+  for (Operation *inner : perItem)
+    rewriter.moveOpBefore(inner, item, item->end());
+  // Every use of the grid coordinates is now inside the loop.
+  for (auto [grid, coordinate] :
+       llvm::zip(body.getArguments(), item->getArguments()))
+    rewriter.replaceAllUsesWith(grid, coordinate);
+  return loop;
+}
+
+WorkLoopOp mlir::fattn::getWorkLoop(TiledAttentionOp op) {
+  for (Operation &inner : op.getBody().front())
+    if (auto loop = dyn_cast<WorkLoopOp>(inner))
+      return loop;
+  return nullptr;
 }
 
 bool mlir::fattn::hasPersistentTiles(TiledAttentionOp op) {
-  return op->hasAttrOfType<UnitAttr>(kPersistentTilesAttrName);
+  return static_cast<bool>(getWorkLoop(op));
 }
 
 namespace {
@@ -45,8 +76,9 @@ struct FAttnPersistentTilesPass
   void runOnOperation() override {
     // Every op gets its diagnostic, not only the first.
     bool failedAny = false;
+    IRRewriter rewriter(&getContext());
     getOperation()->walk([&](TiledAttentionOp op) {
-      failedAny |= failed(markPersistentTiles(op));
+      failedAny |= failed(buildWorkLoop(rewriter, op));
     });
     if (failedAny)
       signalPassFailure();

@@ -232,7 +232,9 @@ mlir::fattn::warpSpecialize(RewriterBase &rewriter, TiledAttentionOp op,
 }
 
 WarpSpecializeOp mlir::fattn::getWarpSpecialize(TiledAttentionOp op) {
-  for (Operation &inner : op.getBody().front())
+  WorkLoopOp loop = getWorkLoop(op);
+  Block &body = loop ? loop.getBody().front() : op.getBody().front();
+  for (Operation &inner : body)
     if (auto ws = dyn_cast<WarpSpecializeOp>(inner))
       return ws;
   return nullptr;

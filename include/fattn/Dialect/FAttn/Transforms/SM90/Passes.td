@@ -122,32 +122,37 @@ def FAttnPingpong : Pass<"fattn-pingpong"> {
 def FAttnPersistentTiles : Pass<"fattn-persistent-tiles"> {
   let summary = "Make the sm_90a kernel persistent: one CTA per SM looping over (Q tile, head, batch) work items";
   let description = [{
-    Marks each warp-specialized `fattn.tiled_attention` with the unit
-    attribute `fattn.sm90.persistent_tiles`, which the sm_90a lowering
-    implements as a persistent tile scheduler: the grid becomes the number
-    of SMs, and each CTA loops over (Q tile, head, batch) work items, one
-    per round of the grid, in snake order (CTA c takes item c of even
-    rounds and G - 1 - c of odd ones). The Q tile varies fastest, so that
-    the CTAs running at the same time work on the same head and share its
-    K and V in L2; masked kernels with few (batch, head) pairs (for several
-    CTAs per pair) take the Q tile slowest, so that each round's causal items
-    have about one length. With the work plan's `q_tile_order = reverse`
-    (the default, `--fattn-sm90-q-tile-order`), the longest causal tiles
-    come first. The producer warpgroup prefetches the
-    next work item's Q and K/V tiles while the consumers finish the current
-    one (its epilogue and O store), which a kernel of one CTA per tile
-    cannot overlap.
+    Wraps the body of each warp-specialized `fattn.tiled_attention` in a
+    `fattn.work_loop`: everything but the K/V ring (created before the loop,
+    since its stages and phases run on across work items) moves into the
+    loop's region, whose block arguments (batch, head, Q tile) replace the
+    tiled op's. The sm_90a lowering implements the loop as a persistent tile
+    scheduler: the grid becomes the number of SMs, and each CTA loops over
+    (Q tile, head, batch) work items, one per round of the grid, in snake
+    order (CTA c takes item c of even rounds and G - 1 - c of odd ones). The
+    Q tile varies fastest, so that the CTAs running at the same time work on
+    the same head and share its K and V in L2; masked kernels with few
+    (batch, head) pairs (for several CTAs per pair) take the Q tile slowest,
+    so that each round's causal items have about one length. With the work
+    plan's `q_tile_order = reverse` (the default,
+    `--fattn-sm90-q-tile-order`), the longest causal tiles come first. The
+    producer warpgroup prefetches the next work item's Q and K/V tiles while
+    the consumers finish the current one (its epilogue and O store), which a
+    kernel of one CTA per tile cannot overlap.
 
-    The body of the op is unchanged; the attribute only selects the
-    kernel's outer loop. An op without a `fattn.warp_specialize` (run
-    `--fattn-warp-specialize` first) is an error: the prefetch across work
-    items is the producer warpgroup's job.
+    An op without a `fattn.warp_specialize` (run `--fattn-warp-specialize`
+    first) is an error: the prefetch across work items is the producer
+    warpgroup's job. An op that has a work loop already is left as it is.
 
     ```mlir
-    fattn.tiled_attention ins(...) outs(...) attributes {block_m = 128 : i64,
-        ..., fattn.sm90.persistent_tiles, fattn.sm90.tma = {...}, ...} {
-      ...
-      fattn.warp_specialize attributes {...} producer { ... } consumer { ... }
+    fattn.tiled_attention ins(...) outs(...) attributes {...} {
+    ^bb0(%arg4: index, %arg5: index, %arg6: index):
+      %ring = fattn.ring_create : <2, ...>
+      fattn.work_loop {
+      ^bb0(%batch: index, %head: index, %q_tile: index):
+        ...
+        fattn.warp_specialize attributes {...} producer { ... } consumer { ... }
+      }
     }
     ```
   }];

@@ -17,11 +17,6 @@
 
 namespace mlir::fattn {
 
-/// Unit attribute on a fattn.tiled_attention: the sm_90a kernel is
-/// persistent (grid = number of SMs, each CTA loops over work items).
-inline constexpr llvm::StringLiteral kPersistentTilesAttrName =
-    "fattn.sm90.persistent_tiles";
-
 struct WarpSpecializeOptions {
   int64_t consumers = 2;
   int64_t producerRegisters = 24;
@@ -35,7 +30,8 @@ FailureOr<WarpSpecializeOp> warpSpecialize(RewriterBase &rewriter,
                                            TiledAttentionOp op,
                                            const WarpSpecializeOptions &options);
 
-/// The fattn.warp_specialize in the body of `op`, or null.
+/// The fattn.warp_specialize in the body of `op` (or of its
+/// fattn.work_loop), or null.
 WarpSpecializeOp getWarpSpecialize(TiledAttentionOp op);
 
 /// Calls `schedule` on the fattn.warp_specialize of every tiled attention op
@@ -62,12 +58,19 @@ bool isConsumerLoopOverlapped(WarpSpecializeOp ws);
 LogicalResult insertPingpongBarriers(RewriterBase &rewriter,
                                      WarpSpecializeOp ws, int64_t barrierBase);
 
-/// Marks `op` with kPersistentTilesAttrName. Fails with a diagnostic on
-/// `op` when it has no fattn.warp_specialize: the producer warpgroup is what
-/// prefetches the next work item while the consumers finish the current one.
-LogicalResult markPersistentTiles(TiledAttentionOp op);
+/// Makes the kernel of `op` persistent: wraps its body, but for the K/V
+/// ring (created before it), in a fattn.work_loop whose region arguments
+/// replace the op's grid coordinates. Returns the existing loop when there
+/// is one. Fails with a diagnostic on `op` when it has no
+/// fattn.warp_specialize: the producer warpgroup is what prefetches the next
+/// work item while the consumers finish the current one.
+FailureOr<WorkLoopOp> buildWorkLoop(RewriterBase &rewriter,
+                                    TiledAttentionOp op);
 
-/// True when `op` carries kPersistentTilesAttrName.
+/// The fattn.work_loop in the body of `op`, or null.
+WorkLoopOp getWorkLoop(TiledAttentionOp op);
+
+/// True when `op` has a fattn.work_loop (the kernel is persistent).
 bool hasPersistentTiles(TiledAttentionOp op);
 
 } // namespace mlir::fattn
