@@ -8,11 +8,12 @@
 //   for each query head of the group, for each Q tile of q_tile_range:
 //     Q, dO -> shared memory (cp.async); LSE·log2(e) and D -> shared memory
 //     S^T  = K_w Q^T                    (ldmatrix K, Q; mma.sync)
+//     [softcap·tanh(S^T·scale / softcap)]
 //     [mask, on the tiles outside [full_lo, full_hi)]
-//     P^T  = exp2(S^T·scale·log2(e) - LSE·log2(e))
+//     P^T  = exp2(S^T·scale·log2(e) - LSE·log2(e))  (scale 1 when capped)
 //     dV_w += P^T dO                    (P^T from registers, dO by .trans)
 //     dP^T = V_w dO^T
-//     dS^T = P^T ∘ (dP^T - D)
+//     dS^T = P^T ∘ (dP^T - D)            [∘ (1 - tanh²) when capped]
 //     dK_w += dS^T Q                    (dS^T from registers, Q by .trans)
 //     dS^T -> shared memory; dQ_w = dS K (ldmatrix.trans of both)
 //     dq_accum += dQ_w                  (f32 atomics)
@@ -21,6 +22,8 @@
 // The m16n8k16 accumulator of S^T has rows = keys and columns = queries, so
 // two adjacent n8 column tiles of P^T (or dS^T) are one A fragment of the
 // k16 step over queries: neither P nor dS needs shared memory for dV and dK.
+// S^T to dS^T is computed in parts of 16 or 32 queries and dQ in parts of 64
+// columns, to keep within 255 registers (partRows, kPartColumns).
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,8 +85,6 @@ public:
                               GradTensor::DQAccum})) {
     MLIRContext *ctx = b.getContext();
     accType = VectorType::get({2, 2}, k.f32);
-    aType = VectorType::get({4, 2}, k.elem);
-    bType = VectorType::get({2, 2}, k.elem);
     tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
   }
 
@@ -94,7 +95,8 @@ private:
   ImplicitLocOpBuilder &b;
   int64_t d;
   GradParams p;
-  VectorType accType, aType, bType;
+  /// The f32 m16n8 accumulator fragment of a lane.
+  VectorType accType;
   Type tokenType;
 
   // Per thread.
