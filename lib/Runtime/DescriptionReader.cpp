@@ -4,6 +4,20 @@
 
 namespace fattn::runtime::detail {
 
+bool parseDescriptionRoot(std::string_view text, Value &root, std::string &error) {
+  error.clear();
+  std::string jsonError;
+  if (!json::parse(text, root, jsonError)) {
+    error = "kernel description: invalid JSON: " + jsonError;
+    return false;
+  }
+  if (root.kind() != Kind::Object) {
+    error = "kernel description: the top level must be an object";
+    return false;
+  }
+  return true;
+}
+
 bool lookupSize(std::string_view name, SizeName &size) {
   for (SizeName s : {SizeName::Batch, SizeName::HeadsQ, SizeName::HeadsKV, SizeName::SeqQ,
                      SizeName::SeqK, SizeName::NumSMs}) {

@@ -129,6 +129,10 @@ private:
   std::string &error_;
 };
 
+/// Parses `text` into `root`, which must be an object; false with `error`
+/// ("kernel description: invalid JSON: ...") otherwise. Clears `error` first.
+bool parseDescriptionRoot(std::string_view text, Value &root, std::string &error);
+
 /// The size a grid dimension or a parameter names ("batch", "seq_q", ...).
 bool lookupSize(std::string_view name, SizeName &size);
 

@@ -27,8 +27,8 @@ constexpr const char *kGradRoles[] = {"preprocess", "main", "postprocess"};
 /// Maps a parameter name to the value the runtime fills in.
 bool resolveGradParam(GradParamSpec &p, ObjectReader &r) {
   auto typeIs = [&](bool pointer) {
-    bool ok = pointer ? p.type == ParamType::Ptr
-                      : p.type == ParamType::U32 || p.type == ParamType::U64;
+    bool ok =
+        pointer ? p.type == ParamType::Ptr : p.type == ParamType::U32 || p.type == ParamType::U64;
     if (ok)
       return true;
     return r.fail("parameter \"" + p.name + "\" cannot have type \"" + paramTypeName(p.type) +
@@ -69,8 +69,7 @@ bool resolveGradParam(GradParamSpec &p, ObjectReader &r) {
                 "lse_stride_<b|h>)");
 }
 
-bool parseGradParam(const Value &v, size_t index, GradKernelDescription &desc,
-                    std::string &error) {
+bool parseGradParam(const Value &v, size_t index, GradKernelDescription &desc, std::string &error) {
   ObjectReader r(v, "params[" + std::to_string(index) + "]: ", error);
   if (v.kind() != Kind::Object)
     return r.fail("must be an object");
@@ -191,9 +190,9 @@ bool checkGradPointers(const GradKernelDescription &desc, ObjectReader &r) {
     bool workspace = t >= kNumGradTensors;
     bool found = false;
     for (const GradParamSpec &p : desc.params)
-      found |= workspace ? p.source == GradParamSource::Workspace &&
-                               p.workspace == t - kNumGradTensors
-                         : p.source == GradParamSource::Pointer && p.tensor == t;
+      found |= workspace
+                   ? p.source == GradParamSource::Workspace && p.workspace == t - kNumGradTensors
+                   : p.source == GradParamSource::Pointer && p.tensor == t;
     if (!found)
       return r.fail(std::string("\"params\" has no \"") +
                     (workspace ? gradWorkspaceName(t - kNumGradTensors) : gradTensorName(t)) +
@@ -206,17 +205,11 @@ bool checkGradPointers(const GradKernelDescription &desc, ObjectReader &r) {
 
 bool parseGradKernelDescription(std::string_view text, GradKernelDescription &desc,
                                 std::string &error) {
-  error.clear();
   desc = GradKernelDescription();
   json::Value root;
-  std::string jsonError;
-  if (!json::parse(text, root, jsonError)) {
-    error = "kernel description: invalid JSON: " + jsonError;
+  if (!parseDescriptionRoot(text, root, error))
     return false;
-  }
   ObjectReader r(root, "", error);
-  if (root.kind() != Kind::Object)
-    return r.fail("the top level must be an object");
   if (!r.checkKeys({"version", "kind", "arch", "cubin", "ptx", "dtype", "head_dim", "scale",
                     "causal", "window_left", "window_right", "softcap", "block_m", "block_n",
                     "align_bytes", "params", "workspaces", "kernels", "meta"}))
@@ -279,8 +272,7 @@ const char *const kGradDimNames[] = {"batch", "heads", "seq", "head_dim"};
 
 class GradTensorChecker {
 public:
-  GradTensorChecker(const GradKernelDescription &desc, const TensorArg *tensors,
-                    std::string &error)
+  GradTensorChecker(const GradKernelDescription &desc, const TensorArg *tensors, std::string &error)
       : desc_(desc), t_(tensors), error_(error) {}
 
   bool fail(int tensor, const std::string &message) {
@@ -296,9 +288,9 @@ public:
     bool lse = tensor == kGradLse;
     int rank = lse ? 3 : 4;
     if (t.rank != rank)
-      return fail(tensor, "rank is " + std::to_string(t.rank) + ", expected " +
-                              std::to_string(rank) +
-                              (lse ? " ([batch, heads, seq])" : " ([batch, heads, seq, head_dim])"));
+      return fail(tensor,
+                  "rank is " + std::to_string(t.rank) + ", expected " + std::to_string(rank) +
+                      (lse ? " ([batch, heads, seq])" : " ([batch, heads, seq, head_dim])"));
     DType want = lse ? DType::F32 : desc_.dtype;
     if (t.dtype < 0 || t.dtype >= kNumDTypes)
       return fail(tensor, "unknown dtype code " + std::to_string(t.dtype));
@@ -308,8 +300,8 @@ public:
     bool empty = false;
     for (int i = 0; i < rank; ++i) {
       if (t.sizes[i] < 0 || t.sizes[i] > INT32_MAX)
-        return fail(tensor, std::string(kGradDimNames[i]) + " size " +
-                                std::to_string(t.sizes[i]) + " is out of range [0, 2^31-1]");
+        return fail(tensor, std::string(kGradDimNames[i]) + " size " + std::to_string(t.sizes[i]) +
+                                " is out of range [0, 2^31-1]");
       if (t.strides[i] < 0)
         return fail(tensor, std::string(kGradDimNames[i]) + " stride " +
                                 std::to_string(t.strides[i]) + " is negative");
@@ -366,8 +358,8 @@ private:
 
 } // namespace
 
-bool checkGradTensors(const GradKernelDescription &desc, const TensorArg *tensors,
-                      int numTensors, ProblemSizes &sizes, std::string &error) {
+bool checkGradTensors(const GradKernelDescription &desc, const TensorArg *tensors, int numTensors,
+                      ProblemSizes &sizes, std::string &error) {
   if (!tensors || numTensors != kNumGradTensors) {
     error = "backward kernel " + desc.kernels.front().entry +
             " takes 9 tensors (q, k, v, o, do, lse, dq, dk, dv), got " +
@@ -397,8 +389,7 @@ bool checkGradTensors(const GradKernelDescription &desc, const TensorArg *tensor
   sizes.seqK = uint64_t(tensors[kGradK].sizes[2]);
   if (sizes.headsKV == 0 ? sizes.headsQ != 0 : sizes.headsQ % sizes.headsKV != 0)
     return c.fail(kGradK, "heads_q = " + std::to_string(sizes.headsQ) +
-                              " is not a multiple of heads_kv = " +
-                              std::to_string(sizes.headsKV));
+                              " is not a multiple of heads_kv = " + std::to_string(sizes.headsKV));
   return true;
 }
 
@@ -409,21 +400,10 @@ bool planGradLaunch(const GradKernelDescription &desc, const TensorArg *tensors,
     plan.empty = true;
     return true;
   }
-  static const uint64_t kGridLimit[3] = {INT32_MAX, 65535, 65535};
   for (const GradKernelLaunchSpec &k : desc.kernels) {
     GradLaunchPlan::Launch launch;
-    for (size_t i = 0; i < k.grid.size(); ++i) {
-      uint64_t value = sizes.get(k.grid[i].size);
-      uint64_t n = (value + k.grid[i].divisor - 1) / k.grid[i].divisor;
-      if (n == 0 || n > kGridLimit[i]) {
-        error = "backward kernel " + k.entry + ": grid dim " + "xyz"[i] + " = ceildiv(" +
-                sizeName(k.grid[i].size) + " = " + std::to_string(value) + ", " +
-                std::to_string(k.grid[i].divisor) + ") = " + std::to_string(n) +
-                " is out of range [1, " + std::to_string(kGridLimit[i]) + "]";
-        return false;
-      }
-      launch.grid[i] = uint32_t(n);
-    }
+    if (!computeGrid(k.grid, {1, 1, 1}, sizes, "backward kernel " + k.entry, launch.grid, error))
+      return false;
     launch.threads = k.threads;
     launch.dynamicSmemBytes = k.dynamicSmemBytes;
     plan.launches.push_back(launch);
@@ -445,8 +425,7 @@ bool planGradLaunch(const GradKernelDescription &desc, const TensorArg *tensors,
     case GradParamSource::Pointer:
       std::memcpy(slot.bytes, &tensors[p.tensor].data, sizeof(uint64_t));
       break;
-    case GradParamSource::Workspace:
-      break; // setGradWorkspace
+    case GradParamSource::Workspace: break; // setGradWorkspace
     case GradParamSource::Size:
       if (!packIntegerParam(slot, p.type, sizes.get(p.size), p.name, error))
         return false;

@@ -6,8 +6,8 @@
 #include "RuntimeSupport.h"
 #include "fattn/Runtime/GradKernel.h"
 
-#include <cuda.h>
 #include <cstring>
+#include <cuda.h>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -102,12 +102,8 @@ fattnStatus createGradKernel(std::string_view json, std::string image, std::stri
   std::string error;
   if (!parseGradKernelDescription(json, k->desc, error))
     return fail(FATTN_STATUS_INVALID_DESCRIPTION, error);
-  if (image.empty())
-    return fail(FATTN_STATUS_INVALID_ARGUMENT, "the kernel image is empty" + k->where());
-  // cuModuleLoadData reads PTX as a NUL-terminated string.
-  image.push_back('\0');
-  if (!ptx.empty())
-    ptx.push_back('\0');
+  if (fattnStatus s = terminateImages(image, ptx, k->where()))
+    return s;
   k->image = std::move(image);
   k->ptxImage = std::move(ptx);
   *kernel = k.release();
@@ -120,23 +116,10 @@ extern "C" {
 
 fattnStatus fattnGradKernelLoadFile(const char *path, fattnGradKernel *kernel) {
   clearLastError();
-  if (!path)
-    return fail(FATTN_STATUS_INVALID_ARGUMENT, "description path is null");
   std::string json, image, ptx;
-  if (!readFile(path, json))
-    return fail(FATTN_STATUS_IO_ERROR, std::string("cannot read kernel description ") + path);
-  GradKernelDescription desc;
-  std::string error;
-  if (!parseGradKernelDescription(json, desc, error))
-    return fail(FATTN_STATUS_INVALID_DESCRIPTION, std::string(path) + ": " + error);
-  std::string cubinPath = siblingPath(path, desc.cubin);
-  if (!readFile(cubinPath, image))
-    return fail(FATTN_STATUS_IO_ERROR, "cannot read cubin " + cubinPath + " named by " + path);
-  if (!desc.ptx.empty()) {
-    std::string ptxPath = siblingPath(path, desc.ptx);
-    if (!readFile(ptxPath, ptx))
-      return fail(FATTN_STATUS_IO_ERROR, "cannot read PTX " + ptxPath + " named by " + path);
-  }
+  if (fattnStatus s = readKernelFiles<GradKernelDescription>(path, parseGradKernelDescription, json,
+                                                             image, ptx))
+    return s;
   return createGradKernel(json, std::move(image), std::move(ptx), kernel);
 }
 
@@ -158,16 +141,16 @@ fattnStatus fattnGradKernelWorkspaceBytes(fattnGradKernel kernel, const fattnTen
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel or bytes pointer is null");
   GradLaunchPlan plan;
   std::string error;
-  if (!buildGradLaunchPlan(kernel->desc, reinterpret_cast<const TensorArg *>(tensors),
-                           numTensors, plan, error))
+  if (!buildGradLaunchPlan(kernel->desc, reinterpret_cast<const TensorArg *>(tensors), numTensors,
+                           plan, error))
     return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
   *bytes = plan.totalWorkspaceBytes;
   return FATTN_STATUS_SUCCESS;
 }
 
 fattnStatus fattnGradKernelLaunch(fattnGradKernel kernel, const fattnTensor *tensors,
-                                  int32_t numTensors, uint64_t workspace,
-                                  uint64_t workspaceBytes, void *stream) {
+                                  int32_t numTensors, uint64_t workspace, uint64_t workspaceBytes,
+                                  void *stream) {
   clearLastError();
   if (!kernel)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel is null");
@@ -180,16 +163,16 @@ fattnStatus fattnGradKernelLaunch(fattnGradKernel kernel, const fattnTensor *ten
   if (plan.empty)
     return FATTN_STATUS_SUCCESS;
   if (workspace && (workspaceBytes < plan.totalWorkspaceBytes || workspace % 256 != 0))
-    return fail(FATTN_STATUS_INVALID_ARGUMENT,
-                "the workspace of " + std::to_string(workspaceBytes) + " bytes at 0x" +
-                    [&] {
-                      char hex[32];
-                      std::snprintf(hex, sizeof(hex), "%llx", (unsigned long long)workspace);
-                      return std::string(hex);
-                    }() +
-                    " does not fit: the launch needs " +
-                    std::to_string(plan.totalWorkspaceBytes) + " bytes, 256-byte aligned" +
-                    kernel->where());
+    return fail(
+        FATTN_STATUS_INVALID_ARGUMENT,
+        "the workspace of " + std::to_string(workspaceBytes) + " bytes at 0x" +
+            [&] {
+              char hex[32];
+              std::snprintf(hex, sizeof(hex), "%llx", (unsigned long long)workspace);
+              return std::string(hex);
+            }() +
+            " does not fit: the launch needs " + std::to_string(plan.totalWorkspaceBytes) +
+            " bytes, 256-byte aligned" + kernel->where());
   if (fattnStatus s = ensureInit())
     return s;
   int ordinal = 0;
@@ -202,8 +185,7 @@ fattnStatus fattnGradKernelLaunch(fattnGradKernel kernel, const fattnTensor *ten
     if (other != ordinal)
       return fail(FATTN_STATUS_INVALID_ARGUMENT,
                   std::string("tensor '") + gradTensorName(t) + "' is on device " +
-                      std::to_string(other) + " but 'q' is on device " +
-                      std::to_string(ordinal));
+                      std::to_string(other) + " but 'q' is on device " + std::to_string(ordinal));
   }
   DeviceModule *m = nullptr;
   if (fattnStatus s = kernel->moduleFor(ordinal, m))
@@ -226,15 +208,14 @@ fattnStatus fattnGradKernelLaunch(fattnGradKernel kernel, const fattnTensor *ten
     params[i] = plan.params[i].bytes;
   for (size_t i = 0; i < plan.launches.size(); ++i) {
     const GradLaunchPlan::Launch &l = plan.launches[i];
-    CUresult r = cuLaunchKernel(m->functions[i], l.grid[0], l.grid[1], l.grid[2], l.threads, 1,
-                                1, l.dynamicSmemBytes, cuStream, params.data(), nullptr);
+    CUresult r = cuLaunchKernel(m->functions[i], l.grid[0], l.grid[1], l.grid[2], l.threads, 1, 1,
+                                l.dynamicSmemBytes, cuStream, params.data(), nullptr);
     if (r != CUDA_SUCCESS)
       return fail(FATTN_STATUS_CUDA_ERROR,
                   describeCudaError(r, "cuLaunchKernel") + " of " + desc.kernels[i].entry +
-                      " with grid (" + std::to_string(l.grid[0]) + "," +
-                      std::to_string(l.grid[1]) + "," + std::to_string(l.grid[2]) +
-                      "), block " + std::to_string(l.threads) + ", dynamic smem " +
-                      std::to_string(l.dynamicSmemBytes) + kernel->where());
+                      " with grid (" + std::to_string(l.grid[0]) + "," + std::to_string(l.grid[1]) +
+                      "," + std::to_string(l.grid[2]) + "), block " + std::to_string(l.threads) +
+                      ", dynamic smem " + std::to_string(l.dynamicSmemBytes) + kernel->where());
   }
   return FATTN_STATUS_SUCCESS;
 }

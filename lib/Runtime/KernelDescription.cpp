@@ -404,17 +404,11 @@ bool checkDescalePointers(const KernelDescription &desc, std::string &error) {
 } // namespace
 
 bool parseKernelDescription(std::string_view text, KernelDescription &desc, std::string &error) {
-  error.clear();
   desc = KernelDescription();
   json::Value root;
-  std::string jsonError;
-  if (!json::parse(text, root, jsonError)) {
-    error = "kernel description: invalid JSON: " + jsonError;
+  if (!parseDescriptionRoot(text, root, error))
     return false;
-  }
   ObjectReader r(root, "", error);
-  if (root.kind() != Kind::Object)
-    return r.fail("the top level must be an object");
   if (root.find("kind"))
     return r.fail("\"kind\" is a key of the backward's descriptions (load "
                   "\"attention_grad\" kernels with fattnGradKernelLoadFile); a forward "

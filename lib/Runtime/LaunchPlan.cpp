@@ -476,6 +476,27 @@ bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, in
   return planLaunch(desc, tensors, sizes, plan, error);
 }
 
+bool computeGrid(const std::vector<GridDim> &dims, const std::array<uint32_t, 3> &cluster,
+                 const ProblemSizes &sizes, const std::string &kernel,
+                 std::array<uint32_t, 3> &grid, std::string &error) {
+  static const uint64_t kGridLimit[3] = {INT32_MAX, 65535, 65535};
+  grid = {1, 1, 1};
+  for (size_t i = 0; i < dims.size() && i < 3; ++i) {
+    uint64_t value = sizes.get(dims[i].size);
+    uint64_t n = (value + dims[i].divisor - 1) / dims[i].divisor;
+    // A cluster launch needs whole clusters; the extra CTAs find no tile.
+    n = (n + cluster[i] - 1) / cluster[i] * cluster[i];
+    if (n == 0 || n > kGridLimit[i]) {
+      error = kernel + ": grid dim " + "xyz"[i] + " = ceildiv(" + sizeName(dims[i].size) +
+              " = " + std::to_string(value) + ", " + std::to_string(dims[i].divisor) + ") = " +
+              std::to_string(n) + " is out of range [1, " + std::to_string(kGridLimit[i]) + "]";
+      return false;
+    }
+    grid[i] = uint32_t(n);
+  }
+  return true;
+}
+
 bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
                 const ProblemSizes &sizes, LaunchPlan &plan, std::string &error) {
   plan = LaunchPlan();
@@ -484,22 +505,8 @@ bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
     return true;
   }
 
-  static const uint64_t kGridLimit[3] = {INT32_MAX, 65535, 65535};
-  for (size_t i = 0; i < desc.grid.size(); ++i) {
-    uint64_t value = sizes.get(desc.grid[i].size);
-    uint64_t n = (value + desc.grid[i].divisor - 1) / desc.grid[i].divisor;
-    // A cluster launch needs whole clusters; the extra CTAs find no tile.
-    if (desc.hasCluster)
-      n = (n + desc.cluster[i] - 1) / desc.cluster[i] * desc.cluster[i];
-    if (n == 0 || n > kGridLimit[i]) {
-      error = "kernel " + desc.entry + ": grid dim " + "xyz"[i] + " = ceildiv(" +
-              sizeName(desc.grid[i].size) + " = " + std::to_string(value) + ", " +
-              std::to_string(desc.grid[i].divisor) + ") = " + std::to_string(n) +
-              " is out of range [1, " + std::to_string(kGridLimit[i]) + "]";
-      return false;
-    }
-    plan.grid[i] = uint32_t(n);
-  }
+  if (!computeGrid(desc.grid, desc.cluster, sizes, "kernel " + desc.entry, plan.grid, error))
+    return false;
   plan.block = {desc.threads, 1, 1};
   plan.cluster = desc.cluster;
   plan.hasCluster = desc.hasCluster;

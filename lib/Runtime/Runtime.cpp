@@ -118,12 +118,8 @@ fattnStatus createKernel(std::string_view json, std::string image, std::string p
   std::string error;
   if (!parseKernelDescription(json, k->desc, error))
     return fail(FATTN_STATUS_INVALID_DESCRIPTION, error);
-  if (image.empty())
-    return fail(FATTN_STATUS_INVALID_ARGUMENT, "the kernel image is empty" + k->where());
-  // cuModuleLoadData reads PTX as a NUL-terminated string.
-  image.push_back('\0');
-  if (!ptx.empty())
-    ptx.push_back('\0');
+  if (fattnStatus s = terminateImages(image, ptx, k->where()))
+    return s;
   k->image = std::move(image);
   k->ptxImage = std::move(ptx);
   *kernel = k.release();
@@ -151,23 +147,10 @@ int32_t fattnRuntimeAbiVersion(void) { return FATTN_RUNTIME_ABI_VERSION; }
 
 fattnStatus fattnKernelLoadFile(const char *path, fattnKernel *kernel) {
   clearLastError();
-  if (!path)
-    return fail(FATTN_STATUS_INVALID_ARGUMENT, "description path is null");
   std::string json, image, ptx;
-  if (!readFile(path, json))
-    return fail(FATTN_STATUS_IO_ERROR, std::string("cannot read kernel description ") + path);
-  KernelDescription desc;
-  std::string error;
-  if (!parseKernelDescription(json, desc, error))
-    return fail(FATTN_STATUS_INVALID_DESCRIPTION, std::string(path) + ": " + error);
-  std::string cubinPath = siblingPath(path, desc.cubin);
-  if (!readFile(cubinPath, image))
-    return fail(FATTN_STATUS_IO_ERROR, "cannot read cubin " + cubinPath + " named by " + path);
-  if (!desc.ptx.empty()) {
-    std::string ptxPath = siblingPath(path, desc.ptx);
-    if (!readFile(ptxPath, ptx))
-      return fail(FATTN_STATUS_IO_ERROR, "cannot read PTX " + ptxPath + " named by " + path);
-  }
+  if (fattnStatus s =
+          readKernelFiles<KernelDescription>(path, parseKernelDescription, json, image, ptx))
+    return s;
   return createKernel(json, std::move(image), std::move(ptx), kernel);
 }
 

@@ -39,6 +39,15 @@ std::string siblingPath(const std::string &descriptionPath, const std::string &f
   return slash == std::string::npos ? file : descriptionPath.substr(0, slash + 1) + file;
 }
 
+fattnStatus terminateImages(std::string &image, std::string &ptx, const std::string &where) {
+  if (image.empty())
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "the kernel image is empty" + where);
+  image.push_back('\0');
+  if (!ptx.empty())
+    ptx.push_back('\0');
+  return FATTN_STATUS_SUCCESS;
+}
+
 fattnStatus ensureInit() {
   static CUresult result = cuInit(0);
   if (result != CUDA_SUCCESS)
@@ -48,8 +57,8 @@ fattnStatus ensureInit() {
 
 fattnStatus deviceOf(uint64_t data, const char *name, int &ordinal) {
   int value = -1;
-  CUresult r = cuPointerGetAttribute(&value, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                     CUdeviceptr(data));
+  CUresult r =
+      cuPointerGetAttribute(&value, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CUdeviceptr(data));
   if (r != CUDA_SUCCESS)
     return fail(FATTN_STATUS_INVALID_ARGUMENT,
                 std::string("tensor '") + name + "': data pointer is not device memory: " +
@@ -68,8 +77,7 @@ fattnStatus loadFunctions(const std::string &image, const std::string &ptx, int 
     return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuDeviceGet") + where);
   if ((r = cuDevicePrimaryCtxRetain(&m.context, m.device)) != CUDA_SUCCESS) {
     m.context = nullptr;
-    return fail(FATTN_STATUS_CUDA_ERROR,
-                describeCudaError(r, "cuDevicePrimaryCtxRetain") + where);
+    return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuDevicePrimaryCtxRetain") + where);
   }
   ScopedContext scope(m.context);
   if (!scope.ok())
@@ -78,8 +86,7 @@ fattnStatus loadFunctions(const std::string &image, const std::string &ptx, int 
   cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, m.device);
   cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, m.device);
   cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, m.device);
-  cuDeviceGetAttribute(&smemOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                       m.device);
+  cuDeviceGetAttribute(&smemOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, m.device);
   m.numSMs = uint32_t(sms);
   std::string device = " on device " + std::to_string(ordinal) + " (compute capability " +
                        std::to_string(major) + "." + std::to_string(minor) + ")";
@@ -90,15 +97,14 @@ fattnStatus loadFunctions(const std::string &image, const std::string &ptx, int 
     r = cuModuleLoadData(&m.module, ptx.data());
   if (r != CUDA_SUCCESS) {
     m.module = nullptr;
-    return fail(FATTN_STATUS_CUDA_ERROR,
-                describeCudaError(r, "cuModuleLoadData") + where + device);
+    return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuModuleLoadData") + where + device);
   }
   for (const FunctionSpec &f : functions) {
     CUfunction function = nullptr;
     if ((r = cuModuleGetFunction(&function, m.module, f.entry.c_str())) != CUDA_SUCCESS)
-      return fail(FATTN_STATUS_CUDA_ERROR,
-                  describeCudaError(r, "cuModuleGetFunction") + ": no entry \"" + f.entry +
-                      "\" in the cubin" + where);
+      return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuModuleGetFunction") +
+                                               ": no entry \"" + f.entry + "\" in the cubin" +
+                                               where);
     if (f.dynamicSmemBytes > uint32_t(smemOptin))
       return fail(FATTN_STATUS_CUDA_ERROR,
                   "the kernel " + f.entry + " needs " + std::to_string(f.dynamicSmemBytes) +
@@ -119,10 +125,10 @@ fattnStatus loadFunctions(const std::string &image, const std::string &ptx, int 
     int maxThreads = 0;
     cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function);
     if (maxThreads > 0 && f.threads > uint32_t(maxThreads))
-      return fail(FATTN_STATUS_CUDA_ERROR,
-                  "the description asks for " + std::to_string(f.threads) + " threads for " +
-                      f.entry + ", the compiled kernel allows at most " +
-                      std::to_string(maxThreads) + where);
+      return fail(FATTN_STATUS_CUDA_ERROR, "the description asks for " + std::to_string(f.threads) +
+                                               " threads for " + f.entry +
+                                               ", the compiled kernel allows at most " +
+                                               std::to_string(maxThreads) + where);
     m.functions.push_back(function);
   }
   return FATTN_STATUS_SUCCESS;
@@ -131,8 +137,8 @@ fattnStatus loadFunctions(const std::string &image, const std::string &ptx, int 
 } // namespace
 
 fattnStatus loadDeviceModule(const std::string &image, const std::string &ptx, int ordinal,
-                             const std::vector<FunctionSpec> &functions,
-                             const std::string &where, DeviceModule &m) {
+                             const std::vector<FunctionSpec> &functions, const std::string &where,
+                             DeviceModule &m) {
   m = DeviceModule();
   fattnStatus status = loadFunctions(image, ptx, ordinal, functions, where, m);
   if (status != FATTN_STATUS_SUCCESS) {

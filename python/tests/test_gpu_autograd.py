@@ -266,14 +266,20 @@ def sdpa_attend(q, k, v):
     return out.transpose(1, 2)
 
 
-def train(model, batches, steps, compiled=False):
-    """Losses of `steps` AdamW steps and the gradients of the first."""
+def regression_loss(run, batch):
+    x, y = batch
+    return F.mse_loss(run(x).float(), y.float())
+
+
+def train(model, batches, loss_of=regression_loss, compiled=False):
+    """Losses of one AdamW step per batch and the gradients of the first;
+    loss_of(model or its compiled form, batch) is the loss."""
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     run = torch.compile(model, fullgraph=True) if compiled else model
     losses, first = [], None
-    for x, y in batches[:steps]:
+    for batch in batches:
         opt.zero_grad(set_to_none=True)
-        loss = F.mse_loss(run(x).float(), y.float())
+        loss = loss_of(run, batch)
         loss.backward()
         if first is None:
             first = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
@@ -302,8 +308,8 @@ def test_training_steps_of_a_block(compiled):
     batches = [(torch.randn(2, 300, 512, generator=gen, device="cuda").to(torch.bfloat16),
                 torch.randn(2, 300, 512, generator=gen, device="cuda").to(torch.bfloat16))
                for _ in range(4)]
-    losses_s, grads_s = train(sdpa, batches, 4)
-    losses_f, grads_f = train(ours, batches, 4, compiled)
+    losses_s, grads_s = train(sdpa, batches)
+    losses_f, grads_f = train(ours, batches, compiled=compiled)
     compare_training(losses_f, grads_f, losses_s, grads_s, 2e-2, 5e-2)
 
 
@@ -341,19 +347,9 @@ def test_training_steps_of_a_tiny_llama():
     need_kernels(probe, probe[:, :, :2], probe[:, :, :2], True)
     batches = [torch.randint(0, 1000, (2, 200), generator=gen, device="cuda") for _ in range(3)]
 
-    def run(model):
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-        losses, first = [], None
-        for ids in batches:
-            opt.zero_grad(set_to_none=True)
-            loss = model(input_ids=ids, labels=ids).loss
-            loss.backward()
-            if first is None:
-                first = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
-            opt.step()
-            losses.append(loss.item())
-        return losses, first
+    def lm_loss(model, ids):
+        return model(input_ids=ids, labels=ids).loss
 
-    losses_s, grads_s = run(sdpa)
-    losses_f, grads_f = run(ours)
+    losses_s, grads_s = train(sdpa, batches, lm_loss)
+    losses_f, grads_f = train(ours, batches, lm_loss)
     compare_training(losses_f, grads_f, losses_s, grads_s, 2e-2, 5e-2)

@@ -49,7 +49,7 @@ std::string gradError(const std::string &json) {
 }
 
 /// `json` with `from` replaced by `to` must fail with `needle` in the message.
-#define CHECK_GRAD_ERROR(from, to, needle)                                                     \
+#define CHECK_GRAD_ERROR(from, to, needle)                                                         \
   CHECK_CONTAINS(gradError(replaceOnce(gradDescription(), from, to)), needle)
 
 GradKernelDescription parsedGradDescription() {
@@ -119,10 +119,9 @@ void testGradDescriptionValid() {
   CHECK(desc.params[4].source == GradParamSource::Pointer && desc.params[4].tensor == kGradDO);
   CHECK(desc.params[10].source == GradParamSource::Workspace &&
         desc.params[10].workspace == kDQAccum);
-  CHECK(desc.params[11].source == GradParamSource::Size &&
-        desc.params[11].size == SizeName::Batch);
-  CHECK(desc.params[40].source == GradParamSource::Stride &&
-        desc.params[40].tensor == kGradLse && desc.params[40].dim == 0);
+  CHECK(desc.params[11].source == GradParamSource::Size && desc.params[11].size == SizeName::Batch);
+  CHECK(desc.params[40].source == GradParamSource::Stride && desc.params[40].tensor == kGradLse &&
+        desc.params[40].dim == 0);
   CHECK(desc.kernels.size() == 3);
   CHECK(desc.kernels[1].role == "main" && desc.kernels[1].entry == "bwd_main");
   CHECK(desc.kernels[1].dynamicSmemBytes == 46592 && desc.kernels[1].threads == 128);
@@ -199,10 +198,13 @@ void testGradDescriptionErrors() {
                    "\"params\" has no \"dq_accum\" pointer");
   CHECK_GRAD_ERROR(R"("params": [)", R"("params": 3, "x": [)", "unknown key \"x\"");
   // Workspaces.
-  const std::string delta = R"({"dtype": "f32", "name": "delta", "shape": ["batch", "heads_q", "seq_q"]})";
-  CHECK_GRAD_ERROR(delta + ",", "", "\"workspaces\" must have 2 entries (delta, dq_accum), found 1");
+  const std::string delta =
+      R"({"dtype": "f32", "name": "delta", "shape": ["batch", "heads_q", "seq_q"]})";
+  CHECK_GRAD_ERROR(delta + ",", "",
+                   "\"workspaces\" must have 2 entries (delta, dq_accum), found 1");
   CHECK_GRAD_ERROR(delta, "[]", "workspaces[0]: must be an object");
-  CHECK_GRAD_ERROR(R"("dtype": "f32", "name": "delta")", R"("dtype": "f32", "name": "delta", "bytes": 4)",
+  CHECK_GRAD_ERROR(R"("dtype": "f32", "name": "delta")",
+                   R"("dtype": "f32", "name": "delta", "bytes": 4)",
                    "workspaces[0]: unknown key \"bytes\" (known keys: name, dtype, shape)");
   CHECK_GRAD_ERROR(R"("name": "delta", "shape")", R"("name": "d", "shape")",
                    "workspaces[0]: \"name\" = \"d\" is not one of delta, dq_accum");
@@ -222,13 +224,15 @@ void testGradDescriptionErrors() {
                    "[[\"seq_q\", 64], [\"heads_q\", 1], [\"batch\", 1]], \"role\": "
                    "\"preprocess\", \"threads\": 128}",
                    "7", "kernels[0]: must be an object");
-  CHECK_GRAD_ERROR(R"("entry": "bwd_preprocess")", R"("entry": "bwd_preprocess", "cluster": [1, 1, 1])",
+  CHECK_GRAD_ERROR(R"("entry": "bwd_preprocess")",
+                   R"("entry": "bwd_preprocess", "cluster": [1, 1, 1])",
                    "kernels[0]: unknown key \"cluster\" (known keys: role, entry, grid, threads, "
                    "dynamic_smem_bytes)");
   CHECK_GRAD_ERROR(R"("role": "main")", R"("role": "postprocess")",
                    "kernels[1]: \"role\" = \"postprocess\", expected \"main\" (the kernels run "
                    "preprocess, main, postprocess, in that order)");
-  CHECK_GRAD_ERROR(R"("entry": "bwd_main")", R"("entry": "")", "kernels[1]: \"entry\" must not be empty");
+  CHECK_GRAD_ERROR(R"("entry": "bwd_main")", R"("entry": "")",
+                   "kernels[1]: \"entry\" must not be empty");
   CHECK_GRAD_ERROR(R"([["seq_k", 64], ["heads_kv", 1], ["batch", 1]])", R"([["seq_k", 0]])",
                    "kernels[1]: \"grid\"[0]: the divisor must be in [1, 2^31]");
   CHECK_GRAD_ERROR(R"([["seq_k", 64], ["heads_kv", 1], ["batch", 1]])", R"([["num_sms", 1]])",

@@ -51,9 +51,9 @@ struct GradParamSpec {
   std::string name;
   ParamType type = ParamType::Ptr;
   GradParamSource source = GradParamSource::Pointer;
-  int tensor = kGradQ;   // Pointer, Stride
+  int tensor = kGradQ;    // Pointer, Stride
   int workspace = kDelta; // Workspace
-  int dim = 0;           // Stride: 0 = batch, 1 = heads, 2 = seq
+  int dim = 0;            // Stride: 0 = batch, 1 = heads, 2 = seq
   SizeName size = SizeName::Batch;
 };
 
@@ -105,8 +105,8 @@ struct GradLaunchPlan {
 
 /// Checks the nine tensors (q, k, v, o, do, lse, dq, dk, dv) against `desc`
 /// and derives the sizes; on failure `error` names the tensor.
-bool checkGradTensors(const GradKernelDescription &desc, const TensorArg *tensors,
-                      int numTensors, ProblemSizes &sizes, std::string &error);
+bool checkGradTensors(const GradKernelDescription &desc, const TensorArg *tensors, int numTensors,
+                      ProblemSizes &sizes, std::string &error);
 
 /// The grids, the parameter bytes (workspace pointers left 0) and the
 /// workspace sizes for tensors that passed checkGradTensors.

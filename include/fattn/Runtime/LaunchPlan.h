@@ -76,6 +76,13 @@ struct LaunchPlan {
   uint64_t workspaceBytes = 0;
 };
 
+/// grid[i] = ceildiv(size, divisor) for each of `dims` (the others 1), rounded
+/// up to whole clusters of `cluster`; false with `error` naming `kernel`
+/// ("kernel fattn_fwd_...") when a dim is outside the launch limits.
+bool computeGrid(const std::vector<GridDim> &dims, const std::array<uint32_t, 3> &cluster,
+                 const ProblemSizes &sizes, const std::string &kernel,
+                 std::array<uint32_t, 3> &grid, std::string &error);
+
 /// Checks `tensors` (q, k, v, o and, when the kernel has LSE, lse) against
 /// `desc` and derives the sizes. `numSMs` fills "num_sms". On failure returns
 /// false with `error` naming the tensor and what is wrong.
