@@ -6,7 +6,7 @@
 #include "RuntimeSupport.h"
 #include "fattn/Runtime/GradKernel.h"
 
-#include <cstring>
+#include <cstdio>
 #include <cuda.h>
 #include <map>
 #include <memory>
@@ -162,17 +162,15 @@ fattnStatus fattnGradKernelLaunch(fattnGradKernel kernel, const fattnTensor *ten
     return fail(FATTN_STATUS_INVALID_ARGUMENT, error);
   if (plan.empty)
     return FATTN_STATUS_SUCCESS;
-  if (workspace && (workspaceBytes < plan.totalWorkspaceBytes || workspace % 256 != 0))
-    return fail(
-        FATTN_STATUS_INVALID_ARGUMENT,
-        "the workspace of " + std::to_string(workspaceBytes) + " bytes at 0x" +
-            [&] {
-              char hex[32];
-              std::snprintf(hex, sizeof(hex), "%llx", (unsigned long long)workspace);
-              return std::string(hex);
-            }() +
-            " does not fit: the launch needs " + std::to_string(plan.totalWorkspaceBytes) +
-            " bytes, 256-byte aligned" + kernel->where());
+  if (workspace && (workspaceBytes < plan.totalWorkspaceBytes || workspace % 256 != 0)) {
+    char address[32];
+    std::snprintf(address, sizeof(address), "0x%llx", (unsigned long long)workspace);
+    return fail(FATTN_STATUS_INVALID_ARGUMENT,
+                "the workspace of " + std::to_string(workspaceBytes) + " bytes at " + address +
+                    " does not fit: the launch needs " +
+                    std::to_string(plan.totalWorkspaceBytes) + " bytes, 256-byte aligned" +
+                    kernel->where());
+  }
   if (fattnStatus s = ensureInit())
     return s;
   int ordinal = 0;
