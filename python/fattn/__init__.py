@@ -6,6 +6,9 @@
 FP8 on sm_90a: fattn.quantize_fp8 for q, k, v; fattn.transpose_value_fp8 hands V
 over pre-transposed (flash_attn_func(..., v_layout=fattn.VALUE_LAYOUT_SM90)).
 
+Training: with q, k or v requiring grad, flash_attn_func's output is
+differentiable (the sm_80 backward kernels; fattn.backward).
+
 Kernels come from a kernel library (FATTN_KERNEL_DIR or fattn.set_kernel_dir) or
 are compiled on first use by fattn-compile; see docs/GPU-TESTING.md.
 """
@@ -14,6 +17,7 @@ __version__ = "0.1.0"
 from ._runtime import FAttnRuntimeError
 from .compiler import CompileError
 from .config import VALUE_LAYOUT_SM90, KernelConfig, default_arch
+from .grad_config import GradKernelConfig
 from .interface import flash_attn_func, flash_attn_kvpacked_func, flash_attn_qkvpacked_func
 from .kernels import KernelNotFoundError, get_kernel, kernel_dir, set_kernel_dir
 from .library import KernelLibrary, LibraryError
@@ -25,10 +29,10 @@ try:  # torch is optional: library building and the CPU tests work without it
 except ImportError:
     _torch = None
 if _torch is not None and hasattr(_torch.library, "custom_op"):
-    from . import _torch_ops  # noqa: F401  (torch.ops.fattn.fwd; the backward guard)
+    from . import _torch_ops  # noqa: F401  (torch.ops.fattn.fwd and .bwd: autograd, compile)
 
 __all__ = [
-    "CompileError", "FAttnRuntimeError", "KernelConfig", "KernelLibrary", "KernelNotFoundError",
+    "CompileError", "FAttnRuntimeError", "GradKernelConfig", "KernelConfig", "KernelLibrary", "KernelNotFoundError",
     "LibraryError", "VALUE_LAYOUT_SM90", "default_arch", "flash_attn_func",
     "flash_attn_kvpacked_func", "flash_attn_qkvpacked_func", "get_kernel", "kernel_dir",
     "set_kernel_dir",
