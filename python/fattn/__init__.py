@@ -32,7 +32,8 @@ if _torch is not None and hasattr(_torch.library, "custom_op"):
     from . import _torch_ops  # noqa: F401  (torch.ops.fattn.fwd and .bwd: autograd, compile)
 
 __all__ = [
-    "CompileError", "FAttnRuntimeError", "GradKernelConfig", "KernelConfig", "KernelLibrary", "KernelNotFoundError",
+    "CompileError", "FAttnRuntimeError", "GradKernelConfig", "KernelConfig", "KernelLibrary",
+    "KernelNotFoundError",
     "LibraryError", "VALUE_LAYOUT_SM90", "default_arch", "flash_attn_func",
     "flash_attn_kvpacked_func", "flash_attn_qkvpacked_func", "get_kernel", "kernel_dir",
     "set_kernel_dir",
