@@ -29,6 +29,21 @@ bool lookupSize(std::string_view name, SizeName &size) {
   return false;
 }
 
+bool readParamType(ObjectReader &r, std::initializer_list<ParamType> allowed, ParamType &out) {
+  std::string type;
+  if (!r.readString("type", type))
+    return false;
+  std::string names;
+  for (ParamType t : allowed) {
+    if (type == paramTypeName(t)) {
+      out = t;
+      return true;
+    }
+    names += std::string(names.empty() ? "" : ", ") + paramTypeName(t);
+  }
+  return r.fail("\"type\" = \"" + type + "\" is not one of " + names);
+}
+
 bool readDType(ObjectReader &r, const char *key, DType &out, bool required) {
   std::string name;
   if (!r.readString(key, name, required))

@@ -136,6 +136,10 @@ bool parseDescriptionRoot(std::string_view text, Value &root, std::string &error
 /// The size a grid dimension or a parameter names ("batch", "seq_q", ...).
 bool lookupSize(std::string_view name, SizeName &size);
 
+/// The "type" field of a parameter, one of `allowed` ("\"type\" = \"x\" is
+/// not one of ptr, u32" otherwise).
+bool readParamType(ObjectReader &r, std::initializer_list<ParamType> allowed, ParamType &out);
+
 /// An element type field ("bf16"); an absent optional one leaves `out`.
 bool readDType(ObjectReader &r, const char *key, DType &out, bool required);
 

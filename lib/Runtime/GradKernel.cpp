@@ -74,22 +74,9 @@ bool parseGradParam(const Value &v, size_t index, GradKernelDescription &desc, s
   if (v.kind() != Kind::Object)
     return r.fail("must be an object");
   GradParamSpec p;
-  std::string type;
   if (!r.checkKeys({"name", "type"}) || !r.readString("name", p.name) ||
-      !r.readString("type", type))
-    return false;
-  static const std::pair<const char *, ParamType> types[] = {
-      {"ptr", ParamType::Ptr}, {"u32", ParamType::U32}, {"u64", ParamType::U64}};
-  bool known = false;
-  for (const auto &[n, t] : types) {
-    if (type == n) {
-      p.type = t;
-      known = true;
-    }
-  }
-  if (!known)
-    return r.fail("\"type\" = \"" + type + "\" is not one of ptr, u32, u64");
-  if (!resolveGradParam(p, r))
+      !readParamType(r, {ParamType::Ptr, ParamType::U32, ParamType::U64}, p.type) ||
+      !resolveGradParam(p, r))
     return false;
   for (const GradParamSpec &other : desc.params)
     if (other.name == p.name)

@@ -8,9 +8,6 @@
 
 #include <cstdio>
 #include <cuda.h>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <vector>
 
 using namespace fattn::runtime;
@@ -21,96 +18,21 @@ static_assert(int(FATTN_GRAD_TENSOR_LSE) == int(kGradLse), "same tensor order");
 struct fattnGradKernel_ {
   GradKernelDescription desc;
   std::string image, ptxImage;
-  std::mutex mutex; // guards modules and workspaces
-  std::map<int, DeviceModule> modules;
-  /// The runtime's workspace per (device, stream): launches on one stream
-  /// run in order and may share it; launches on different streams may
-  /// overlap and get their own.
-  struct Workspace {
-    CUcontext context = nullptr;
-    CUdeviceptr ptr = 0;
-    uint64_t bytes = 0;
-  };
-  std::map<std::pair<int, CUstream>, Workspace> workspaces;
-
-  ~fattnGradKernel_() {
-    for (auto &[key, w] : workspaces) {
-      ScopedContext scope(w.context);
-      if (scope.ok())
-        cuMemFree(w.ptr);
-    }
-    for (auto &[ordinal, m] : modules)
-      unloadDeviceModule(m);
-  }
+  DeviceModules modules;
+  /// The runtime's f32 workspaces (launches that pass none).
+  StreamWorkspaces workspaces;
 
   std::string where() const {
     return " (backward kernels " + desc.kernels.front().entry + "..., arch " + desc.arch + ")";
   }
 
   fattnStatus moduleFor(int ordinal, DeviceModule *&out) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = modules.find(ordinal);
-    if (it == modules.end()) {
-      std::vector<FunctionSpec> functions;
-      for (const GradKernelLaunchSpec &k : desc.kernels)
-        functions.push_back({k.entry, k.threads, k.dynamicSmemBytes, false});
-      DeviceModule m;
-      if (fattnStatus s = loadDeviceModule(image, ptxImage, ordinal, functions, where(), m))
-        return s;
-      it = modules.emplace(ordinal, m).first;
-    }
-    out = &it->second;
-    return FATTN_STATUS_SUCCESS;
-  }
-
-  /// The cached workspace of (ordinal, stream), at least `bytes` large.
-  fattnStatus workspaceFor(int ordinal, const DeviceModule &m, CUstream stream, uint64_t bytes,
-                           CUdeviceptr &out) {
-    std::lock_guard<std::mutex> lock(mutex);
-    Workspace &w = workspaces[{ordinal, stream}];
-    if (w.bytes < bytes) {
-      CUresult r;
-      if (w.ptr) {
-        // Earlier launches on the stream may still use the smaller one.
-        if ((r = cuStreamSynchronize(stream)) != CUDA_SUCCESS)
-          return fail(FATTN_STATUS_CUDA_ERROR,
-                      describeCudaError(r, "cuStreamSynchronize") + where());
-        cuMemFree(w.ptr);
-        w = Workspace();
-      }
-      CUdeviceptr ptr = 0;
-      if ((r = cuMemAlloc(&ptr, bytes)) != CUDA_SUCCESS)
-        return fail(FATTN_STATUS_CUDA_ERROR,
-                    describeCudaError(r, "cuMemAlloc(backward workspace of " +
-                                             std::to_string(bytes) + " bytes)") +
-                        where());
-      w = {m.context, ptr, bytes};
-    }
-    out = w.ptr;
-    return FATTN_STATUS_SUCCESS;
+    std::vector<FunctionSpec> functions;
+    for (const GradKernelLaunchSpec &k : desc.kernels)
+      functions.push_back({k.entry, k.threads, k.dynamicSmemBytes, false});
+    return modules.get(ordinal, image, ptxImage, functions, where(), out);
   }
 };
-
-namespace {
-
-fattnStatus createGradKernel(std::string_view json, std::string image, std::string ptx,
-                             fattnGradKernel *kernel) {
-  if (!kernel)
-    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel output pointer is null");
-  *kernel = nullptr;
-  auto k = std::make_unique<fattnGradKernel_>();
-  std::string error;
-  if (!parseGradKernelDescription(json, k->desc, error))
-    return fail(FATTN_STATUS_INVALID_DESCRIPTION, error);
-  if (fattnStatus s = terminateImages(image, ptx, k->where()))
-    return s;
-  k->image = std::move(image);
-  k->ptxImage = std::move(ptx);
-  *kernel = k.release();
-  return FATTN_STATUS_SUCCESS;
-}
-
-} // namespace
 
 extern "C" {
 
@@ -120,7 +42,7 @@ fattnStatus fattnGradKernelLoadFile(const char *path, fattnGradKernel *kernel) {
   if (fattnStatus s = readKernelFiles<GradKernelDescription>(path, parseGradKernelDescription, json,
                                                              image, ptx))
     return s;
-  return createGradKernel(json, std::move(image), std::move(ptx), kernel);
+  return createHandle(json, std::move(image), std::move(ptx), parseGradKernelDescription, kernel);
 }
 
 fattnStatus fattnGradKernelLoadData(const char *json, size_t jsonSize, const void *image,
@@ -128,8 +50,9 @@ fattnStatus fattnGradKernelLoadData(const char *json, size_t jsonSize, const voi
   clearLastError();
   if (!json || !image)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "description or image pointer is null");
-  return createGradKernel(std::string_view(json, jsonSize),
-                          std::string(static_cast<const char *>(image), imageSize), "", kernel);
+  return createHandle(std::string_view(json, jsonSize),
+                      std::string(static_cast<const char *>(image), imageSize), "",
+                      parseGradKernelDescription, kernel);
 }
 
 void fattnGradKernelDestroy(fattnGradKernel kernel) { delete kernel; }
@@ -167,9 +90,8 @@ fattnStatus fattnGradKernelLaunch(fattnGradKernel kernel, const fattnTensor *ten
     std::snprintf(address, sizeof(address), "0x%llx", (unsigned long long)workspace);
     return fail(FATTN_STATUS_INVALID_ARGUMENT,
                 "the workspace of " + std::to_string(workspaceBytes) + " bytes at " + address +
-                    " does not fit: the launch needs " +
-                    std::to_string(plan.totalWorkspaceBytes) + " bytes, 256-byte aligned" +
-                    kernel->where());
+                    " does not fit: the launch needs " + std::to_string(plan.totalWorkspaceBytes) +
+                    " bytes, 256-byte aligned" + kernel->where());
   }
   if (fattnStatus s = ensureInit())
     return s;
@@ -195,7 +117,8 @@ fattnStatus fattnGradKernelLaunch(fattnGradKernel kernel, const fattnTensor *ten
   if (!workspace) {
     CUdeviceptr cached = 0;
     if (fattnStatus s =
-            kernel->workspaceFor(ordinal, *m, cuStream, plan.totalWorkspaceBytes, cached))
+            kernel->workspaces.get(ordinal, m->context, cuStream, plan.totalWorkspaceBytes,
+                                   /*zeroed=*/false, kernel->where(), cached))
       return s;
     workspace = cached;
   }

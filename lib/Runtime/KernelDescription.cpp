@@ -272,24 +272,11 @@ bool parseParam(const Value &v, size_t index, KernelDescription &desc, std::stri
   if (v.kind() != Kind::Object)
     return r.fail("must be an object");
   ParamSpec p;
-  std::string type;
-  if (!r.readString("name", p.name) || !r.readString("type", type))
+  if (!r.readString("name", p.name) ||
+      !readParamType(r, {ParamType::Ptr, ParamType::U32, ParamType::U64, ParamType::F32,
+                         ParamType::TensorMap},
+                     p.type))
     return false;
-  static const std::pair<const char *, ParamType> types[] = {
-      {"ptr", ParamType::Ptr},
-      {"u32", ParamType::U32},
-      {"u64", ParamType::U64},
-      {"f32", ParamType::F32},
-      {"tensormap", ParamType::TensorMap}};
-  bool known = false;
-  for (const auto &[n, t] : types) {
-    if (type == n) {
-      p.type = t;
-      known = true;
-    }
-  }
-  if (!known)
-    return r.fail("\"type\" = \"" + type + "\" is not one of ptr, u32, u64, f32, tensormap");
   if (p.type == ParamType::TensorMap) {
     if (!r.checkKeys({"name", "type", "tensor", "element_type", "box", "element_strides",
                       "swizzle", "l2_promotion", "oob_fill"}) ||

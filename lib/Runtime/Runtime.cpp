@@ -10,9 +10,6 @@
 #include <cuda.h>
 #include <cstddef>
 #include <cstring>
-#include <memory>
-#include <map>
-#include <mutex>
 #include <vector>
 
 using namespace fattn::runtime;
@@ -27,104 +24,23 @@ struct fattnKernel_ {
   KernelDescription desc;
   std::string image;    // cubin (or fatbin/PTX when loaded from memory)
   std::string ptxImage; // the description's "ptx" fallback, if any
-  std::mutex mutex;     // guards modules and workspaces
-  std::map<int, DeviceModule> modules;
-  /// The "workspace" of kernels that have one, per (device, stream): the
-  /// launches on one stream run in order and may share it (each leaves it
-  /// as it found it), launches on different streams may overlap and get
-  /// their own.
-  struct Workspace {
-    CUcontext context = nullptr;
-    CUdeviceptr ptr = 0;
-    uint64_t bytes = 0;
-  };
-  std::map<std::pair<int, CUstream>, Workspace> workspaces;
-
-  ~fattnKernel_() {
-    for (auto &[key, w] : workspaces) {
-      ScopedContext scope(w.context);
-      if (scope.ok())
-        cuMemFree(w.ptr);
-    }
-    for (auto &[ordinal, m] : modules)
-      unloadDeviceModule(m);
-  }
+  DeviceModules modules;
+  /// The "workspace" of kernels that have one (each launch leaves it as it
+  /// found it: zeroed).
+  StreamWorkspaces workspaces;
 
   std::string where() const { return " (kernel " + desc.entry + ", arch " + desc.arch + ")"; }
 
   /// Loads the module on `ordinal` on first use.
-  fattnStatus moduleFor(int ordinal, DeviceModule *&out);
-  /// A workspace of at least `bytes` for launches on `stream` of device
-  /// `ordinal` (whose context is current), zeroed on `stream` when new.
-  fattnStatus workspaceFor(int ordinal, const DeviceModule &m, CUstream stream,
-                           uint64_t bytes, CUdeviceptr &out);
+  fattnStatus moduleFor(int ordinal, DeviceModule *&out) {
+    FunctionSpec function{desc.entry, desc.threads, desc.dynamicSmemBytes,
+                          desc.hasCluster &&
+                              desc.cluster[0] * desc.cluster[1] * desc.cluster[2] > 8};
+    return modules.get(ordinal, image, ptxImage, {function}, where(), out);
+  }
 };
 
-fattnStatus fattnKernel_::moduleFor(int ordinal, DeviceModule *&out) {
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = modules.find(ordinal);
-  if (it != modules.end()) {
-    out = &it->second;
-    return FATTN_STATUS_SUCCESS;
-  }
-  FunctionSpec function{desc.entry, desc.threads, desc.dynamicSmemBytes,
-                        desc.hasCluster && desc.cluster[0] * desc.cluster[1] * desc.cluster[2] > 8};
-  DeviceModule m;
-  if (fattnStatus status = loadDeviceModule(image, ptxImage, ordinal, {function}, where(), m))
-    return status;
-  out = &modules.emplace(ordinal, m).first->second;
-  return FATTN_STATUS_SUCCESS;
-}
-
-fattnStatus fattnKernel_::workspaceFor(int ordinal, const DeviceModule &m, CUstream stream,
-                                       uint64_t bytes, CUdeviceptr &out) {
-  std::lock_guard<std::mutex> lock(mutex);
-  Workspace &w = workspaces[{ordinal, stream}];
-  if (w.bytes < bytes) {
-    CUresult r;
-    if (w.ptr) {
-      // Earlier launches on the stream may still read the smaller one.
-      if ((r = cuStreamSynchronize(stream)) != CUDA_SUCCESS)
-        return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuStreamSynchronize") +
-                                                 where());
-      cuMemFree(w.ptr);
-      w = Workspace();
-    }
-    CUdeviceptr ptr = 0;
-    if ((r = cuMemAlloc(&ptr, bytes)) != CUDA_SUCCESS)
-      return fail(FATTN_STATUS_CUDA_ERROR,
-                  describeCudaError(r, "cuMemAlloc(workspace of " + std::to_string(bytes) +
-                                           " bytes)") +
-                      where());
-    // Kept only once zeroed: a later launch must never find it dirty.
-    if ((r = cuMemsetD8Async(ptr, 0, bytes, stream)) != CUDA_SUCCESS) {
-      cuMemFree(ptr);
-      return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuMemsetD8Async") + where());
-    }
-    w = {m.context, ptr, bytes};
-  }
-  out = w.ptr;
-  return FATTN_STATUS_SUCCESS;
-}
-
 namespace {
-
-fattnStatus createKernel(std::string_view json, std::string image, std::string ptx,
-                         fattnKernel *kernel) {
-  if (!kernel)
-    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel output pointer is null");
-  *kernel = nullptr;
-  auto k = std::make_unique<fattnKernel_>();
-  std::string error;
-  if (!parseKernelDescription(json, k->desc, error))
-    return fail(FATTN_STATUS_INVALID_DESCRIPTION, error);
-  if (fattnStatus s = terminateImages(image, ptx, k->where()))
-    return s;
-  k->image = std::move(image);
-  k->ptxImage = std::move(ptx);
-  *kernel = k.release();
-  return FATTN_STATUS_SUCCESS;
-}
 
 /// The launch plan of fattnKernelGetLaunchConfig and fattnKernelGetTailPairs:
 /// the tensors checked as a launch would, `numSMs` for "num_sms".
@@ -151,7 +67,7 @@ fattnStatus fattnKernelLoadFile(const char *path, fattnKernel *kernel) {
   if (fattnStatus s =
           readKernelFiles<KernelDescription>(path, parseKernelDescription, json, image, ptx))
     return s;
-  return createKernel(json, std::move(image), std::move(ptx), kernel);
+  return createHandle(json, std::move(image), std::move(ptx), parseKernelDescription, kernel);
 }
 
 fattnStatus fattnKernelLoadData(const char *json, size_t jsonSize, const void *image,
@@ -159,8 +75,9 @@ fattnStatus fattnKernelLoadData(const char *json, size_t jsonSize, const void *i
   clearLastError();
   if (!json || !image)
     return fail(FATTN_STATUS_INVALID_ARGUMENT, "description or image pointer is null");
-  return createKernel(std::string_view(json, jsonSize),
-                      std::string(static_cast<const char *>(image), imageSize), "", kernel);
+  return createHandle(std::string_view(json, jsonSize),
+                      std::string(static_cast<const char *>(image), imageSize), "",
+                      parseKernelDescription, kernel);
 }
 
 void fattnKernelDestroy(fattnKernel kernel) { delete kernel; }
@@ -267,8 +184,9 @@ fattnStatus fattnKernelLaunchWithScalars(fattnKernel kernel, const fattnTensor *
       return fail(FATTN_STATUS_CUDA_ERROR, error + kernel->where());
   if (plan.workspaceBytes) {
     CUdeviceptr workspace = 0;
-    if (fattnStatus s = kernel->workspaceFor(ordinal, *m, static_cast<CUstream>(stream),
-                                             plan.workspaceBytes, workspace))
+    if (fattnStatus s = kernel->workspaces.get(ordinal, m->context, static_cast<CUstream>(stream),
+                                               plan.workspaceBytes, /*zeroed=*/true,
+                                               kernel->where(), workspace))
       return s;
     uint64_t address = workspace;
     std::memcpy(plan.params[plan.workspaceSlot].bytes, &address, sizeof(address));

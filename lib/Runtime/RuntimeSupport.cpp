@@ -159,4 +159,61 @@ void unloadDeviceModule(DeviceModule &m) {
     cuDevicePrimaryCtxRelease(m.device);
 }
 
+DeviceModules::~DeviceModules() {
+  for (auto &[ordinal, m] : modules_)
+    unloadDeviceModule(m);
+}
+
+fattnStatus DeviceModules::get(int ordinal, const std::string &image, const std::string &ptx,
+                               const std::vector<FunctionSpec> &functions, const std::string &where,
+                               DeviceModule *&out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = modules_.find(ordinal);
+  if (it == modules_.end()) {
+    DeviceModule m;
+    if (fattnStatus s = loadDeviceModule(image, ptx, ordinal, functions, where, m))
+      return s;
+    it = modules_.emplace(ordinal, m).first;
+  }
+  out = &it->second;
+  return FATTN_STATUS_SUCCESS;
+}
+
+StreamWorkspaces::~StreamWorkspaces() {
+  for (auto &[key, b] : buffers_) {
+    ScopedContext scope(b.context);
+    if (scope.ok())
+      cuMemFree(b.ptr);
+  }
+}
+
+fattnStatus StreamWorkspaces::get(int ordinal, CUcontext context, CUstream stream, uint64_t bytes,
+                                  bool zeroed, const std::string &where, CUdeviceptr &out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Buffer &b = buffers_[{ordinal, stream}];
+  if (b.bytes < bytes) {
+    CUresult r;
+    if (b.ptr) {
+      if ((r = cuStreamSynchronize(stream)) != CUDA_SUCCESS)
+        return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuStreamSynchronize") + where);
+      cuMemFree(b.ptr);
+      b = Buffer();
+    }
+    CUdeviceptr ptr = 0;
+    if ((r = cuMemAlloc(&ptr, bytes)) != CUDA_SUCCESS)
+      return fail(
+          FATTN_STATUS_CUDA_ERROR,
+          describeCudaError(r, "cuMemAlloc(workspace of " + std::to_string(bytes) + " bytes)") +
+              where);
+    // Kept only once zeroed: a later launch must never find it dirty.
+    if (zeroed && (r = cuMemsetD8Async(ptr, 0, bytes, stream)) != CUDA_SUCCESS) {
+      cuMemFree(ptr);
+      return fail(FATTN_STATUS_CUDA_ERROR, describeCudaError(r, "cuMemsetD8Async") + where);
+    }
+    b = {context, ptr, bytes};
+  }
+  out = b.ptr;
+  return FATTN_STATUS_SUCCESS;
+}
+
 } // namespace fattn::runtime

@@ -11,8 +11,12 @@
 #include "fattn-c/Runtime.h"
 
 #include <cuda.h>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fattn::runtime {
@@ -87,6 +91,73 @@ fattnStatus loadDeviceModule(const std::string &image, const std::string &ptx, i
 /// Unloads the module and releases the context (errors ignored: at process
 /// exit the driver may already be gone).
 void unloadDeviceModule(DeviceModule &m);
+
+/// The modules of one kernel image, one per device, loaded on first use.
+/// Thread-safe; unloads them when destroyed.
+class DeviceModules {
+public:
+  DeviceModules() = default;
+  DeviceModules(const DeviceModules &) = delete;
+  DeviceModules &operator=(const DeviceModules &) = delete;
+  ~DeviceModules();
+
+  /// The module of device `ordinal`, loaded (loadDeviceModule) if new.
+  fattnStatus get(int ordinal, const std::string &image, const std::string &ptx,
+                  const std::vector<FunctionSpec> &functions, const std::string &where,
+                  DeviceModule *&out);
+
+private:
+  std::mutex mutex_;
+  std::map<int, DeviceModule> modules_;
+};
+
+/// Scratch buffers per (device, stream): launches on one stream run in
+/// order and may share one; launches on different streams may overlap and
+/// get their own. Thread-safe; frees them when destroyed.
+class StreamWorkspaces {
+public:
+  StreamWorkspaces() = default;
+  StreamWorkspaces(const StreamWorkspaces &) = delete;
+  StreamWorkspaces &operator=(const StreamWorkspaces &) = delete;
+  ~StreamWorkspaces();
+
+  /// A buffer of at least `bytes` for launches on `stream` of device
+  /// `ordinal` (`context`, current): a smaller one is freed after the stream
+  /// synchronizes (earlier launches may still use it); a new one is zeroed
+  /// on `stream` when `zeroed`.
+  fattnStatus get(int ordinal, CUcontext context, CUstream stream, uint64_t bytes, bool zeroed,
+                  const std::string &where, CUdeviceptr &out);
+
+private:
+  struct Buffer {
+    CUcontext context = nullptr;
+    CUdeviceptr ptr = 0;
+    uint64_t bytes = 0;
+  };
+  std::mutex mutex_;
+  std::map<std::pair<int, CUstream>, Buffer> buffers_;
+};
+
+/// A new kernel handle `Handle` (with `desc`, `image`, `ptxImage` and
+/// `where()`) from a description's JSON text, read by `parse`, and its
+/// images.
+template <typename Handle, typename Desc>
+fattnStatus createHandle(std::string_view json, std::string image, std::string ptx,
+                         bool (*parse)(std::string_view, Desc &, std::string &), Handle **out) {
+  if (!out)
+    return fail(FATTN_STATUS_INVALID_ARGUMENT, "kernel output pointer is null");
+  *out = nullptr;
+  auto handle = std::make_unique<Handle>();
+  std::string error;
+  if (!parse(json, handle->desc, error))
+    return fail(FATTN_STATUS_INVALID_DESCRIPTION, error);
+  if (fattnStatus s = terminateImages(image, ptx, handle->where()))
+    return s;
+  handle->image = std::move(image);
+  handle->ptxImage = std::move(ptx);
+  *out = handle.release();
+  return FATTN_STATUS_SUCCESS;
+}
 
 } // namespace fattn::runtime
 
