@@ -8,11 +8,11 @@
 // fattn.attention (the L0 below), op for op.
 // RUN: fattn-opt %s --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s
 // RUN: fattn-opt %s --convert-fattn-to-nvvm-sm90 -o %t.hand.mlir
-// RUN: sed -n 's|^// L0: ||p' %s | fattn-opt --fattn-tile="block-m=128 block-n=64" --fattn-sm90-tma --fattn-warp-specialize --fattn-persistent-tiles --convert-fattn-to-nvvm-sm90 -o %t.pass.mlir
+// RUN: sed -n 's,^// L0: ,,p' %s | fattn-opt --fattn-tile="block-m=128 block-n=64" --fattn-sm90-tma --fattn-warp-specialize --fattn-persistent-tiles --convert-fattn-to-nvvm-sm90 -o %t.pass.mlir
 // RUN: diff %t.hand.mlir %t.pass.mlir
 // Without the work loop (the same body in the tiled op) the kernel has one
 // CTA per work item:
-// RUN: sed -n 's|^// L0: ||p' %s | fattn-opt --fattn-tile="block-m=128 block-n=64" --fattn-sm90-tma --fattn-warp-specialize --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --check-prefix=ONECTA
+// RUN: sed -n 's,^// L0: ,,p' %s | fattn-opt --fattn-tile="block-m=128 block-n=64" --fattn-sm90-tma --fattn-warp-specialize --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --check-prefix=ONECTA
 
 // L0: func.func @attn(%q: memref<1x2x256x64xbf16>, %k: memref<1x2x256x64xbf16>, %v: memref<1x2x256x64xbf16>, %o: memref<1x2x256x64xbf16>) {
 // L0:   fattn.attention ins(%q, %k, %v : memref<1x2x256x64xbf16>, memref<1x2x256x64xbf16>, memref<1x2x256x64xbf16>) outs(%o : memref<1x2x256x64xbf16>) {causal = true}
