@@ -455,3 +455,46 @@ llvm.func @shared_region() -> i32 {
   %k = fattn.sm90.smem_region key_ring, offset = 32768, bytes = 65536
   llvm.return %k : i32
 }
+
+// -----
+
+// L3 with upstream ops around the target ops: a consumer's loop over ring
+// tiles as scf.for on i32, with arith and math in its body. The same
+// conversion lowers the loop to LLVM branches (SCF -> ControlFlow ->
+// LLVM), the arithmetic to LLVM, and the target ops to NVVM.
+// CHECK-LABEL: llvm.func @consume_loop
+// CHECK-SAME: (%[[BASE:.*]]: !llvm.ptr<3>, %[[N:.*]]: i32, %[[X:.*]]: f32)
+// CHECK:      %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.br ^[[HEAD:.*]](%[[C0]], %[[X]] : i32, f32)
+// CHECK-NEXT: ^[[HEAD]](%[[T:.*]]: i32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[MORE:.*]] = llvm.icmp "slt" %[[T]], %[[N]] : i32
+// CHECK-NEXT: llvm.cond_br %[[MORE]], ^[[BODY:.*]], ^[[EXIT:.*]]
+// CHECK-NEXT: ^[[BODY]]:
+// CHECK:      %[[STAGE:.*]] = llvm.urem %[[T]], %{{.*}} : i32
+// CHECK:      %[[FULL:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK:      nvvm.mbarrier.try_wait.parity %[[FULL]], %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK-NEXT: %[[E:.*]] = llvm.intr.exp2(%[[ACC]]) : (f32) -> f32
+// CHECK-NEXT: %[[S:.*]] = llvm.fadd %[[ACC]], %[[E]] : f32
+// CHECK-NEXT: %[[NEXT:.*]] = llvm.add %[[T]], %[[C1]] : i32
+// CHECK-NEXT: llvm.br ^[[HEAD]](%[[NEXT]], %[[S]] : i32, f32)
+// CHECK-NEXT: ^[[EXIT]]:
+// CHECK-NEXT: llvm.return %[[ACC]] : f32
+// CHECK-NOT:  scf.
+// CHECK-NOT:  arith.
+// CHECK-NOT:  math.
+// CHECK-NOT:  fattn.sm90
+llvm.func @consume_loop(%base: !llvm.ptr<3>, %n: i32, %x: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%acc = %x) -> (f32) : i32 {
+    %stage = fattn.sm90.ring_stage %t, stages = 2
+    %phase = fattn.sm90.ring_phase %t, stages = 2
+    %full = fattn.sm90.ring_barrier %base[%stage], offset = 163848
+    fattn.sm90.mbarrier_wait %full, parity = %phase
+    %e = math.exp2 %acc : f32
+    %s = arith.addf %acc, %e : f32
+    scf.yield %s : f32
+  }
+  llvm.return %r : f32
+}

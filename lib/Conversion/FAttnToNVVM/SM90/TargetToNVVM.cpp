@@ -14,9 +14,17 @@
 
 #include "KernelBuilder.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #define DEBUG_TYPE "convert-fattn-sm90-target-to-nvvm"
@@ -470,8 +478,17 @@ LogicalResult mlir::fattn::lowerSM90TargetOps(Operation *root) {
   LLVMTypeConverter converter(ctx);
   RewritePatternSet patterns(ctx);
   populateSM90TargetToNVVMPatterns(converter, patterns);
+  // L3 written with upstream ops around the target ops (loops, index and
+  // float arithmetic) reaches NVVM and LLVM in the same conversion, as
+  // IREE's ConvertToNVVM combines upstream sets with its own.
+  populateSCFToControlFlowConversionPatterns(patterns);
+  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+  arith::populateArithToLLVMConversionPatterns(converter, patterns);
+  populateMathToLLVMConversionPatterns(converter, patterns);
   LLVMConversionTarget target(*ctx);
   target.addLegalDialect<NVVM::NVVMDialect>();
+  target.addIllegalDialect<scf::SCFDialect, cf::ControlFlowDialect,
+                           arith::ArithDialect, math::MathDialect>();
   SM90TargetOps::markIllegal(target);
   return applyPartialConversion(root, target, std::move(patterns));
 }

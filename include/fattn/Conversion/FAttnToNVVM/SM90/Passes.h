@@ -3,6 +3,7 @@
 #ifndef FATTN_CONVERSION_FATTNTONVVM_SM90_PASSES_H
 #define FATTN_CONVERSION_FATTNTONVVM_SM90_PASSES_H
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

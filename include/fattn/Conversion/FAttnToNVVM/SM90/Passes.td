@@ -60,8 +60,11 @@ def ConvertFAttnSM90TargetToNVVM
     P's `pack_pair`, `pack_e4m3` and `pack_bytes`) becomes the
     NVVM and LLVM operations it stands for (inline PTX for `wgmma_rs`, which
     no NVVM op expresses), by the patterns of
-    `populateSM90TargetToNVVMPatterns` in one partial conversion; other ops
-    are left as they are.
+    `populateSM90TargetToNVVMPatterns` in one partial conversion, together
+    with upstream's SCF -> ControlFlow, ControlFlow -> LLVM, Arith -> LLVM
+    and Math -> LLVM patterns, so that L3 written with loops and arithmetic
+    of those dialects around the target ops lowers in the same step; other
+    ops (NVVM, LLVM) are left as they are.
     `--convert-fattn-to-nvvm-sm90` runs the same patterns on each kernel it
     builds, unless `keep-target-ops=true`.
 
@@ -73,7 +76,8 @@ def ConvertFAttnSM90TargetToNVVM
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::cf::ControlFlowDialect"];
 }
 
 #endif // FATTN_CONVERSION_FATTNTONVVM_SM90_PASSES_TD

@@ -23,8 +23,9 @@ namespace mlir::fattn {
 void populateSM90TargetToNVVMPatterns(LLVMTypeConverter &converter,
                                       RewritePatternSet &patterns);
 
-/// Lowers every fattn.sm90.* op nested in `root` by those patterns (a
-/// partial conversion: other ops stay as they are). Fails, with a
+/// Lowers every fattn.sm90.* op nested in `root` by those patterns, and
+/// any scf, cf, arith and math op by upstream's patterns, in one partial
+/// conversion (NVVM and LLVM ops stay as they are). Fails, with a
 /// diagnostic, when an op cannot be lowered.
 LogicalResult lowerSM90TargetOps(Operation *root);
 
