@@ -9,7 +9,9 @@
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/SM90Lowering.h"
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Dialect/FAttn/Transforms/SM80/Passes.h"
 #include "fattn/Dialect/FAttn/Utils/HeadDims.h"
+#include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
 #include "fattn/Pipelines/SM90Pipeline.h"
 
@@ -163,18 +165,22 @@ SM80Tuning mlir::fattn::tuneSM80(const AttentionFacts &facts,
                                  const TuningRequest &request) {
   SM80Tuning t;
   // 128 query rows where the accumulator and the scores fit the registers
-  // (head dim 112 spills there); 64 above.
+  // (head dims 104 to 120 spill there: 112 always, 104 with a softcap); 64
+  // above.
   const int64_t headDim = facts.tileHeadDim();
-  t.blockM = headDim > 128 || headDim == 112 ? 64 : 128;
+  t.blockM = headDim > 128 || (headDim > 96 && headDim < 128) ? 64 : 128;
   // Head dim 256: 64 + 2 x (32 + 32) padded rows fit the 163 KiB of sm_80.
-  // A 32-key tile splits into the 16-byte copies of 128 threads only at
-  // multiples of 32 (32 rows x head dim / 8 chunks), K's and V's; 64 keys
-  // otherwise.
+  // Above 128, 32 keys at multiples of 32 (K's and V's), and where 64 keys
+  // do not fit (248, whose rows take a spare chunk); 64 keys otherwise.
   const int64_t valueHeadDim = facts.headDimV.value_or(facts.headDim);
-  t.blockN = headDim > 128 && facts.headDim % 32 == 0 && valueHeadDim % 32 == 0
+  t.stages = 2;
+  bool wideKeysFit = sm80::planSmem(headDim, 2, t.blockM, 64, t.stages)
+                         .totalBytes <= kSM80MaxSharedBytes;
+  t.blockN = headDim > 128 && ((facts.headDim % 32 == 0 &&
+                                valueHeadDim % 32 == 0) ||
+                               !wideKeysFit)
                  ? 32
                  : 64;
-  t.stages = 2;
   if (request.blockM > 0)
     t.blockM = request.blockM;
   if (request.blockN > 0)

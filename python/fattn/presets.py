@@ -107,10 +107,28 @@ def sweep_head_dims(arch: str) -> Tuple[int, ...]:
                  if d not in TEST_HEAD_DIMS)
 
 
+# sm_80 head dims that are multiples of 8 but not of 16 (S = Q K^T ends on a k-step of 8
+# columns, P V and O on an odd number of n8 tiles): besides the sweep's, f16, every mask
+# of the gpu-tests preset and the softcap at a few, and V's head dim differing either way.
+SM80_HALF_STEP_HEAD_DIMS = (40, 72, 136, 200, 248)
+SM80_HALF_STEP_VALUE_HEAD_DIMS = ((40, 72), (72, 40), (136, 200), (248, 128), (128, 248))
+
+
 def head_dim_sweep_specs() -> List[Dict]:
-    return [dict(arch=arch, dtype="bf16", head_dim_qk=d, head_dim_v=d, causal=c, has_lse=True)
-            for arch in ("sm_80", "sm_90a") for d in sweep_head_dims(arch)
-            for c in (False, True)]
+    specs = [dict(arch=arch, dtype="bf16", head_dim_qk=d, head_dim_v=d, causal=c, has_lse=True)
+             for arch in ("sm_80", "sm_90a") for d in sweep_head_dims(arch)
+             for c in (False, True)]
+    for d in SM80_HALF_STEP_HEAD_DIMS:
+        specs += [dict(arch="sm_80", dtype="f16", head_dim_qk=d, head_dim_v=d, causal=c,
+                       window_left=wl, window_right=wr, has_lse=True)
+                  for c, wl, wr in TEST_MASKS]
+        specs.append(dict(arch="sm_80", dtype="bf16", head_dim_qk=d, head_dim_v=d, causal=True,
+                          softcap=TEST_SOFTCAPS[1], has_lse=True))
+    for d, dv in SM80_HALF_STEP_VALUE_HEAD_DIMS:
+        specs += [dict(arch="sm_80", dtype="bf16", head_dim_qk=d, head_dim_v=dv, causal=c,
+                       window_left=wl, window_right=wr, has_lse=True)
+                  for c, wl, wr in TEST_MASKS]
+    return specs
 
 
 # Training (flash_attn_func's backward, python/tests/test_gpu_autograd.py): the

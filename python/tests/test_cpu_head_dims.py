@@ -25,6 +25,9 @@ def config(arch, dtype, d, dv=None, **kw):
 @pytest.mark.parametrize("arch,dtype,d,dv", [
     ("sm_80", "bf16", 64, None), ("sm_80", "f16", 96, None), ("sm_80", "bf16", 256, None),
     ("sm_80", "bf16", 48, None), ("sm_80", "f16", 240, None),
+    # sm_80 multiples of 8 that are not of 16 (a last k-step of 8 columns).
+    ("sm_80", "bf16", 40, None), ("sm_80", "f16", 72, None), ("sm_80", "bf16", 248, None),
+    ("sm_80", "bf16", 136, 200), ("sm_80", "f16", 128, 72),
     ("sm_90a", "bf16", 40, None), ("sm_90a", "f16", 200, None), ("sm_90a", "bf16", 256, None),
     ("sm_90a", "e4m3", 128, None), ("sm_90a", "e4m3", 256, None),
     # V's head dim differing (MLA's 192/128): 16 bits on both archs, by the same rule.
@@ -38,10 +41,10 @@ def test_taken(arch, dtype, d, dv):
 
 
 @pytest.mark.parametrize("arch,dtype,d,dv,message", [
-    ("sm_80", "bf16", 72, None,
-     r"head_dim 72 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
-     r"multiples of 16 up to 256$"),
-    ("sm_80", "f16", 272, None, r"head_dim 272 .* sm_80 takes head dims multiples of 16 up to 256"),
+    ("sm_80", "bf16", 36, None,
+     r"head_dim 36 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
+     r"multiples of 8 up to 256$"),
+    ("sm_80", "f16", 264, None, r"head_dim 264 .* sm_80 takes head dims multiples of 8 up to 256"),
     ("sm_90a", "bf16", 36, None,
      r"head_dim 36 is not supported on sm_90a with bf16 inputs: sm_90a takes head dims "
      r"multiples of 8 up to 256$"),
@@ -56,9 +59,9 @@ def test_taken(arch, dtype, d, dv):
      r"head_dim_v 132 is not supported on sm_90a with bf16 inputs: sm_90a takes head dims "
      r"multiples of 8 up to 256$"),
     ("sm_90a", "f16", 128, 264, r"head_dim_v 264 is not supported on sm_90a"),
-    ("sm_80", "bf16", 128, 72,
-     r"head_dim_v 72 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
-     r"multiples of 16 up to 256$"),
+    ("sm_80", "bf16", 128, 68,
+     r"head_dim_v 68 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
+     r"multiples of 8 up to 256$"),
     ("sm_90a", "e4m3", 256, 128,
      r"head_dim_v 128 differs from head_dim 256: sm_90a takes V's head dim equal to Q's and "
      r"K's with e4m3 inputs"),
@@ -102,13 +105,13 @@ def test_rules_of_the_shipped_file():
 
 
 def test_build_library_refuses_before_compiling():
-    with pytest.raises(ValueError, match="head_dim 72 is not supported on sm_80"):
-        make_configs([dict(head_dim_qk=72, head_dim_v=72)], "sm_80")
-    assert make_configs([dict(head_dim_qk=80, head_dim_v=80)], "sm_80")
+    with pytest.raises(ValueError, match="head_dim 36 is not supported on sm_80"):
+        make_configs([dict(head_dim_qk=36, head_dim_v=36)], "sm_80")
+    assert make_configs([dict(head_dim_qk=72, head_dim_v=72)], "sm_80")
 
 
 @pytest.mark.parametrize("arch,dtype,d,dv", [
-    ("sm_80", "bf16", 72, None), ("sm_80", "f16", 128, 72), ("sm_90a", "bf16", 36, None),
+    ("sm_80", "bf16", 36, None), ("sm_80", "f16", 128, 68), ("sm_90a", "bf16", 36, None),
     ("sm_90a", "bf16", 264, None), ("sm_90a", "bf16", 192, 132), ("sm_90a", "e4m3", 64, None),
     ("sm_90a", "e4m3", 256, 128),
 ])
@@ -151,3 +154,23 @@ def test_the_compiler_takes_what_python_takes(tmp_path, arch, shapes):
     ptx = (tmp_path / "a.ptx").read_text()
     for shape in shapes:
         assert shape in ptx
+
+
+def test_the_sweep_covers_sm80_multiples_of_8():
+    """The head-dims preset (the GPU sweep) takes every sm_80 head dim of the rule
+    from 32 that gpu-tests leaves out, the multiples of 8 that are not of 16 among
+    them, and those with f16, every mask, the softcap and V's head dim differing."""
+    from fattn.presets import PRESETS, TEST_HEAD_DIMS, TEST_MASKS
+    specs = [s for s in PRESETS["head-dims"]() if s["arch"] == "sm_80"]
+    dims = {s["head_dim_qk"] for s in specs if s["head_dim_v"] == s["head_dim_qk"]}
+    assert dims == set(range(32, 257, 8)) - set(TEST_HEAD_DIMS)
+    assert {40, 56, 72, 248} <= dims
+    masks = {(s.get("causal", False), s.get("window_left", -1), s.get("window_right", -1))
+             for s in specs if s["head_dim_qk"] == 72 and s["dtype"] == "f16"}
+    assert masks == set(TEST_MASKS)
+    assert any(s.get("softcap", 0) > 0 and s["head_dim_qk"] == 248 for s in specs)
+    pairs = {(s["head_dim_qk"], s["head_dim_v"]) for s in specs
+             if s["head_dim_qk"] != s["head_dim_v"]}
+    assert {(40, 72), (72, 40), (248, 128), (128, 248)} <= pairs
+    for spec in specs:
+        check_head_dims(config("sm_80", spec["dtype"], spec["head_dim_qk"], spec["head_dim_v"]))

@@ -81,15 +81,6 @@ llvm.func @stage_element(%p: !llvm.ptr<3>, %x: f32) {
 
 // -----
 
-llvm.func @store_chunks(%smem: !llvm.ptr<3>, %off: i32, %lane: i32, %o: !llvm.ptr<1>, %row: i32, %stride: i64, %seq: i32) {
-  // 10 rows of 8 chunks: 80 chunks, not as many for each of 32 lanes.
-  // expected-error @below {{'fattn.sm80.store_rows' op expected the rows' 80 16-byte chunks to be a multiple of 32 (as many for each lane)}}
-  fattn.sm80.store_rows %smem[%off], lane = %lane, into %o[%row], row_stride = %stride, seq_len = %seq, rows = 10, row_bytes = 128, row_pitch = 144
-  llvm.return
-}
-
-// -----
-
 llvm.func @store_row_bytes(%smem: !llvm.ptr<3>, %off: i32, %lane: i32, %o: !llvm.ptr<1>, %row: i32, %stride: i64, %seq: i32) {
   // expected-error @below {{'fattn.sm80.store_rows' op expected row_bytes a positive multiple of 16 (16-byte chunks) up to 1048576, found 0}}
   fattn.sm80.store_rows %smem[%off], lane = %lane, into %o[%row], row_stride = %stride, seq_len = %seq, rows = 32, row_bytes = 0, row_pitch = 144

@@ -21,7 +21,7 @@ namespace {
 TEST(HeadDims, RulesTakeTheirHeadDims) {
   for (int64_t d = -1; d <= 1024; ++d) {
     EXPECT_EQ(headDimRule("sm_80", "bf16")->takes(d),
-              d > 0 && d % 16 == 0 && d <= 256)
+              d > 0 && d % 8 == 0 && d <= 256)
         << d;
     EXPECT_EQ(headDimRule("sm_90a", "f16")->takes(d),
               d > 0 && d % 8 == 0 && d <= 256)
@@ -40,7 +40,7 @@ TEST(HeadDims, RulesTakeTheirHeadDims) {
 
 TEST(HeadDims, Describe) {
   EXPECT_EQ(headDimRule("sm_80", "f16")->describe(),
-            "a head dim that is a multiple of 16 up to 256");
+            "a head dim that is a multiple of 8 up to 256");
   EXPECT_EQ(headDimRule("sm_90a", "bf16")->describe(),
             "a head dim that is a multiple of 8 up to 256");
 }
@@ -51,13 +51,21 @@ TEST(HeadDims, Errors) {
   Type bf16 = b.getBF16Type(), e4m3 = b.getType<Float8E4M3FNType>();
   EXPECT_EQ(sm80HeadDimsError(bf16, 128, 128), std::nullopt);
   EXPECT_EQ(sm80HeadDimsError(bf16, 80, 80), std::nullopt);
-  EXPECT_EQ(sm80HeadDimsError(bf16, 72, 72),
-            "sm_80 needs a head dim that is a multiple of 16 up to 256 for "
-            "16-bit inputs, found 72");
+  // Multiples of 8 that are not of 16: a last k-step of 8 columns.
+  EXPECT_EQ(sm80HeadDimsError(bf16, 72, 72), std::nullopt);
+  EXPECT_EQ(sm80HeadDimsError(bf16, 248, 248), std::nullopt);
+  EXPECT_EQ(sm80HeadDimsError(bf16, 36, 36),
+            "sm_80 needs a head dim that is a multiple of 8 up to 256 for "
+            "16-bit inputs, found 36");
+  EXPECT_EQ(sm80HeadDimsError(bf16, 264, 264),
+            "sm_80 needs a head dim that is a multiple of 8 up to 256 for "
+            "16-bit inputs, found 264");
   EXPECT_EQ(sm80HeadDimsError(bf16, 192, 128), std::nullopt);
-  EXPECT_EQ(sm80HeadDimsError(bf16, 128, 72),
-            "sm_80 needs a head dim that is a multiple of 16 up to 256 for V "
-            "of 16-bit inputs, found 72");
+  EXPECT_EQ(sm80HeadDimsError(bf16, 128, 72), std::nullopt);
+  EXPECT_EQ(sm80HeadDimsError(bf16, 40, 136), std::nullopt);
+  EXPECT_EQ(sm80HeadDimsError(bf16, 128, 68),
+            "sm_80 needs a head dim that is a multiple of 8 up to 256 for V "
+            "of 16-bit inputs, found 68");
   EXPECT_EQ(sm80HeadDimsError(e4m3, 128, 128),
             "sm_80 has no kernel for f8E4M3FN inputs");
   EXPECT_EQ(sm90HeadDimsError(bf16, 40, 40), std::nullopt);

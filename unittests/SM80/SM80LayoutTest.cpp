@@ -86,14 +86,17 @@ int main() {
          "fragments cover their tiles", 0, 0);
 
   // Shared memory: 16-byte aligned rows, 8 rows of one ldmatrix phase on 8
-  // distinct 16-byte bank groups (conflict-free), for every shipped head dim.
-  for (int64_t headDim : {64, 96, 128, 256}) {
+  // distinct 16-byte bank groups (conflict-free), for every shipped head dim;
+  // rows hold whole 16-column blocks (ldmatrix reads them).
+  for (int64_t headDim = 8; headDim <= 256; headDim += 8) {
     SmemPlan plan = planSmem(headDim, 2, 128, 64, 2);
     expect(plan.rowPitchBytes % 16 == 0 && plan.kvOffset % 16 == 0 &&
                plan.stageBytes % 16 == 0,
            "16-byte aligned plan", headDim, 0);
     expect(plan.vOffset(1) + 64 * plan.rowPitchBytes == plan.totalBytes,
            "ring ends at totalBytes", headDim, 0);
+    expect(plan.rowPitchBytes >= (headDim + 15) / 16 * 32,
+           "rows hold whole 16-column blocks", headDim, 0);
     for (int64_t col = 0; col < headDim * 2; col += 16) {
       std::set<int64_t> groups;
       for (int64_t row = 0; row < 8; ++row)

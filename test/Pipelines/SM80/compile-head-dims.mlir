@@ -5,11 +5,11 @@
 // RUN: FileCheck %s --check-prefix=D144 < %t/fattn_fwd_d144_bf16.json
 // RUN: FileCheck %s --check-prefix=D192 < %t/fattn_fwd_d192_bf16.json
 
-// sm_80 compiles every multiple of 16 up to 256, with tiles that keep each
-// free of spills (test/Pipelines/SM80/ptxas-no-spills.mlir): 128 query rows
-// up to head dim 128 but at 112, whose 128 rows spill; above 128, 32 keys
-// where 32 rows split into the 16-byte copies of 128 threads (multiples of
-// 32), else 64.
+// sm_80 compiles every multiple of 8 up to 256, with tiles that keep each
+// free of spills (test/Pipelines/SM80/ptxas-no-spills.mlir,
+// head-dims-multiple-of-8.mlir): 128 query rows up to head dim 128 but from
+// 104 to 120 (112's 128 rows spill); above 128, 32 keys at multiples of 32
+// (and at 248, whose 64-key ring does not fit), else 64.
 // D48-DAG: "head_dim_qk": 48
 // D48-DAG: "block_m": 128
 // D48-DAG: "block_n": 64

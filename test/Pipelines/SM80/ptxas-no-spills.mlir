@@ -17,8 +17,8 @@
 // dim 128 with LSE (255 registers) and head dim 96 with a causal left
 // window are the tightest; bench/sm80/sm80_ptxas_report.py checks them all.
 // The other multiples of 16: head dim 112 takes 64 query rows (128 spill),
-// 144 (like 176, 208, 240) 64 keys, as 32 rows of it do not split into the
-// 16-byte copies of 128 threads.
+// 144 (like 176, 208, 240) 64 keys; the multiples of 8 that are not of 16:
+// head-dims-multiple-of-8.mlir.
 // SM90: Compiling entry function 'fattn_fwd_d128_bf16_causal_lse' for 'sm_90'
 // SM90: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // CHECK: Compiling entry function 'fattn_fwd_d{{[0-9a-z_]+}}' for 'sm_80'

@@ -8,18 +8,18 @@ func.func @f32(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>, %v: memref<?x
 
 // -----
 
-func.func @d72(%q: memref<?x?x?x72xbf16>, %k: memref<?x?x?x72xbf16>, %v: memref<?x?x?x72xbf16>, %o: memref<?x?x?x72xbf16>) {
-  // expected-error @+1 {{'fattn.tiled_attention' op sm_80 needs a head dim that is a multiple of 16 up to 256 for 16-bit inputs, found 72}}
-  fattn.attention ins(%q, %k, %v : memref<?x?x?x72xbf16>, memref<?x?x?x72xbf16>, memref<?x?x?x72xbf16>) outs(%o : memref<?x?x?x72xbf16>)
+func.func @d36(%q: memref<?x?x?x36xbf16>, %k: memref<?x?x?x36xbf16>, %v: memref<?x?x?x36xbf16>, %o: memref<?x?x?x36xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention' op sm_80 needs a head dim that is a multiple of 8 up to 256 for 16-bit inputs, found 36}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x36xbf16>, memref<?x?x?x36xbf16>, memref<?x?x?x36xbf16>) outs(%o : memref<?x?x?x36xbf16>)
   return
 }
 
 // -----
 
 // V's head dim may differ from Q's and K's, by the same rule.
-func.func @value_head_dim_not_multiple_of_16(%q: memref<?x?x?x128xf16>, %k: memref<?x?x?x128xf16>, %v: memref<?x?x?x72xf16>, %o: memref<?x?x?x72xf16>) {
-  // expected-error @+1 {{'fattn.tiled_attention' op sm_80 needs a head dim that is a multiple of 16 up to 256 for V of 16-bit inputs, found 72}}
-  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf16>, memref<?x?x?x128xf16>, memref<?x?x?x72xf16>) outs(%o : memref<?x?x?x72xf16>)
+func.func @value_head_dim_not_multiple_of_8(%q: memref<?x?x?x128xf16>, %k: memref<?x?x?x128xf16>, %v: memref<?x?x?x68xf16>, %o: memref<?x?x?x68xf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention' op sm_80 needs a head dim that is a multiple of 8 up to 256 for V of 16-bit inputs, found 68}}
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf16>, memref<?x?x?x128xf16>, memref<?x?x?x68xf16>) outs(%o : memref<?x?x?x68xf16>)
   return
 }
 

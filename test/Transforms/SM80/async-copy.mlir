@@ -31,3 +31,18 @@ func.func @d128_lse(%q: memref<?x?x?x128xf16>, %k: memref<?x?x?x128xf16>, %v: me
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xf16>, memref<?x?x?x128xf16>, memref<?x?x?x128xf16>) outs(%o : memref<?x?x?x128xf16>) lse(%lse : memref<?x?x?xf32>)
   return
 }
+
+// -----
+
+// Head dim 72 (9 chunks of 16 bytes): rows of 10 chunks, the spare one
+// holding the columns 72-79 that the last k-step's ldmatrix reads, then one
+// more (176 bytes: 11 chunks, an odd number of bank groups apart). Q 128
+// rows (22528 bytes), each stage K 64 rows + V 64 rows.
+// CHECK-LABEL: func.func @d72
+// CHECK: fattn.sm80.smem = #fattn.sm80_smem_plan<stages = 2, row_pitch = 176, q_offset = 0, kv_offset = 22528, stage_bytes = 22528, bytes = 67584>
+// STAGES3-LABEL: func.func @d72
+// STAGES3: #fattn.sm80_smem_plan<stages = 3, row_pitch = 176, q_offset = 0, kv_offset = 22528, stage_bytes = 22528, bytes = 90112>
+func.func @d72(%q: memref<?x?x?x72xbf16>, %k: memref<?x?x?x72xbf16>, %v: memref<?x?x?x72xbf16>, %o: memref<?x?x?x72xbf16>) {
+  fattn.attention ins(%q, %k, %v : memref<?x?x?x72xbf16>, memref<?x?x?x72xbf16>, memref<?x?x?x72xbf16>) outs(%o : memref<?x?x?x72xbf16>)
+  return
+}

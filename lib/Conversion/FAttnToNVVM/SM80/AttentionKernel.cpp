@@ -27,6 +27,15 @@
 // hoisted as 16 separate addresses. Head dim 64 has room: its loops keep the
 // prologue's indices, which measured up to 3% faster (docs/PERF.md).
 //
+// Head dims that are multiples of 8 but not of 16 (40, 72, ..., 248): S =
+// Q Kᵀ steps through Q's and K's head dim 16 columns at a time, and its last
+// step has 8. Its ldmatrix reads 16 columns as every step does (the row
+// pitch holds a spare 16-byte chunk past the head dim: planSmem), and the
+// mma.sync takes zeros in place of the A and B registers of columns 8-15, so
+// that whatever the spare chunk holds never reaches S. P V and O go through
+// V's head dim in n8 tiles; an odd count leaves the last ldmatrix.trans's
+// second tile unused.
+//
 // The tile loops are unrolled here: every fragment is an SSA value, so the
 // scf.for over KV tiles carries the accumulator, row max and row sum (and
 // the token of the latest cp.async commit group).
@@ -203,6 +212,19 @@ private:
   /// row maxima, lane sums, the latest commit group); `masked` loops apply the mask to every tile,
   /// the others contain no mask code at all.
   ValueRange tileLoop(Value from, Value to, bool masked, ValueRange state);
+  /// The k-steps of 16 columns of S = Q Kᵀ over Q's and K's head dim, the
+  /// last one of 8 columns where the head dim is not a multiple of 16.
+  int64_t kSteps() const { return llvm::divideCeil(cfg.headDim, 16); }
+  bool isHalfStep(int64_t kk) const {
+    return cfg.headDim % 16 != 0 && kk + 1 == kSteps();
+  }
+  /// Zeros in place of the registers of the columns 8-15 of k-step `kk`
+  /// (A's words 2 and 3) where the step has 8 columns.
+  AFrag queryFragment(std::array<Value, 4> words, int64_t kk) {
+    if (isHalfStep(kk))
+      words[2] = words[3] = c32(0);
+    return AFrag{words[0], words[1], words[2], words[3]};
+  }
   Value queryRow(int64_t mf, int64_t half) {
     return add(rowBase, c32(mf * 16 + half * 8));
   }
@@ -333,7 +355,7 @@ void KernelEmitter::prefetchKV(Value next, Value slot) {
 
 SmallVector<AccFrag> KernelEmitter::scores(Value slot) {
   int64_t pitch = cfg.plan.rowPitchBytes;
-  int64_t kSteps = cfg.headDim / 16;
+  int64_t kSteps = this->kSteps();
   Value zero = cf(0.0);
   SmallVector<AccFrag> s(mFrags * nFrags, AccFrag{zero, zero, zero, zero});
   // One base pointer each for K and Q; every ldmatrix adds a constant that
@@ -351,13 +373,18 @@ SmallVector<AccFrag> KernelEmitter::scores(Value slot) {
         a[mf] = qRegs[mf * kSteps + kk];
         continue;
       }
-      a[mf] = ldmatrix(
-          gep(ptrS, qPtr, c32(mf * 16 * pitch + kk * 16 * elemBytes)),
-          /*transpose=*/false);
+      a[mf] = queryFragment(
+          ldmatrix(
+              gep(ptrS, qPtr, c32(mf * 16 * pitch + kk * 16 * elemBytes)),
+              /*transpose=*/false),
+          kk);
     }
     for (int64_t np = 0; np < nFrags / 2; ++np) {
       std::array<Value, 4> kb = ldmatrix(
           gep(ptrS, kPtr, c32(np * 16 * pitch + kk * 16 * elemBytes)), false);
+      // B's words of columns 8-15 (b1 of both n8 tiles).
+      if (isHalfStep(kk))
+        kb[1] = kb[3] = c32(0);
       for (int64_t mf = 0; mf < mFrags; ++mf) {
         AccFrag &s0 = s[mf * nFrags + 2 * np];
         AccFrag &s1 = s[mf * nFrags + 2 * np + 1];
@@ -533,11 +560,12 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
       p[mf] = {pack(lo[0], lo[1]), pack(lo[2], lo[3]), pack(hi[0], hi[1]),
                pack(hi[2], hi[3])};
     }
-    for (int64_t dp = 0; dp < dFrags / 2; ++dp) {
+    // An odd number of n8 tiles leaves the last ldmatrix's second unused.
+    for (int64_t dp = 0; 2 * dp < dFrags; ++dp) {
       std::array<Value, 4> vb = ldmatrix(
           gep(ptrS, vPtr, c32(kc * 16 * pitch + dp * 16 * elemBytes)), true);
       for (int64_t mf = 0; mf < mFrags; ++mf)
-        for (int64_t h = 0; h < 2; ++h) {
+        for (int64_t h = 0; h < 2 && 2 * dp + h < dFrags; ++h) {
           int64_t base = accIndex(mf, 2 * dp + h) * 4;
           AccFrag c{acc[base], acc[base + 1], acc[base + 2], acc[base + 3]};
           AccFrag d = mma(p[mf], vb[2 * h], vb[2 * h + 1], c);
@@ -618,15 +646,14 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
     prefetchKV(add(lo, c32(s)), c32(s));
     copies = commitGroup();
   }
-  int64_t kSteps = cfg.headDim / 16;
+  int64_t kSteps = this->kSteps();
   if (cfg.qInRegisters) {
     waitGroups(copies, cfg.stages - 1);
     NVVM::Barrier0Op::create(b);
     for (int64_t mf = 0; mf < mFrags; ++mf)
       for (int64_t kk = 0; kk < kSteps; ++kk) {
         Value off = add(qLdOffset, c32(mf * 16 * pitch + kk * 16 * elemBytes));
-        std::array<Value, 4> r = ldmatrix(gep(ptrS, smem, off), false);
-        qRegs.push_back(AFrag{r[0], r[1], r[2], r[3]});
+        qRegs.push_back(queryFragment(ldmatrix(gep(ptrS, smem, off), false), kk));
       }
   }
 
@@ -749,9 +776,16 @@ LogicalResult checkSmemPlan(TiledAttentionOp op, SM80SmemPlanAttr smem,
                 " bytes of shared memory of an sm_80 CTA");
   int64_t qEnd = smem.getQOffset() + cfg.blockM * pitch;
   int64_t ringEnd = smem.getKvOffset() + cfg.stages * smem.getStageBytes();
-  if (int64_t widest = std::max(cfg.headDim, cfg.headDimV); pitch / 2 < widest)
+  // ldmatrix reads whole 16-column blocks, past a head dim that is not a
+  // multiple of 16 too.
+  int64_t widest = std::max(cfg.headDim, cfg.headDimV);
+  if (int64_t padded = llvm::alignTo(widest, 16); pitch / 2 < padded)
     return fail("expected row_pitch to hold a row of head dim " +
-                Twine(widest) + " (2 bytes each)");
+                Twine(widest) +
+                (padded != widest
+                     ? " padded to " + std::to_string(padded) + " columns"
+                     : std::string()) +
+                " (2 bytes each)");
   if (smem.getStageBytes() < 2 * cfg.blockN * pitch)
     return fail("expected stage_bytes >= " +
                 Twine(2 * cfg.blockN * pitch) +

@@ -188,9 +188,16 @@ SmallVector<Value> TargetOpBuilder::lower(SM80StoreRowsOp op,
   Value oStrideS = a.getRowStride(), seqQ = a.getSeqLen();
   auto vec4 = VectorType::get({4}, i32);
   int64_t chunksPerRow = op.getRowBytes() / 16;
-  int64_t chunksPerLane = op.getRows() * chunksPerRow / 32;
-  for (int64_t i = 0; i < chunksPerLane; ++i) {
+  int64_t chunks = op.getRows() * chunksPerRow;
+  for (int64_t i = 0; 32 * i < chunks; ++i) {
     Value chunk = add(lane, c32(32 * i));
+    // The lanes past the last chunk copy nothing in the last round.
+    OpBuilder::InsertionGuard inRows(b);
+    if (32 * (i + 1) > chunks) {
+      auto some = scf::IfOp::create(
+          b, cmp(arith::CmpIPredicate::ult, chunk, c32(chunks)), false);
+      b.setInsertionPointToStart(some.thenBlock());
+    }
     Value row = arith::DivUIOp::create(b, chunk, c32(chunksPerRow));
     Value col = arith::RemUIOp::create(b, chunk, c32(chunksPerRow));
     Value data = LLVM::LoadOp::create(

@@ -83,12 +83,5 @@ LogicalResult SM80StageRowOp::verify() {
 }
 
 LogicalResult SM80StoreRowsOp::verify() {
-  if (failed(verifyRows(*this, getRows(), getRowBytes(), getRowPitch())))
-    return failure();
-  int64_t chunks = getRows() * (getRowBytes() / 16);
-  if (chunks % 32 != 0)
-    return emitOpError() << "expected the rows' " << chunks
-                         << " 16-byte chunks to be a multiple of 32 (as many "
-                            "for each lane)";
-  return success();
+  return verifyRows(*this, getRows(), getRowBytes(), getRowPitch());
 }

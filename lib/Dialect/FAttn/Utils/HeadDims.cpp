@@ -23,10 +23,11 @@ ArrayRef<HeadDimRule> mlir::fattn::headDimRules() {
   static const llvm::StringLiteral e4m3[] = {"e4m3"};
   static const HeadDimRule rules[] = {
       // sm_80: S = Q K^T steps through Q's and K's head dim 16 columns at a
-      // time (mma.sync m16n8k16) and O through V's 8 at a time, so the two
-      // may differ; the tiles that tuneSM80 picks keep every multiple of 16
-      // up to 256 free of spills.
-      {"sm_80", bits16, "16-bit", 16, 256, true},
+      // time (mma.sync m16n8k16; a last step of 8 takes zeros for the other
+      // 8) and O through V's 8 at a time, so the two may differ; rows leave
+      // in 16-byte (8-column) chunks; the tiles that tuneSM80 picks keep
+      // every multiple of 8 up to 256 free of spills.
+      {"sm_80", bits16, "16-bit", 8, 256, true},
       // sm_90a 16-bit: Q, K and V are read in whole 128-byte atoms whose
       // columns past the head dim TMA fills with zeros; 256 is the widest
       // wgmma accumulator that fits the registers; O leaves in 8-column

@@ -43,8 +43,11 @@ SmemPlan mlir::fattn::sm80::planSmem(int64_t headDim, int64_t elemBytes,
                                      int64_t blockM, int64_t blockN,
                                      int64_t stages) {
   SmemPlan plan;
-  // One extra 16-byte chunk per row shifts consecutive rows by one bank group.
-  plan.rowPitchBytes = headDim * elemBytes + 16;
+  // A row takes an even number of 16-byte chunks (ldmatrix reads whole
+  // 16-column blocks: past a head dim that is not a multiple of 16, one spare
+  // chunk), then one more, so that consecutive rows start an odd number of
+  // bank groups apart: the 8 rows of an ldmatrix phase hit 8 distinct ones.
+  plan.rowPitchBytes = (headDim * elemBytes + 31) / 32 * 32 + 16;
   plan.qOffset = 0;
   plan.kvOffset = blockM * plan.rowPitchBytes;
   plan.stageBytes = 2 * blockN * plan.rowPitchBytes;

@@ -164,3 +164,25 @@ llvm.func @store_rows_guard(%smem: !llvm.ptr<3>, %off: i32, %lane: i32, %o: !llv
   fattn.sm80.store_rows %smem[%off], lane = %lane, into %o[%row], row_stride = %stride, seq_len = %seq, rows = 4, row_bytes = 128, row_pitch = 144
   llvm.return
 }
+
+// -----
+
+// 16 rows of head dim 136 (17 chunks): 272 chunks, 8 full rounds of the 32
+// lanes, then the 16 chunks from 256 in a ninth, only by lanes 0 to 15.
+// CHECK-LABEL: llvm.func @store_rows_remainder
+// CHECK-SAME: %[[LANE:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: !llvm.ptr<1>
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: %[[C256:.*]] = arith.constant 256 : i32
+// CHECK: %[[CHUNK:.*]] = arith.addi %[[LANE]], %[[C256]] : i32
+// CHECK: %[[C272:.*]] = arith.constant 272 : i32
+// CHECK: %[[SOME:.*]] = arith.cmpi ult, %[[CHUNK]], %[[C272]] : i32
+// CHECK: scf.if %[[SOME]] {
+// CHECK: arith.divui %[[CHUNK]], %{{.*}} : i32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: scf.if
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// CHECK-NOT: llvm.load
+llvm.func @store_rows_remainder(%smem: !llvm.ptr<3>, %off: i32, %lane: i32, %o: !llvm.ptr<1>, %row: i32, %stride: i64, %seq: i32) {
+  fattn.sm80.store_rows %smem[%off], lane = %lane, into %o[%row], row_stride = %stride, seq_len = %seq, rows = 16, row_bytes = 272, row_pitch = 304
+  llvm.return
+}

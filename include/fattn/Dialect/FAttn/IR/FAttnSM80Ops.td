@@ -243,10 +243,10 @@ def FAttn_SM80StoreRowsOp : FAttn_SM80Op<"store_rows"> {
     `row_bytes` bytes from byte `offset` of the shared memory at `smem`
     (rows `row_pitch` bytes apart) to rows `first_row` onwards of `output`
     (rows `row_stride` bytes apart), in 16-byte chunks: chunk c = lane + 32 i
-    is row c / (row_bytes / 16), column c mod (row_bytes / 16), so that
-    consecutive lanes read and write consecutive chunks; rows at or past
-    `seq_len` are not stored. After the warp's `stage_row`s and a warp
-    barrier.
+    (c < rows row_bytes / 16) is row c / (row_bytes / 16), column
+    c mod (row_bytes / 16), so that consecutive lanes read and write
+    consecutive chunks; rows at or past `seq_len` are not stored. After the
+    warp's `stage_row`s and a warp barrier.
 
     ```mlir
     fattn.sm80.store_rows %smem[%warp_rows], lane = %lane, into %o[%row], row_stride = %stride, seq_len = %seq_q, rows = 32, row_bytes = 256, row_pitch = 272

@@ -7,8 +7,10 @@
 //  - which row each lane addresses for ldmatrix.x4 (plain for Q and K,
 //    .trans for V), so that the loaded registers are exactly the fragments;
 //  - the shared-memory plan: Q once, then a ring of `stages` K/V slots, rows
-//    padded by 16 bytes so that the 8 row addresses of one ldmatrix phase
-//    fall on 8 distinct 16-byte bank groups (no bank conflicts, no swizzle).
+//    of an even number of 16-byte chunks (a spare one past a head dim that is
+//    not a multiple of 16, which ldmatrix reads) and one more, so that the 8
+//    row addresses of one ldmatrix phase fall on 8 distinct 16-byte bank
+//    groups (no bank conflicts, no swizzle).
 //
 //===----------------------------------------------------------------------===//
 

@@ -12,6 +12,8 @@
 #include "fattn/Dialect/FAttn/Utils/HeadDims.h"
 #include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 
 
@@ -48,12 +50,16 @@ LogicalResult mlir::fattn::planSM80AsyncCopy(TiledAttentionOp op,
   if (stages < 2 || stages > 4)
     return op.emitOpError("sm_80: expected 2 to 4 stages, found ") << stages;
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN();
-  // Q's and K's rows, and V's where its head dim differs.
-  int64_t chunksPerRow = headDim * 2 / 16, valueChunksPerRow = headDimV * 2 / 16;
-  if (blockN % 16 != 0 || blockM % 16 != 0 ||
-      (blockN * chunksPerRow) % kCopyThreads != 0 ||
-      (blockN * valueChunksPerRow) % kCopyThreads != 0 ||
-      (blockM * chunksPerRow) % kCopyThreads != 0)
+  // The 128 threads copy a tile in steps of the largest power of two of
+  // rows they cover, one 16-byte chunk each (fattn.sm80.copy_tile): Q's and
+  // K's rows, and V's where its head dim differs.
+  auto copiesWhole = [](int64_t rows, int64_t headDim) {
+    return rows % llvm::bit_floor(
+                      static_cast<uint64_t>(kCopyThreads / (headDim * 2 / 16))) ==
+           0;
+  };
+  if (blockN % 16 != 0 || blockM % 16 != 0 || !copiesWhole(blockN, headDim) ||
+      !copiesWhole(blockN, headDimV) || !copiesWhole(blockM, headDim))
     return op.emitOpError("sm_80: block sizes must be multiples of 16 whose "
                           "tiles split into 16-byte copies of 128 threads, "
                           "found block_m = ")
