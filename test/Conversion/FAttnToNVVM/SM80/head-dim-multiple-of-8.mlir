@@ -1,5 +1,10 @@
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm="keep-target-ops=true" | FileCheck %s --enable-var-scope
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm | FileCheck %s --check-prefix=L4 --implicit-check-not=fattn.sm80
+// A plan whose rows hold the head dim but not the 16-column block that the
+// last k-step's ldmatrix reads (hand-edited) is refused.
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma -o %t.mlir
+// RUN: sed -e 's/row_pitch = 112/row_pitch = 80/' %t.mlir | not fattn-opt --convert-fattn-to-nvvm="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=PITCH
+// PITCH: does not hold the tiles: expected row_pitch to hold a row of head dim 40 padded to 48 columns (2 bytes each)
 
 // Head dim 40, a multiple of 8 but not of 16: rows of 80 bytes (5 chunks)
 // copied into rows 112 bytes apart (a spare chunk for the columns 40-47, and

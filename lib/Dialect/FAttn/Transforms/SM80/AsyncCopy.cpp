@@ -54,9 +54,10 @@ LogicalResult mlir::fattn::planSM80AsyncCopy(TiledAttentionOp op,
   // rows they cover, one 16-byte chunk each (fattn.sm80.copy_tile): Q's and
   // K's rows, and V's where its head dim differs.
   auto copiesWhole = [](int64_t rows, int64_t headDim) {
-    return rows % llvm::bit_floor(
-                      static_cast<uint64_t>(kCopyThreads / (headDim * 2 / 16))) ==
-           0;
+    auto chunksPerRow = static_cast<uint64_t>(headDim * 2 / 16);
+    auto rowsPerStep = static_cast<int64_t>(
+        llvm::bit_floor(kCopyThreads / chunksPerRow));
+    return rows % rowsPerStep == 0;
   };
   if (blockN % 16 != 0 || blockM % 16 != 0 || !copiesWhole(blockN, headDim) ||
       !copiesWhole(blockN, headDimV) || !copiesWhole(blockM, headDim))
