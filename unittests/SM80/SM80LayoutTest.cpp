@@ -72,6 +72,13 @@ int main() {
         RowCol acc = mmaAccElement(lane, accReg);
         expect(acc.first == a.first && acc.second + 8 * tile == a.second,
                "accumulator of Q·Kᵀ is the A fragment of P·V", lane, reg);
+        // A k-step of 8 columns (a head dim that is a multiple of 8 but not
+        // of 16): the kernel zeros A's registers 2 and 3 and the words 1 and
+        // 3 of K's ldmatrix, which must be exactly the columns 8-15.
+        expect((a.second >= 8) == (reg >= 2),
+               "A's registers 2 and 3 hold the columns 8-15", lane, reg);
+        expect((kElem.second >= 8) == (reg % 2 == 1),
+               "K's ldmatrix words 1 and 3 hold the columns 8-15", lane, reg);
       }
   }
   // Every element of each fragment is owned exactly once.
