@@ -31,6 +31,15 @@ func.func @sm90_choice_defaults() attributes {fattn.sm90.consumers = #fattn.sm90
 
 // -----
 
+// The rescale threshold written as the bits of an f32: 0x41000000 is 8.0.
+// CHECK-LABEL: func.func @sm90_choice_threshold_bits
+// CHECK-SAME: fattn.sm90.consumers = #fattn.sm90_consumer_plan<rescale_threshold = 8.0>
+func.func @sm90_choice_threshold_bits() attributes {fattn.sm90.consumers = #fattn.sm90_consumer_plan<rescale_threshold = 0x41000000>} {
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @sm80_plans
 // CHECK-SAME: fattn.sm80.mma = #fattn.sm80_mma_plan<warps = 4, rows_per_warp = 32, q_operand = ldmatrix>
 // CHECK-SAME: fattn.sm80.smem = #fattn.sm80_smem_plan<stages = 2, row_pitch = 272, q_offset = 0, kv_offset = 34816, stage_bytes = 34816, bytes = 104448>

@@ -45,6 +45,18 @@ func.func @consumer_threshold() attributes {fattn.sm90.consumers = #fattn.sm90_c
 
 // -----
 
+// A NaN written as its f32 bits is read as NaN (not as the bits of a tiny
+// f64, which rounded to 0: off).
+// expected-error @+1 {{expected rescale_threshold >= 0 (0: off), found nan}}
+func.func @consumer_threshold_nan() attributes {fattn.sm90.consumers = #fattn.sm90_consumer_plan<rescale_threshold = 0x7FC00000>}
+
+// -----
+
+// expected-error @+1 {{expected rescale_threshold >= 0 (0: off), found inf}}
+func.func @consumer_threshold_inf() attributes {fattn.sm90.consumers = #fattn.sm90_consumer_plan<rescale_threshold = 0x7F800000>}
+
+// -----
+
 // expected-error @+1 {{expected narrow_tail >= 0 (0: off), found -16}}
 func.func @consumer_narrow_tail() attributes {fattn.sm90.consumers = #fattn.sm90_consumer_plan<narrow_tail = -16>}
 

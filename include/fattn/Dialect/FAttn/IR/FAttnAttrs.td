@@ -70,13 +70,15 @@ class FAttn_DefaultEnumParameter<EnumAttrInfo info, string case>
   let defaultValue = info.cppNamespace # "::" # info.className # "::" # case;
 }
 
-/// An f32 parameter written as a float literal (`8.0`, `0.8`).
+/// An f32 parameter written as a float literal (`8.0`, `0.8`) or as the
+/// hexadecimal bits of an f32 (`0x41000000`).
 def FAttn_F32Parameter : AttrParameter<"::llvm::APFloat", "an f32 value"> {
   let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::APFloat> {
-    double value;
-    if (::mlir::failed($_parser.parseFloat(value)))
+    ::llvm::APFloat value(::llvm::APFloat::IEEEsingle());
+    if (::mlir::failed(
+            $_parser.parseFloat(::llvm::APFloat::IEEEsingle(), value)))
       return ::mlir::failure();
-    return ::llvm::APFloat(static_cast<float>(value));
+    return value;
   }() }];
   let printer = [{
     $_printer << ::mlir::fattn::formatF32Parameter($_self.convertToFloat())
