@@ -488,6 +488,11 @@ def crash_signature(stderr: str) -> Optional[Tuple[str, str]]:
                 frame = top_frame(stderr)
                 if frame:
                     line += " in " + frame
+                # A crash in a parser names the op whose parser ran (LLVM's pretty stack),
+                # so that an upstream parser's class is told from fattn's.
+                parsers = re.findall(r"MLIR Parser: custom op parser '([\w.]+)'", stderr)
+                if parsers:
+                    line += " parsing " + parsers[-1]
             return kind, normalize(line)
     return None
 
