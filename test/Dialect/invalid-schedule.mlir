@@ -17,7 +17,7 @@ func.func @memref_tile(%r: !fattn.ring<2, memref<64xf32>>)
 
 func.func @consumer_registers() {
   // expected-error @below {{expected consumer_registers to be a multiple of 8 in [24, 256] (setmaxnreg), found 260}}
-  fattn.warp_specialize attributes {consumers = 1 : i64, producer_registers = 24 : i64, consumer_registers = 260 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 1 : i64, producer_registers = 24 : i64, consumer_registers = 260 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
@@ -29,7 +29,7 @@ func.func @consumer_registers() {
 
 func.func @too_many_consumers() {
   // expected-error @below {{'fattn.warp_specialize' op attribute 'consumers' failed to satisfy constraint}}
-  fattn.warp_specialize attributes {consumers = 4 : i64, producer_registers = 24 : i64, consumer_registers = 96 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 4 : i64, producer_registers = 24 : i64, consumer_registers = 96 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
@@ -41,7 +41,7 @@ func.func @too_many_consumers() {
 
 func.func @producer_args() {
   // expected-error @below {{expected a producer region without arguments}}
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
   ^bb0(%x: index):
   } consumer {
   ^bb0(%wg: index):
@@ -53,7 +53,7 @@ func.func @producer_args() {
 
 func.func @consumer_args() {
   // expected-error @below {{expected the consumer region to take the consumer warpgroup index (one index argument)}}
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: i32):
@@ -72,7 +72,7 @@ func.func @acquire_outside(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
 // -----
 
 func.func @wait_in_producer(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     // expected-error @below {{expected to be inside the consumer region of a fattn.warp_specialize}}
     %t = fattn.ring_wait %r[0] : !fattn.ring<2, tensor<64x64xbf16>> -> tensor<64x64xbf16>
   } consumer {
@@ -84,7 +84,7 @@ func.func @wait_in_producer(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
 // -----
 
 func.func @release_in_producer(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     // expected-error @below {{expected to be inside the consumer region of a fattn.warp_specialize}}
     fattn.ring_release %r[0] : !fattn.ring<2, tensor<64x64xbf16>>
   } consumer {
@@ -96,7 +96,7 @@ func.func @release_in_producer(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
 // -----
 
 func.func @commit_in_consumer(%r: !fattn.ring<2, tensor<64x64xbf16>>, %t: tensor<64x64xbf16>) {
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
@@ -109,7 +109,7 @@ func.func @commit_in_consumer(%r: !fattn.ring<2, tensor<64x64xbf16>>, %t: tensor
 // -----
 
 func.func @element_range(%r: !fattn.ring<2, tensor<64x64xbf16>>, %t: tensor<64x64xbf16>) {
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     // expected-error @below {{element 1 is out of range for a ring of 1 element type(s)}}
     fattn.ring_commit %r[1], %t : !fattn.ring<2, tensor<64x64xbf16>>, tensor<64x64xbf16>
   } consumer {
@@ -121,7 +121,7 @@ func.func @element_range(%r: !fattn.ring<2, tensor<64x64xbf16>>, %t: tensor<64x6
 // -----
 
 func.func @element_type(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
@@ -134,7 +134,7 @@ func.func @element_type(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
 // -----
 
 func.func @barrier_threads() {
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
@@ -147,7 +147,7 @@ func.func @barrier_threads() {
 // -----
 
 func.func @barrier_zero() {
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
@@ -161,7 +161,7 @@ func.func @barrier_zero() {
 // -----
 
 func.func @barrier_id() {
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
@@ -184,7 +184,7 @@ func.func @barrier_outside(%id: index) {
 
 func.func @half_registers() {
   // expected-error @below {{expected both producer_registers and consumer_registers, or neither}}
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
@@ -195,7 +195,7 @@ func.func @half_registers() {
 // -----
 
 func.func @release_range(%r: !fattn.ring<2, tensor<64x64xbf16>>) {
-  fattn.warp_specialize attributes {consumers = 2 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64} producer {
     %c0 = arith.constant 0 : index
   } consumer {
   ^bb0(%wg: index):
@@ -257,6 +257,47 @@ func.func @work_loop_grid_coordinate(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?
       %c128 = arith.constant 128 : index
       // expected-note @below {{used here}}
       %row = arith.muli %grid_m, %c128 : index
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @no_consumer_rows() {
+  // expected-error @below {{'fattn.warp_specialize' op requires attribute 'consumer_rows'}}
+  fattn.warp_specialize attributes {consumers = 2 : i64} producer {
+    %c0 = arith.constant 0 : index
+  } consumer {
+  ^bb0(%wg: index):
+  }
+  return
+}
+
+// -----
+
+func.func @zero_consumer_rows() {
+  // expected-error @below {{'fattn.warp_specialize' op attribute 'consumer_rows' failed to satisfy constraint}}
+  fattn.warp_specialize attributes {consumer_rows = 0 : i64, consumers = 2 : i64} producer {
+    %c0 = arith.constant 0 : index
+  } consumer {
+  ^bb0(%wg: index):
+  }
+  return
+}
+
+// -----
+
+// Each row of the Q tile has one consumer warpgroup: two of 32 rows leave
+// half of a 128-row tile without one.
+func.func @consumer_rows_block_m(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  fattn.tiled_attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>) attributes {block_m = 128 : i64, block_n = 64 : i64, scale = 1.250000e-01 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = -1 : i64} {
+  ^bb0(%b: index, %h: index, %m: index):
+    // expected-error @below {{'fattn.warp_specialize' op expected the consumer warpgroups' rows to make up the Q tile's block_m = 128, found 2 x consumer_rows = 32}}
+    fattn.warp_specialize attributes {consumer_rows = 32 : i64, consumers = 2 : i64} producer {
+      %c0 = arith.constant 0 : index
+    } consumer {
+    ^bb0(%wg: index):
     }
   }
   return

@@ -2,7 +2,7 @@
 
 // CHECK-LABEL: func.func @roles
 // CHECK: %[[RING:.*]] = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x32xbf16>>
-// CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+// CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
 // CHECK:   fattn.ring_acquire %[[RING]][0] : <2, tensor<64x64xbf16>, tensor<64x32xbf16>>
 // CHECK:   fattn.ring_commit %[[RING]][0], %{{.*}} : <2, tensor<64x64xbf16>, tensor<64x32xbf16>>, tensor<64x64xbf16>
 // CHECK:   fattn.ring_commit %[[RING]][1], %{{.*}} : <2, tensor<64x64xbf16>, tensor<64x32xbf16>>, tensor<64x32xbf16>
@@ -14,7 +14,7 @@
 // CHECK:   fattn.named_barrier_arrive %{{.*}}, 128
 func.func @roles(%k: tensor<64x64xbf16>, %v: tensor<64x32xbf16>) {
   %ring = fattn.ring_create : !fattn.ring<2, tensor<64x64xbf16>, tensor<64x32xbf16>>
-  fattn.warp_specialize attributes {consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
+  fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64} producer {
     fattn.ring_acquire %ring[0] : !fattn.ring<2, tensor<64x64xbf16>, tensor<64x32xbf16>>
     fattn.ring_commit %ring[0], %k : !fattn.ring<2, tensor<64x64xbf16>, tensor<64x32xbf16>>, tensor<64x64xbf16>
     fattn.ring_commit %ring[1], %v : !fattn.ring<2, tensor<64x64xbf16>, tensor<64x32xbf16>>, tensor<64x32xbf16>
@@ -48,7 +48,7 @@ func.func @work_loop(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: m
       %c128 = arith.constant 128 : index
       %row = arith.muli %m, %c128 : index
       %tile = fattn.load_tile %q[%b, %h, %row] : memref<?x?x?x64xbf16> -> tensor<128x64xbf16>
-      fattn.warp_specialize attributes {consumers = 2 : i64} producer {
+      fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64} producer {
         fattn.ring_acquire %ring[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
       } consumer {
       ^bb0(%wg: index):

@@ -36,7 +36,7 @@
 // Level 2, the sm_90a schedule.
 // L2: fattn.tiled_attention {{.*}} fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 64, store = registers>
 // L2: %[[RING:.*]] = fattn.ring_create : <2, tensor<128x128xbf16>, tensor<128x128xbf16>>
-// L2-NEXT: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+// L2-NEXT: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
 // L2: fattn.ring_acquire %[[RING]][0]
 // L2-NEXT: arith.muli
 // L2-NEXT: %[[K:.*]] = fattn.load_tile

@@ -21,7 +21,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -86,7 +86,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -150,7 +150,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -215,7 +215,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -270,7 +270,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -346,7 +346,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -422,7 +422,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -498,7 +498,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -562,7 +562,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -674,7 +674,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -742,7 +742,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -807,7 +807,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -887,7 +887,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -952,7 +952,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
@@ -1016,7 +1016,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
     %4 = fattn.ring_create : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_3 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_3 {
         fattn.ring_acquire %4[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>

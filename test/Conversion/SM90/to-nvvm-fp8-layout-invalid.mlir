@@ -24,7 +24,7 @@ func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
       %c1_4 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
@@ -89,7 +89,7 @@ func.func @consumer_transposes_ring(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: me
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
       %c1_4 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
@@ -155,7 +155,7 @@ func.func @two_roles(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128x
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
       %c1_4 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
@@ -223,7 +223,7 @@ func.func @ring_carries_v(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
       %c1_4 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
@@ -290,7 +290,7 @@ func.func @no_layout(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?x128x
     %3 = fattn.load_tile %arg0[%arg4, %arg5, %2] : memref<?x?x?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg6, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %4 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 232 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 40 : i64} producer {
       %c1_4 = arith.constant 1 : index
       scf.for %arg7 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %4[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>

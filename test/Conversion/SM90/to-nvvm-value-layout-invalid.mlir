@@ -25,7 +25,7 @@ func.func @transposes_again(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?
     %4 = fattn.load_descale %arg4[%arg7, %1, %2] : memref<f32> -> tensor<128xf32>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg9, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %5 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_4 = arith.constant 1 : index
       scf.for %arg10 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %5[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
@@ -97,7 +97,7 @@ func.func @p_not_permuted(%arg0: memref<?x?x?x128xf8E4M3FN>, %arg1: memref<?x?x?
     %4 = fattn.load_descale %arg4[%arg7, %1, %2] : memref<f32> -> tensor<128xf32>
     %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %arg9, %dim, %dim_0 {block_m = 128 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = -1 : i64}
     %5 = fattn.ring_create : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+    fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
       %c1_4 = arith.constant 1 : index
       scf.for %arg10 = %lo to %hi step %c1_4 {
         fattn.ring_acquire %5[0] : <2, tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>>

@@ -49,7 +49,7 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
       %3 = arith.muli %q_tile, %c128 : index
       %4 = fattn.load_tile %arg0[%batch, %head, %3] : memref<1x2x256x64xbf16> -> tensor<128x64xbf16>
       %lo, %full_lo, %full_hi, %hi = fattn.kv_tile_range %q_tile, %dim, %dim_0 {block_m = 128 : i64, block_n = 64 : i64, window_left = -1 : i64, window_right = 0 : i64}
-      fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+      fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
         %c1_3 = arith.constant 1 : index
         scf.for %arg10 = %lo to %hi step %c1_3 {
           fattn.ring_acquire %ring[0] : <2, tensor<64x64xbf16>, tensor<64x64xbf16>>

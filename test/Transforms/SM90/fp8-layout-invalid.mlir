@@ -65,7 +65,7 @@ func.func @two_value_commits(%q: memref<1x1x64x32xf8E4M3FN>, %k: memref<1x1x64x3
   fattn.tiled_attention ins(%q, %k, %v : memref<1x1x64x32xf8E4M3FN>, memref<1x1x64x32xf8E4M3FN>, memref<1x1x64x32xf8E4M3FN>) outs(%o : memref<1x1x64x32xbf16>) attributes {block_m = 64 : i64, block_n = 64 : i64, scale = 1.0 : f32, softcap = 0.0 : f32, window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%b: index, %h: index, %t: index):
     %ring = fattn.ring_create : !fattn.ring<2, tensor<64x32xf8E4M3FN>, tensor<64x32xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumers = 1 : i64} producer {
+    fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 1 : i64} producer {
       %c0 = arith.constant 0 : index
       %v0 = fattn.load_tile %v[%b, %h, %c0] : memref<1x1x64x32xf8E4M3FN> -> tensor<64x32xf8E4M3FN>
       fattn.ring_commit %ring[0], %v0 : !fattn.ring<2, tensor<64x32xf8E4M3FN>, tensor<64x32xf8E4M3FN>>, tensor<64x32xf8E4M3FN>
@@ -84,7 +84,7 @@ func.func @value_not_in_ring(%q: memref<1x1x64x32xf8E4M3FN>, %k: memref<1x1x64x3
   fattn.tiled_attention ins(%q, %k, %v : memref<1x1x64x32xf8E4M3FN>, memref<1x1x64x32xf8E4M3FN>, memref<1x1x64x32xf8E4M3FN>) outs(%o : memref<1x1x64x32xbf16>) attributes {block_m = 64 : i64, block_n = 64 : i64, scale = 1.0 : f32, softcap = 0.0 : f32, window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%b: index, %h: index, %t: index):
     %ring = fattn.ring_create : !fattn.ring<2, tensor<64x32xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumers = 1 : i64} producer {
+    fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 1 : i64} producer {
       %c0 = arith.constant 0 : index
       %k0 = fattn.load_tile %k[%b, %h, %c0] : memref<1x1x64x32xf8E4M3FN> -> tensor<64x32xf8E4M3FN>
       fattn.ring_commit %ring[0], %k0 : !fattn.ring<2, tensor<64x32xf8E4M3FN>>, tensor<64x32xf8E4M3FN>
@@ -103,7 +103,7 @@ func.func @ring_value_other_use(%q: memref<1x1x64x32xf8E4M3FN>, %k: memref<1x1x6
   fattn.tiled_attention ins(%q, %k, %v : memref<1x1x64x32xf8E4M3FN>, memref<1x1x64x32xf8E4M3FN>, memref<1x1x64x32xf8E4M3FN>) outs(%o : memref<1x1x64x32xbf16>) attributes {block_m = 64 : i64, block_n = 64 : i64, scale = 1.0 : f32, softcap = 0.0 : f32, window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%b: index, %h: index, %t: index):
     %ring = fattn.ring_create : !fattn.ring<2, tensor<64x32xf8E4M3FN>>
-    fattn.warp_specialize attributes {consumers = 1 : i64} producer {
+    fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 1 : i64} producer {
       %c0 = arith.constant 0 : index
       %v0 = fattn.load_tile %v[%b, %h, %c0] : memref<1x1x64x32xf8E4M3FN> -> tensor<64x32xf8E4M3FN>
       fattn.ring_commit %ring[0], %v0 : !fattn.ring<2, tensor<64x32xf8E4M3FN>>, tensor<64x32xf8E4M3FN>
@@ -124,7 +124,7 @@ func.func @ring_from_outside(%q: memref<1x1x64x32xf8E4M3FN>, %k: memref<1x1x64x3
   // expected-error @below {{'fattn.tiled_attention' op expected the ring that carries V to be created by a fattn.ring_create inside the op}}
   fattn.tiled_attention ins(%q, %k, %v : memref<1x1x64x32xf8E4M3FN>, memref<1x1x64x32xf8E4M3FN>, memref<1x1x64x32xf8E4M3FN>) outs(%o : memref<1x1x64x32xbf16>) attributes {block_m = 64 : i64, block_n = 64 : i64, scale = 1.0 : f32, softcap = 0.0 : f32, window_left = -1 : i64, window_right = -1 : i64} {
   ^bb0(%b: index, %h: index, %t: index):
-    fattn.warp_specialize attributes {consumers = 1 : i64} producer {
+    fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 1 : i64} producer {
       %c0 = arith.constant 0 : index
       %v0 = fattn.load_tile %v[%b, %h, %c0] : memref<1x1x64x32xf8E4M3FN> -> tensor<64x32xf8E4M3FN>
       fattn.ring_commit %ring[0], %v0 : !fattn.ring<2, tensor<64x32xf8E4M3FN>>, tensor<64x32xf8E4M3FN>

@@ -35,7 +35,7 @@
 // CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[H:.*]]: index, %[[M:.*]]: index):
 // CHECK: fattn.load_tile %{{.*}}[%[[B]], %[[H]], %{{.*}}]
 // CHECK: fattn.kv_tile_range %[[M]],
-// CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+// CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
 // CHECK: fattn.ring_acquire %[[RING]][0]
 // CHECK: } consumer {
 // CHECK: fattn.ring_wait %[[RING]][0]
@@ -48,7 +48,7 @@
 // THREE: fattn.tiled_attention {{.*}}attributes {block_m = 192 : i64, {{.*}}fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 3,
 // THREE: fattn.ring_create : <3,
 // THREE-NEXT: fattn.work_loop {
-// THREE: fattn.warp_specialize attributes {consumer_registers = 160 : i64, consumers = 3 : i64, producer_registers = 32 : i64}
+// THREE: fattn.warp_specialize attributes {consumer_registers = 160 : i64, consumer_rows = 64 : i64, consumers = 3 : i64, producer_registers = 32 : i64}
 // ORDER-LABEL: func.func @causal
 // ORDER: fattn.work_loop {
 // ORDER: fattn.warp_specialize

@@ -24,6 +24,13 @@
 // RUN:   | sed -e 's/^\( *\)\^bb0(%arg4: index, %arg5: index, %arg6: index):/\1^bb0(%b: index, %h: index, %m: index):\n\1fattn.work_loop {\n\1^bb0(%arg4: index, %arg5: index, %arg6: index):/' -e 's/^    return/    }\n    return/' \
 // RUN:   | not fattn-opt --convert-fattn-to-nvvm-sm90 2>&1 | FileCheck %s --check-prefix=PERSISTENT
 
+// The lowering gives each consumer warpgroup the rows of one wgmma (64);
+// one warpgroup owning all 128 rows (hand-edited) is refused:
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize \
+// RUN:   | sed -e 's/consumer_rows = 64 : i64, consumers = 2/consumer_rows = 128 : i64, consumers = 1/' \
+// RUN:   | not fattn-opt --convert-fattn-to-nvvm-sm90 2>&1 | FileCheck %s --check-prefix=ROWS
+
+// ROWS: 'fattn.warp_specialize' op expected consumer_rows = 64 (the sm_90a lowering gives each consumer warpgroup the rows of one wgmma), found 128
 // STAGES: 'fattn.warp_specialize' op intra-warpgroup overlap needs a ring of at least 2 stages
 // PERSISTENT: 'fattn.work_loop' op expected a fattn.warp_specialize in its region: the sm_90a lowering implements the loop over work items with a producer warpgroup (run --fattn-warp-specialize before --fattn-persistent-tiles)
 // NOPLAN: 'fattn.tiled_attention' op has no TMA plan: run --fattn-sm90-tma first

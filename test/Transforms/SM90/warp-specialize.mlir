@@ -8,7 +8,7 @@
 // CHECK: %[[Q:.*]] = fattn.load_tile %arg0
 // CHECK: %[[LO:.*]], %[[FLO:.*]], %[[FHI:.*]], %[[HI:.*]] = fattn.kv_tile_range
 // CHECK: %[[RING:.*]] = fattn.ring_create : <2, tensor<128x128xbf16>, tensor<128x128xbf16>>
-// CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
+// CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64} producer {
 // CHECK:   scf.for %[[PJ:.*]] = %[[LO]] to %[[HI]]
 // CHECK-NEXT: fattn.ring_acquire %[[RING]][0]
 // CHECK-NEXT: %[[ROW:.*]] = arith.muli %[[PJ]]
@@ -45,7 +45,7 @@
 // CHECK-NEXT: return
 // THREE-LABEL: func.func @causal
 // THREE: fattn.ring_create : <3, tensor<128x128xbf16>, tensor<128x128xbf16>>
-// THREE: fattn.warp_specialize attributes {consumer_registers = 160 : i64, consumers = 3 : i64, producer_registers = 32 : i64}
+// THREE: fattn.warp_specialize attributes {consumer_registers = 160 : i64, consumer_rows = 64 : i64, consumers = 3 : i64, producer_registers = 32 : i64}
 func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>) outs(%o : memref<?x?x?x128xbf16>) {causal = true}
   return
@@ -75,7 +75,7 @@ func.func @window_softcap_lse(%q: memref<?x?x?x64xf16>, %k: memref<?x?x?x64xf16>
 // Register counts of 0: no setmaxnreg, the op carries none.
 // RUN: fattn-opt %s -split-input-file --fattn-tile="block-m=128 block-n=128" --fattn-sm90-tma --fattn-warp-specialize="producer-registers=0 consumer-registers=0" | FileCheck %s --check-prefix=NOREGS
 // NOREGS-LABEL: func.func @keep_registers
-// NOREGS: fattn.warp_specialize attributes {consumers = 2 : i64} producer {
+// NOREGS: fattn.warp_specialize attributes {consumer_rows = 64 : i64, consumers = 2 : i64} producer {
 func.func @keep_registers(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
   fattn.attention ins(%q, %k, %v : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>) outs(%o : memref<?x?x?x64xbf16>)
   return
@@ -87,7 +87,7 @@ func.func @keep_registers(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, 
 // same 24 registers as a TMA issuer; the consumers keep 240. The descales
 // are loaded in the consumer region.
 // CHECK-LABEL: func.func @fp8_registers
-// CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumers = 2 : i64, producer_registers = 24 : i64}
+// CHECK: fattn.warp_specialize attributes {consumer_registers = 240 : i64, consumer_rows = 64 : i64, consumers = 2 : i64, producer_registers = 24 : i64}
 // CHECK: } consumer {
 // CHECK: fattn.load_descale
 func.func @fp8_registers(%q: memref<?x?x?x128xf8E4M3FN>, %k: memref<?x?x?x128xf8E4M3FN>, %v: memref<?x?x?x128xf8E4M3FN>, %o: memref<?x?x?x128xbf16>, %dq: memref<f32>, %dk: memref<f32>, %dv: memref<f32>) {

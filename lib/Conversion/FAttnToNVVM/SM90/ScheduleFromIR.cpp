@@ -168,6 +168,14 @@ LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
     options.persistent = false;
     return success();
   }
+  // The kernel gives each consumer warpgroup the rows of one wgmma (M = 64),
+  // warpgroup w rows [64 w, 64 (w + 1)): the rows the IR says it owns.
+  if (ws.getConsumerRows() != kConsumerWarpgroupRows)
+    return ws.emitOpError()
+           << "expected consumer_rows = " << kConsumerWarpgroupRows
+           << " (the sm_90a lowering gives each consumer warpgroup the rows "
+              "of one wgmma), found "
+           << ws.getConsumerRows();
   options.warpSpecialize = true;
   options.persistent = *persistent;
   options.consumerWarpgroups = ws.getConsumers();

@@ -82,6 +82,15 @@ LogicalResult WarpSpecializeOp::verify() {
                            << " threads starts with (setmaxnreg only moves "
                               "registers between its warps)";
   }
+  // The consumers' rows tile the Q tile: each row has one owner.
+  if (auto tiled = (*this)->getParentOfType<TiledAttentionOp>()) {
+    int64_t rows = getConsumers() * getConsumerRows();
+    if (rows != tiled.getBlockM())
+      return emitOpError() << "expected the consumer warpgroups' rows to make "
+                              "up the Q tile's block_m = "
+                           << tiled.getBlockM() << ", found " << getConsumers()
+                           << " x consumer_rows = " << getConsumerRows();
+  }
   if (!getProducer().front().args_empty())
     return emitOpError("expected a producer region without arguments");
   Block &consumerBlock = getConsumer().front();

@@ -58,14 +58,19 @@ def FAttn_WarpSpecializeOp : FAttn_Op<"warp_specialize",
     `!fattn.ring`, and keeps `producer_registers` registers per thread. Each of
     `consumers` consumer warpgroups runs the `consumer` region with its index
     (0 .. consumers - 1) as the block argument, keeps `consumer_registers`
-    registers per thread, and computes its share of the rows of the tile.
+    registers per thread, and owns `consumer_rows` consecutive rows of the Q
+    tile: warpgroup w computes rows [w * consumer_rows, (w + 1) *
+    consumer_rows) of every tile value of the region (S, P, the softmax
+    state, O), whole rows, so that no row reduction crosses warpgroups. In a
+    `fattn.tiled_attention` the consumers' rows make up its `block_m`.
     Register counts are those of `setmaxnreg`: multiples of 8 in [24, 256],
     and all warpgroups together fit the 64K registers of an SM. Without them
     every warpgroup keeps the registers the kernel was compiled with.
 
     ```mlir
     fattn.warp_specialize attributes {consumer_registers = 240 : i64,
-        consumers = 2 : i64, producer_registers = 24 : i64} producer {
+        consumer_rows = 64 : i64, consumers = 2 : i64,
+        producer_registers = 24 : i64} producer {
       ...
     } consumer {
     ^bb0(%wg: index):
@@ -74,6 +79,7 @@ def FAttn_WarpSpecializeOp : FAttn_Op<"warp_specialize",
     ```
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<3>]>:$consumers,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$consumer_rows,
                        OptionalAttr<I64Attr>:$producer_registers,
                        OptionalAttr<I64Attr>:$consumer_registers);
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);

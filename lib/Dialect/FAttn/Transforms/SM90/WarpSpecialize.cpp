@@ -111,12 +111,13 @@ mlir::fattn::warpSpecialize(RewriterBase &rewriter, TiledAttentionOp op,
   if (options.consumers < 1 || options.consumers > 3)
     return op.emitOpError() << "expected 1 to 3 consumer warpgroups, found "
                             << options.consumers;
-  if (op.getBlockM() != 64 * options.consumers)
+  if (op.getBlockM() != kConsumerWarpgroupRows * options.consumers)
     return op.emitOpError() << "with " << options.consumers
-                            << " consumer warpgroups of 64 rows, block_m must "
-                               "be "
-                            << 64 * options.consumers << ", found "
-                            << op.getBlockM();
+                            << " consumer warpgroups of "
+                            << kConsumerWarpgroupRows
+                            << " rows, block_m must be "
+                            << kConsumerWarpgroupRows * options.consumers
+                            << ", found " << op.getBlockM();
   FailureOr<TiledBody> tiled = analyzeTiledBody(op);
   if (failed(tiled))
     return failure();
@@ -137,7 +138,7 @@ mlir::fattn::warpSpecialize(RewriterBase &rewriter, TiledAttentionOp op,
   bool moveRegisters =
       options.producerRegisters != 0 || options.consumerRegisters != 0;
   auto ws = rewriter.create<WarpSpecializeOp>(
-      loc, options.consumers,
+      loc, options.consumers, kConsumerWarpgroupRows,
       moveRegisters ? rewriter.getI64IntegerAttr(options.producerRegisters)
                     : IntegerAttr(),
       moveRegisters ? rewriter.getI64IntegerAttr(options.consumerRegisters)

@@ -17,6 +17,10 @@
 
 namespace mlir::fattn {
 
+/// The rows of the Q tile that --fattn-warp-specialize gives each consumer
+/// warpgroup (fattn.warp_specialize's consumer_rows): the M of one wgmma.
+inline constexpr int64_t kConsumerWarpgroupRows = 64;
+
 struct WarpSpecializeOptions {
   int64_t consumers = 2;
   int64_t producerRegisters = 24;
