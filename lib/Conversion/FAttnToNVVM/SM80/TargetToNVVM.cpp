@@ -16,6 +16,7 @@
 
 #include "SM80Builder.h"
 
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -267,6 +268,21 @@ LogicalResult mlir::fattn::lowerSM80TargetOps(Operation *root) {
   LLVMTypeConverter converter(ctx);
   converter.addConversion(
       [i32](nvgpu::DeviceAsyncTokenType) -> Type { return i32; });
+  // GPU address spaces as upstream's --convert-gpu-to-nvvm maps them: the
+  // GPU patterns below lower any gpu.dynamic_shared_memory (the backward's
+  // L3 has one), which without them aborts.
+  populateGpuMemorySpaceAttributeConversions(
+      converter, [](gpu::AddressSpace space) -> unsigned {
+        switch (space) {
+        case gpu::AddressSpace::Global:
+          return static_cast<unsigned>(NVVM::NVVMMemorySpace::Global);
+        case gpu::AddressSpace::Workgroup:
+          return static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
+        case gpu::AddressSpace::Private:
+          return 0;
+        }
+        llvm_unreachable("unknown GPU address space");
+      });
   TypeConverter tokens;
   tokens.addConversion([](Type type) { return type; });
   tokens.addConversion(
@@ -281,7 +297,12 @@ LogicalResult mlir::fattn::lowerSM80TargetOps(Operation *root) {
                          scf::SCFDialect>();
   scf::populateSCFStructuralTypeConversionsAndLegality(tokens, patterns,
                                                        target);
-  target.addIllegalOp<nvgpu::DeviceAsyncWaitOp, gpu::ShuffleOp>();
+  // Any nvgpu op left is one the NVGPU patterns could not lower (the
+  // backward's L3, whose bf16 nvgpu.mma.sync only
+  // --convert-fattn-grad-to-nvvm-sm80 lowers): a failure, not a success
+  // with the op in place.
+  target.addIllegalDialect<nvgpu::NVGPUDialect>();
+  target.addIllegalOp<gpu::ShuffleOp>();
   SM80TargetOps::markIllegal(target);
   return applyPartialConversion(root, target, std::move(patterns));
 }
