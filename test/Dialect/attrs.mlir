@@ -40,6 +40,16 @@ func.func @sm90_choice_threshold_bits() attributes {fattn.sm90.consumers = #fatt
 
 // -----
 
+// A threshold whose shortest form has an exponent prints with a point
+// before it, which parses back.
+// CHECK-LABEL: func.func @sm90_choice_threshold_exponent
+// CHECK-SAME: fattn.sm90.consumers = #fattn.sm90_consumer_plan<rescale_threshold = 1.0e-40>
+func.func @sm90_choice_threshold_exponent() attributes {fattn.sm90.consumers = #fattn.sm90_consumer_plan<rescale_threshold = 1.0e-40>} {
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @sm80_plans
 // CHECK-SAME: fattn.sm80.mma = #fattn.sm80_mma_plan<warps = 4, rows_per_warp = 32, q_operand = ldmatrix>
 // CHECK-SAME: fattn.sm80.smem = #fattn.sm80_smem_plan<stages = 2, row_pitch = 272, q_offset = 0, kv_offset = 34816, stage_bytes = 34816, bytes = 104448>

@@ -53,8 +53,12 @@ std::string mlir::fattn::formatF32Parameter(float value) {
       break;
   }
   std::string text = buf;
-  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos)
-    text += ".0";
+  // MLIR's float literals need a point before any exponent (`1.0e-40`,
+  // not `1e-40`, which is an integer and an identifier).
+  if (std::isfinite(value) && text.find('.') == std::string::npos) {
+    size_t exponent = text.find('e');
+    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
+  }
   return text;
 }
 
