@@ -5,6 +5,7 @@
     python3 scripts/fuzz.py --seconds 1800 --seed 7 --out /tmp/fuzz
     python3 scripts/fuzz.py --bin build-asan/bin --seconds 600 # the sanitizer build's tools
     python3 scripts/fuzz.py --reduce /tmp/fuzz/<class>         # shrink a saved input
+    python3 scripts/fuzz.py --seeds 'test/Conversion/SM90/*' --seconds 600  # some seeds only
 
 Each run takes one chunk of a test/**/*.mlir file (split at `// -----`), mutates it (numbers to
 boundary values, attribute and identifier names, types, SSA names, string values, deleted,
@@ -28,6 +29,7 @@ Exit status: 1 if a class is not matched by the allowlist (scripts/fuzz-allowlis
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import os
 import random
@@ -161,7 +163,7 @@ def compile_options_of(run: str) -> Optional[List[str]]:
 
 
 class Corpus:
-    def __init__(self, test_dir: Path, opt_help: str):
+    def __init__(self, test_dir: Path, opt_help: str, seeds: Optional[List[str]] = None):
         self.chunks: List[Tuple[str, str]] = []    # (origin, text)
         self.invalid_chunks: List[Tuple[str, str]] = []
         self.attention_chunks: List[Tuple[str, str]] = []
@@ -170,6 +172,8 @@ class Corpus:
         for path in sorted(test_dir.rglob("*.mlir")):
             raw = path.read_text(errors="replace")
             rel = str(path.relative_to(REPO))
+            if seeds and not any(fnmatch.fnmatch(rel, g) for g in seeds):
+                continue
             for run in run_lines(raw):
                 p = opt_passes_of(run)
                 if p and p not in self.pipelines:
@@ -642,7 +646,12 @@ def campaign(args) -> int:
     bin_dir = Path(args.bin)
     help_text = subprocess.run([str(bin_dir / "fattn-opt"), "--help"], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, check=True).stdout.decode()
-    corpus = Corpus(REPO / "test", help_text)
+    corpus = Corpus(REPO / "test", help_text, args.seeds)
+    if not corpus.chunks and not corpus.invalid_chunks:
+        print("fuzz: no test file matches --seeds", file=sys.stderr)
+        return 2
+    if not corpus.attention_chunks:  # fattn-compile's cases take them from every test
+        corpus.attention_chunks = Corpus(REPO / "test", help_text).attention_chunks
     ptxas = args.ptxas if args.ptxas and os.access(args.ptxas, os.X_OK) else None
     if not ptxas:
         print("fuzz: no ptxas at %s, PTX is not assembled" % args.ptxas, file=sys.stderr)
@@ -747,6 +756,9 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=0, help="stop after this many cases (0: no limit)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1, help="cases run at once")
+    ap.add_argument("--seeds", action="append", metavar="GLOB",
+                    help="mutate only the test files that match (repeatable), e.g. "
+                         "'test/Conversion/SM90/*'")
     ap.add_argument("--out", default="fuzz-out", help="folder of the failure classes")
     ap.add_argument("--bin", default=str(REPO / "build" / "bin"),
                     help="folder of fattn-opt and fattn-compile (build-asan/bin: sanitizers)")
