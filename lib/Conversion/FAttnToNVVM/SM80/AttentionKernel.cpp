@@ -821,6 +821,14 @@ FailureOr<SM80KernelConfig> readConfig(TiledAttentionOp op) {
            << (smem ? kSM80MmaAttr : kSM80SmemAttr) << " to be a "
            << (smem ? "#fattn.sm80_mma_plan" : "#fattn.sm80_smem_plan")
            << ", found " << (smem ? mmaValue : smemValue);
+  // The sm_90a lowering choices (--fattn-sm90-*) and TMA plan are not the
+  // sm_80 kernel's: an op that carries one was planned for the other chip.
+  for (NamedAttribute attr : op->getAttrs())
+    if (attr.getName().strref().starts_with("fattn.sm90."))
+      return op.emitOpError("sm_80 kernel: ")
+             << attr.getName().getValue()
+             << " is a plan of the sm_90a kernel, which the sm_80 kernel "
+                "does not follow; drop its pass or lower for sm_90a";
   SM80KernelConfig cfg;
   auto qType = cast<MemRefType>(op.getQuery().getType());
   cfg.headDim = qType.getDimSize(3);
