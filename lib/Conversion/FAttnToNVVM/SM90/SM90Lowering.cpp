@@ -323,6 +323,14 @@ mlir::fattn::getSM90KernelConfig(TiledAttentionOp op,
   // checked again: hand-written IR may carry any.
   if (failed(verifySM90LoweringChoices(op)))
     return failure();
+  // The sm_80 kernel's plans (--fattn-sm80-async-copy, --fattn-sm80-mma)
+  // are not this kernel's: an op that carries one was planned for sm_80.
+  for (NamedAttribute attr : op->getAttrs())
+    if (attr.getName().strref().starts_with("fattn.sm80."))
+      return op.emitOpError()
+             << attr.getName().getValue()
+             << " is a plan of the sm_80 kernel, which the sm_90a kernel "
+                "does not follow; drop its pass or lower for sm_80";
   std::optional<StringRef> rowSumsNeedThreads = sm90RowSumsNeedThreads(op);
   c.rowSumMma = options.rowSumMma && !rowSumsNeedThreads;
   // A choice, not semantics: the kernel keeps the adds, and says why.
