@@ -84,6 +84,14 @@ LogicalResult WarpSpecializeOp::verify() {
   }
   // The consumers' rows tile the Q tile: each row has one owner.
   if (auto tiled = (*this)->getParentOfType<TiledAttentionOp>()) {
+    // The kernel has one producer warpgroup and one set of consumers: the
+    // lowering builds them from one op.
+    WalkResult other = tiled.getBody().walk([&](WarpSpecializeOp op) {
+      return op == *this ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    if (other.wasInterrupted())
+      return emitOpError("expected one fattn.warp_specialize per "
+                         "fattn.tiled_attention");
     int64_t rows = getConsumers() * getConsumerRows();
     if (rows != tiled.getBlockM())
       return emitOpError() << "expected the consumer warpgroups' rows to make "
