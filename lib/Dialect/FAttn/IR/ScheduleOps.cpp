@@ -84,6 +84,11 @@ LogicalResult WarpSpecializeOp::verify() {
   }
   // The consumers' rows tile the Q tile: each row has one owner.
   if (auto tiled = (*this)->getParentOfType<TiledAttentionOp>()) {
+    // The warpgroups run the whole CTA (or each of its work items): the
+    // lowering finds them nowhere else.
+    if (!isa<TiledAttentionOp, WorkLoopOp>((*this)->getParentOp()))
+      return emitOpError("expected to be directly in the body of its "
+                         "fattn.tiled_attention or of its fattn.work_loop");
     // The kernel has one producer warpgroup and one set of consumers: the
     // lowering builds them from one op.
     WalkResult other = tiled.getBody().walk([&](WarpSpecializeOp op) {
