@@ -7,7 +7,7 @@ float64 autograd of the reference attention on fresh random inputs (the seed is 
 FATTN_TEST_SEED=N replays it), the outputs and workspaces poisoned with NaN first: bf16 and
 f16, head dims 64 and 128, causal or not, two with a softcap, GQA 4/2 and MQA, Sq != Sk,
 sequence lengths 1..300 that are not multiples of the 64-row tiles, rows that see no key. The bound: relative L2 error
-at most BOUND_FACTOR times that of a 16-bit backward on the same inputs (torch SDPA's
+at most BOUND_FACTOR (grad_reference.py) times that of a 16-bit backward on the same inputs (torch SDPA's
 FlashAttention backend where it takes the case, else the reference computed in the input
 dtype, as FlashAttention's own tests do), plus ABS_FLOOR.
 
@@ -40,9 +40,6 @@ from typing import Dict, List, Optional, Tuple
 REPO = Path(__file__).resolve().parents[2]
 DTYPES = ("bf16", "f16")
 HEAD_DIMS = (64, 128)
-BOUND_FACTOR = 2.0
-ABS_FLOOR = 1e-4
-RMS_FLOOR = 1e-2
 
 
 def config_name(dtype: str, head_dim: int, causal: bool, softcap: float = 0.0) -> str:
@@ -152,8 +149,7 @@ if __name__ != "__main__":
     import pytest
 
     torch = pytest.importorskip("torch")
-    import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from grad_reference import assert_within_bound, reference_gradients, sdpa_gradients
 
     pytestmark = pytest.mark.gpu
     if not torch.cuda.is_available():
@@ -207,58 +203,6 @@ if __name__ != "__main__":
         j = torch.arange(sk, device=device)[None, :]
         ok = torch.ones(sq, sk, dtype=torch.bool, device=device)
         return ok & (j <= i + sk - sq) if causal else ok
-
-    def attention(q, k, v, scale, mask, softcap):
-        """[b, s, h, d] inputs (GQA by head counts) -> (out [b, sq, hq, d], lse [b, hq, sq]),
-        in the inputs' dtype, scores capped by softcap * tanh(s / softcap) when softcap > 0;
-        rows that see no key give out = 0 and lse = -inf, and no NaN in any gradient."""
-        rep = q.shape[2] // k.shape[2]
-        qh = q.transpose(1, 2)
-        kh = k.transpose(1, 2).repeat_interleave(rep, dim=1)
-        vh = v.transpose(1, 2).repeat_interleave(rep, dim=1)
-        s = torch.matmul(qh, kh.transpose(-1, -2)) * scale
-        if softcap > 0:
-            s = softcap * torch.tanh(s / softcap)
-        s = s.masked_fill(~mask, float("-inf"))
-        m = s.amax(dim=-1, keepdim=True).detach()
-        m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
-        p = torch.exp(s - m)
-        l = p.sum(dim=-1, keepdim=True)
-        out = torch.matmul(p / torch.where(l > 0, l, torch.ones_like(l)), vh)
-        lse = (m + torch.log(l)).squeeze(-1)
-        return out.transpose(1, 2), lse
-
-    def gradients(q, k, v, do, scale, mask, softcap, dtype):
-        """(out, lse, dq, dk, dv) of attention() in `dtype` by autograd."""
-        leaves = [t.detach().to(dtype).requires_grad_(True) for t in (q, k, v)]
-        out, lse = attention(*leaves, scale, mask, softcap)
-        out.backward(do.to(dtype))
-        return (out.detach(), lse.detach(), *[t.grad for t in leaves])
-
-    def sdpa_gradients(q, k, v, do, scale, causal, softcap):
-        """dq, dk, dv of torch SDPA's FlashAttention backend in the input dtype, or
-        None where it does not take the case (causal with sq != sk, a softcap)."""
-        if (causal and q.shape[1] != k.shape[1]) or softcap > 0:
-            return None
-        rep = q.shape[2] // k.shape[2]
-        leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
-        qh = leaves[0].transpose(1, 2)
-        kh = leaves[1].transpose(1, 2).repeat_interleave(rep, dim=1)
-        vh = leaves[2].transpose(1, 2).repeat_interleave(rep, dim=1)
-        try:
-            with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-                out = F.scaled_dot_product_attention(qh, kh, vh, is_causal=causal, scale=scale)
-            out.transpose(1, 2).backward(do)
-        except RuntimeError:
-            return None
-        return [t.grad for t in leaves]
-
-    def rel_l2(x, ref) -> float:
-        """||x - ref|| / ||ref||, with ||ref|| at least an RMS of RMS_FLOOR: a gradient
-        that vanishes (one key: dS = P (dP - D) = 0) is not divided by rounding noise."""
-        ref = ref.double()
-        denom = max(ref.norm().item(), RMS_FLOOR * math.sqrt(ref.numel()))
-        return (x.double() - ref).norm().item() / denom
 
     def strides_bhs(t: torch.Tensor) -> List[int]:
         """(b, h, s) strides in elements of a [b, s, h, d] tensor."""
@@ -332,7 +276,8 @@ if __name__ != "__main__":
         do = make(b, sq, hq, head_dim, tdtype, layout, gen)
         mask = visible(sq, sk, causal, "cuda")
 
-        out64, lse64, *ref = gradients(q, k, v, do, scale, mask, softcap, torch.float64)
+        out64, lse64, *ref = reference_gradients(q, k, v, do, scale, mask, torch.float64,
+                                                 softcap)
         # The forward's O (rounded, in the layout of Q) and LSE (f32), as a forward
         # kernel would have written them.
         o = torch.empty_like(q).copy_(out64.to(tdtype))
@@ -340,18 +285,12 @@ if __name__ != "__main__":
         got = run_backward(driver, kernel_dir, config_name(dtype, head_dim, causal, softcap),
                            q, k, v, o, do, lse, scale)
 
-        base = sdpa_gradients(q, k, v, do, scale, causal, softcap)
+        base = sdpa_gradients(q, k, v, do, scale, causal, softcap=softcap)
         source = "SDPA flash"
         if base is None:
-            base = list(gradients(q, k, v, do, scale, mask, softcap, tdtype)[2:])
+            base = list(reference_gradients(q, k, v, do, scale, mask, tdtype, softcap)[2:])
             source = f"reference in {dtype}"
-        for label, x, r, y in zip(("dq", "dk", "dv"), got, ref, base):
-            assert not torch.isnan(x).any(), f"{label}: NaN (an element left unwritten?)"
-            err, base_err = rel_l2(x, r), rel_l2(y, r)
-            print(f"{label}: fattn {err:.3e}, {source} {base_err:.3e}")
-            assert err <= BOUND_FACTOR * base_err + ABS_FLOOR, (
-                f"{label}: relative L2 error {err:.3e} above {BOUND_FACTOR} x {source}'s "
-                f"{base_err:.3e} + {ABS_FLOOR}")
+        assert_within_bound(got, ref, base, source)
 
 
 def main(argv=None) -> int:
