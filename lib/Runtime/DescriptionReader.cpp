@@ -2,6 +2,8 @@
 
 #include "DescriptionReader.h"
 
+#include <cmath>
+
 namespace fattn::runtime::detail {
 
 bool parseDescriptionRoot(std::string_view text, Value &root, std::string &error) {
@@ -76,6 +78,25 @@ bool parseGridDims(const Value &grid, std::vector<GridDim> &out, ObjectReader &r
     g.divisor = uint32_t(divisor);
     out.push_back(g);
   }
+  return true;
+}
+
+bool checkArch(const std::string &arch, ObjectReader &r) {
+  if (arch.rfind("sm_", 0) != 0 || arch.size() < 5)
+    return r.fail("\"arch\" = \"" + arch + "\" is not of the form sm_XY or sm_XYa");
+  return true;
+}
+
+bool checkAttentionFields(int64_t alignBytes, double scale, double softcap, bool causal,
+                          int64_t windowRight, ObjectReader &r) {
+  if (alignBytes & (alignBytes - 1))
+    return r.fail("\"align_bytes\" must be a power of two");
+  if (!(scale > 0.0) || !std::isfinite(scale))
+    return r.fail("\"scale\" must be a positive finite number");
+  if (!(softcap >= 0.0) || !std::isfinite(softcap))
+    return r.fail("\"softcap\" must be a finite number >= 0");
+  if (causal && windowRight != 0)
+    return r.fail("\"causal\" is true, so \"window_right\" must be 0");
   return true;
 }
 

@@ -146,6 +146,25 @@ bool readDType(ObjectReader &r, const char *key, DType &out, bool required);
 /// "grid": 1 to 3 entries [size name, divisor], appended to `out`.
 bool parseGridDims(const Value &grid, std::vector<GridDim> &out, ObjectReader &r);
 
+/// "arch" is of the form sm_XY or sm_XYa.
+bool checkArch(const std::string &arch, ObjectReader &r);
+
+/// The rules that the forward's and the backward's descriptions share on
+/// fields already read: "align_bytes" a power of two, "scale" positive and
+/// finite, "softcap" finite and at least 0, "window_right" 0 where "causal".
+bool checkAttentionFields(int64_t alignBytes, double scale, double softcap, bool causal,
+                          int64_t windowRight, ObjectReader &r);
+
+/// Appends `param` to `params` unless a parameter there has its name.
+template <typename ParamSpecT>
+bool appendUniqueParam(std::vector<ParamSpecT> &params, ParamSpecT param, ObjectReader &r) {
+  for (const ParamSpecT &other : params)
+    if (other.name == param.name)
+      return r.fail("duplicate parameter name \"" + param.name + "\"");
+  params.push_back(std::move(param));
+  return true;
+}
+
 } // namespace fattn::runtime::detail
 
 #endif // FATTN_LIB_RUNTIME_DESCRIPTIONREADER_H

@@ -78,11 +78,7 @@ bool parseGradParam(const Value &v, size_t index, GradKernelDescription &desc, s
       !readParamType(r, {ParamType::Ptr, ParamType::U32, ParamType::U64}, p.type) ||
       !resolveGradParam(p, r))
     return false;
-  for (const GradParamSpec &other : desc.params)
-    if (other.name == p.name)
-      return r.fail("duplicate parameter name \"" + p.name + "\"");
-  desc.params.push_back(std::move(p));
-  return true;
+  return appendUniqueParam(desc.params, std::move(p), r);
 }
 
 /// A workspace's shape as the description writes it: size names and numbers.
@@ -210,8 +206,8 @@ bool parseGradKernelDescription(std::string_view text, GradKernelDescription &de
   if (!r.readString("arch", desc.arch) || !r.readString("cubin", desc.cubin) ||
       !r.readString("ptx", desc.ptx, false) || !readDType(r, "dtype", desc.dtype, true))
     return false;
-  if (desc.arch.rfind("sm_", 0) != 0 || desc.arch.size() < 5)
-    return r.fail("\"arch\" = \"" + desc.arch + "\" is not of the form sm_XY or sm_XYa");
+  if (!checkArch(desc.arch, r))
+    return false;
   if (desc.cubin.empty())
     return r.fail("\"cubin\" must not be empty");
   if (desc.dtype != DType::F16 && desc.dtype != DType::BF16 && desc.dtype != DType::F32)
@@ -226,14 +222,8 @@ bool parseGradKernelDescription(std::string_view text, GradKernelDescription &de
       !r.readInt("align_bytes", align, 1, 256, false))
     return false;
   desc.alignBytes = uint32_t(align);
-  if (align & (align - 1))
-    return r.fail("\"align_bytes\" must be a power of two");
-  if (!(desc.scale > 0.0) || !std::isfinite(desc.scale))
-    return r.fail("\"scale\" must be a positive finite number");
-  if (!(desc.softcap >= 0.0) || !std::isfinite(desc.softcap))
-    return r.fail("\"softcap\" must be a finite number >= 0");
-  if (desc.causal && desc.windowRight != 0)
-    return r.fail("\"causal\" is true, so \"window_right\" must be 0");
+  if (!checkAttentionFields(align, desc.scale, desc.softcap, desc.causal, desc.windowRight, r))
+    return false;
   const Value *meta = root.find("meta");
   if (meta && meta->kind() != Kind::Object)
     return r.fail("\"meta\" must be an object");

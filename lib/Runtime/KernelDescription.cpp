@@ -287,11 +287,7 @@ bool parseParam(const Value &v, size_t index, KernelDescription &desc, std::stri
   }
   if (!resolveParamName(p, desc, r))
     return false;
-  for (const ParamSpec &other : desc.params)
-    if (other.name == p.name)
-      return r.fail("duplicate parameter name \"" + p.name + "\"");
-  desc.params.push_back(std::move(p));
-  return true;
+  return appendUniqueParam(desc.params, std::move(p), r);
 }
 
 /// Whether a parameter of `desc` takes its value from `source`.
@@ -416,8 +412,8 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   if (!r.readString("arch", desc.arch) || !r.readString("entry", desc.entry) ||
       !r.readString("cubin", desc.cubin) || !r.readString("ptx", desc.ptx, false))
     return false;
-  if (desc.arch.rfind("sm_", 0) != 0 || desc.arch.size() < 5)
-    return r.fail("\"arch\" = \"" + desc.arch + "\" is not of the form sm_XY or sm_XYa");
+  if (!checkArch(desc.arch, r))
+    return false;
   if (desc.entry.empty() || desc.cubin.empty())
     return r.fail("\"entry\" and \"cubin\" must not be empty");
   if (!readDType(r, "dtype", desc.dtype, true))
@@ -444,14 +440,8 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   desc.threads = uint32_t(threads);
   desc.dynamicSmemBytes = uint32_t(smem);
   desc.alignBytes = uint32_t(align);
-  if (align & (align - 1))
-    return r.fail("\"align_bytes\" must be a power of two");
-  if (!(desc.scale > 0.0) || !std::isfinite(desc.scale))
-    return r.fail("\"scale\" must be a positive finite number");
-  if (!(desc.softcap >= 0.0) || !std::isfinite(desc.softcap))
-    return r.fail("\"softcap\" must be a finite number >= 0");
-  if (desc.causal && desc.windowRight != 0)
-    return r.fail("\"causal\" is true, so \"window_right\" must be 0");
+  if (!checkAttentionFields(align, desc.scale, desc.softcap, desc.causal, desc.windowRight, r))
+    return false;
 
   const Value *grid = r.get("grid", Kind::Array, true);
   if (!grid || !parseGridDims(*grid, desc.grid, r))
