@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
-#include "fattn/Conversion/FAttnToNVVM/SM80TargetToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/SM80/TargetToNVVM.h"
 #include "fattn/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

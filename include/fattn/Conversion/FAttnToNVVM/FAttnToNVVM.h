@@ -59,7 +59,7 @@ const AttentionKernelBuilder *lookupAttentionKernelBuilder(StringRef chip);
 /// The sm_80 builder (cp.async ring, ldmatrix, mma.sync m16n8k16). Needs the
 /// annotations of --fattn-sm80-async-copy and --fattn-sm80-mma. Builds the
 /// kernel at its target level (L3: FAttnSM80Ops.td), which
-/// lowerSM80TargetOps (SM80TargetToNVVM.h) lowers.
+/// lowerSM80TargetOps (SM80/TargetToNVVM.h) lowers.
 FailureOr<LLVM::LLVMFuncOp> buildSM80AttentionKernel(OpBuilder &builder,
                                                      TiledAttentionOp op,
                                                      StringRef name);

@@ -10,7 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fattn/Conversion/FAttnToNVVM/SM80TargetToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/SM80/TargetToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/TargetOpLowering.h"
 #include "fattn/Conversion/Passes.h"
 #include "fattn/Dialect/FAttn/IR/FAttnSM80Ops.h"
 
@@ -19,7 +20,6 @@
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
-#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -218,38 +218,19 @@ SmallVector<Value> TargetOpBuilder::lower(SM80StoreRowsOp op,
   return {};
 }
 
-/// The pattern of target op `OpTy`: TargetOpBuilder::lower in the op's
-/// place.
-template <typename OpTy>
-struct TargetOpLowering : ConvertOpToLLVMPattern<OpTy> {
-  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+/// Each target op's pattern: TargetOpBuilder::lower in the op's place.
+struct SM80Lowering {
+  template <typename OpTy>
+  static SmallVector<Value> lower(OpTy op, typename OpTy::Adaptor adaptor,
+                                  ConversionPatternRewriter &rewriter) {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    SmallVector<Value> results = TargetOpBuilder(b).lower(op, adaptor);
-    if (results.empty())
-      rewriter.eraseOp(op);
-    else
-      rewriter.replaceOp(op, results);
-    return success();
-  }
-};
-
-/// Every target op, for the patterns and the conversion target.
-template <typename... OpTys> struct TargetOps {
-  static void addPatterns(LLVMTypeConverter &converter,
-                          RewritePatternSet &patterns) {
-    patterns.add<TargetOpLowering<OpTys>...>(converter);
-  }
-  static void markIllegal(ConversionTarget &target) {
-    target.addIllegalOp<OpTys...>();
+    return TargetOpBuilder(b).lower(op, adaptor);
   }
 };
 using SM80TargetOps =
-    TargetOps<SM80CopyTileOp, SM80CommitGroupOp, SM80LdmatrixX4Op, SM80MmaOp, SM80PackPairOp,
-              SM80StageRowOp, SM80StoreRowsOp>;
+    TargetOpSet<SM80Lowering, SM80CopyTileOp, SM80CommitGroupOp,
+                SM80LdmatrixX4Op, SM80MmaOp, SM80PackPairOp, SM80StageRowOp,
+                SM80StoreRowsOp>;
 
 } // namespace
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fattn/Conversion/FAttnToNVVM/SM90/TargetToNVVM.h"
+#include "fattn/Conversion/FAttnToNVVM/TargetOpLowering.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
 #include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.h"
 #include "fattn/Dialect/FAttn/Utils/LinearExp2.h"
@@ -17,7 +18,6 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
-#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -415,56 +415,28 @@ Value lower(SM90WgmmaRsOp op, SM90WgmmaRsOp::Adaptor a, KernelBuilder &e) {
                      /*sideEffects=*/true);
 }
 
-/// The pattern of target op `OpTy`: `lower` in the op's place.
-template <typename OpTy>
-struct TargetOpLowering : ConvertOpToLLVMPattern<OpTy> {
-  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+/// Each target op's pattern: `lower` in the op's place, by a KernelBuilder.
+struct SM90Lowering {
+  template <typename OpTy>
+  static auto lower(OpTy op, typename OpTy::Adaptor adaptor,
+                    ConversionPatternRewriter &rewriter) {
     KernelBuilder e(rewriter, op.getLoc());
-    replace(rewriter, op, lower(op, adaptor, e));
-    return success();
-  }
-
-private:
-  /// The op's result, or none.
-  static void replace(ConversionPatternRewriter &rewriter, OpTy op,
-                      Value result) {
-    if (result)
-      rewriter.replaceOp(op, result);
-    else
-      rewriter.eraseOp(op);
-  }
-  /// The op's results.
-  static void replace(ConversionPatternRewriter &rewriter, OpTy op,
-                      ArrayRef<Value> results) {
-    rewriter.replaceOp(op, results);
+    return ::lower(op, adaptor, e);
   }
 };
 
-/// Every target op, for the patterns and the conversion target.
-template <typename... OpTys> struct TargetOps {
-  static void addPatterns(LLVMTypeConverter &converter,
-                          RewritePatternSet &patterns) {
-    patterns.add<TargetOpLowering<OpTys>...>(converter);
-  }
-  static void markIllegal(ConversionTarget &target) {
-    target.addIllegalOp<OpTys...>();
-  }
-};
-using SM90TargetOps = TargetOps<
-    SM90SmemRegionOp, SM90SetMaxNRegOp, SM90ElectOneOp, SM90QuadReduceOp, SM90PackPairOp,
-    SM90PackE4M3Op, SM90PackBytesOp, SM90StoreFragmentOp, SM90QuadTransposeOp,
-    SM90StageFragmentOp, SM90LoadSwizzledUnitOp, SM90WarpUniformOp,
-    SM90LdmatrixX4Op, SM90PermuteBytesOp, SM90StmatrixX4TransOp,
-    SM90RingStageOp, SM90RingPhaseOp, SM90RingBarrierOp, SM90MBarrierInitOp,
-    SM90MBarrierWaitOp, SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp,
-    SM90NamedBarrierOp, SM90NamedBarrierArriveOp, SM90TmaLoadOp,
-    SM90WgmmaFenceOp, SM90TmaStoreOp, SM90BulkCommitGroupOp,
-    SM90BulkWaitGroupReadOp, SM90FenceProxyAsyncOp, SM90WgmmaDescriptorOp,
-    SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp, SM90WgmmaOp, SM90WgmmaRsOp>;
+using SM90TargetOps = TargetOpSet<
+    SM90Lowering, SM90SmemRegionOp, SM90SetMaxNRegOp, SM90ElectOneOp,
+    SM90QuadReduceOp, SM90PackPairOp, SM90PackE4M3Op, SM90PackBytesOp,
+    SM90StoreFragmentOp, SM90QuadTransposeOp, SM90StageFragmentOp,
+    SM90LoadSwizzledUnitOp, SM90WarpUniformOp, SM90LdmatrixX4Op,
+    SM90PermuteBytesOp, SM90StmatrixX4TransOp, SM90RingStageOp, SM90RingPhaseOp,
+    SM90RingBarrierOp, SM90MBarrierInitOp, SM90MBarrierWaitOp,
+    SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp, SM90NamedBarrierOp,
+    SM90NamedBarrierArriveOp, SM90TmaLoadOp, SM90WgmmaFenceOp, SM90TmaStoreOp,
+    SM90BulkCommitGroupOp, SM90BulkWaitGroupReadOp, SM90FenceProxyAsyncOp,
+    SM90WgmmaDescriptorOp, SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp,
+    SM90WgmmaOp, SM90WgmmaRsOp>;
 
 } // namespace
 

@@ -1,4 +1,4 @@
-//===- SM80TargetToNVVM.h - sm_80 target ops (L3) to NVVM -------*- C++ -*-===//
+//===- TargetToNVVM.h - sm_80 target ops (L3) to NVVM -----------*- C++ -*-===//
 //
 // The L3 -> L4 step of the sm_80 back end: one ConvertOpToLLVMPattern per
 // fattn.sm80.* op (FAttnSM80Ops.td), each building the NVVM, LLVM, arith and
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FATTN_CONVERSION_FATTNTONVVM_SM80TARGETTONVVM_H
-#define FATTN_CONVERSION_FATTNTONVVM_SM80TARGETTONVVM_H
+#ifndef FATTN_CONVERSION_FATTNTONVVM_SM80_TARGETTONVVM_H
+#define FATTN_CONVERSION_FATTNTONVVM_SM80_TARGETTONVVM_H
 
 #include "mlir/Support/LLVM.h"
 
@@ -32,4 +32,4 @@ LogicalResult lowerSM80TargetOps(Operation *root);
 
 } // namespace mlir::fattn
 
-#endif // FATTN_CONVERSION_FATTNTONVVM_SM80TARGETTONVVM_H
+#endif // FATTN_CONVERSION_FATTNTONVVM_SM80_TARGETTONVVM_H
