@@ -359,14 +359,9 @@ bool checkGradTensors(const GradKernelDescription &desc, const TensorArg *tensor
   if (!c.sameShape(kGradQ, kGradLse, 3))
     return false;
   sizes = ProblemSizes();
-  sizes.batch = uint64_t(tensors[kGradQ].sizes[0]);
-  sizes.headsQ = uint64_t(tensors[kGradQ].sizes[1]);
-  sizes.seqQ = uint64_t(tensors[kGradQ].sizes[2]);
-  sizes.headsKV = uint64_t(tensors[kGradK].sizes[1]);
-  sizes.seqK = uint64_t(tensors[kGradK].sizes[2]);
-  if (sizes.headsKV == 0 ? sizes.headsQ != 0 : sizes.headsQ % sizes.headsKV != 0)
-    return c.fail(kGradK, "heads_q = " + std::to_string(sizes.headsQ) +
-                              " is not a multiple of heads_kv = " + std::to_string(sizes.headsKV));
+  std::string heads;
+  if (!readQKSizes(tensors[kGradQ], tensors[kGradK], sizes, heads))
+    return c.fail(kGradK, heads);
   return true;
 }
 

@@ -333,6 +333,20 @@ bool packIntegerParam(ParamSlot &slot, ParamType type, uint64_t value, const std
   return true;
 }
 
+bool readQKSizes(const TensorArg &q, const TensorArg &k, ProblemSizes &sizes,
+                 std::string &error) {
+  sizes.batch = uint64_t(q.sizes[0]);
+  sizes.headsQ = uint64_t(q.sizes[1]);
+  sizes.seqQ = uint64_t(q.sizes[2]);
+  sizes.headsKV = uint64_t(k.sizes[1]);
+  sizes.seqK = uint64_t(k.sizes[2]);
+  if (sizes.headsKV == 0 ? sizes.headsQ == 0 : sizes.headsQ % sizes.headsKV == 0)
+    return true;
+  error = "heads_q = " + std::to_string(sizes.headsQ) +
+          " is not a multiple of heads_kv = " + std::to_string(sizes.headsKV);
+  return false;
+}
+
 bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int numTensors,
                   ProblemSizes &sizes, std::string &error) {
   int expected = desc.hasDescale ? 8 : desc.hasLse ? 5 : 4;
@@ -371,14 +385,9 @@ bool checkTensors(const KernelDescription &desc, const TensorArg *tensors, int n
     return false;
   if (desc.hasLse && (!c.same(kQ, kLse, 0) || !c.same(kQ, kLse, 1) || !c.same(kQ, kLse, 2)))
     return false;
-  sizes.batch = uint64_t(tensors[kQ].sizes[0]);
-  sizes.headsQ = uint64_t(tensors[kQ].sizes[1]);
-  sizes.seqQ = uint64_t(tensors[kQ].sizes[2]);
-  sizes.headsKV = uint64_t(tensors[kK].sizes[1]);
-  sizes.seqK = uint64_t(tensors[kK].sizes[2]);
-  if (sizes.headsKV == 0 ? sizes.headsQ != 0 : sizes.headsQ % sizes.headsKV != 0)
-    return c.fail(kK, "heads_q = " + std::to_string(sizes.headsQ) +
-                          " is not a multiple of heads_kv = " + std::to_string(sizes.headsKV));
+  std::string heads;
+  if (!readQKSizes(tensors[kQ], tensors[kK], sizes, heads))
+    return c.fail(kK, heads);
   if (desc.hasDescale)
     for (int t = kQDescale; t <= kVDescale; ++t)
       if (!c.descaleShape(t, sizes))

@@ -34,6 +34,12 @@ struct ProblemSizes {
   uint64_t get(SizeName name) const;
 };
 
+/// The sizes of `q` and `k` ([b, h, s, d] views) that the forward and the
+/// backward share: batch, heads and sequence lengths; false, with `error`,
+/// where k's heads do not divide q's.
+bool readQKSizes(const TensorArg &q, const TensorArg &k, ProblemSizes &sizes,
+                 std::string &error);
+
 /// One kernel parameter's bytes. 128 bytes, 128-aligned: the size and alignment
 /// of a CUtensorMap, the largest parameter.
 struct alignas(128) ParamSlot {
