@@ -35,6 +35,8 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <limits>
 #include <tuple>
@@ -44,7 +46,6 @@ using namespace mlir::fattn;
 using namespace mlir::fattn::sm80grad;
 
 namespace {
-constexpr double kLog2E = 1.4426950408889634;
 /// The head-dim columns of dQ in registers at a time: parts that keep the
 /// d = 128 kernel within 255 registers beside its dK and dV accumulators.
 constexpr int64_t kPartColumns = 64;
@@ -321,8 +322,9 @@ void MainKernelBuilder::scoresPart(Value row0, Value masked, int64_t firstTile,
 
   // P^T = exp2(S^T·scale·log2(e) - LSE·log2(e)) (the capped scores carry
   // the scale already).
-  Value scaleLog2 = splat(
-      static_cast<float>((softcap > 0 ? 1.0 : k.cfg.scale) * kLog2E), accType);
+  Value scaleLog2 = splat(static_cast<float>((softcap > 0 ? 1.0 : k.cfg.scale) *
+                                             llvm::numbers::log2e),
+                          accType);
   Frags probs;
   for (auto [i, s] : llvm::enumerate(scores)) {
     Value scaled = arith::MulFOp::create(b, s, scaleLog2);
@@ -397,8 +399,9 @@ SmallVector<Value> MainKernelBuilder::qTileBody(Value head, Value qTile,
         b, noKeys,
         arith::XOrIOp::create(
             b, valid, arith::ConstantOp::create(b, b.getBoolAttr(true))));
-    Value lseLog2 =
-        k.select(dead, inf, arith::MulFOp::create(b, lse, k.f32Const(kLog2E)));
+    Value lseLog2 = k.select(
+        dead, inf,
+        arith::MulFOp::create(b, lse, k.f32Const(llvm::numbers::log2ef)));
     memref::StoreOp::create(b, lseLog2, lseTile, ValueRange{tid});
     Value delta = memref::LoadOp::create(
         b, p.view(GradTensor::Delta),
