@@ -7,13 +7,13 @@ the backward of torch.ops.fattn.fwd.
 """
 from __future__ import annotations
 
-import contextlib
 import math
 from typing import Optional, Sequence, Tuple
 
 from ._runtime import TensorDesc
 from .grad_config import GradKernelConfig
-from .interface import _logical, _pointer_aligned, _strides_aligned, _torch
+from .interface import (_device_guard, _logical, _pointer_aligned, _strides_aligned,
+                        _torch)
 from .kernels import get_kernel
 
 _GRAD_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
@@ -81,9 +81,7 @@ def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bo
     size = kernel.workspace_bytes(tensors)
     workspace = torch.empty(size, dtype=torch.uint8, device=q.device)
     device = q.device.index
-    guard = contextlib.nullcontext() if device == torch.cuda.current_device() \
-        else torch.cuda.device(device)
-    with guard:
+    with _device_guard(device):
         kernel.launch(tensors, workspace.data_ptr(), size,
                       torch.cuda.current_stream(device).cuda_stream)
     return dq, dk, dv
