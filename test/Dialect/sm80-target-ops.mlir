@@ -46,3 +46,10 @@ llvm.func @output(%frag: !llvm.ptr<3>, %inv: f32, %x0: f32, %x1: f32, %x2: f32, 
   fattn.sm80.store_rows %frag[%off], lane = %lane, into %o[%row], row_stride = %stride, seq_len = %seq, rows = 32, row_bytes = 256, row_pitch = 272
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @warp_barrier
+llvm.func @warp_barrier() {
+  // CHECK: fattn.sm80.sync_warp
+  fattn.sm80.sync_warp
+  llvm.return
+}

@@ -143,7 +143,7 @@
 // SM80-L3: %[[GROUP:.*]] = fattn.sm80.commit_group
 // SM80-L3: scf.for {{.*}} iter_args({{.*}}, %[[TOKEN:.*]] = %[[GROUP]]) -> ({{.*}}, !nvgpu.device.async.token)  : i32 {
 // SM80-L3: nvgpu.device_async_wait %[[TOKEN]] {numGroups = 0 : i32}
-// SM80-L3-NEXT: nvvm.barrier0
+// SM80-L3-NEXT: gpu.barrier
 // SM80-L3: %[[NEXT:.*]] = fattn.sm80.commit_group
 // SM80-L3: fattn.sm80.ldmatrix_x4 %{{[0-9]+}}{{$}}
 // SM80-L3: fattn.sm80.mma_m16n8k16 [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], [%{{.*}}, %{{.*}}], [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], element_type = bf16

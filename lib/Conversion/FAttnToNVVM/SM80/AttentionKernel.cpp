@@ -41,9 +41,10 @@
 // the token of the latest cp.async commit group).
 //
 // The kernel is built at the target level (L3): the copies, commit groups,
-// ldmatrix, mma.sync, P's packing and O's stores are fattn.sm80.* ops
-// (FAttnSM80Ops.td), the waits nvgpu.device_async_wait and the quads'
-// shuffles gpu.shuffle; lowerSM80TargetOps (TargetToNVVM.cpp) lowers them.
+// ldmatrix, mma.sync, P's packing, O's stores and the warp barrier are
+// fattn.sm80.* ops (FAttnSM80Ops.td), the waits nvgpu.device_async_wait,
+// the CTA's barriers gpu.barrier and the quads' shuffles gpu.shuffle;
+// lowerSM80TargetOps (TargetToNVVM.cpp) lowers them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -478,7 +479,7 @@ ValueRange KernelEmitter::tileLoop(Value from, Value to, bool masked,
   // Tile j has landed and every warp is done with tile j - 1, whose slot
   // the prefetch of tile j + stages - 1 reuses.
   waitGroups(state.back(), cfg.stages - 2);
-  NVVM::Barrier0Op::create(b);
+  gpu::BarrierOp::create(b);
   prefetchKV(add(tile, c32(cfg.stages - 1)),
              arith::RemUIOp::create(b, add(it, c32(cfg.stages - 1)),
                                     c32(cfg.stages)));
@@ -649,7 +650,7 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   int64_t kSteps = this->kSteps();
   if (cfg.qInRegisters) {
     waitGroups(copies, cfg.stages - 1);
-    NVVM::Barrier0Op::create(b);
+    gpu::BarrierOp::create(b);
     for (int64_t mf = 0; mf < mFrags; ++mf)
       for (int64_t kk = 0; kk < kSteps; ++kk) {
         Value off = add(qLdOffset, c32(mf * 16 * pitch + kk * 16 * elemBytes));
@@ -679,7 +680,7 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   // their copies are complete, but a Q tile without KV tiles (rows that see
   // no key) reaches here with no barrier since.
   waitGroups(result.back(), 0);
-  NVVM::Barrier0Op::create(b);
+  gpu::BarrierOp::create(b);
 
   // Epilogue: O = acc / l (0 without keys), LSE = scale·m + ln l (-inf).
   // Indices and addresses are derived anew from the special registers and
@@ -741,7 +742,7 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
       Value ptr = gep(ptrG, lse, mul(off, c64(4)));
       LLVM::StoreOp::create(b, value, ptr, /*alignment=*/4);
     }
-  NVVM::SyncWarpOp::create(b, c32(-1));
+  SM80SyncWarpOp::create(b);
 
   // The warp's rows leave in 16-byte chunks, consecutive lanes reading and
   // writing consecutive chunks.

@@ -4,7 +4,8 @@
 // what the op stands for (NVVM, LLVM, arith and scf operations: the sm_80
 // pipeline lowers the last two after the conversion), together with
 // upstream's patterns for the waits for cp.async commit groups
-// (nvgpu.device_async_wait) and for gpu.shuffle, in one partial conversion.
+// (nvgpu.device_async_wait), gpu.barrier and gpu.shuffle, in one partial
+// conversion.
 // The kernels' instructions keep their order through L3:
 // scripts/ptx_corpus.py checks every kernel.
 //
@@ -62,6 +63,10 @@ public:
   }
   SmallVector<Value> lower(SM80StageRowOp op, SM80StageRowOp::Adaptor a);
   SmallVector<Value> lower(SM80StoreRowsOp op, SM80StoreRowsOp::Adaptor a);
+  SmallVector<Value> lower(SM80SyncWarpOp, SM80SyncWarpOp::Adaptor) {
+    NVVM::SyncWarpOp::create(b, c32(-1));
+    return {};
+  }
 
 private:
   /// Two f32 -> one i32 holding two 16-bit floats (low = first).
@@ -230,7 +235,7 @@ struct SM80Lowering {
 using SM80TargetOps =
     TargetOpSet<SM80Lowering, SM80CopyTileOp, SM80CommitGroupOp,
                 SM80LdmatrixX4Op, SM80MmaOp, SM80PackPairOp, SM80StageRowOp,
-                SM80StoreRowsOp>;
+                SM80StoreRowsOp, SM80SyncWarpOp>;
 
 } // namespace
 
@@ -283,7 +288,7 @@ LogicalResult mlir::fattn::lowerSM80TargetOps(Operation *root) {
   // --convert-fattn-grad-to-nvvm-sm80 lowers): a failure, not a success
   // with the op in place.
   target.addIllegalDialect<nvgpu::NVGPUDialect>();
-  target.addIllegalOp<gpu::ShuffleOp>();
+  target.addIllegalOp<gpu::BarrierOp, gpu::ShuffleOp>();
   SM80TargetOps::markIllegal(target);
   return applyPartialConversion(root, target, std::move(patterns));
 }

@@ -20,7 +20,7 @@
 
 // Q into registers: k-steps at bytes 0, 32 and 64 of the rows of each
 // 16-row fragment (the second 16 x 112 = 1792 bytes on).
-// CHECK: nvvm.barrier0
+// CHECK: gpu.barrier
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: arith.addi %{{.*}}, %[[C0]] : i32
 // CHECK-NEXT: llvm.getelementptr

@@ -1,17 +1,18 @@
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.cp.async --implicit-check-not=nvvm.ldmatrix --implicit-check-not=nvvm.mma.sync --implicit-check-not=nvvm.shfl.sync --implicit-check-not=llvm.fptrunc --implicit-check-not=llvm.store
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.cp.async --implicit-check-not=nvvm.ldmatrix --implicit-check-not=nvvm.mma.sync --implicit-check-not=nvvm.shfl.sync --implicit-check-not=llvm.fptrunc --implicit-check-not=llvm.store --implicit-check-not=nvvm.barrier0 --implicit-check-not=nvvm.bar.warp.sync
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm="keep-target-ops=true" -o %t.l3.mlir
 // RUN: fattn-opt %t.l3.mlir --convert-fattn-sm80-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
 // RUN: fattn-opt %s --fattn-sm80-pipeline="keep-target-ops=true" | FileCheck %s --check-prefix=PIPELINE
-// RUN: fattn-opt %s --fattn-sm80-pipeline="keep-target-ops=true" | fattn-opt --convert-fattn-sm80-target-to-nvvm | FileCheck %s --check-prefix=L4 --implicit-check-not=fattn.sm80 --implicit-check-not=nvgpu. --implicit-check-not=gpu.shuffle
+// RUN: fattn-opt %s --fattn-sm80-pipeline="keep-target-ops=true" | fattn-opt --convert-fattn-sm80-target-to-nvvm | FileCheck %s --check-prefix=L4 --implicit-check-not=fattn.sm80 --implicit-check-not=nvgpu. --implicit-check-not=gpu.shuffle --implicit-check-not=gpu.barrier
 
 // The sm_80 kernel at the target level (L3): keep-target-ops=true leaves
 // the cp.async copies of the tiles into the shared-memory ring and their
 // commit groups, ldmatrix, mma.sync, P's packing and O's stores as
-// fattn.sm80.* ops, the waits for the commit groups as
-// nvgpu.device_async_wait and the quads' shuffles as gpu.shuffle (none of
-// their NVVM ops is left in the kernel). The printed L3, lowered by
+// fattn.sm80.* ops (the warp barrier before O's stores too), the waits for
+// the commit groups as nvgpu.device_async_wait, the CTA's barriers as
+// gpu.barrier and the quads' shuffles as gpu.shuffle (none of their NVVM
+// ops is left in the kernel). The printed L3, lowered by
 // --convert-fattn-sm80-target-to-nvvm, is the kernel that
 // --convert-fattn-to-nvvm builds in one step, to the letter (the diff).
 
@@ -38,13 +39,13 @@ func.func @attn(%q: memref<1x1x128x64xbf16>, %k: memref<1x1x128x64xbf16>, %v: me
 // Head dim 64 keeps Q in registers: once Q's group has landed (the first
 // KV tile's may still be in flight), Q's A fragments by ldmatrix.
 // CHECK-NEXT: nvgpu.device_async_wait %[[FIRST]] {numGroups = 1 : i32}
-// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: gpu.barrier
 // CHECK: %[[Q0:[a-z0-9_]+]], %[[Q1:[a-z0-9_]+]], %[[Q2:[a-z0-9_]+]], %[[Q3:[a-z0-9_]+]] = fattn.sm80.ldmatrix_x4 %{{[0-9]+}}{{$}}
 // The unmasked KV loop carries the latest commit group: it waits for tile
 // j's, prefetches tile j + 1 into the other slot and commits it.
 // CHECK: scf.for %{{.*}} iter_args({{.*}}, %[[GROUP:.*]] = %[[FIRST]]) -> ({{.*}}, !nvgpu.device.async.token)
 // CHECK: nvgpu.device_async_wait %[[GROUP]] {numGroups = 0 : i32}
-// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: gpu.barrier
 // CHECK: fattn.sm80.copy_tile %{{.*}}, rows = 64, row_bytes = 128, row_pitch = 144, threads = 128
 // CHECK: %[[NEXT:.*]] = fattn.sm80.commit_group
 // S = Q K^T: the B fragments of two n8 tiles of K per ldmatrix, then
@@ -69,7 +70,7 @@ func.func @attn(%q: memref<1x1x128x64xbf16>, %k: memref<1x1x128x64xbf16>, %v: me
 // CHECK: fattn.sm80.stage_row %[[FRAG]][1152], scale
 // CHECK: fattn.sm80.stage_row %[[FRAG]][2304], scale
 // CHECK: fattn.sm80.stage_row %[[FRAG]][3456], scale
-// CHECK: nvvm.bar.warp.sync
+// CHECK: fattn.sm80.sync_warp
 // CHECK: fattn.sm80.store_rows %[[SMEM]][%{{.*}}], lane = %{{.*}}, into %{{.*}}[%{{.*}}], row_stride = %{{.*}}, seq_len = %arg7, rows = 32, row_bytes = 128, row_pitch = 144
 // CHECK-NEXT: llvm.return
 
@@ -85,7 +86,9 @@ func.func @attn(%q: memref<1x1x128x64xbf16>, %k: memref<1x1x128x64xbf16>, %v: me
 // L4: nvvm.cp.async.wait.group 1
 // L4: nvvm.ldmatrix
 // L4: nvvm.cp.async.wait.group 0
+// L4-NEXT: nvvm.barrier0
 // L4: nvvm.mma.sync
 // L4: nvvm.shfl.sync  bfly
 // L4: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
 // L4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>
+// L4: nvvm.bar.warp.sync

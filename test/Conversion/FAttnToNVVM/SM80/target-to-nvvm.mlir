@@ -1,4 +1,4 @@
-// RUN: fattn-opt %s -split-input-file --convert-fattn-sm80-target-to-nvvm | FileCheck %s --enable-var-scope --implicit-check-not=fattn.sm80 --implicit-check-not=nvgpu. --implicit-check-not=gpu.shuffle
+// RUN: fattn-opt %s -split-input-file --convert-fattn-sm80-target-to-nvvm | FileCheck %s --enable-var-scope --implicit-check-not=fattn.sm80 --implicit-check-not=nvgpu. --implicit-check-not=gpu.shuffle --implicit-check-not=gpu.barrier
 
 // Each sm_80 target op, hand-written, lowered by its pattern in place.
 
@@ -184,5 +184,20 @@ llvm.func @store_rows_guard(%smem: !llvm.ptr<3>, %off: i32, %lane: i32, %o: !llv
 // CHECK-NOT: llvm.load
 llvm.func @store_rows_remainder(%smem: !llvm.ptr<3>, %off: i32, %lane: i32, %o: !llvm.ptr<1>, %row: i32, %stride: i64, %seq: i32) {
   fattn.sm80.store_rows %smem[%off], lane = %lane, into %o[%row], row_stride = %stride, seq_len = %seq, rows = 16, row_bytes = 272, row_pitch = 304
+  llvm.return
+}
+
+// -----
+
+// The CTA's barrier is upstream's gpu.barrier (bar.sync 0), the warp's
+// fattn.sm80.sync_warp (bar.warp.sync over all lanes).
+// CHECK-LABEL: llvm.func @barriers
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: %[[ALL:.*]] = arith.constant -1 : i32
+// CHECK-NEXT: nvvm.bar.warp.sync %[[ALL]] : i32
+// CHECK-NEXT: llvm.return
+llvm.func @barriers() {
+  gpu.barrier
+  fattn.sm80.sync_warp
   llvm.return
 }

@@ -210,6 +210,25 @@ def FAttn_SM80PackPairOp : FAttn_SM80Op<"pack_pair", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Warp barrier
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM80SyncWarpOp : FAttn_SM80Op<"sync_warp"> {
+  let summary = "wait until every lane of the warp reaches this point";
+  let description = [{
+    `bar.warp.sync` over all 32 lanes: orders a warp's shared-memory writes
+    before its lanes' reads (O's staged rows, which only the warp that
+    wrote them reads). The CTA's barrier is upstream's `gpu.barrier`;
+    upstream has no warp-level one.
+
+    ```mlir
+    fattn.sm80.sync_warp
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // O's stores
 //===----------------------------------------------------------------------===//
 
