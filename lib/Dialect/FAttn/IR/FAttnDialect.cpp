@@ -12,6 +12,7 @@
 #include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 using namespace mlir;
 using namespace mlir::fattn;
@@ -19,11 +20,6 @@ using namespace mlir::fattn;
 #include "fattn/Dialect/FAttn/IR/FAttnOpsDialect.cpp.inc"
 
 void FAttnDialect::initialize() {
-  // fattn.sm80.commit_group's result is upstream's cp.async group token.
-  getContext()->getOrLoadDialect<nvgpu::NVGPUDialect>();
-  // The target ops' operands are LLVM pointers, which their parsers build
-  // before any LLVM type may have loaded the LLVM dialect.
-  getContext()->getOrLoadDialect<LLVM::LLVMDialect>();
   addOperations<
 #define GET_OP_LIST
 #include "fattn/Dialect/FAttn/IR/FAttnOps.cpp.inc"

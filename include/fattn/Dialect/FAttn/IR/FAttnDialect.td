@@ -22,10 +22,18 @@ def FAttn_Dialect : Dialect {
     /// Registers the attributes of FAttnAttrs.td (FAttnAttrs.cpp).
     void registerAttributes();
   }];
+  // What the dialect's own ops need loaded; the dialects that a pass creates
+  // ops of are that pass's dependentDialects (Passes.td).
+  //  - arith, tensor: the fp8 ops' canonicalizations build arith.constant,
+  //    tensor.extract and tensor.splat;
+  //  - LLVM: the target ops' operands are LLVM pointers and structs, which
+  //    their parsers build before any LLVM op may have loaded the dialect;
+  //  - NVGPU: fattn.sm80.commit_group's result is upstream's cp.async group
+  //    token.
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }
