@@ -20,8 +20,9 @@ def ConvertFAttnToNVVM : Pass<"convert-fattn-to-nvvm", "ModuleOp"> {
 
     The sm_80 kernel is built at the target level (L3: the `fattn.sm80.*`
     ops of the cp.async ring and its commit groups, ldmatrix, mma.sync, P's
-    packing and O's stores, with `nvgpu.device_async_wait` and
-    `gpu.shuffle`), which the patterns of
+    packing, O's stores and the warp barrier, with
+    `nvgpu.device_async_wait`, `gpu.barrier`, `gpu.shuffle`, and the masks
+    and the softmax in arith and math), which the patterns of
     `--convert-fattn-sm80-target-to-nvvm` then lower (L4).
     `keep-target-ops=true` stops at L3.
   }];
@@ -30,13 +31,15 @@ def ConvertFAttnToNVVM : Pass<"convert-fattn-to-nvvm", "ModuleOp"> {
            "Target chip: sm_80 (sm_90a once its builder is registered)">,
     Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",
            "sm_80: leave the kernel at its target ops (L3: fattn.sm80.*, "
-           "nvgpu.device_async_wait, gpu.shuffle) for --convert-fattn-sm80-target-to-nvvm, "
+           "nvgpu.device_async_wait, gpu.barrier, gpu.shuffle, math) for "
+           "--convert-fattn-sm80-target-to-nvvm, "
            "instead of lowering them">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
-    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
-    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 
@@ -46,15 +49,19 @@ def ConvertFAttnSM80TargetToNVVM
   let description = [{
     The L3 -> L4 step of the sm_80 back end: every `fattn.sm80.*` op (the
     ring's `copy_tile` and `commit_group`, `ldmatrix_x4`, `mma_m16n8k16`,
-    P's `pack_pair`, O's `stage_row` and `store_rows`) becomes the NVVM,
-    LLVM, arith and scf operations it stands for, by the patterns of
+    P's `pack_pair`, O's `stage_row` and `store_rows`, `sync_warp`)
+    becomes the NVVM, LLVM, arith and scf
+    operations it stands for, and each f32 math op the kernel's instruction
+    for it (`math.exp2` ex2.approx.ftz, `math.log2` lg2.approx, `math.tanh`
+    tanh.approx, `math.fma` llvm.intr.fma), by the patterns of
     `populateSM80TargetToNVVMPatterns`, and the upstream ops of the sm_80
-    L3 (`nvgpu.device_async_wait` and `gpu.shuffle`) by upstream's
-    patterns, in one partial conversion; the commit groups' tokens become
-    i32, also where loops carry them. Other ops are left as they are.
-    ops are left as they are. `--convert-fattn-to-nvvm` runs the same
-    conversion on each sm_80 kernel it builds, unless
-    `keep-target-ops=true`.
+    L3 (`nvgpu.device_async_wait`, `gpu.barrier` and `gpu.shuffle`) by
+    upstream's patterns, in one partial conversion; the commit groups'
+    tokens become i32, also where loops carry them. Other ops are left as
+    they are; math on other types goes to upstream's GPU patterns
+    (libdevice calls).
+    `--convert-fattn-to-nvvm` runs the same conversion on each sm_80 kernel
+    it builds, unless `keep-target-ops=true`.
 
     ```mlir
     %w0, %w1, %w2, %w3 = fattn.sm80.ldmatrix_x4 %p trans

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/StringMap.h"
 
 #define DEBUG_TYPE "convert-fattn-to-nvvm"

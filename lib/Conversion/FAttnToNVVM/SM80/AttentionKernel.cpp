@@ -43,8 +43,9 @@
 // The kernel is built at the target level (L3): the copies, commit groups,
 // ldmatrix, mma.sync, P's packing, O's stores and the warp barrier are
 // fattn.sm80.* ops (FAttnSM80Ops.td), the waits nvgpu.device_async_wait,
-// the CTA's barriers gpu.barrier and the quads' shuffles gpu.shuffle;
-// lowerSM80TargetOps (TargetToNVVM.cpp) lowers them.
+// the CTA's barriers gpu.barrier, the quads' shuffles gpu.shuffle, the
+// masks and the softmax arith and math ops (exp2, fma, log2, the softcap's
+// tanh); lowerSM80TargetOps (TargetToNVVM.cpp) lowers them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +61,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -126,14 +128,12 @@ private:
   void waitGroups(Value group, int64_t pending) {
     nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(pending));
   }
-  Value intrinsic(StringRef name, Value x) {
-    return LLVM::CallIntrinsicOp::create(b, f32, b.getStringAttr(name),
-                                         ValueRange{x})
-        .getResult(0);
-  }
-  Value exp2(Value x) { return intrinsic("llvm.nvvm.ex2.approx.ftz.f32", x); }
+  // The softmax's math is upstream's math ops; the L3 -> L4 conversion
+  // computes exp2, log2 and tanh with the approximate instructions
+  // (TargetToNVVM.cpp).
+  Value exp2(Value x) { return math::Exp2Op::create(b, x); }
   Value fma(Value x, Value y, Value z) {
-    return LLVM::FMAOp::create(b, x, y, z);
+    return math::FmaOp::create(b, x, y, z);
   }
   /// The value of lane (lane xor `offset`): a butterfly shuffle over the
   /// whole warp (the quads' row reductions).
@@ -404,11 +404,7 @@ void KernelEmitter::applySoftcap(SmallVector<AccFrag> &s) {
   for (AccFrag &frag : s)
     for (Value &v : frag) {
       Value x = arith::MulFOp::create(b, v, inner);
-      Value t = NVVM::InlinePtxOp::create(b, TypeRange{f32}, ValueRange{x},
-                                          ValueRange{},
-                                          "tanh.approx.f32 $0, $1;", Value())
-                    .getResult(0);
-      v = arith::MulFOp::create(b, t, cap);
+      v = arith::MulFOp::create(b, math::TanhOp::create(b, x), cap);
     }
 }
 
@@ -728,8 +724,8 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(lead.thenBlock());
       Value max = result[accCount + mf * 2 + half];
-      Value ln = arith::MulFOp::create(
-          b, intrinsic("llvm.nvvm.lg2.approx.f", sum), cf(kLn2));
+      Value ln =
+          arith::MulFOp::create(b, math::Log2Op::create(b, sum), cf(kLn2));
       Value value = arith::AddFOp::create(
           b,
           arith::MulFOp::create(b, max,

@@ -4,7 +4,8 @@
 // what the op stands for (NVVM, LLVM, arith and scf operations: the sm_80
 // pipeline lowers the last two after the conversion), together with
 // upstream's patterns for the waits for cp.async commit groups
-// (nvgpu.device_async_wait), gpu.barrier and gpu.shuffle, in one partial
+// (nvgpu.device_async_wait), gpu.barrier and gpu.shuffle, and the
+// kernel's patterns for its math (SM80MathLowering), in one partial
 // conversion.
 // The kernels' instructions keep their order through L3:
 // scripts/ptx_corpus.py checks every kernel.
@@ -25,6 +26,7 @@
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -223,6 +225,52 @@ SmallVector<Value> TargetOpBuilder::lower(SM80StoreRowsOp op,
   return {};
 }
 
+/// The kernel's f32 math.exp2, math.log2 and math.tanh as the approximate
+/// instructions ex2.approx.ftz, lg2.approx and tanh.approx (the softmax's
+/// exponentials, the LSE's logarithm, the softcap), and math.fma as
+/// llvm.intr.fma. Above upstream's GPU patterns, which would call libdevice.
+template <typename MathOp>
+struct SM80MathLowering : ConvertOpToLLVMPattern<MathOp> {
+  SM80MathLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern<MathOp>(converter, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return rewriter.notifyMatchFailure(op, "not an f32 scalar");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    rewriter.replaceOp(op, build(b, op, a));
+    return success();
+  }
+
+  static Value intrinsic(ImplicitLocOpBuilder &b, StringRef name, Value x) {
+    return LLVM::CallIntrinsicOp::create(b, b.getF32Type(),
+                                         b.getStringAttr(name), ValueRange{x})
+        .getResult(0);
+  }
+  static Value build(ImplicitLocOpBuilder &b, math::Exp2Op,
+                     math::Exp2Op::Adaptor a) {
+    return intrinsic(b, "llvm.nvvm.ex2.approx.ftz.f32", a.getOperand());
+  }
+  static Value build(ImplicitLocOpBuilder &b, math::Log2Op,
+                     math::Log2Op::Adaptor a) {
+    return intrinsic(b, "llvm.nvvm.lg2.approx.f", a.getOperand());
+  }
+  /// No NVVM op or LLVM intrinsic has tanh.approx: inline PTX.
+  static Value build(ImplicitLocOpBuilder &b, math::TanhOp,
+                     math::TanhOp::Adaptor a) {
+    return NVVM::InlinePtxOp::create(b, TypeRange{b.getF32Type()},
+                                     ValueRange{a.getOperand()}, ValueRange{},
+                                     "tanh.approx.f32 $0, $1;", Value())
+        .getResult(0);
+  }
+  static Value build(ImplicitLocOpBuilder &b, math::FmaOp,
+                     math::FmaOp::Adaptor a) {
+    return LLVM::FMAOp::create(b, a.getA(), a.getB(), a.getC());
+  }
+};
+
 /// Each target op's pattern: TargetOpBuilder::lower in the op's place.
 struct SM80Lowering {
   template <typename OpTy>
@@ -242,6 +290,9 @@ using SM80TargetOps =
 void mlir::fattn::populateSM80TargetToNVVMPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
   SM80TargetOps::addPatterns(converter, patterns);
+  patterns.add<SM80MathLowering<math::Exp2Op>, SM80MathLowering<math::Log2Op>,
+               SM80MathLowering<math::TanhOp>, SM80MathLowering<math::FmaOp>>(
+      converter);
 }
 
 LogicalResult mlir::fattn::lowerSM80TargetOps(Operation *root) {
@@ -289,6 +340,9 @@ LogicalResult mlir::fattn::lowerSM80TargetOps(Operation *root) {
   // with the op in place.
   target.addIllegalDialect<nvgpu::NVGPUDialect>();
   target.addIllegalOp<gpu::BarrierOp, gpu::ShuffleOp>();
+  // The kernel's math: SM80MathLowering's f32 patterns, else upstream's
+  // GPU ones (libdevice calls); math without a pattern fails.
+  target.addIllegalDialect<math::MathDialect>();
   SM80TargetOps::markIllegal(target);
   return applyPartialConversion(root, target, std::move(patterns));
 }

@@ -1,10 +1,10 @@
-// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.cp.async --implicit-check-not=nvvm.ldmatrix --implicit-check-not=nvvm.mma.sync --implicit-check-not=nvvm.shfl.sync --implicit-check-not=llvm.fptrunc --implicit-check-not=llvm.store --implicit-check-not=nvvm.barrier0 --implicit-check-not=nvvm.bar.warp.sync
+// RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm="keep-target-ops=true" | FileCheck %s --enable-var-scope --implicit-check-not=nvvm.cp.async --implicit-check-not=nvvm.ldmatrix --implicit-check-not=nvvm.mma.sync --implicit-check-not=nvvm.shfl.sync --implicit-check-not=llvm.fptrunc --implicit-check-not=llvm.store --implicit-check-not=nvvm.barrier0 --implicit-check-not=nvvm.bar.warp.sync --implicit-check-not=llvm.call_intrinsic --implicit-check-not=llvm.intr.fma
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm="keep-target-ops=true" -o %t.l3.mlir
 // RUN: fattn-opt %t.l3.mlir --convert-fattn-sm80-target-to-nvvm -o %t.split.mlir
 // RUN: fattn-opt %s --fattn-tile="block-m=128 block-n=64" --fattn-sm80-async-copy --fattn-sm80-mma --convert-fattn-to-nvvm -o %t.whole.mlir
 // RUN: diff %t.split.mlir %t.whole.mlir
 // RUN: fattn-opt %s --fattn-sm80-pipeline="keep-target-ops=true" | FileCheck %s --check-prefix=PIPELINE
-// RUN: fattn-opt %s --fattn-sm80-pipeline="keep-target-ops=true" | fattn-opt --convert-fattn-sm80-target-to-nvvm | FileCheck %s --check-prefix=L4 --implicit-check-not=fattn.sm80 --implicit-check-not=nvgpu. --implicit-check-not=gpu.shuffle --implicit-check-not=gpu.barrier
+// RUN: fattn-opt %s --fattn-sm80-pipeline="keep-target-ops=true" | fattn-opt --convert-fattn-sm80-target-to-nvvm | FileCheck %s --check-prefix=L4 --implicit-check-not=fattn.sm80 --implicit-check-not=nvgpu. --implicit-check-not=gpu.shuffle --implicit-check-not=gpu.barrier --implicit-check-not=math.
 
 // The sm_80 kernel at the target level (L3): keep-target-ops=true leaves
 // the cp.async copies of the tiles into the shared-memory ring and their
@@ -56,6 +56,10 @@ func.func @attn(%q: memref<1x1x128x64xbf16>, %k: memref<1x1x128x64xbf16>, %v: me
 // The online softmax: each row's max over its quad.
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : f32
+// The rescale factor and the probabilities: exp2 of an fma (the scale
+// times log2(e) folded in), upstream's math ops.
+// CHECK: %[[ARG:.*]] = math.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: math.exp2 %[[ARG]] : f32
 // O += P V: P packed from the scores, V's fragments by ldmatrix.trans.
 // CHECK: %[[P0:.*]] = fattn.sm80.pack_pair %{{.*}}, %{{.*}}, element_type = bf16
 // CHECK: %[[V0:[a-z0-9_]+]], %[[V1:[a-z0-9_]+]], %{{.*}}, %{{.*}} = fattn.sm80.ldmatrix_x4 %{{[0-9]+}} trans
@@ -89,6 +93,8 @@ func.func @attn(%q: memref<1x1x128x64xbf16>, %k: memref<1x1x128x64xbf16>, %v: me
 // L4-NEXT: nvvm.barrier0
 // L4: nvvm.mma.sync
 // L4: nvvm.shfl.sync  bfly
+// L4: %[[ARG:.*]] = llvm.intr.fma(%{{.*}}, %{{.*}}, %{{.*}})  : (f32, f32, f32) -> f32
+// L4-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[ARG]]) : (f32) -> f32
 // L4: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
 // L4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>
 // L4: nvvm.bar.warp.sync

@@ -1,6 +1,7 @@
 // RUN: fattn-opt %s --convert-fattn-sm80-target-to-nvvm | FileCheck %s
 // RUN: sed -n '/^\/\/ GRAD: /s,^// GRAD: ,,p' %s | fattn-opt --fattn-sm80-grad-pipeline=keep-target-ops=true \
 // RUN:   | not fattn-opt --convert-fattn-sm80-target-to-nvvm 2>&1 | FileCheck %s --check-prefix=GRAD-L3
+// RUN: sed -n '/^\/\/ IN64: /s,^// IN64: ,,p' %s | fattn-opt --convert-fattn-sm80-target-to-nvvm | FileCheck %s --check-prefix=F64
 
 // The GPU patterns of --convert-fattn-sm80-target-to-nvvm lower a kernel's
 // dynamic shared memory with the GPU address spaces that upstream's
@@ -27,3 +28,14 @@ gpu.module @kernels {
 // GRAD:   fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>, memref<?x2x?xf32>) outs(%dq, %dk, %dv : memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>, memref<?x2x?x64xbf16>)
 // GRAD:   return
 // GRAD: }
+
+// The kernel's patterns take f32 math only (as the approximate
+// instructions); other math goes to upstream's GPU patterns, which call
+// libdevice.
+// F64: llvm.func @__nv_exp2(f64) -> f64
+// F64-LABEL: llvm.func @f64
+// F64: llvm.call @__nv_exp2(%{{.*}}) : (f64) -> f64
+// IN64: llvm.func @f64(%x: f64) -> f64 {
+// IN64:   %e = math.exp2 %x : f64
+// IN64:   llvm.return %e : f64
+// IN64: }

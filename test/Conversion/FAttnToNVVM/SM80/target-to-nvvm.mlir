@@ -1,4 +1,4 @@
-// RUN: fattn-opt %s -split-input-file --convert-fattn-sm80-target-to-nvvm | FileCheck %s --enable-var-scope --implicit-check-not=fattn.sm80 --implicit-check-not=nvgpu. --implicit-check-not=gpu.shuffle --implicit-check-not=gpu.barrier
+// RUN: fattn-opt %s -split-input-file --convert-fattn-sm80-target-to-nvvm | FileCheck %s --enable-var-scope --implicit-check-not=fattn.sm80 --implicit-check-not=nvgpu. --implicit-check-not=gpu.shuffle --implicit-check-not=gpu.barrier --implicit-check-not=math.
 
 // Each sm_80 target op, hand-written, lowered by its pattern in place.
 
@@ -200,4 +200,23 @@ llvm.func @barriers() {
   gpu.barrier
   fattn.sm80.sync_warp
   llvm.return
+}
+
+// -----
+
+// The kernel's math: exp2, log2 and tanh as the approximate instructions
+// (ex2.approx.ftz, lg2.approx, tanh.approx), fma as llvm.intr.fma.
+// CHECK-LABEL: llvm.func @math
+// CHECK-SAME: (%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[Z:.*]]: f32)
+// CHECK-NEXT: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[X]]) : (f32) -> f32
+// CHECK-NEXT: %[[L:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[E]]) : (f32) -> f32
+// CHECK-NEXT: %[[T:.*]] = nvvm.inline_ptx "tanh.approx.f32 $0, $1;" ro(%[[L]] : f32) -> f32
+// CHECK-NEXT: %[[F:.*]] = llvm.intr.fma(%[[T]], %[[Y]], %[[Z]]) : (f32, f32, f32) -> f32
+// CHECK-NEXT: llvm.return %[[F]] : f32
+llvm.func @math(%x: f32, %y: f32, %z: f32) -> f32 {
+  %e = math.exp2 %x : f32
+  %l = math.log2 %e : f32
+  %t = math.tanh %l : f32
+  %f = math.fma %t, %y, %z : f32
+  llvm.return %f : f32
 }
