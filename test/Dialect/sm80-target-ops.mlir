@@ -53,3 +53,11 @@ llvm.func @warp_barrier() {
   fattn.sm80.sync_warp
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @lse
+// CHECK-SAME: (%[[V:.*]]: f32, %[[LSE:.*]]: !llvm.ptr<1>, %[[I:.*]]: i64)
+llvm.func @lse(%v: f32, %lse: !llvm.ptr<1>, %i: i64) {
+  // CHECK: fattn.sm80.store_lse %[[V]], %[[LSE]][%[[I]]]
+  fattn.sm80.store_lse %v, %lse[%i]
+  llvm.return
+}

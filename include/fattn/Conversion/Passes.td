@@ -20,7 +20,7 @@ def ConvertFAttnToNVVM : Pass<"convert-fattn-to-nvvm", "ModuleOp"> {
 
     The sm_80 kernel is built at the target level (L3: the `fattn.sm80.*`
     ops of the cp.async ring and its commit groups, ldmatrix, mma.sync, P's
-    packing, O's stores and the warp barrier, with
+    packing, O's and the LSE's stores and the warp barrier, with
     `nvgpu.device_async_wait`, `gpu.barrier`, `gpu.shuffle`, and the masks
     and the softmax in arith and math), which the patterns of
     `--convert-fattn-sm80-target-to-nvvm` then lower (L4).
@@ -49,8 +49,8 @@ def ConvertFAttnSM80TargetToNVVM
   let description = [{
     The L3 -> L4 step of the sm_80 back end: every `fattn.sm80.*` op (the
     ring's `copy_tile` and `commit_group`, `ldmatrix_x4`, `mma_m16n8k16`,
-    P's `pack_pair`, O's `stage_row` and `store_rows`, `sync_warp`)
-    becomes the NVVM, LLVM, arith and scf
+    P's `pack_pair`, O's `stage_row` and `store_rows`, the LSE's
+    `store_lse`, `sync_warp`) becomes the NVVM, LLVM, arith and scf
     operations it stands for, and each f32 math op the kernel's instruction
     for it (`math.exp2` ex2.approx.ftz, `math.log2` lg2.approx, `math.tanh`
     tanh.approx, `math.fma` llvm.intr.fma), by the patterns of

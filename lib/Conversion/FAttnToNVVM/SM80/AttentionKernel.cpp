@@ -41,11 +41,12 @@
 // the token of the latest cp.async commit group).
 //
 // The kernel is built at the target level (L3): the copies, commit groups,
-// ldmatrix, mma.sync, P's packing, O's stores and the warp barrier are
-// fattn.sm80.* ops (FAttnSM80Ops.td), the waits nvgpu.device_async_wait,
-// the CTA's barriers gpu.barrier, the quads' shuffles gpu.shuffle, the
-// masks and the softmax arith and math ops (exp2, fma, log2, the softcap's
-// tanh); lowerSM80TargetOps (TargetToNVVM.cpp) lowers them.
+// ldmatrix, mma.sync, P's packing, O's and the LSE's stores and the warp
+// barrier are fattn.sm80.* ops (FAttnSM80Ops.td), the waits
+// nvgpu.device_async_wait, the CTA's barriers gpu.barrier, the quads'
+// shuffles gpu.shuffle, the masks and the softmax arith and math ops (exp2,
+// fma, log2, the softcap's tanh); lowerSM80TargetOps (TargetToNVVM.cpp)
+// lowers them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -735,8 +736,7 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
       Value off = add(add(mul(toI64(batch), lseStrideB),
                           mul(toI64(head), lseStrideH)),
                       toI64(row));
-      Value ptr = gep(ptrG, lse, mul(off, c64(4)));
-      LLVM::StoreOp::create(b, value, ptr, /*alignment=*/4);
+      SM80StoreLseOp::create(b, value, lse, off);
     }
   SM80SyncWarpOp::create(b);
 

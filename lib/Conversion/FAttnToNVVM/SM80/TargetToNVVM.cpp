@@ -65,6 +65,11 @@ public:
   }
   SmallVector<Value> lower(SM80StageRowOp op, SM80StageRowOp::Adaptor a);
   SmallVector<Value> lower(SM80StoreRowsOp op, SM80StoreRowsOp::Adaptor a);
+  SmallVector<Value> lower(SM80StoreLseOp, SM80StoreLseOp::Adaptor a) {
+    Value ptr = gep(ptrG, a.getLse(), mul(a.getIndex(), c64(4)));
+    LLVM::StoreOp::create(b, a.getValue(), ptr, /*alignment=*/4);
+    return {};
+  }
   SmallVector<Value> lower(SM80SyncWarpOp, SM80SyncWarpOp::Adaptor) {
     NVVM::SyncWarpOp::create(b, c32(-1));
     return {};
@@ -283,7 +288,7 @@ struct SM80Lowering {
 using SM80TargetOps =
     TargetOpSet<SM80Lowering, SM80CopyTileOp, SM80CommitGroupOp,
                 SM80LdmatrixX4Op, SM80MmaOp, SM80PackPairOp, SM80StageRowOp,
-                SM80StoreRowsOp, SM80SyncWarpOp>;
+                SM80StoreRowsOp, SM80StoreLseOp, SM80SyncWarpOp>;
 
 } // namespace
 

@@ -220,3 +220,18 @@ llvm.func @math(%x: f32, %y: f32, %z: f32) -> f32 {
   %f = math.fma %t, %y, %z : f32
   llvm.return %f : f32
 }
+
+// -----
+
+// A row's LSE: element index of the LSE tensor, 4 bytes.
+// CHECK-LABEL: llvm.func @lse
+// CHECK-SAME: (%[[V:.*]]: f32, %[[LSE:.*]]: !llvm.ptr<1>, %[[I:.*]]: i64)
+// CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-NEXT: %[[BYTES:.*]] = arith.muli %[[I]], %[[C4]] : i64
+// CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[LSE]][%[[BYTES]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK-NEXT: llvm.store %[[V]], %[[P]] {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK-NEXT: llvm.return
+llvm.func @lse(%v: f32, %lse: !llvm.ptr<1>, %i: i64) {
+  fattn.sm80.store_lse %v, %lse[%i]
+  llvm.return
+}

@@ -284,4 +284,20 @@ def FAttn_SM80StoreRowsOp : FAttn_SM80Op<"store_rows"> {
   let hasVerifier = 1;
 }
 
+def FAttn_SM80StoreLseOp : FAttn_SM80Op<"store_lse"> {
+  let summary = "one row's log-sum-exp to global memory";
+  let description = [{
+    Stores `value` (4 bytes) at f32 element `index` of the LSE tensor at
+    `lse` (the element of a query row: batch, head and row by the LSE's
+    strides). The lane that holds a row's values among the quad stores it,
+    for the rows before the sequence's end.
+
+    ```mlir
+    fattn.sm80.store_lse %value, %lse[%index]
+    ```
+  }];
+  let arguments = (ins F32:$value, FAttn_SM80GlobalPtr:$lse, I64:$index);
+  let assemblyFormat = "$value `,` $lse `[` $index `]` attr-dict";
+}
+
 #endif // FATTN_DIALECT_FATTN_IR_FATTNSM80OPS_TD
