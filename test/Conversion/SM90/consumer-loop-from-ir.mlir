@@ -11,6 +11,14 @@
 // write it, and with one named_barrier_arrive moved.
 // RUN: fattn-opt %s -split-input-file --convert-fattn-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s
 // RUN: fattn-opt %s -split-input-file --convert-fattn-to-nvvm-sm90 | FileCheck %s --check-prefix=L4
+// The PTX of the first two cases, the arrive where --fattn-pingpong puts it
+// and moved after the softmax (without the inline asm's comments):
+// RUN: awk 'BEGIN{RS="// ---" "--\n"} NR==1' %s | fattn-opt --convert-fattn-to-nvvm-sm90 | mlir-opt --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.written.isa.mlir
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.written.isa.mlir %t.written.ptx
+// RUN: grep -v '// ' %t.written.ptx | FileCheck %s --check-prefix=PTX-WRITTEN
+// RUN: awk 'BEGIN{RS="// ---" "--\n"} NR==2' %s | fattn-opt --convert-fattn-to-nvvm-sm90 | mlir-opt --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa -o %t.moved.isa.mlir
+// RUN: %python %fattn_src_root/bench/sm90/extract_ptx.py %t.moved.isa.mlir %t.moved.ptx
+// RUN: grep -v '// ' %t.moved.ptx | FileCheck %s --check-prefix=PTX-MOVED
 
 // The plain loop as --fattn-pingpong writes it: each GEMM's turn closes
 // right after its wgmma group is issued, before the wait for it.
@@ -42,6 +50,22 @@
 // L4:       nvvm.barrier.arrive id
 // L4-NEXT:  nvvm.wgmma.wait.group.sync.aligned 0
 // L4:       nvvm.shfl.sync  bfly
+// In the PTX (blocks as LLVM lays them out: the softmax, P V's block, then
+// S's), both turns close with bar.arrive between their wgmma group's commit
+// and the wait for it; none between the softmax and the wait for V.
+// PTX-WRITTEN:      shfl.sync.bfly.b32
+// PTX-WRITTEN:      cvt.rn.bf16x2.f32
+// PTX-WRITTEN-NOT:  bar.arrive
+// PTX-WRITTEN:      mbarrier.try_wait.parity
+// PTX-WRITTEN:      bar.sync
+// PTX-WRITTEN:      wgmma.commit_group.sync.aligned;
+// PTX-WRITTEN-NEXT: bar.arrive %r{{[0-9]+}}, 256;
+// PTX-WRITTEN-NEXT: wgmma.wait_group.sync.aligned 0;
+// PTX-WRITTEN:      mbarrier.try_wait.parity
+// PTX-WRITTEN:      bar.sync
+// PTX-WRITTEN:      wgmma.commit_group.sync.aligned;
+// PTX-WRITTEN-NEXT: bar.arrive %r{{[0-9]+}}, 256;
+// PTX-WRITTEN-NEXT: wgmma.wait_group.sync.aligned 0;
 func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, %arg2: memref<1x2x256x64xbf16>, %arg3: memref<1x2x256x64xbf16>) {
   fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<1x2x256x64xbf16>, memref<1x2x256x64xbf16>, memref<1x2x256x64xbf16>) outs(%arg3 : memref<1x2x256x64xbf16>) attributes {block_m = 128 : i64, block_n = 64 : i64, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 64, store = registers>, scale = 1.250000e-01 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = 0 : i64} {
   ^bb0(%arg4: index, %arg5: index, %arg6: index):
@@ -154,6 +178,20 @@ func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, 
 // L4-NOT:   nvvm.barrier
 // L4:       nvvm.mbarrier.try_wait.parity
 // L4:       nvvm.barrier id
+// In the PTX, bar.arrive moves with it: after P's packing, before the wait
+// for V; S's wgmma group is waited for right after its commit.
+// PTX-MOVED:      shfl.sync.bfly.b32
+// PTX-MOVED:      cvt.rn.bf16x2.f32
+// PTX-MOVED:      bar.arrive %r{{[0-9]+}}, 256;
+// PTX-MOVED:      mbarrier.try_wait.parity
+// PTX-MOVED:      bar.sync
+// PTX-MOVED:      wgmma.commit_group.sync.aligned;
+// PTX-MOVED-NEXT: bar.arrive %r{{[0-9]+}}, 256;
+// PTX-MOVED-NEXT: wgmma.wait_group.sync.aligned 0;
+// PTX-MOVED:      mbarrier.try_wait.parity
+// PTX-MOVED:      bar.sync
+// PTX-MOVED:      wgmma.commit_group.sync.aligned;
+// PTX-MOVED-NEXT: wgmma.wait_group.sync.aligned 0;
 func.func @attn(%arg0: memref<1x2x256x64xbf16>, %arg1: memref<1x2x256x64xbf16>, %arg2: memref<1x2x256x64xbf16>, %arg3: memref<1x2x256x64xbf16>) {
   fattn.tiled_attention ins(%arg0, %arg1, %arg2 : memref<1x2x256x64xbf16>, memref<1x2x256x64xbf16>, memref<1x2x256x64xbf16>) outs(%arg3 : memref<1x2x256x64xbf16>) attributes {block_m = 128 : i64, block_n = 64 : i64, fattn.sm90.tma = #fattn.sm90_tma_plan<stages = 2, swizzle = 128, box_cols = 64, store = registers>, scale = 1.250000e-01 : f32, softcap = 0.000000e+00 : f32, window_left = -1 : i64, window_right = 0 : i64} {
   ^bb0(%arg4: index, %arg5: index, %arg6: index):
