@@ -439,12 +439,19 @@ static llvm::json::Object conditionJSON(const TuningCondition &c) {
   return o;
 }
 
-/// A rule of HeadDims.h: every multiple of "granule" up to "max".
+/// A rule of HeadDims.h: every multiple of "granule" from "min" up to
+/// "max"; where V's head dim differs, one of at most "narrow"."head_dim"
+/// only with one of at most "narrow"."other_max".
 static llvm::json::Object headDimRuleJSON(const HeadDimRule &rule) {
-  return llvm::json::Object{{"dtypes", llvm::json::Array(rule.dtypes)},
-                            {"granule", rule.granule},
-                            {"max", rule.max},
-                            {"value_may_differ", rule.valueMayDiffer}};
+  llvm::json::Object o{{"dtypes", llvm::json::Array(rule.dtypes)},
+                       {"granule", rule.granule},
+                       {"min", rule.min},
+                       {"max", rule.max},
+                       {"value_may_differ", rule.valueMayDiffer}};
+  if (rule.narrow)
+    o["narrow"] = llvm::json::Object{{"head_dim", rule.narrow},
+                                     {"other_max", rule.narrowPartnerMax}};
+  return o;
 }
 
 llvm::json::Object mlir::fattn::tuningRulesJSON() {

@@ -368,18 +368,23 @@ def tuning_tables() -> Mapping[str, Any]:
 def head_dim_rule(arch: str, dtype: str) -> Optional[Mapping[str, Any]]:
     """The compiler's rule for the head dims of `arch`'s kernels with Q, K, V
     of `dtype` (tuning_tables' "head_dims"; include/fattn/Dialect/FAttn/Utils/
-    HeadDims.h): {"granule": G, "max": M} (every multiple of G up to M) and
-    "value_may_differ". None where `arch` has no such kernel."""
+    HeadDims.h): {"granule": G, "min": m, "max": M} (every multiple of G from m,
+    G where absent, up to M), "value_may_differ", and where V's head dim may
+    differ, "narrow": {"head_dim": n, "other_max": o} (a head dim of at most n
+    only with one of at most o). None where `arch` has no such kernel."""
     rows = tuning_tables().get(arch, {}).get("head_dims", [])
     return next((row for row in rows if dtype in row["dtypes"]), None)
 
 
 def _takes(rule: Mapping[str, Any], head_dim: int) -> bool:
-    return head_dim % rule["granule"] == 0 and 0 < head_dim <= rule["max"]
+    smallest = rule.get("min", rule["granule"])
+    return head_dim % rule["granule"] == 0 and smallest <= head_dim <= rule["max"]
 
 
 def _head_dims_text(rule: Mapping[str, Any]) -> str:
-    return f"multiples of {rule['granule']} up to {rule['max']}"
+    smallest = rule.get("min", rule["granule"])
+    start = f" from {smallest}" if smallest > rule["granule"] else ""
+    return f"multiples of {rule['granule']}{start} up to {rule['max']}"
 
 
 def check_head_dims(config: KernelConfig) -> None:
@@ -404,6 +409,11 @@ def check_head_dims(config: KernelConfig) -> None:
     if dv != d and not _takes(rule, dv):
         raise ValueError(f"head_dim_v {dv} is not supported on {arch} with {dtype} inputs: "
                          f"{arch} takes head dims {_head_dims_text(rule)}")
+    narrow = rule.get("narrow")
+    if narrow and min(d, dv) <= narrow["head_dim"] and max(d, dv) > narrow["other_max"]:
+        raise ValueError(f"head_dim {d} with head_dim_v {dv} is not supported on {arch} with "
+                         f"{dtype} inputs: {arch} takes a head dim of {narrow['head_dim']} or "
+                         f"less only with one of at most {narrow['other_max']}")
 
 
 def _descale_ranks(config: KernelConfig) -> Tuple[int, int, int]:

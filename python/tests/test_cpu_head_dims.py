@@ -33,6 +33,9 @@ def config(arch, dtype, d, dv=None, **kw):
     # V's head dim differing (MLA's 192/128): 16 bits on both archs, by the same rule.
     ("sm_90a", "bf16", 192, 128), ("sm_90a", "f16", 64, 256), ("sm_90a", "bf16", 40, 72),
     ("sm_80", "bf16", 192, 128), ("sm_80", "f16", 64, 256),
+    # sm_80's smallest head dim, 16, beside one of up to 240; sm_90a takes 8 and any pair.
+    ("sm_80", "bf16", 16, None), ("sm_80", "bf16", 16, 240), ("sm_80", "f16", 240, 16),
+    ("sm_80", "bf16", 24, 256), ("sm_90a", "bf16", 8, None), ("sm_90a", "bf16", 16, 256),
     # Archs the compiler's tables do not name are left to the compiler.
     ("sm_100a", "bf16", 80, 64),
 ])
@@ -43,8 +46,19 @@ def test_taken(arch, dtype, d, dv):
 @pytest.mark.parametrize("arch,dtype,d,dv,message", [
     ("sm_80", "bf16", 36, None,
      r"head_dim 36 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
-     r"multiples of 8 up to 256$"),
-    ("sm_80", "f16", 264, None, r"head_dim 264 .* sm_80 takes head dims multiples of 8 up to 256"),
+     r"multiples of 8 from 16 up to 256$"),
+    ("sm_80", "f16", 264, None,
+     r"head_dim 264 .* sm_80 takes head dims multiples of 8 from 16 up to 256"),
+    # sm_80's tiles of 64 keys (32 beside head dims of 248 and 256) split into the copies
+    # of 128 threads from head dim 16 (24 beside 248 and 256).
+    ("sm_80", "bf16", 8, None,
+     r"head_dim 8 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
+     r"multiples of 8 from 16 up to 256$"),
+    ("sm_80", "f16", 64, 8, r"head_dim_v 8 is not supported on sm_80 .* from 16 up to 256$"),
+    ("sm_80", "bf16", 16, 256,
+     r"head_dim 16 with head_dim_v 256 is not supported on sm_80 with bf16 inputs: sm_80 "
+     r"takes a head dim of 16 or less only with one of at most 240$"),
+    ("sm_80", "f16", 248, 16, r"head_dim 248 with head_dim_v 16 is not supported on sm_80"),
     ("sm_90a", "bf16", 36, None,
      r"head_dim 36 is not supported on sm_90a with bf16 inputs: sm_90a takes head dims "
      r"multiples of 8 up to 256$"),
@@ -61,7 +75,7 @@ def test_taken(arch, dtype, d, dv):
     ("sm_90a", "f16", 128, 264, r"head_dim_v 264 is not supported on sm_90a"),
     ("sm_80", "bf16", 128, 68,
      r"head_dim_v 68 is not supported on sm_80 with bf16 inputs: sm_80 takes head dims "
-     r"multiples of 8 up to 256$"),
+     r"multiples of 8 from 16 up to 256$"),
     ("sm_90a", "e4m3", 256, 128,
      r"head_dim_v 128 differs from head_dim 256: sm_90a takes V's head dim equal to Q's and "
      r"K's with e4m3 inputs"),
@@ -111,7 +125,8 @@ def test_build_library_refuses_before_compiling():
 
 
 @pytest.mark.parametrize("arch,dtype,d,dv", [
-    ("sm_80", "bf16", 36, None), ("sm_80", "f16", 128, 68), ("sm_90a", "bf16", 36, None),
+    ("sm_80", "bf16", 36, None), ("sm_80", "f16", 128, 68), ("sm_80", "bf16", 8, None),
+    ("sm_80", "bf16", 16, 256), ("sm_80", "f16", 248, 16), ("sm_90a", "bf16", 36, None),
     ("sm_90a", "bf16", 264, None), ("sm_90a", "bf16", 192, 132), ("sm_90a", "e4m3", 64, None),
     ("sm_90a", "e4m3", 256, 128),
 ])

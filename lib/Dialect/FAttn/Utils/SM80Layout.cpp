@@ -56,3 +56,12 @@ SmemPlan mlir::fattn::sm80::planSmem(int64_t headDim, int64_t elemBytes,
   plan.totalBytes = plan.kvOffset + stages * plan.stageBytes;
   return plan;
 }
+
+int64_t mlir::fattn::sm80::copyRowsPerStep(int64_t headDim, int64_t elemBytes,
+                                           int64_t threads) {
+  int64_t chunksPerRow = headDim * elemBytes / 16;
+  int64_t rows = 1;
+  while (2 * rows * chunksPerRow <= threads)
+    rows *= 2;
+  return rows;
+}

@@ -31,14 +31,20 @@ struct HeadDimRule {
   llvm::ArrayRef<llvm::StringLiteral> dtypes;
   /// What the diagnostics call these inputs ("16-bit", "e4m3").
   llvm::StringLiteral inputs;
-  /// Every multiple of `granule` up to `max`.
-  int64_t granule = 0, max = 0;
+  /// Every multiple of `granule` from `min` up to `max`.
+  int64_t granule = 0, min = 0, max = 0;
   /// Whether V's head dim may differ from Q's and K's.
   bool valueMayDiffer = false;
+  /// Where they differ: a head dim of at most `narrow` goes only with one
+  /// of at most `narrowPartnerMax` (0: with any).
+  int64_t narrow = 0, narrowPartnerMax = 0;
 
   /// Whether Q's and K's head dim (or V's, where it may differ) is taken.
   bool takes(int64_t headDim) const;
-  /// "a head dim that is a multiple of 16 up to 256".
+  /// Whether Q's and K's head dim and V's, each taken, go together.
+  bool takesPair(int64_t headDimQK, int64_t headDimV) const;
+  /// "a head dim that is a multiple of 8 from 16 up to 256" ("a multiple of
+  /// 16 up to 256" where the smallest is the granule).
   std::string describe() const;
 };
 
@@ -50,8 +56,8 @@ llvm::ArrayRef<HeadDimRule> headDimRules();
 const HeadDimRule *headDimRule(llvm::StringRef arch, llvm::StringRef dtype);
 
 /// Why `arch` compiles no kernel for Q, K and V of `element` with these
-/// static head dims, or std::nullopt where it does: "sm_80 needs head dim 64,
-/// 96, 128 or 256 for 16-bit inputs, found 80".
+/// static head dims, or std::nullopt where it does: "sm_80 needs a head dim
+/// that is a multiple of 8 from 16 up to 256 for 16-bit inputs, found 12".
 std::optional<std::string> headDimsError(llvm::StringRef arch, Type element,
                                          int64_t headDimQK, int64_t headDimV);
 

@@ -66,6 +66,11 @@ struct SmemPlan {
 SmemPlan planSmem(int64_t headDim, int64_t elemBytes, int64_t blockM,
                   int64_t blockN, int64_t stages);
 
+/// The rows of a tile that `threads` copy at once, one 16-byte chunk each
+/// (fattn.sm80.copy_tile): the largest power of two whose rows they cover.
+/// A tile's rows must be a multiple of it.
+int64_t copyRowsPerStep(int64_t headDim, int64_t elemBytes, int64_t threads);
+
 /// The 16-byte bank group (0..7) that a shared-memory byte address hits.
 inline int64_t bankGroup(int64_t byteAddress) { return (byteAddress / 16) % 8; }
 

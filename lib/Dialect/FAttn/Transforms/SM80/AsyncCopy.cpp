@@ -12,8 +12,6 @@
 #include "fattn/Dialect/FAttn/Utils/HeadDims.h"
 #include "fattn/Dialect/FAttn/Utils/SM80Layout.h"
 
-#include "llvm/ADT/bit.h"
-
 #include <algorithm>
 
 
@@ -50,21 +48,20 @@ LogicalResult mlir::fattn::planSM80AsyncCopy(TiledAttentionOp op,
   if (stages < 2 || stages > 4)
     return op.emitOpError("sm_80: expected 2 to 4 stages, found ") << stages;
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN();
-  // The 128 threads copy a tile in steps of the largest power of two of
-  // rows they cover, one 16-byte chunk each (fattn.sm80.copy_tile): Q's and
-  // K's rows, and V's where its head dim differs.
-  auto copiesWhole = [](int64_t rows, int64_t headDim) {
-    auto chunksPerRow = static_cast<uint64_t>(headDim * 2 / 16);
-    auto rowsPerStep = static_cast<int64_t>(
-        llvm::bit_floor(kCopyThreads / chunksPerRow));
-    return rows % rowsPerStep == 0;
-  };
-  if (blockN % 16 != 0 || blockM % 16 != 0 || !copiesWhole(blockN, headDim) ||
-      !copiesWhole(blockN, headDimV) || !copiesWhole(blockM, headDim))
-    return op.emitOpError("sm_80: block sizes must be multiples of 16 whose "
-                          "tiles split into 16-byte copies of 128 threads, "
-                          "found block_m = ")
-           << blockM << ", block_n = " << blockN;
+  // The 128 threads copy a tile in steps of rows (Q's and K's, and V's
+  // where its head dim differs); with the 16 rows of an mma.sync fragment,
+  // all powers of two, so the largest is the multiple that each tile needs.
+  int64_t multipleM = std::max<int64_t>(
+      16, sm80::copyRowsPerStep(headDim, 2, kCopyThreads));
+  int64_t multipleN = std::max(
+      multipleM, sm80::copyRowsPerStep(headDimV, 2, kCopyThreads));
+  if (blockM % multipleM != 0 || blockN % multipleN != 0)
+    return op.emitOpError("sm_80: expected block_m a multiple of ")
+           << multipleM << " and block_n of " << multipleN
+           << " (16, and the rows that 128 threads copy at once in 16-byte "
+              "chunks at head dims "
+           << headDim << " and " << headDimV << "), found block_m = " << blockM
+           << ", block_n = " << blockN;
   // One row pitch for Q, K and V (and O, staged in Q's rows): the wider
   // head dim's.
   sm80::SmemPlan plan = sm80::planSmem(std::max(headDim, headDimV), 2, blockM,
