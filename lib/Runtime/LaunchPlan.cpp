@@ -488,17 +488,16 @@ bool buildLaunchPlan(const KernelDescription &desc, const TensorArg *tensors, in
 bool computeGrid(const std::vector<GridDim> &dims, const std::array<uint32_t, 3> &cluster,
                  const ProblemSizes &sizes, const std::string &kernel,
                  std::array<uint32_t, 3> &grid, std::string &error) {
-  static const uint64_t kGridLimit[3] = {INT32_MAX, 65535, 65535};
   grid = {1, 1, 1};
   for (size_t i = 0; i < dims.size() && i < 3; ++i) {
     uint64_t value = sizes.get(dims[i].size);
     uint64_t n = (value + dims[i].divisor - 1) / dims[i].divisor;
     // A cluster launch needs whole clusters; the extra CTAs find no tile.
     n = (n + cluster[i] - 1) / cluster[i] * cluster[i];
-    if (n == 0 || n > kGridLimit[i]) {
+    if (n == 0 || n > kMaxGrid[i]) {
       error = kernel + ": grid dim " + "xyz"[i] + " = ceildiv(" + sizeName(dims[i].size) +
               " = " + std::to_string(value) + ", " + std::to_string(dims[i].divisor) + ") = " +
-              std::to_string(n) + " is out of range [1, " + std::to_string(kGridLimit[i]) + "]";
+              std::to_string(n) + " is out of range [1, " + std::to_string(kMaxGrid[i]) + "]";
       return false;
     }
     grid[i] = uint32_t(n);

@@ -127,7 +127,10 @@ def FAttnGPULaunch : Pass<"fattn-gpu-launch", "ModuleOp"> {
     maps, encoded on the host by `mgpuTensorMapEncodeTiled` into 128-byte
     values passed by value. A launch with no work (batch, heads or queries
     0) is skipped; keys 0 with queries is a runtime error (`cf.assert`), as
-    are inconsistent sizes of the operands. The emptied callee is erased.
+    are inconsistent sizes of the operands, sizes of 2^31 or more and grids
+    past CUDA's limits. What static shapes decide of these (and u32
+    parameters, TMA strides below 2^40 bytes) is a diagnostic instead. The
+    emptied callee is erased.
 
     Upstream's `gpu-module-to-binary` and `gpu-to-llvm` (with the usual
     conversions to LLVM) finish the module; it runs with any library of

@@ -82,6 +82,9 @@ struct LaunchPlan {
   uint64_t workspaceBytes = 0;
 };
 
+/// The most CTAs a grid takes along x, y and z (CUDA's launch limits).
+inline constexpr std::array<uint64_t, 3> kMaxGrid = {INT32_MAX, 65535, 65535};
+
 /// grid[i] = ceildiv(size, divisor) for each of `dims` (the others 1), rounded
 /// up to whole clusters of `cluster`; false with `error` naming `kernel`
 /// ("kernel fattn_fwd_...") when a dim is outside the launch limits.

@@ -8,12 +8,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StaticLaunchChecks.h"
+
 #include "fattn/Conversion/GPULaunch/GPULaunch.h"
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
 #include "fattn/Conversion/FAttnToNVVM/KernelDescription.h"
 #include "fattn/Conversion/Passes.h"
 #include "fattn/Runtime/CuTensorMapABI.h"
 #include "fattn/Runtime/KernelDescription.h"
+#include "fattn/Runtime/LaunchPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -81,6 +84,7 @@ namespace {
 /// A memref operand taken apart: the address of element 0 and its sizes and
 /// strides (index values), and its element size in bytes.
 struct TensorView {
+  MemRefType type;
   Value address; // i64
   SmallVector<Value> sizes, strides;
   int64_t elementBytes = 1;
@@ -203,6 +207,7 @@ private:
 TensorView LaunchEmitter::view(Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   TensorView t;
+  t.type = type;
   t.elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   t.sizes.assign(metadata.getSizes().begin(), metadata.getSizes().end());
@@ -557,6 +562,11 @@ LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
                              : std::string("none")),
                failure();
     }
+  SmallVector<MemRefType> types;
+  for (const std::optional<TensorView> &t : views)
+    types.push_back(t ? t->type : MemRefType());
+  if (failed(checkStaticLaunch(desc, types, [&] { return error(); })))
+    return failure();
   checkOperands();
 
   FailureOr<SmallVector<Value, 3>> gridSize = grid();
@@ -574,6 +584,14 @@ LaunchEmitter::emit(ArrayRef<std::pair<StringRef, Value>> tensors) {
           c[i]);
     cluster = gpu::KernelDim3{c[0], c[1], c[2]};
   }
+  // CUDA's limits on the grid, as fattn's runtime checks them (computeGrid).
+  for (size_t i = 0; i < desc.grid.size(); ++i)
+    check(cmp(arith::CmpIPredicate::ule, (*gridSize)[i],
+              index(static_cast<int64_t>(rt::kMaxGrid[i]))),
+          Twine("grid dim ") + StringRef("xyz").substr(i, 1) + " = ceildiv(" +
+              rt::sizeName(desc.grid[i].size) + ", " +
+              Twine(desc.grid[i].divisor) + ") must be at most " +
+              Twine(rt::kMaxGrid[i]));
 
   // No launch without work (batch, heads or queries 0); keys 0 with queries
   // is an error, as in fattn's runtime.

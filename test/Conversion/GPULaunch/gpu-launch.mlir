@@ -2,11 +2,11 @@
 
 // A call of an attention function that a GPU conversion emptied and marked
 // with its kernel becomes the kernel's launch, as the kernel's description
-// says: grid ceildiv(seq_q, 128) x heads_q x batch, 384 threads, its dynamic
-// shared memory, pointers, sizes, strides, the scale and a tensor map of K
-// (innermost dim first, strides in bytes, box [64, 128, 1, 1], 128B swizzle,
-// 256B L2 promotion, zero fill) encoded on the host and passed by value. The
-// emptied function goes.
+// says: grid ceildiv(seq_q, 128) x heads_q x batch (within CUDA's limits,
+// asserted), 384 threads, its dynamic shared memory, pointers, sizes,
+// strides, the scale and a tensor map of K (innermost dim first, strides in
+// bytes, box [64, 128, 1, 1], 128B swizzle, 256B L2 promotion, zero fill)
+// encoded on the host and passed by value. The emptied function goes.
 
 // CHECK: llvm.func @mgpuTensorMapEncodeTiled(!llvm.ptr, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32)
 // CHECK-NOT: func.func private @f_attention
@@ -28,6 +28,9 @@
 // CHECK: %[[GX:.*]] = arith.ceildivui %[[QS]]#2, %c128{{[_0-9]*}} :
 // CHECK: %[[GY:.*]] = arith.ceildivui %[[QS]]#1, %c1{{[_0-9]*}} :
 // CHECK: %[[GZ:.*]] = arith.ceildivui %[[QS]]#0, %c1{{[_0-9]*}} :
+// CHECK: cf.assert %{{.*}}, "fattn launch of @kern: grid dim x = ceildiv(seq_q, 128) must be at most 2147483647"
+// CHECK: cf.assert %{{.*}}, "fattn launch of @kern: grid dim y = ceildiv(heads_q, 1) must be at most 65535"
+// CHECK: cf.assert %{{.*}}, "fattn launch of @kern: grid dim z = ceildiv(batch, 1) must be at most 65535"
 // CHECK: scf.if %{{.*}} {
 // CHECK:   cf.assert %{{.*}}, "fattn launch of @kern: k has no keys but q has queries"
 // CHECK:   %[[QPTR:.*]] = llvm.inttoptr %[[QA64]] : i64 to !llvm.ptr
