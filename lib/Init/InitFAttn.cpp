@@ -14,6 +14,7 @@
 #include "fattn/Pipelines/Pipelines.h"
 #include "fattn/Pipelines/SM80GradPipeline.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
+#include "fattn/Pipelines/SM90GradPipeline.h"
 #include "fattn/Pipelines/SM90Pipeline.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -119,6 +120,7 @@ void mlir::fattn::registerFAttnPassesAndPipelines() {
     registerFAttnPipelines();
     registerFAttnSM80Pipeline();
     registerFAttnSM80GradPipeline();
+    registerFAttnSM90GradPipeline();
     registerSM90Pipeline();
   });
 }

@@ -404,7 +404,8 @@ class CTA:
 # One configuration
 # ---------------------------------------------------------------------------
 
-def kernel_ir(fattn_opt, dtype, head_dim, causal, window_left, window_right, softcap):
+def kernel_ir(fattn_opt, dtype, head_dim, causal, window_left, window_right, softcap,
+              pipeline="fattn-sm80-grad-pipeline"):
     t = f"memref<?x?x?x{head_dim}x{dtype}>"
     attrs = [f"softcap = {softcap} : f32"] if softcap > 0 else []
     if causal:
@@ -418,7 +419,7 @@ def kernel_ir(fattn_opt, dtype, head_dim, causal, window_left, window_right, sof
               f"  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : {t}, {t}, {t}, {t}, {t}, "
               f"memref<?x?x?xf32>) outs(%dq, %dk, %dv : {t}, {t}, {t})"
               f"{' {' + ', '.join(attrs) + '}' if attrs else ''}\n  return\n}}\n")
-    proc = subprocess.run([fattn_opt, "-", "--fattn-sm80-grad-pipeline=keep-target-ops=true",
+    proc = subprocess.run([fattn_opt, "-", f"--{pipeline}=keep-target-ops=true",
                            "--mlir-print-op-generic"], input=source, capture_output=True,
                           text=True)
     if proc.returncode != 0:
@@ -455,12 +456,14 @@ def reference(q, k, v, do, scale, softcap, visible):
     return O.transpose(0, 2, 1, 3), lse, grads
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__,
+def main(cta_class=CTA, pipeline="fattn-sm80-grad-pipeline", doc=__doc__, head_dim=16):
+    """Runs one configuration of the command line through `pipeline`'s kernels,
+    each CTA executed by `cta_class`."""
+    p = argparse.ArgumentParser(description=doc,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--fattn-opt", default="fattn-opt")
     p.add_argument("--dtype", choices=("bf16", "f16"), default="bf16")
-    p.add_argument("--head-dim", type=int, default=16)
+    p.add_argument("--head-dim", type=int, default=head_dim)
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--heads-q", type=int, default=2)
     p.add_argument("--heads-kv", type=int, default=None)
@@ -476,7 +479,7 @@ def main():
     right = 0 if a.causal else a.window_right
 
     top = parse(kernel_ir(a.fattn_opt, a.dtype, a.head_dim, a.causal, a.window_left,
-                          a.window_right, a.softcap).splitlines())
+                          a.window_right, a.softcap, pipeline).splitlines())
     kernels = {re.search(r'sym_name = "(\w+)"', f.attrs).group(1).rsplit("_", 1)[1]: f
                for f in top.ops[0].regions[0].ops[0].regions[0].ops if f.name == "gpu.func"}
 
@@ -507,7 +510,7 @@ def main():
     strides += [a.heads_q * sq, sq]
     args = list(tensors) + [np.full(THREADS, x, np.int64)
                             for x in [b, a.heads_q, heads_kv, sq, sk] + strides]
-    cta = CTA(buffers)
+    cta = cta_class(buffers)
     for role, grid in (("preprocess", (-(-sq // 64), a.heads_q, b)),
                        ("main", (-(-sk // 64), heads_kv, b)),
                        ("postprocess", (-(-sq // 64), a.heads_q, b))):

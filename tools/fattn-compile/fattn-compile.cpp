@@ -4,9 +4,9 @@
 //
 // Compiles every func.func of FILE whose body is one fattn.attention into a
 // kernel named after the function (one whose body is one
-// fattn.attention_grad, sm_80 only, into the three backward kernels
-// <function>_preprocess, _main and _postprocess of fattn-sm80-grad-pipeline,
-// in one PTX / cubin with one description): the target pipeline (fattn-sm80-pipeline
+// fattn.attention_grad into the three backward kernels <function>_preprocess,
+// _main and _postprocess of fattn-sm80-grad-pipeline or
+// fattn-sm90-grad-pipeline, in one PTX / cubin with one description): the target pipeline (fattn-sm80-pipeline
 // or fattn-sm90-pipeline) with the options that Tuning.h chooses for the
 // function's configuration, then
 // gpu-module-to-binary{format=isa} for the PTX, then ptxas (--ptxas, else
@@ -31,6 +31,7 @@
 #include "fattn/Dialect/FAttn/IR/FAttnOps.h"
 #include "fattn/Pipelines/SM80GradPipeline.h"
 #include "fattn/Pipelines/SM80Pipeline.h"
+#include "fattn/Pipelines/SM90GradPipeline.h"
 #include "fattn/Pipelines/SM90Pipeline.h"
 #include "fattn/Pipelines/Tuning.h"
 
@@ -220,8 +221,27 @@ FailureOr<std::string> serializeToPTX(ModuleOp module, func::FuncOp func) {
   return ptx;
 }
 
-/// The three backward kernels of `func` (fattn-sm80-grad-pipeline) in one
-/// PTX.
+/// The backward pipeline `name` with --pipeline-options, into `pm`.
+template <typename Options>
+LogicalResult addGradPipeline(PassManager &pm, func::FuncOp func,
+                              void (*buildPipeline)(OpPassManager &,
+                                                    const Options &),
+                              StringRef name) {
+  Options options;
+  if (!pipelineOptions.empty()) {
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(options.parseFromString(pipelineOptions, os)))
+      return emitError(func.getLoc())
+             << "--pipeline-options '" << pipelineOptions
+             << "' is not valid for " << name << ": " << error;
+  }
+  buildPipeline(pm, options);
+  return success();
+}
+
+/// The three backward kernels of `func` (fattn-sm80-grad-pipeline or
+/// fattn-sm90-grad-pipeline, by --arch) in one PTX.
 FailureOr<Kernel> compileGradFunction(func::FuncOp func) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
   module->getBody()->push_back(func.clone());
@@ -229,22 +249,15 @@ FailureOr<Kernel> compileGradFunction(func::FuncOp func) {
   kernel.entry = func.getSymName().str();
   if (failed(fattn::checkKernelSymbol(func, "kernel name", kernel.entry)))
     return failure();
-  if (arch != "sm_80")
-    return func.emitError("fattn.attention_grad compiles for sm_80 only "
-                          "(the backward kernels of sm_90a do not exist "
-                          "yet), found --arch ")
-           << arch;
   PassManager pm(func.getContext());
-  fattn::SM80GradPipelineOptions options;
-  if (!pipelineOptions.empty()) {
-    std::string error;
-    llvm::raw_string_ostream os(error);
-    if (failed(options.parseFromString(pipelineOptions, os)))
-      return emitError(func.getLoc())
-             << "--pipeline-options '" << pipelineOptions
-             << "' is not valid for fattn-sm80-grad-pipeline: " << error;
-  }
-  fattn::buildSM80GradPipeline(pm, options);
+  if (failed(arch == "sm_80"
+                 ? addGradPipeline<fattn::SM80GradPipelineOptions>(
+                       pm, func, fattn::buildSM80GradPipeline,
+                       "fattn-sm80-grad-pipeline")
+                 : addGradPipeline<fattn::SM90GradPipelineOptions>(
+                       pm, func, fattn::buildSM90GradPipeline,
+                       "fattn-sm90-grad-pipeline")))
+    return failure();
   if (failed(pm.run(*module)))
     return failure();
   module->walk([&](LLVM::LLVMFuncOp kernelFunc) {
@@ -436,7 +449,7 @@ llvm::json::Value sm80Description(const Kernel &k) {
 FailureOr<llvm::json::Value> sourceDescription(const Kernel &k) {
   if (!k.gradKernels.empty())
     return llvm::json::Value(
-        fattn::describeSM80GradKernels(k.gradKernels, k.entry));
+        fattn::describeGradKernels(k.gradKernels, k.entry, arch));
   if (k.description.empty())
     return sm80Description(k);
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(k.description);

@@ -49,9 +49,30 @@ struct GradConfig {
   int64_t pitch() const { return headDim + 8; }
 };
 
+class GradKernelBuilder;
+
+/// What sets the sm_80 and sm_90a backward kernels apart: the gpu.module's
+/// chip, their name in diagnostics, the head dims the main kernel takes
+/// (multiples of `headDimGranule` up to kMaxHeadDim) and the main kernel's
+/// body, which returns its dynamic shared memory. The preprocess and
+/// postprocess kernels are the same on both.
+struct GradTarget {
+  StringRef chip;
+  StringRef features;
+  StringRef name;
+  int64_t headDimGranule;
+  int64_t (*buildMain)(GradKernelBuilder &k, ValueRange args,
+                       QTileRangeOp qTileRange);
+};
+
 /// Reads the configuration of `op`'s kernels, or fails with a diagnostic
-/// naming what the sm_80 kernels do not support.
-FailureOr<GradConfig> readGradConfig(TiledAttentionGradOp op);
+/// naming what the target's kernels do not support.
+FailureOr<GradConfig> readGradConfig(TiledAttentionGradOp op,
+                                     const GradTarget &target);
+
+/// Replaces every func.func whose body holds one fattn.tiled_attention_grad
+/// by its three kernels for `target` in `gpu.module @fattn_kernels`.
+LogicalResult buildGradKernels(ModuleOp module, const GradTarget &target);
 
 /// The tensors of the kernels' parameter list, in order (docs/KERNEL-ABI.md).
 enum class GradTensor { Q, K, V, O, DO, LSE, DQ, DK, DV, Delta, DQAccum };
@@ -120,6 +141,15 @@ public:
   /// scf.if with no results.
   void ifThen(Value cond, llvm::function_ref<void()> then);
 };
+
+/// By the threads below kBlockM, one query row each: LSE·log2(e) of rows
+/// [row0, row0 + kBlockM) of (batch, head) into `lseTile` (+inf where no
+/// probability survives: rows past seq_q, rows without keys whose LSE is
+/// -inf) and D into `deltaTile` (0 past seq_q), both memref<kBlockM x f32>
+/// in shared memory.
+void loadRowStatistics(GradKernelBuilder &k, const GradParams &p, Value tid,
+                       Value batch, Value head, Value row0, Value lseTile,
+                       Value deltaTile);
 
 /// Builds the kernels' bodies (GradKernels.cpp, MainKernel.cpp).
 void buildPreprocessBody(GradKernelBuilder &k, ValueRange args);

@@ -16,8 +16,9 @@ using namespace mlir::fattn;
 using namespace mlir::fattn::sm80grad;
 namespace json = llvm::json;
 
-json::Object mlir::fattn::describeSM80GradKernels(
-    ArrayRef<std::pair<std::string, DictionaryAttr>> kernels, StringRef name) {
+json::Object mlir::fattn::describeGradKernels(
+    ArrayRef<std::pair<std::string, DictionaryAttr>> kernels, StringRef name,
+    StringRef arch) {
   DictionaryAttr info = kernels.front().second;
   auto i64 = [](DictionaryAttr dict, StringRef key) {
     return dict.getAs<IntegerAttr>(key).getInt();
@@ -65,7 +66,7 @@ json::Object mlir::fattn::describeSM80GradKernels(
   return json::Object{
       {"version", 1},
       {"kind", "attention_grad"},
-      {"arch", "sm_80"},
+      {"arch", arch},
       {"cubin", (name + ".cubin").str()},
       {"ptx", (name + ".ptx").str()},
       {"dtype", info.getAs<StringAttr>("dtype").getValue()},

@@ -17,7 +17,10 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::fattn;
@@ -32,8 +35,10 @@ using namespace mlir::fattn::sm80grad;
 /// far from overflow).
 static constexpr int64_t kMaxWindow = int64_t(1) << 30;
 
-FailureOr<GradConfig> sm80grad::readGradConfig(TiledAttentionGradOp op) {
-  constexpr StringLiteral lowering = "the sm_80 backward kernels";
+FailureOr<GradConfig> sm80grad::readGradConfig(TiledAttentionGradOp op,
+                                               const GradTarget &target) {
+  StringRef lowering = target.name;
+  int64_t granule = target.headDimGranule;
   GradConfig cfg;
   auto q = cast<MemRefType>(op.getQuery().getType());
   Type elem = q.getElementType();
@@ -54,10 +59,10 @@ FailureOr<GradConfig> sm80grad::readGradConfig(TiledAttentionGradOp op) {
       return op.emitOpError() << lowering << " need one element type, found "
                               << type << " beside " << q;
   }
-  if (ShapedType::isDynamic(d) || d % 16 != 0 || d > kMaxHeadDim)
+  if (ShapedType::isDynamic(d) || d % granule != 0 || d > kMaxHeadDim)
     return op.emitOpError()
-           << lowering << " take head dims that are multiples of 16 up to "
-           << kMaxHeadDim << ", found "
+           << lowering << " take head dims that are multiples of " << granule
+           << " up to " << kMaxHeadDim << ", found "
            << (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
   cfg.headDim = d;
   for (Value v : op->getOperands()) {
@@ -240,6 +245,37 @@ void GradKernelBuilder::ifThen(Value cond, llvm::function_ref<void()> then) {
   then();
 }
 
+void sm80grad::loadRowStatistics(GradKernelBuilder &k, const GradParams &p,
+                                 Value tid, Value batch, Value head, Value row0,
+                                 Value lseTile, Value deltaTile) {
+  ImplicitLocOpBuilder &b = k.b;
+  k.ifThen(k.lt(tid, k.idx(kBlockM)), [&] {
+    Value row = k.add(row0, tid);
+    Value valid = k.lt(row, p.seqQ);
+    Value readRow = k.select(valid, row, k.idx(0));
+    Value lse = memref::LoadOp::create(
+        b, p.view(GradTensor::LSE),
+        ValueRange{k.offset(p, GradTensor::LSE, batch, head, readRow, {})});
+    Value inf = k.f32Const(std::numeric_limits<float>::infinity());
+    Value noKeys = arith::CmpFOp::create(
+        b, arith::CmpFPredicate::OEQ, lse,
+        k.f32Const(-std::numeric_limits<float>::infinity()));
+    Value dead = arith::OrIOp::create(
+        b, noKeys,
+        arith::XOrIOp::create(
+            b, valid, arith::ConstantOp::create(b, b.getBoolAttr(true))));
+    Value lseLog2 = k.select(
+        dead, inf,
+        arith::MulFOp::create(b, lse, k.f32Const(llvm::numbers::log2ef)));
+    memref::StoreOp::create(b, lseLog2, lseTile, ValueRange{tid});
+    Value delta = memref::LoadOp::create(
+        b, p.view(GradTensor::Delta),
+        ValueRange{k.workspaceOffset(p, batch, head, readRow, 1)});
+    memref::StoreOp::create(b, k.select(valid, delta, k.f32Const(0.0f)),
+                            deltaTile, ValueRange{tid});
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Preprocess and postprocess
 //===----------------------------------------------------------------------===//
@@ -372,7 +408,8 @@ DictionaryAttr kernelInfo(OpBuilder &b, const GradConfig &cfg, StringRef role,
 }
 } // namespace
 
-LogicalResult mlir::fattn::buildSM80GradKernels(ModuleOp module) {
+LogicalResult sm80grad::buildGradKernels(ModuleOp module,
+                                         const GradTarget &target) {
   SmallVector<std::pair<func::FuncOp, TiledAttentionGradOp>> work;
   for (auto func : module.getOps<func::FuncOp>())
     if (TiledAttentionGradOp op = gradOpOf(func))
@@ -386,25 +423,27 @@ LogicalResult mlir::fattn::buildSM80GradKernels(ModuleOp module) {
   auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("fattn_kernels");
   if (!gpuModule) {
     ob.setInsertionPointToEnd(module.getBody());
-    auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3,
-                                            "nvptx64-nvidia-cuda", "sm_80");
+    auto nvvmTarget =
+        NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+                                  target.chip, target.features);
     gpuModule = gpu::GPUModuleOp::create(ob, module.getLoc(), "fattn_kernels",
-                                         ob.getArrayAttr({target}));
+                                         ob.getArrayAttr({nvvmTarget}));
   }
   auto functionType =
       FunctionType::get(ctx, gradKernelParamTypes(ctx), TypeRange{});
   for (auto [func, op] : work) {
-    FailureOr<GradConfig> cfg = readGradConfig(op);
+    FailureOr<GradConfig> cfg = readGradConfig(op, target);
     if (failed(cfg))
       return failure();
     QTileRangeOp range;
     op.getBody().walk([&](QTileRangeOp r) { range = r; });
     if (!range)
-      return op.emitOpError(
-          "the sm_80 backward kernels expect the body's fattn.q_tile_range");
+      return op.emitOpError()
+             << target.name << " expect the body's fattn.q_tile_range";
     if (!SymbolTable::symbolKnownUseEmpty(func, module))
-      return func.emitOpError("is called: the sm_80 backward kernels have no "
-                              "host launch (fattn's runtime launches them)");
+      return func.emitOpError()
+             << "is called: " << target.name
+             << " have no host launch (fattn's runtime launches them)";
     for (StringRef role : {"preprocess", "main", "postprocess"}) {
       ob.setInsertionPointToEnd(gpuModule.getBody());
       auto kernel = gpu::GPUFuncOp::create(
@@ -423,7 +462,7 @@ LogicalResult mlir::fattn::buildSM80GradKernels(ModuleOp module) {
       if (role == "preprocess")
         buildPreprocessBody(k, args);
       else if (role == "main")
-        sharedBytes = buildMainBody(k, args, range);
+        sharedBytes = target.buildMain(k, args, range);
       else
         buildPostprocessBody(k, args);
       gpu::ReturnOp::create(b);
@@ -433,4 +472,10 @@ LogicalResult mlir::fattn::buildSM80GradKernels(ModuleOp module) {
     func.erase();
   }
   return success();
+}
+
+LogicalResult mlir::fattn::buildSM80GradKernels(ModuleOp module) {
+  return buildGradKernels(module,
+                          GradTarget{"sm_80", "", "the sm_80 backward kernels",
+                                     /*headDimGranule=*/16, buildMainBody});
 }

@@ -382,33 +382,7 @@ SmallVector<Value> MainKernelBuilder::qTileBody(Value head, Value qTile,
   copyTile(queryTile, GradTensor::Q, head, row0, p.seqQ, tokens);
   copyTile(gradOutputTile, GradTensor::DO, head, row0, p.seqQ, tokens);
   Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, tokenType, tokens);
-  // LSE·log2(e), +inf where no probability survives (rows past seq_q, rows
-  // without keys: LSE = -inf), and D (0 past seq_q).
-  k.ifThen(k.lt(tid, k.idx(kBlockM)), [&] {
-    Value row = k.add(row0, tid);
-    Value valid = k.lt(row, p.seqQ);
-    Value readRow = k.select(valid, row, k.idx(0));
-    Value lse = memref::LoadOp::create(
-        b, p.view(GradTensor::LSE),
-        ValueRange{k.offset(p, GradTensor::LSE, batch, head, readRow, {})});
-    Value inf = k.f32Const(std::numeric_limits<float>::infinity());
-    Value noKeys = arith::CmpFOp::create(
-        b, arith::CmpFPredicate::OEQ, lse,
-        k.f32Const(-std::numeric_limits<float>::infinity()));
-    Value dead = arith::OrIOp::create(
-        b, noKeys,
-        arith::XOrIOp::create(
-            b, valid, arith::ConstantOp::create(b, b.getBoolAttr(true))));
-    Value lseLog2 = k.select(
-        dead, inf,
-        arith::MulFOp::create(b, lse, k.f32Const(llvm::numbers::log2ef)));
-    memref::StoreOp::create(b, lseLog2, lseTile, ValueRange{tid});
-    Value delta = memref::LoadOp::create(
-        b, p.view(GradTensor::Delta),
-        ValueRange{k.workspaceOffset(p, batch, head, readRow, 1)});
-    memref::StoreOp::create(b, k.select(valid, delta, k.f32Const(0.0f)),
-                            deltaTile, ValueRange{tid});
-  });
+  loadRowStatistics(k, p, tid, batch, head, row0, lseTile, deltaTile);
   nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(0));
   gpu::BarrierOp::create(b);
 

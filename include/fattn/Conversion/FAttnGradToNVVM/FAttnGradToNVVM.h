@@ -33,6 +33,11 @@ constexpr llvm::StringLiteral kGradKernelInfoAttrName = "fattn.grad_kernel";
 /// the kernels do not support.
 LogicalResult buildSM80GradKernels(ModuleOp module);
 
+/// As buildSM80GradKernels, with the sm_90a main kernel (wgmma; the
+/// preprocess and postprocess kernels are the same) in a gpu.module for
+/// sm_90a.
+LogicalResult buildSM90GradKernels(ModuleOp module);
+
 /// nvgpu.mma.sync m16n8k16 on bf16 (which upstream's NVGPU-to-NVVM pattern
 /// does not take) as nvvm.mma.sync on the 32-bit registers of the
 /// operands.
@@ -49,9 +54,11 @@ void populateSM80MathApproxPatterns(RewritePatternSet &patterns);
 void buildSM80GradKernelLowering(OpPassManager &pm);
 
 /// One description for the three kernels of the backward function `name`,
-/// from their kGradKernelInfoAttrName dictionaries (entry, dictionary).
-llvm::json::Object describeSM80GradKernels(
-    ArrayRef<std::pair<std::string, DictionaryAttr>> kernels, StringRef name);
+/// from their kGradKernelInfoAttrName dictionaries (entry, dictionary), for
+/// GPUs of `arch` ("sm_80" or "sm_90a"; the launch is the same).
+llvm::json::Object describeGradKernels(
+    ArrayRef<std::pair<std::string, DictionaryAttr>> kernels, StringRef name,
+    StringRef arch);
 
 } // namespace mlir::fattn
 

@@ -61,4 +61,52 @@ def ConvertFAttnGradToNVVMSM80
   ];
 }
 
+def ConvertFAttnGradToNVVMSM90
+    : Pass<"convert-fattn-grad-to-nvvm-sm90", "ModuleOp"> {
+  let summary = "Turn tiled attention backward functions into three sm_90a "
+                "kernels (the main one on wgmma)";
+  let description = [{
+    As `--convert-fattn-grad-to-nvvm-sm80`, with the same three kernels,
+    parameters and launches (docs/KERNEL-ABI.md, "Backward"), in
+    `gpu.module @fattn_kernels [#nvvm.target<chip = "sm_90a">]`; the
+    preprocess and postprocess kernels are the sm_80 ones, the main kernel
+    runs on one warpgroup per (KV tile of 64 keys, KV head, batch):
+
+    - K and V once, then per Q tile of `fattn.q_tile_range` Q and dO, by
+      `nvgpu.device_async_copy` (zero fill past the sequences) into
+      128-byte-swizzled 64-column atoms of shared memory, the layout that
+      wgmma's matrix descriptors (`fattn.sm90.wgmma_descriptor`) name;
+    - S^T = K Q^T and dP^T = V dO^T by `fattn.sm90.wgmma` (both operands in
+      shared memory), P^T = exp2(S^T scale log2(e) - LSE log2(e)) with the
+      mask and the softcap, dS^T = P^T (dP^T - D) (times 1 - tanh^2);
+    - dV += P^T dO and dK += dS^T Q by `fattn.sm90.wgmma_rs` (the
+      accumulators of S^T and dS^T, packed by `fattn.sm90.pack_pair`, are
+      the A fragments; dO and Q are N-major, transposed B);
+    - dS^T through shared memory to dS's A fragments (`nvgpu.ldmatrix`
+      transposed), dQ = dS K by `fattn.sm90.wgmma_rs` per 64 columns,
+      added into `dq_accum` with f32 atomics; dK times the scale and dV
+      stored at the end.
+
+    With `keep-target-ops` the pass stops there (L3: upstream ops and the
+    fattn.sm90 target ops); otherwise upstream conversions lower the
+    upstream ops (as the sm_80 pass does) and the fattn.sm90 ops' patterns
+    (`--convert-fattn-sm90-target-to-nvvm`) the rest.
+
+    Supported: f16 and bf16, head dims 64 and 128 (QK and V equal), any
+    sequence lengths, GQA/MQA, causal and local windows, a softcap; the
+    rest is a diagnostic on the op.
+  }];
+  let options = [
+    Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",
+           "Stop at the kernels of upstream and fattn.sm90 target ops (L3)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect", "::mlir::cf::ControlFlowDialect",
+  ];
+}
+
 #endif // FATTN_CONVERSION_FATTNGRADTONVVM_PASSES_TD

@@ -1,0 +1,670 @@
+//===- MainKernel.cpp - the sm_90a backward's main kernel -----------------===//
+//
+// One CTA per (KV tile, KV head, batch), one warpgroup (128 threads) that
+// owns the 64 keys of the KV tile (wgmma's M) and, for dQ, the 64 rows of
+// each Q tile:
+//
+//   K, V  -> shared memory (cp.async into 128-byte-swizzled atoms)
+//   for each query head of the group, for each Q tile of q_tile_range:
+//     Q, dO -> shared memory (the same); LSE·log2(e) and D -> shared memory
+//     S^T  = K Q^T, dP^T = V dO^T        (wgmma, both operands in smem)
+//     [softcap·tanh(S^T·scale / softcap)], [mask outside [full_lo, full_hi)]
+//     P^T  = exp2(S^T·scale·log2(e) - LSE·log2(e))
+//     dS^T = P^T ∘ (dP^T - D)            [∘ (1 - tanh²) when capped]
+//     dV += P^T dO, dK += dS^T Q         (wgmma, P^T and dS^T from registers,
+//                                         dO and Q N-major: transposed B)
+//     dS^T -> shared memory; dS by ldmatrix.trans
+//     dQ = dS K, per 64 columns          (wgmma, dS from registers, K N-major)
+//     dq_accum += dQ                     (f32 atomics)
+//   dK·scale and dV -> global memory
+//
+// The accumulator of S^T (keys x queries) is, k step by k step, the A
+// fragment of the next wgmma: P^T and dS^T never leave registers for dV and
+// dK, as in FlashAttention-3. The tiles are loaded by cp.async rather than
+// TMA so that the kernels keep the sm_80 backward's parameters (pointers and
+// strides, no tensor maps: docs/KERNEL-ABI.md "Backward") and the runtime
+// launches them unchanged; cp.async's zero fill covers the rows past the
+// sequences. The copies write the layout that TMA's 128-byte swizzle would
+// (16-byte unit u of row r of a 64-column atom at unit u ^ (r mod 8)), which
+// the wgmma descriptors (fattn.sm90.wgmma_descriptor) name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../GradKernelBuilder.h"
+#include "SM90GradKernel.h"
+
+#include "fattn/Conversion/FAttnGradToNVVM/FAttnGradToNVVM.h"
+
+#include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.h"
+#include "fattn/Dialect/FAttn/Utils/KVTileRangeBuilder.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+#include <tuple>
+
+using namespace mlir;
+using namespace mlir::fattn;
+using namespace mlir::fattn::sm80grad;
+
+namespace {
+/// Columns of a 128-byte swizzle atom (16-bit elements), also the N of the
+/// wgmma of S^T, dP^T (64 queries) and of each part of dK, dV and dQ.
+constexpr int64_t kAtomColumns = 64;
+/// wgmma's k step of 16-bit operands.
+constexpr int64_t kStep = 16;
+/// f32 accumulator registers per thread of an m64n64 wgmma.
+constexpr int64_t kAccRegisters = 32;
+
+/// The queries of S^T, dP^T, P^T and dS^T in registers at a time (the N of
+/// their wgmma): 32 at head dim 128, whose dK and dV take 128 registers
+/// (64 queries spill), else the whole Q tile.
+int64_t scoreColumns(int64_t headDim) { return headDim > 64 ? 32 : kBlockM; }
+/// The 128-byte swizzle repeats every 1024 bytes: tiles start at multiples.
+constexpr int64_t kSwizzleBytes = 1024;
+/// Row pitch of dS^T in shared memory (elements): 8 past the 64 queries, so
+/// that ldmatrix's 8 rows fall in 8 different 16-byte bank groups.
+constexpr int64_t kScoresPitch = kBlockM + 8;
+
+/// Byte offsets of the kernel's shared memory from its 1024-byte-aligned
+/// base; `bytes` includes the slack of the alignment.
+struct SM90MainLayout {
+  int64_t key, value, query, gradOutput, gradScoresT, lse, delta, bytes;
+};
+
+SM90MainLayout sm90MainLayout(const GradConfig &cfg) {
+  // 64 rows of 128 bytes per atom: tiles are multiples of 8192 bytes.
+  int64_t tile = kBlockN * cfg.headDim * 2;
+  SM90MainLayout l;
+  l.key = 0;
+  l.value = l.key + tile;
+  l.query = l.value + tile;
+  l.gradOutput = l.query + tile;
+  l.gradScoresT = l.gradOutput + tile;
+  l.lse = l.gradScoresT + kBlockN * kScoresPitch * 2;
+  l.delta = l.lse + kBlockM * 4;
+  l.bytes = l.delta + kBlockM * 4 + kSwizzleBytes;
+  return l;
+}
+
+class SM90MainKernelBuilder {
+public:
+  SM90MainKernelBuilder(GradKernelBuilder &k, ValueRange args)
+      : k(k), b(k.b), d(k.cfg.headDim),
+        p(k.readParams(args, {GradTensor::Q, GradTensor::K, GradTensor::V,
+                              GradTensor::DO, GradTensor::LSE, GradTensor::DK,
+                              GradTensor::DV, GradTensor::Delta,
+                              GradTensor::DQAccum})) {
+    MLIRContext *ctx = b.getContext();
+    accType = VectorType::get({kAccRegisters}, k.f32);
+    tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+  }
+
+  int64_t build(QTileRangeOp qTileRange);
+
+private:
+  GradKernelBuilder &k;
+  ImplicitLocOpBuilder &b;
+  int64_t d;
+  GradParams p;
+  /// A thread's registers of an m64n64 f32 accumulator (dK, dV, dQ).
+  VectorType accType;
+  Type tokenType;
+
+  Value tid, warp, lane, groupRow, pairCol, warpKeys;
+  Value kvTile, kvHead, batch, keyBase;
+  Value keyTile, valueTile, queryTile, gradOutputTile, gradScoresT, lseTile,
+      deltaTile;
+  /// Matrix descriptors of the four 16-bit tiles.
+  Value keyDesc, valueDesc, queryDesc, gradOutputDesc;
+  /// The shared memory's first 1024-byte boundary (an i32 address).
+  Value alignedAddress;
+  SM90MainLayout layout;
+
+  int64_t parts() const { return d / kAtomColumns; }
+  /// The thread's indices from thread index `thread`.
+  void deriveThreadIndices(Value thread) {
+    tid = thread;
+    warp = k.div(tid, 32);
+    lane = k.rem(tid, 32);
+    // The accumulator's rows (g, g + 8 of the warp's 16) and column pair
+    // (2t) of this thread.
+    groupRow = k.div(lane, 4);
+    pairCol = k.mul(k.rem(lane, 4), k.idx(2));
+    warpKeys = k.mul(warp, k.idx(16));
+  }
+  /// The i32 `value` as LLVM cannot hoist it out of a loop (a shuffle from
+  /// the lane itself): the thread's indices and the matrix descriptors
+  /// derived from it inside a Q tile are computed there, as in the sm_80
+  /// kernel, instead of living in registers across the loop beside dK and
+  /// dV (some 70 descriptors of 64 bits spill at head dim 128).
+  Value opaque(Value value) {
+    Value self =
+        arith::IndexCastUIOp::create(b, b.getI32Type(), k.rem(tid, 32));
+    return gpu::ShuffleOp::create(b, value, self,
+                                  arith::ConstantIntOp::create(b, 32, 32),
+                                  gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  }
+  Value opaqueThreadIndex() {
+    Value t = arith::IndexCastUIOp::create(b, b.getI32Type(), tid);
+    return arith::IndexCastUIOp::create(b, b.getIndexType(), opaque(t));
+  }
+  /// The four tiles' matrix descriptors from the aligned address. The
+  /// leading byte offset is unused: every wgmma reads one atom's columns
+  /// (K-major: 32 bytes of a row; N-major: 64 columns).
+  void deriveDescriptors(Value address) {
+    auto descriptor = [&](int64_t offset) {
+      return SM90WgmmaDescriptorOp::create(
+                 b, b.getI64Type(), address,
+                 arith::ConstantIntOp::create(b, offset, 32),
+                 b.getI64IntegerAttr(16))
+          .getResult();
+    };
+    keyDesc = descriptor(layout.key);
+    valueDesc = descriptor(layout.value);
+    queryDesc = descriptor(layout.query);
+    gradOutputDesc = descriptor(layout.gradOutput);
+  }
+  Value i64(int64_t v) { return arith::ConstantIntOp::create(b, v, 64); }
+  /// `desc` moved by `bytes` (a multiple of 16) in shared memory.
+  Value moved(Value desc, int64_t bytes) {
+    return bytes == 0 ? desc : arith::AddIOp::create(b, desc, i64(bytes / 16));
+  }
+  /// The registers of an m64nN accumulator: as a vector (for the math) and
+  /// as wgmma's struct.
+  VectorType vectorOf(int64_t registers) {
+    return VectorType::get({registers}, k.f32);
+  }
+  Type structOf(int64_t registers) {
+    return LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(registers, k.f32));
+  }
+  Value zeroAcc() {
+    return arith::ConstantOp::create(
+        b, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
+  }
+  Value splat(float v, int64_t registers) {
+    VectorType type = vectorOf(registers);
+    return arith::ConstantOp::create(
+        b, type, DenseElementsAttr::get(type, b.getF32FloatAttr(v)));
+  }
+  SmallVector<Value> elements(Value vector) {
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < cast<VectorType>(vector.getType()).getNumElements();
+         ++i)
+      out.push_back(vector::ExtractOp::create(b, vector, ArrayRef<int64_t>{i}));
+    return out;
+  }
+  SmallVector<Value> unpack(Value accStruct) {
+    SmallVector<Value> out;
+    auto type = cast<LLVM::LLVMStructType>(accStruct.getType());
+    for (int64_t i = 0; i < static_cast<int64_t>(type.getBody().size()); ++i)
+      out.push_back(
+          LLVM::ExtractValueOp::create(b, accStruct, ArrayRef<int64_t>{i}));
+    return out;
+  }
+
+  void copySwizzled(Value tile, GradTensor t, Value head, Value firstRow,
+                    Value seqLen, SmallVector<Value> &tokens);
+  Value waitedAccumulator(Value accStruct);
+  Value ssProduct(Value rowsDesc, Value colsDesc, int64_t columns);
+  Value rsProduct(ArrayRef<Value> a, Value bDesc, Value acc, bool accumulate);
+  SmallVector<Value> packFragments(Value values);
+  Value rowValues(Value tile, int64_t firstColumn, int64_t registers);
+  Value mask(Value scores, Value row0);
+  void scoresPart(Value row0, Value masked, int64_t firstColumn,
+                  SmallVector<Value> &dKStructs, SmallVector<Value> &dVStructs,
+                  ArrayRef<Value> dK, ArrayRef<Value> dV);
+  SmallVector<Value> qTileBody(Value head, Value qTile, Value fullLo,
+                               Value fullHi, ValueRange carried);
+  void storeKV(ArrayRef<Value> acc, GradTensor t, double scale);
+};
+
+/// Rows [firstRow, firstRow + 64) of `t` (zeros past `seqLen`) into `tile`,
+/// a memref<(d/64 * 64) x 64> of 64-column atoms, 128-byte swizzled.
+void SM90MainKernelBuilder::copySwizzled(Value tile, GradTensor t, Value head,
+                                         Value firstRow, Value seqLen,
+                                         SmallVector<Value> &tokens) {
+  int64_t unitsPerRow = d / 8;
+  for (int64_t i = 0; i < kBlockM * unitsPerRow / kThreads; ++i) {
+    Value unit = k.add(tid, k.idx(i * kThreads));
+    Value r = k.div(unit, unitsPerRow);
+    Value column = k.rem(unit, unitsPerRow);
+    Value atomRow = k.add(k.mul(k.div(column, 8), k.idx(kBlockM)), r);
+    Value swizzled = arith::XOrIOp::create(b, k.rem(column, 8), k.rem(r, 8));
+    Value row = k.add(firstRow, r);
+    Value valid = k.lt(row, seqLen);
+    // Rows past the sequence: no bytes read, 16 zero bytes written.
+    Value src = k.select(
+        valid, k.offset(p, t, batch, head, row, k.mul(column, k.idx(8))),
+        k.idx(0));
+    Value count = k.select(valid, k.idx(8), k.idx(0));
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, tokenType, tile, ValueRange{atomRow, k.mul(swizzled, k.idx(8))},
+        p.view(t), ValueRange{src}, b.getIndexAttr(8), count, b.getUnitAttr()));
+  }
+}
+
+/// The thread's registers of `accStruct` after fattn.sm90.wgmma_wait_group,
+/// as a vector. They pass through an empty asm statement that claims to
+/// rewrite them, so that LLVM moves no use above the wait (to LLVM they are
+/// plain values, but wgmma writes them asynchronously).
+Value SM90MainKernelBuilder::waitedAccumulator(Value accStruct) {
+  SmallVector<Value> registers = unpack(accStruct);
+  int64_t n = registers.size();
+  std::string constraints;
+  for (int64_t i = 0; i < n; ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  Value fenced =
+      LLVM::InlineAsmOp::create(
+          b, accStruct.getType(), registers, "", constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr())
+          .getResult(0);
+  return vector::FromElementsOp::create(b, vectorOf(n), unpack(fenced));
+}
+
+/// rows cols^T (64 x `columns`, f32) of a 64-row tile and `columns` rows
+/// of another, both of d columns in 64-row atoms, K-major: d / 16 wgmma
+/// steps of 32 bytes, four per atom.
+Value SM90MainKernelBuilder::ssProduct(Value rowsDesc, Value colsDesc,
+                                       int64_t columns) {
+  TypeAttr element = TypeAttr::get(k.elem);
+  Type type = structOf(columns / 2);
+  Value acc = LLVM::ZeroOp::create(b, type);
+  for (int64_t kk = 0; kk < d / kStep; ++kk) {
+    int64_t bytes = (kk / 4) * kBlockN * 128 + (kk % 4) * 32;
+    acc = SM90WgmmaOp::create(b, type, moved(rowsDesc, bytes),
+                              moved(colsDesc, bytes), acc, element,
+                              kk ? b.getUnitAttr() : UnitAttr());
+  }
+  return acc;
+}
+
+/// acc (64 x 64) + A B over as many rows of B as A has k steps (4 i32
+/// registers each): B an N-major 64-column atom at `bDesc` (transposed),
+/// whose 16 rows per step are 2048 bytes.
+Value SM90MainKernelBuilder::rsProduct(ArrayRef<Value> a, Value bDesc,
+                                       Value acc, bool accumulate) {
+  TypeAttr element = TypeAttr::get(k.elem);
+  SmallVector<Value> registers = elements(acc);
+  Value result;
+  for (int64_t kk = 0; kk < static_cast<int64_t>(a.size()) / 4; ++kk) {
+    result = SM90WgmmaRsOp::create(
+        b, structOf(kAccRegisters), a.slice(4 * kk, 4),
+        moved(bDesc, kk * kStep * 128), registers, element,
+        accumulate || kk ? b.getUnitAttr() : UnitAttr(), b.getUnitAttr());
+    registers = unpack(result);
+  }
+  return result;
+}
+
+/// The A fragments of the four k steps over a 64-column accumulator: in
+/// wgmma's m64n64 accumulator, registers 8j..8j+7 of a thread hold its rows
+/// r and r + 8 at columns 16j + 2t + {0, 1, 8, 9}, which is the m64k16 A
+/// fragment of step j, two 16-bit values per register.
+SmallVector<Value> SM90MainKernelBuilder::packFragments(Value values) {
+  SmallVector<Value> x = elements(values), packed;
+  for (int64_t i = 0; i < static_cast<int64_t>(x.size()); i += 2)
+    packed.push_back(SM90PackPairOp::create(b, x[i], x[i + 1], k.elem));
+  return packed;
+}
+
+/// The per-query values (LSE or D) of the thread's columns firstColumn +
+/// 8i + 2t + {0, 1}, in accumulator order (registers 4i + {0, 1} and
+/// 4i + {2, 3}: the same columns of two rows).
+Value SM90MainKernelBuilder::rowValues(Value tile, int64_t firstColumn,
+                                       int64_t registers) {
+  auto pair = VectorType::get({2}, k.f32);
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < registers / 4; ++i) {
+    Value v = vector::LoadOp::create(
+        b, pair, tile, ValueRange{k.add(k.idx(firstColumn + 8 * i), pairCol)});
+    Value lo = vector::ExtractOp::create(b, v, ArrayRef<int64_t>{0});
+    Value hi = vector::ExtractOp::create(b, v, ArrayRef<int64_t>{1});
+    out.append({lo, hi, lo, hi});
+  }
+  return vector::FromElementsOp::create(b, vectorOf(registers), out);
+}
+
+/// -inf where the query does not see the key (fattn.mask's rule): register
+/// j holds key r + 8 ((j mod 4) / 2) and query row0 + 8 (j / 4) + 2t +
+/// (j mod 2).
+Value SM90MainKernelBuilder::mask(Value scores, Value row0) {
+  Value negInf = arith::ConstantOp::create(
+      b, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  Value offset = arith::SubIOp::create(b, p.seqK, p.seqQ);
+  Value firstKey = k.add(k.add(keyBase, warpKeys), groupRow);
+  SmallVector<Value> x = elements(scores);
+  for (int64_t j = 0; j < static_cast<int64_t>(x.size()); ++j) {
+    Value key = k.add(firstKey, k.idx(8 * ((j % 4) / 2)));
+    Value row = k.add(k.add(row0, k.idx(8 * (j / 4) + j % 2)), pairCol);
+    Value visible = buildKeyVisible(b, b.getLoc(), row, key, offset, p.seqK,
+                                    k.cfg.windowLeft, k.cfg.windowRight);
+    x[j] = k.select(visible, x[j], negInf);
+  }
+  return vector::FromElementsOp::create(b, scores.getType(), x);
+}
+
+/// Queries [firstColumn, firstColumn + scoreColumns) of the Q tile: S^T and
+/// dP^T to dS^T, dS^T into shared memory, and the wgmma of dV += P^T dO and
+/// dK += dS^T Q on the accumulators `dK` and `dV` (64-column parts), whose
+/// results (complete after a wait) go to `dKStructs` and `dVStructs`.
+void SM90MainKernelBuilder::scoresPart(Value row0, Value masked,
+                                       int64_t firstColumn,
+                                       SmallVector<Value> &dKStructs,
+                                       SmallVector<Value> &dVStructs,
+                                       ArrayRef<Value> dK, ArrayRef<Value> dV) {
+  int64_t columns = scoreColumns(d), registers = columns / 2;
+  // The part's rows of Q and dO: 128-byte rows of the atoms.
+  int64_t rowBytes = firstColumn * 128;
+  // S^T = K Q^T and dP^T = V dO^T (the wait also completes the previous
+  // part's dV and dK).
+  SM90WgmmaFenceOp::create(b);
+  Value scoresStruct = ssProduct(keyDesc, moved(queryDesc, rowBytes), columns);
+  SM90WgmmaCommitGroupOp::create(b);
+  Value gradProbsStruct =
+      ssProduct(valueDesc, moved(gradOutputDesc, rowBytes), columns);
+  SM90WgmmaCommitGroupOp::create(b);
+  SM90WgmmaWaitGroupOp::create(b, b.getI64IntegerAttr(0));
+  Value scores = waitedAccumulator(scoresStruct);
+  Value gradProbs = waitedAccumulator(gradProbsStruct);
+
+  // Capped: softcap·tanh(S^T·scale / softcap); masked on the tiles that
+  // need it.
+  double softcap = k.cfg.softcap;
+  Value tanh;
+  if (softcap > 0) {
+    tanh = math::TanhOp::create(
+        b, arith::MulFOp::create(
+               b, scores,
+               splat(static_cast<float>(k.cfg.scale / softcap), registers)));
+    scores = arith::MulFOp::create(
+        b, tanh, splat(static_cast<float>(softcap), registers));
+  }
+  Value partRow0 = k.add(row0, k.idx(firstColumn));
+  auto ifOp = scf::IfOp::create(
+      b, masked,
+      [&](OpBuilder &nested, Location) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        scf::YieldOp::create(b, mask(scores, partRow0));
+      },
+      [&](OpBuilder &nested, Location) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        scf::YieldOp::create(b, scores);
+      });
+  scores = ifOp.getResult(0);
+
+  // P^T = exp2(S^T·scale·log2(e) - LSE·log2(e)) (the capped scores carry the
+  // scale already); dS^T = P^T ∘ (dP^T - D) ∘ (1 - tanh²).
+  Value scaleLog2 = splat(static_cast<float>((softcap > 0 ? 1.0 : k.cfg.scale) *
+                                             llvm::numbers::log2e),
+                          registers);
+  Value probs = math::Exp2Op::create(
+      b, arith::SubFOp::create(b, arith::MulFOp::create(b, scores, scaleLog2),
+                               rowValues(lseTile, firstColumn, registers)));
+  Value gradScores = arith::MulFOp::create(
+      b, probs,
+      arith::SubFOp::create(b, gradProbs,
+                            rowValues(deltaTile, firstColumn, registers)));
+  if (softcap > 0)
+    gradScores = arith::MulFOp::create(
+        b, gradScores,
+        arith::SubFOp::create(b, splat(1.0f, registers),
+                              arith::MulFOp::create(b, tanh, tanh)));
+
+  // dS^T to shared memory, in the 16-bit type of the products.
+  auto half2 = VectorType::get({2}, k.elem);
+  for (int64_t i = 0; i < registers / 4; ++i)
+    for (int64_t h = 0; h < 2; ++h) {
+      int64_t first = 4 * i + 2 * h;
+      Value pair = vector::ShuffleOp::create(
+          b, gradScores, gradScores, ArrayRef<int64_t>{first, first + 1});
+      Value key = k.add(warpKeys, k.add(groupRow, k.idx(8 * h)));
+      Value col = k.add(k.idx(firstColumn + 8 * i), pairCol);
+      vector::StoreOp::create(b, arith::TruncFOp::create(b, half2, pair),
+                              gradScoresT, ValueRange{key, col});
+    }
+
+  // dV += P^T dO and dK += dS^T Q over the part's rows of dO and Q, per 64
+  // columns of the head dim.
+  SmallVector<Value> probsA = packFragments(probs);
+  SmallVector<Value> gradScoresA = packFragments(gradScores);
+  SM90WgmmaFenceOp::create(b);
+  dVStructs.clear();
+  dKStructs.clear();
+  for (int64_t c = 0; c < parts(); ++c)
+    dVStructs.push_back(
+        rsProduct(probsA, moved(gradOutputDesc, c * kBlockM * 128 + rowBytes),
+                  dV[c], /*accumulate=*/true));
+  for (int64_t c = 0; c < parts(); ++c)
+    dKStructs.push_back(rsProduct(
+        gradScoresA, moved(queryDesc, c * kBlockM * 128 + rowBytes), dK[c],
+        /*accumulate=*/true));
+  SM90WgmmaCommitGroupOp::create(b);
+}
+
+SmallVector<Value> SM90MainKernelBuilder::qTileBody(Value head, Value qTile,
+                                                    Value fullLo, Value fullHi,
+                                                    ValueRange carried) {
+  SmallVector<Value> dK(carried.begin(), carried.begin() + parts());
+  SmallVector<Value> dV(carried.begin() + parts(), carried.end());
+  // The previous tile's readers of Q, dO, dS^T, LSE and D are done (its
+  // wgmma waited for every group).
+  gpu::BarrierOp::create(b);
+  auto entryIndices =
+      std::make_tuple(tid, warp, lane, groupRow, pairCol, warpKeys);
+  deriveThreadIndices(opaqueThreadIndex());
+  deriveDescriptors(opaque(alignedAddress));
+  Value row0 = k.mul(qTile, k.idx(kBlockM));
+  SmallVector<Value> tokens;
+  copySwizzled(queryTile, GradTensor::Q, head, row0, p.seqQ, tokens);
+  copySwizzled(gradOutputTile, GradTensor::DO, head, row0, p.seqQ, tokens);
+  Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, tokenType, tokens);
+  loadRowStatistics(k, p, tid, batch, head, row0, lseTile, deltaTile);
+  nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(0));
+  // The copies' writes before wgmma's reads (the async proxy).
+  SM90FenceProxyAsyncOp::create(b);
+  gpu::BarrierOp::create(b);
+
+  // S^T to dS^T, dV and dK in parts of scoreColumns queries.
+  Value belowFull = k.lt(qTile, fullLo);
+  Value aboveFull =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, qTile, fullHi);
+  Value masked = arith::OrIOp::create(b, belowFull, aboveFull);
+  SmallVector<Value> dKStructs, dVStructs;
+  for (int64_t first = 0; first < kBlockM; first += scoreColumns(d)) {
+    scoresPart(row0, masked, first, dKStructs, dVStructs, dK, dV);
+    // The next part's accumulators: its wgmma's inputs, no registers of
+    // their own.
+    for (int64_t c = 0; c < parts(); ++c) {
+      dK[c] = vector::FromElementsOp::create(b, accType, unpack(dKStructs[c]));
+      dV[c] = vector::FromElementsOp::create(b, accType, unpack(dVStructs[c]));
+    }
+  }
+
+  // dS's A fragments of the warp's 16 queries by ldmatrix.trans of dS^T.
+  gpu::BarrierOp::create(b);
+  Value aTransRow = k.add(k.rem(lane, 8), k.mul(k.div(lane, 16), k.idx(8)));
+  Value bCol = k.mul(k.rem(k.div(lane, 8), 2), k.idx(8));
+  auto fragType = VectorType::get({4, 2}, k.elem);
+  auto word = VectorType::get({1}, b.getI32Type());
+  SmallVector<Value> gradScoresRowsA;
+  for (int64_t kk = 0; kk < kBlockN / kStep; ++kk) {
+    Value frag = nvgpu::LdMatrixOp::create(
+        b, fragType, gradScoresT,
+        ValueRange{k.add(k.idx(kk * kStep), aTransRow), k.add(warpKeys, bCol)},
+        /*transpose=*/true, /*numTiles=*/4);
+    for (int64_t r = 0; r < 4; ++r) {
+      Value pair = vector::ExtractOp::create(b, frag, ArrayRef<int64_t>{r});
+      gradScoresRowsA.push_back(vector::ExtractOp::create(
+          b, vector::BitCastOp::create(b, word, pair), ArrayRef<int64_t>{0}));
+    }
+  }
+
+  // dQ = dS K per 64 columns, into dq_accum (the warp's 16 queries, the
+  // thread's rows g and g + 8).
+  for (int64_t c = 0; c < parts(); ++c) {
+    SM90WgmmaFenceOp::create(b);
+    Value dQStruct =
+        rsProduct(gradScoresRowsA, moved(keyDesc, c * kBlockN * 128), zeroAcc(),
+                  /*accumulate=*/false);
+    SM90WgmmaCommitGroupOp::create(b);
+    SM90WgmmaWaitGroupOp::create(b, b.getI64IntegerAttr(0));
+    SmallVector<Value> dQ = elements(waitedAccumulator(dQStruct));
+    // The warp's 16 rows of dQ are queries 16w.. as its rows of S^T are
+    // keys 16w..
+    for (int64_t h = 0; h < 2; ++h) {
+      Value row = k.add(k.add(row0, warpKeys), k.add(groupRow, k.idx(8 * h)));
+      k.ifThen(k.lt(row, p.seqQ), [&] {
+        Value base = k.add(k.workspaceOffset(p, batch, head, row, d), pairCol);
+        for (int64_t i = 0; i < kAccRegisters / 4; ++i)
+          for (int64_t e = 0; e < 2; ++e)
+            memref::AtomicRMWOp::create(
+                b, arith::AtomicRMWKind::addf, dQ[4 * i + 2 * h + e],
+                p.view(GradTensor::DQAccum),
+                ValueRange{k.add(base, k.idx(c * kAtomColumns + 8 * i + e))});
+      });
+    }
+  }
+  // The last wait covered dK's and dV's groups too.
+  SmallVector<Value> results;
+  for (Value s : dKStructs)
+    results.push_back(waitedAccumulator(s));
+  for (Value s : dVStructs)
+    results.push_back(waitedAccumulator(s));
+  std::tie(tid, warp, lane, groupRow, pairCol, warpKeys) = entryIndices;
+  return results;
+}
+
+void SM90MainKernelBuilder::storeKV(ArrayRef<Value> acc, GradTensor t,
+                                    double scale) {
+  auto half2 = VectorType::get({2}, k.elem);
+  auto pair = VectorType::get({2}, k.f32);
+  Value factor = arith::ConstantOp::create(
+      b, pair,
+      DenseElementsAttr::get(pair,
+                             b.getF32FloatAttr(static_cast<float>(scale))));
+  for (int64_t h = 0; h < 2; ++h) {
+    Value key = k.add(k.add(keyBase, warpKeys), k.add(groupRow, k.idx(8 * h)));
+    k.ifThen(k.lt(key, p.seqK), [&] {
+      for (auto [c, part] : llvm::enumerate(acc))
+        for (int64_t i = 0; i < kAccRegisters / 4; ++i) {
+          int64_t first = 4 * i + 2 * h;
+          Value x = vector::ShuffleOp::create(
+              b, part, part, ArrayRef<int64_t>{first, first + 1});
+          if (scale != 1.0)
+            x = arith::MulFOp::create(b, x, factor);
+          Value col = k.add(
+              k.idx(static_cast<int64_t>(c) * kAtomColumns + 8 * i), pairCol);
+          // 4 bytes: the ABI's 16-byte aligned rows, an even column.
+          vector::StoreOp::create(
+              b, arith::TruncFOp::create(b, half2, x), p.view(t),
+              ValueRange{k.offset(p, t, batch, kvHead, key, col)},
+              /*nontemporal=*/false, llvm::MaybeAlign(4));
+        }
+    });
+  }
+}
+
+int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
+  layout = sm90MainLayout(k.cfg);
+  Value threadIndex = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  kvTile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  kvHead = gpu::BlockIdOp::create(b, gpu::Dimension::y);
+  batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+  deriveThreadIndices(threadIndex);
+  keyBase = k.mul(kvTile, k.idx(kBlockN));
+
+  // The tiles from the first 1024-byte boundary of the dynamic shared
+  // memory: the swizzle is a function of the address bits 4-9.
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value smem = gpu::DynamicSharedMemoryOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                         MemRefLayoutAttrInterface(), workgroup));
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+  Value pad = k.rem(arith::SubIOp::create(b, k.idx(kSwizzleBytes),
+                                          k.rem(address, kSwizzleBytes)),
+                    kSwizzleBytes);
+  alignedAddress =
+      arith::IndexCastUIOp::create(b, b.getI32Type(), k.add(address, pad));
+  auto view = [&](int64_t offset, ArrayRef<int64_t> shape, Type type) {
+    auto tileType =
+        MemRefType::get(shape, type, MemRefLayoutAttrInterface(), workgroup);
+    return memref::ViewOp::create(b, tileType, smem, k.add(pad, k.idx(offset)),
+                                  ValueRange{})
+        .getResult();
+  };
+  int64_t atomRows = parts() * kBlockM;
+  keyTile = view(layout.key, {atomRows, kAtomColumns}, k.elem);
+  valueTile = view(layout.value, {atomRows, kAtomColumns}, k.elem);
+  queryTile = view(layout.query, {atomRows, kAtomColumns}, k.elem);
+  gradOutputTile = view(layout.gradOutput, {atomRows, kAtomColumns}, k.elem);
+  gradScoresT = view(layout.gradScoresT, {kBlockN, kScoresPitch}, k.elem);
+  lseTile = view(layout.lse, {kBlockM}, k.f32);
+  deltaTile = view(layout.delta, {kBlockM}, k.f32);
+
+  SmallVector<Value> tokens;
+  copySwizzled(keyTile, GradTensor::K, kvHead, keyBase, p.seqK, tokens);
+  copySwizzled(valueTile, GradTensor::V, kvHead, keyBase, p.seqK, tokens);
+  Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, tokenType, tokens);
+  nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(0));
+
+  // The body's Q tile range, on this kernel's values.
+  IRMapping mapping;
+  mapping.map(qTileRange.getKvTile(), kvTile);
+  mapping.map(qTileRange.getSeqQ(), p.seqQ);
+  mapping.map(qTileRange.getSeqK(), p.seqK);
+  auto range = cast<QTileRangeOp>(b.clone(*qTileRange, mapping));
+
+  Value groupSize = arith::DivUIOp::create(b, p.headsQ, p.headsKV);
+  Value firstHead = k.mul(kvHead, groupSize);
+  SmallVector<Value> inits(2 * parts());
+  for (Value &v : inits)
+    v = zeroAcc();
+  scf::ForOp heads = k.forLoop(
+      k.idx(0), groupSize, inits, [&](Value member, ValueRange carried) {
+        Value head = k.add(firstHead, member);
+        scf::ForOp tiles =
+            k.forLoop(range.getLo(), range.getHi(), carried,
+                      [&](Value qTile, ValueRange acc) {
+                        return qTileBody(head, qTile, range.getFullLo(),
+                                         range.getFullHi(), acc);
+                      });
+        return SmallVector<Value>(tiles.getResults());
+      });
+  SmallVector<Value> dK(heads.getResults().begin(),
+                        heads.getResults().begin() + parts());
+  SmallVector<Value> dV(heads.getResults().begin() + parts(),
+                        heads.getResults().end());
+  storeKV(dK, GradTensor::DK, k.cfg.scale);
+  storeKV(dV, GradTensor::DV, 1.0);
+  return layout.bytes;
+}
+} // namespace
+
+int64_t sm80grad::buildSM90MainBody(GradKernelBuilder &k, ValueRange args,
+                                    QTileRangeOp qTileRange) {
+  return SM90MainKernelBuilder(k, args).build(qTileRange);
+}
+
+LogicalResult mlir::fattn::buildSM90GradKernels(ModuleOp module) {
+  // PTX 8.0: wgmma and the sm_90a target.
+  return buildGradKernels(
+      module, GradTarget{"sm_90a", "+ptx80", "the sm_90a backward kernels",
+                         /*headDimGranule=*/kAtomColumns, buildSM90MainBody});
+}

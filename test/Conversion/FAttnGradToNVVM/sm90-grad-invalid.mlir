@@ -1,0 +1,71 @@
+// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=64" --convert-fattn-grad-to-nvvm-sm90 -verify-diagnostics
+
+// What the sm_90a backward kernels do not take is a diagnostic on the tiled
+// op (at the attention_grad's location). (FP8 has no gradient op at all:
+// test/Dialect/invalid-attention-grad.mlir.)
+
+func.func @f32(%q: memref<1x2x64x64xf32>, %k: memref<1x2x64x64xf32>, %v: memref<1x2x64x64xf32>, %o: memref<1x2x64x64xf32>, %do: memref<1x2x64x64xf32>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xf32>, %dk: memref<1x2x64x64xf32>, %dv: memref<1x2x64x64xf32>) {
+  // expected-error @+1 {{'fattn.tiled_attention_grad' op the sm_90a backward kernels take f16 or bf16 tensors, found 'f32'}}
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x64xf32>, memref<1x2x64x64xf32>, memref<1x2x64x64xf32>, memref<1x2x64x64xf32>, memref<1x2x64x64xf32>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x64xf32>, memref<1x2x64x64xf32>, memref<1x2x64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @head_dim_144(%q: memref<1x2x64x144xbf16>, %k: memref<1x2x64x144xbf16>, %v: memref<1x2x64x144xbf16>, %o: memref<1x2x64x144xbf16>, %do: memref<1x2x64x144xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x144xbf16>, %dk: memref<1x2x64x144xbf16>, %dv: memref<1x2x64x144xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention_grad' op the sm_90a backward kernels take head dims that are multiples of 64 up to 128, found 144}}
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x144xbf16>, memref<1x2x64x144xbf16>, memref<1x2x64x144xbf16>, memref<1x2x64x144xbf16>, memref<1x2x64x144xbf16>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x144xbf16>, memref<1x2x64x144xbf16>, memref<1x2x64x144xbf16>)
+  return
+}
+
+// -----
+
+func.func @head_dim_40(%q: memref<1x2x64x40xbf16>, %k: memref<1x2x64x40xbf16>, %v: memref<1x2x64x40xbf16>, %o: memref<1x2x64x40xbf16>, %do: memref<1x2x64x40xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x40xbf16>, %dk: memref<1x2x64x40xbf16>, %dv: memref<1x2x64x40xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention_grad' op the sm_90a backward kernels take head dims that are multiples of 64 up to 128, found 40}}
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x40xbf16>, memref<1x2x64x40xbf16>, memref<1x2x64x40xbf16>, memref<1x2x64x40xbf16>, memref<1x2x64x40xbf16>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x40xbf16>, memref<1x2x64x40xbf16>, memref<1x2x64x40xbf16>)
+  return
+}
+
+// -----
+
+func.func @head_dim_96(%q: memref<1x2x64x96xbf16>, %k: memref<1x2x64x96xbf16>, %v: memref<1x2x64x96xbf16>, %o: memref<1x2x64x96xbf16>, %do: memref<1x2x64x96xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x96xbf16>, %dk: memref<1x2x64x96xbf16>, %dv: memref<1x2x64x96xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention_grad' op the sm_90a backward kernels take head dims that are multiples of 64 up to 128, found 96}}
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x96xbf16>, memref<1x2x64x96xbf16>, memref<1x2x64x96xbf16>, memref<1x2x64x96xbf16>, memref<1x2x64x96xbf16>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x96xbf16>, memref<1x2x64x96xbf16>, memref<1x2x64x96xbf16>)
+  return
+}
+
+// -----
+
+func.func @value_head_dim(%q: memref<1x2x64x64xbf16>, %k: memref<1x2x64x64xbf16>, %v: memref<1x2x64x32xbf16>, %o: memref<1x2x64x32xbf16>, %do: memref<1x2x64x32xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xbf16>, %dk: memref<1x2x64x64xbf16>, %dv: memref<1x2x64x32xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention_grad' op the sm_90a backward kernels need one static head dim for Q, K, V, O and their gradients, found 'memref<1x2x64x32xbf16>' beside 'memref<1x2x64x64xbf16>'}}
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x32xbf16>, memref<1x2x64x32xbf16>, memref<1x2x64x32xbf16>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x32xbf16>)
+  return
+}
+
+// -----
+
+func.func @deterministic(%q: memref<1x2x64x64xbf16>, %k: memref<1x2x64x64xbf16>, %v: memref<1x2x64x64xbf16>, %o: memref<1x2x64x64xbf16>, %do: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xbf16>, %dk: memref<1x2x64x64xbf16>, %dv: memref<1x2x64x64xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention_grad' op the sm_90a backward kernels add dQ with f32 atomics in no fixed order; 'deterministic' is not supported}}
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>) {deterministic}
+  return
+}
+
+// -----
+
+func.func @strided_rows(%q: memref<1x2x64x64xbf16, strided<[8192, 4096, 64, 2]>>, %k: memref<1x2x64x64xbf16>, %v: memref<1x2x64x64xbf16>, %o: memref<1x2x64x64xbf16>, %do: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xbf16>, %dk: memref<1x2x64x64xbf16>, %dv: memref<1x2x64x64xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention_grad' op the sm_90a backward kernels need unit-stride rows (the last dim contiguous), found 'memref<1x2x64x64xbf16, strided<[8192, 4096, 64, 2]>>'}}
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x64xbf16, strided<[8192, 4096, 64, 2]>>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>)
+  return
+}
+
+// -----
+
+func.func @called(%q: memref<1x2x64x64xbf16>, %k: memref<1x2x64x64xbf16>, %v: memref<1x2x64x64xbf16>, %o: memref<1x2x64x64xbf16>, %do: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xbf16>, %dk: memref<1x2x64x64xbf16>, %dv: memref<1x2x64x64xbf16>) {
+  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>)
+  return
+}
+// expected-error @-4 {{'func.func' op is called: the sm_90a backward kernels have no host launch (fattn's runtime launches them)}}
+func.func @caller(%q: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>) {
+  call @called(%q, %q, %q, %q, %q, %lse, %q, %q, %q) : (memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>) -> ()
+  return
+}
