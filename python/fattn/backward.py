@@ -2,8 +2,10 @@
 
 The sm_80 backward kernels (fattn.attention_grad; docs/KERNEL-ABI.md, "Backward")
 run on sm_80 and, through their PTX, sm_90 GPUs, whichever kernels ran the
-forward. fattn._torch_ops registers this as the operator torch.ops.fattn.bwd,
-the backward of torch.ops.fattn.fwd.
+forward. FATTN_GRAD_ARCH=sm_90a runs the sm_90a backward kernels instead on sm_90
+GPUs, for head dims 64 and 128 (not yet run on a GPU: docs/GPU-TESTING.md).
+fattn._torch_ops registers this as the operator torch.ops.fattn.bwd, the backward
+of torch.ops.fattn.fwd.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import math
 from typing import Optional, Sequence, Tuple
 
 from ._runtime import TensorDesc
-from .grad_config import GradKernelConfig
+from .grad_config import GRAD_ARCH, GradKernelConfig, grad_arch_for
 from .interface import (_device_guard, _logical, _pointer_aligned, _strides_aligned,
                         _torch)
 from .kernels import get_kernel
@@ -25,9 +27,10 @@ DETERMINISTIC_MESSAGE = (
 
 
 def grad_config(dtype, head_dim: int, head_dim_v: int, softmax_scale: Optional[float],
-                causal: bool, window_size: Sequence[int], softcap: float) -> GradKernelConfig:
-    """The backward kernel of a forward call; NotImplementedError naming the limit
-    where the backward kernels do not take it (FP8, head dims, ...)."""
+                causal: bool, window_size: Sequence[int], softcap: float,
+                arch: str = GRAD_ARCH) -> GradKernelConfig:
+    """The backward kernel of a forward call by `arch`'s kernels; NotImplementedError
+    naming the limit where the backward kernels do not take it (FP8, head dims, ...)."""
     name = str(dtype).replace("torch.", "")
     if name not in _GRAD_DTYPES:
         raise NotImplementedError(f"fattn.flash_attn_func has no backward for {dtype} inputs: "
@@ -38,7 +41,7 @@ def grad_config(dtype, head_dim: int, head_dim_v: int, softmax_scale: Optional[f
     scale = 1.0 / math.sqrt(head_dim) if softmax_scale is None else softmax_scale
     try:
         return GradKernelConfig.make(_GRAD_DTYPES[name], head_dim, causal, window_size[0],
-                                     window_size[1], softcap, scale)
+                                     window_size[1], softcap, scale, arch)
     except ValueError as e:
         raise NotImplementedError(f"fattn.flash_attn_func has no backward for this call: "
                                   f"{e}") from None
@@ -59,8 +62,9 @@ def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bo
     out = attention(q, k, v) for the output's gradient dout, from the forward's out
     and lse ([batch, heads_q, seqlen_q], float32)."""
     torch = _torch()
+    arch = grad_arch_for(torch.cuda.get_device_capability(q.device), q.shape[3])
     config = grad_config(q.dtype, q.shape[3], v.shape[3], softmax_scale, causal, window_size,
-                         softcap)
+                         softcap, arch)
     b, sq, hq, d = q.shape
     sk = k.shape[1]
     if b == 0 or hq == 0 or sq == 0 or sk == 0:

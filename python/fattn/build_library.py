@@ -19,6 +19,9 @@ Training: grad=1 in a spec (or --grad for every configuration) builds the forwar
 with its LSE and the backward kernel of the configuration (fattn.grad_config; the
 sm_80 backward kernels, which sm_90 GPUs run too); --grad skips the configurations
 the backward does not take. --preset training builds what the GPU autograd tests use.
+--grad-sm90a adds the sm_90a backward kernels of those configurations whose head dim
+they take (64, 128), which flash_attn_func runs on sm_90 GPUs with FATTN_GRAD_ARCH=sm_90a
+(not yet run on a GPU: docs/GPU-TESTING.md).
 -j N compiles N kernels at a time. A kernel already in DIR is kept if this
 fattn-compile built it (the index records each kernel's compiler), else built
 again; --force rebuilds every one.
@@ -43,7 +46,7 @@ from typing import Dict, List, Optional
 from .compiler import CompileError, compiler_identity, find_compiler, run_compiler
 from .config import (KernelConfig, canonical_descale, check_head_dims, check_value_layout,
                      runtime_scalars_wanted, short_seqs_tuning)
-from .grad_config import AnyConfig, GradKernelConfig
+from .grad_config import GRAD_ARCH, AnyConfig, GradKernelConfig
 from .library import KernelLibrary, LibraryError
 from .presets import PRESETS
 
@@ -97,10 +100,11 @@ def parse_spec(spec: str) -> List[Dict]:
 
 
 def make_configs(arg_dicts: List[Dict], default_arch: str,
-                 grad_all: bool = False) -> List[AnyConfig]:
+                 grad_all: bool = False, grad_sm90a: bool = False) -> List[AnyConfig]:
     """The configurations to build; `grad_all`: with the backward of each that
     the backward kernels take (an explicit grad=1 that they do not take is a
-    ValueError)."""
+    ValueError); `grad_sm90a`: with each backward, the sm_90a one where its
+    kernels take the head dim."""
     configs: List[AnyConfig] = []
     for a in arg_dicts:
         a = dict(a)
@@ -125,16 +129,22 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
         configs += [config, short_seqs_tuning(config, 1, 1)]
         if backward is not None:
             configs.append(backward)
+            if grad_sm90a:
+                try:
+                    configs.append(grad_of(config, "sm_90a"))
+                except ValueError:
+                    pass  # the sm_80 backward serves it
     return list(dict.fromkeys(configs))  # unique, in order
 
 
-def grad_of(config: KernelConfig) -> GradKernelConfig:
-    """The backward kernel of a forward configuration (ValueError naming the
-    limit where there is none; a runtime softcap has no value to compile in)."""
+def grad_of(config: KernelConfig, arch: str = GRAD_ARCH) -> GradKernelConfig:
+    """The backward kernel by `arch`'s kernels of a forward configuration
+    (ValueError naming the limit where there is none; a runtime softcap has no
+    value to compile in)."""
     if config.runtime_scalars and config.softcap > 0:
         raise ValueError(f"{config.key}: the backward compiles the softcap in; build the "
                          "forward without runtime scalars")
-    return GradKernelConfig.for_forward(config)
+    return GradKernelConfig.for_forward(config, arch)
 
 
 def _duration(seconds: float) -> str:
@@ -191,6 +201,9 @@ def main(argv=None) -> int:
     p.add_argument("--grad", action="store_true",
                    help="also the backward kernel (and the forward with LSE) of every "
                    "configuration the backward takes")
+    p.add_argument("--grad-sm90a", action="store_true",
+                   help="with each backward kernel, the sm_90a one where it takes the head "
+                   "dim (FATTN_GRAD_ARCH=sm_90a runs them; not yet run on a GPU)")
     p.add_argument("--force", action="store_true", help="rebuild kernels already present")
     p.add_argument("--dry-run", action="store_true", help="list the configurations only")
     args = p.parse_args(argv)
@@ -203,7 +216,7 @@ def main(argv=None) -> int:
             arg_dicts += json.loads(args.config_file.read_text())
         for name in args.preset:
             arg_dicts += PRESETS[name]()
-        configs = make_configs(arg_dicts, args.arch, args.grad)
+        configs = make_configs(arg_dicts, args.arch, args.grad, args.grad_sm90a)
     except (ValueError, TypeError, OSError) as e:
         p.error(str(e))
     if not configs:

@@ -5,10 +5,16 @@ design; docs/KERNEL-ABI.md, "Backward"): they also run on sm_90 GPUs, whose driv
 compiles their PTX. Their limits are the compiler's (lib/Conversion/FAttnGradToNVVM):
 f16 or bf16, one head dim for Q, K and V, a multiple of 16 up to 128, dQ accumulated
 with f32 atomics in no fixed order (no `deterministic`).
+
+The sm_90a backward kernels (fattn-sm90-grad-pipeline: the main kernel on wgmma, the same
+parameters) take head dims 64 and 128. They have not run on a GPU yet
+(docs/GPU-TESTING.md), so flash_attn_func uses them only when asked:
+FATTN_GRAD_ARCH=sm_90a, on sm_90 GPUs, for the head dims they take (grad_arch_for).
 """
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Union
 
@@ -20,6 +26,35 @@ GRAD_DTYPES = ("f16", "bf16")
 GRAD_HEAD_DIM_GRANULE = 16
 GRAD_MAX_HEAD_DIM = 128
 GRAD_KIND = "attention_grad"
+# The head dims each arch's kernels take: multiples of these up to GRAD_MAX_HEAD_DIM.
+GRAD_HEAD_DIM_GRANULES = {"sm_80": GRAD_HEAD_DIM_GRANULE, "sm_90a": 64}
+# The environment variable that opts in to the sm_90a backward kernels.
+GRAD_ARCH_ENV = "FATTN_GRAD_ARCH"
+
+
+def _grad_head_dim_ok(arch: str, head_dim) -> bool:
+    return (not isinstance(head_dim, bool) and isinstance(head_dim, int)
+            and head_dim % GRAD_HEAD_DIM_GRANULES[arch] == 0
+            and 0 < head_dim <= GRAD_MAX_HEAD_DIM)
+
+
+def requested_grad_arch() -> str:
+    """The arch FATTN_GRAD_ARCH asks the backward to run ("sm_80" when unset)."""
+    value = os.environ.get(GRAD_ARCH_ENV, "") or GRAD_ARCH
+    if value not in GRAD_HEAD_DIM_GRANULES:
+        raise ValueError(f"{GRAD_ARCH_ENV} must be one of {', '.join(GRAD_HEAD_DIM_GRANULES)}, "
+                         f"got {value!r}")
+    return value
+
+
+def grad_arch_for(capability, head_dim: int) -> str:
+    """The arch of the backward kernels for a device of compute capability
+    `capability` (major, minor): sm_80's, unless FATTN_GRAD_ARCH=sm_90a asks for
+    the sm_90a ones, which run on sm_90 devices and take head dims 64 and 128."""
+    if requested_grad_arch() == "sm_90a" and tuple(capability) == (9, 0) and \
+            _grad_head_dim_ok("sm_90a", head_dim):
+        return "sm_90a"
+    return GRAD_ARCH
 
 
 @dataclass(frozen=True)
@@ -44,13 +79,15 @@ class GradKernelConfig:
             raise ValueError(f"the backward kernels take dtype {' or '.join(GRAD_DTYPES)}, "
                              f"got {dtype!r}")
         check_arch(arch)
-        if arch != GRAD_ARCH:
-            raise ValueError(f"the backward kernels are compiled for {GRAD_ARCH} (they run on "
-                             f"sm_90 GPUs too), got arch {arch!r}")
-        if isinstance(head_dim, bool) or not isinstance(head_dim, int) or \
-                head_dim % GRAD_HEAD_DIM_GRANULE or not 0 < head_dim <= GRAD_MAX_HEAD_DIM:
-            raise ValueError(f"the backward kernels take head dims that are multiples of "
-                             f"{GRAD_HEAD_DIM_GRANULE} up to {GRAD_MAX_HEAD_DIM}, got "
+        if arch not in GRAD_HEAD_DIM_GRANULES:
+            raise ValueError(f"the backward kernels are compiled for "
+                             f"{' or '.join(GRAD_HEAD_DIM_GRANULES)} (sm_80's run on sm_90 GPUs "
+                             f"too), got arch {arch!r}")
+        if not _grad_head_dim_ok(arch, head_dim):
+            kernels = "the backward kernels" if arch == GRAD_ARCH else \
+                f"the {arch} backward kernels"
+            raise ValueError(f"{kernels} take head dims that are multiples of "
+                             f"{GRAD_HEAD_DIM_GRANULES[arch]} up to {GRAD_MAX_HEAD_DIM}, got "
                              f"{head_dim!r}")
         causal = check_flag("causal", causal)
         wl = check_window("window_left", window_left)
@@ -64,13 +101,14 @@ class GradKernelConfig:
                                 check_softcap(softcap), scale)
 
     @staticmethod
-    def for_forward(config: KernelConfig) -> "GradKernelConfig":
-        """The backward of a forward configuration; ValueError naming the limit
-        where the backward kernels do not take it (check_grad_support)."""
+    def for_forward(config: KernelConfig, arch: str = GRAD_ARCH) -> "GradKernelConfig":
+        """The backward of a forward configuration by `arch`'s kernels; ValueError
+        naming the limit where the backward kernels do not take it
+        (check_grad_support, and `arch`'s head dims)."""
         check_grad_support(config)
         return GradKernelConfig.make(config.dtype, config.head_dim_qk, config.causal,
                                      config.window_left, config.window_right, config.softcap,
-                                     config.scale)
+                                     config.scale, arch)
 
     @property
     def key(self) -> str:

@@ -8,8 +8,8 @@ import pytest
 from fattn import build_library
 from fattn.compiler import CompileError, compile_kernel, find_compiler
 from fattn.config import KernelConfig
-from fattn.grad_config import (GradKernelConfig, check_grad_support, config_from_description,
-                               config_from_json)
+from fattn.grad_config import (GRAD_ARCH_ENV, GradKernelConfig, check_grad_support,
+                               config_from_description, config_from_json, grad_arch_for)
 from fattn.library import KernelLibrary, LibraryError
 from fattn.mlir_gen import attention_grad_mlir, kernel_mlir, mlir_float
 
@@ -49,14 +49,46 @@ def test_key_is_exact_and_distinct():
     (dict(dtype="bf16", head_dim=256), "multiples of 16 up to 128, got 256"),
     (dict(dtype="bf16", head_dim=72), "multiples of 16 up to 128, got 72"),
     (dict(dtype="bf16", head_dim=True), "multiples of 16 up to 128, got True"),
-    (dict(dtype="bf16", head_dim=64, arch="sm_90a"),
-     "compiled for sm_80 (they run on sm_90 GPUs too), got arch 'sm_90a'"),
+    (dict(dtype="bf16", head_dim=64, arch="sm_86"),
+     "compiled for sm_80 or sm_90a (sm_80's run on sm_90 GPUs too), got arch 'sm_86'"),
+    (dict(dtype="bf16", head_dim=96, arch="sm_90a"),
+     "the sm_90a backward kernels take head dims that are multiples of 64 up to 128, got 96"),
+    (dict(dtype="bf16", head_dim=256, arch="sm_90a"), "multiples of 64 up to 128, got 256"),
     (dict(dtype="bf16", head_dim=64, scale=0.0), "softmax_scale must be a positive"),
     (dict(dtype="bf16", head_dim=64, softcap=-1.0), "softcap must be a finite number >= 0"),
 ])
 def test_make_errors(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         GradKernelConfig.make(**kwargs)
+
+
+def test_sm90a_backward_configurations():
+    c = GradKernelConfig.make("bf16", 128, causal=True, arch="sm_90a")
+    assert c.key == "grad-sm_90a-bf16-d128-causal-wl-1-wr0-sc00000000-s3db504f3"
+    assert c != GradKernelConfig.make("bf16", 128, causal=True)
+    assert config_from_json(c.to_json()) == c
+    fwd = KernelConfig.make("sm_90a", "f16", 64, has_lse=True)
+    assert GradKernelConfig.for_forward(fwd, "sm_90a").arch == "sm_90a"
+    assert GradKernelConfig.for_forward(fwd).arch == "sm_80"
+
+
+def test_grad_arch_is_opt_in(monkeypatch):
+    """sm_80's backward unless FATTN_GRAD_ARCH=sm_90a, and then only on sm_90
+    devices and for the head dims the sm_90a kernels take."""
+    monkeypatch.delenv(GRAD_ARCH_ENV, raising=False)
+    assert grad_arch_for((9, 0), 128) == "sm_80"
+    monkeypatch.setenv(GRAD_ARCH_ENV, "sm_80")
+    assert grad_arch_for((9, 0), 128) == "sm_80"
+    monkeypatch.setenv(GRAD_ARCH_ENV, "sm_90a")
+    assert grad_arch_for((9, 0), 128) == "sm_90a"
+    assert grad_arch_for((9, 0), 64) == "sm_90a"
+    assert grad_arch_for((9, 0), 96) == "sm_80"
+    assert grad_arch_for((8, 0), 128) == "sm_80"
+    assert grad_arch_for((10, 0), 128) == "sm_80"
+    monkeypatch.setenv(GRAD_ARCH_ENV, "sm_100")
+    with pytest.raises(ValueError, match="FATTN_GRAD_ARCH must be one of sm_80, sm_90a, "
+                       "got 'sm_100'"):
+        grad_arch_for((9, 0), 128)
 
 
 def test_json_round_trip_and_descriptions():
@@ -135,6 +167,14 @@ def test_build_library_grad_configs():
     assert len(grads) == 12 and all(c.arch == "sm_80" for c in grads)
     assert all(c.has_lse for c in training if isinstance(c, KernelConfig))
     assert {c.arch for c in training if isinstance(c, KernelConfig)} == {"sm_80", "sm_90a"}
+    # --grad-sm90a: the sm_90a backward beside each sm_80 one whose head dim it takes.
+    both = build_library.make_configs(
+        build_library.parse_spec("dtype=bf16,head_dim=64|96,grad=1"), "sm_90a",
+        grad_sm90a=True)
+    assert [c.key for c in both if isinstance(c, GradKernelConfig)] == [
+        "grad-sm_80-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000",
+        "grad-sm_90a-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000",
+        "grad-sm_80-bf16-d96-full-wl-1-wr-1-sc00000000-s3dd105ec"]
 
 
 def test_build_library_builds_backward_kernels(tmp_path, capsys):
@@ -151,7 +191,8 @@ def test_build_library_builds_backward_kernels(tmp_path, capsys):
 def test_fattn_compile_builds_the_configuration(tmp_path):
     """The .mlir compiles into the three kernels, whose description is the configuration's."""
     for c in (GradKernelConfig.make("bf16", 64, causal=True),
-              GradKernelConfig.make("f16", 128, window_left=64, window_right=32, scale=0.1)):
+              GradKernelConfig.make("f16", 128, window_left=64, window_right=32, scale=0.1),
+              GradKernelConfig.make("bf16", 128, causal=True, softcap=30.0, arch="sm_90a")):
         try:
             out = compile_kernel(c, tmp_path / c.key)
         except CompileError as e:

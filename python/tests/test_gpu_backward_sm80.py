@@ -1,4 +1,6 @@
-"""The sm_80 backward kernels (fattn.attention_grad, fattn-sm80-grad-pipeline) on the GPU.
+"""The backward kernels (fattn.attention_grad) of sm_80 (fattn-sm80-grad-pipeline) or, with
+FATTN_GRAD_ARCH=sm_90a, of sm_90a (fattn-sm90-grad-pipeline, the main kernel on wgmma;
+sm_90 GPUs only) on the GPU.
 
 Each configuration's three kernels (preprocess, main, postprocess; docs/KERNEL-ABI.md,
 "Backward") are launched through the CUDA driver API (ctypes on libcuda: cuModuleLoadData,
@@ -15,13 +17,17 @@ The GPU machine has no MLIR: build the kernels here and carry the folder there.
 
     # here (fattn-compile from build/bin, or FATTN_COMPILE=...)
     python3 python/tests/test_gpu_backward_sm80.py --build build-grad-kernels
+    python3 python/tests/test_gpu_backward_sm80.py --build build-grad-kernels-sm90a --arch sm_90a
     # there
     FATTN_GRAD_KERNEL_DIR=$PWD/build-grad-kernels \\
+        python3 -m pytest -q -rs python/tests/test_gpu_backward_sm80.py
+    FATTN_GRAD_ARCH=sm_90a FATTN_GRAD_KERNEL_DIR=$PWD/build-grad-kernels-sm90a \\
         python3 -m pytest -q -rs python/tests/test_gpu_backward_sm80.py
 
 Without FATTN_GRAD_KERNEL_DIR the tests compile the kernels with fattn-compile when it is found,
 and skip otherwise. An sm_80 cubin does not load on an sm_90 GPU: the PTX beside it is loaded
-instead (the driver compiles it for the device).
+instead (the driver compiles it for the device). The sm_90a kernels run on sm_90 GPUs only
+(elsewhere the tests skip); a kernel folder of the other arch fails the tests.
 """
 from __future__ import annotations
 
@@ -38,6 +44,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[2]
+ARCHS = ("sm_80", "sm_90a")
 DTYPES = ("bf16", "f16")
 HEAD_DIMS = (64, 128)
 
@@ -79,12 +86,12 @@ def find_fattn_compile() -> Optional[str]:
     return None
 
 
-def build_kernels(out: Path, compiler: str) -> None:
-    """Compiles every configuration into `out`: <name>.json, .ptx and .cubin."""
+def build_kernels(out: Path, compiler: str, arch: str = "sm_80") -> None:
+    """Compiles every configuration for `arch` into `out`: <name>.json, .ptx and .cubin."""
     out.mkdir(parents=True, exist_ok=True)
-    source = out / "backward_sm80.mlir"
+    source = out / f"backward_{arch}.mlir"
     source.write_text(kernel_source())
-    subprocess.run([compiler, str(source), "--arch", "sm_80", "--emit", "json", "-o", str(out)],
+    subprocess.run([compiler, str(source), "--arch", arch, "--emit", "json", "-o", str(out)],
                    check=True)
 
 
@@ -154,6 +161,11 @@ if __name__ != "__main__":
     pytestmark = pytest.mark.gpu
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU", allow_module_level=True)
+    ARCH = os.environ.get("FATTN_GRAD_ARCH") or "sm_80"
+    if ARCH not in ARCHS:
+        raise ValueError(f"FATTN_GRAD_ARCH must be one of {', '.join(ARCHS)}, got {ARCH!r}")
+    if ARCH == "sm_90a" and torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the sm_90a backward kernels need an sm_90 GPU", allow_module_level=True)
 
     TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
 
@@ -167,7 +179,7 @@ if __name__ != "__main__":
         if compiler is None:
             pytest.skip("no FATTN_GRAD_KERNEL_DIR and no fattn-compile to build the kernels")
         with tempfile.TemporaryDirectory(prefix="fattn-grad-") as tmp:
-            build_kernels(Path(tmp), compiler)
+            build_kernels(Path(tmp), compiler, ARCH)
             yield Path(tmp)
 
     @pytest.fixture(scope="module")
@@ -183,6 +195,9 @@ if __name__ != "__main__":
             if not path.exists():
                 pytest.fail(f"{path} is missing: build the kernels with --build (module docstring)")
             description = json.loads(path.read_text())
+            if description["arch"] != ARCH:
+                pytest.fail(f"{path} holds {description['arch']} kernels, FATTN_GRAD_ARCH "
+                            f"asks for {ARCH}: build them with --arch {ARCH}")
             module = driver.load_module(folder, description)
             launches = [(k, driver.function(module, k["entry"], k["dynamic_smem_bytes"]))
                         for k in description["kernels"]]
@@ -300,12 +315,14 @@ def main(argv=None) -> int:
                         help="compile every configuration's kernels into this folder")
     parser.add_argument("--fattn-compile", default=None,
                         help="fattn-compile to use (default: $FATTN_COMPILE, build/bin, PATH)")
+    parser.add_argument("--arch", choices=ARCHS, default="sm_80",
+                        help="the kernels' arch (sm_90a: run with FATTN_GRAD_ARCH=sm_90a)")
     args = parser.parse_args(argv)
     compiler = args.fattn_compile or find_fattn_compile()
     if compiler is None:
         parser.error("fattn-compile not found (build it, or give --fattn-compile)")
-    build_kernels(args.build, compiler)
-    print(f"{len(CONFIGS)} configurations compiled into {args.build}")
+    build_kernels(args.build, compiler, args.arch)
+    print(f"{len(CONFIGS)} configurations compiled for {args.arch} into {args.build}")
     return 0
 
 
