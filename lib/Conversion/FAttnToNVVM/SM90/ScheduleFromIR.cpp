@@ -109,6 +109,66 @@ static FailureOr<bool> readWorkLoop(TiledAttentionOp op) {
   return true;
 }
 
+/// A short description of `v` for a diagnostic: the op that computes it, or
+/// which block argument it is.
+static std::string describeValue(Value v) {
+  if (Operation *def = v.getDefiningOp())
+    return ("a value computed by '" + def->getName().getStringRef() + "'")
+        .str();
+  auto arg = cast<BlockArgument>(v);
+  return ("argument " + Twine(arg.getArgNumber()) + " of a block of '" +
+          arg.getOwner()->getParentOp()->getName().getStringRef() + "'")
+      .str();
+}
+
+/// The work item is what the kernel computes once per CTA, or per turn of a
+/// persistent CTA's loop: its coordinates are the block arguments (batch,
+/// head, Q tile) of the fattn.work_loop, or of the tiled op without one. The
+/// kernel derives them from its grid position (or decodes the CTA's item)
+/// and gives them to every op of the item, so each op must take them as
+/// they are: the KV tile range of the item's Q tile; Q's, O's and the
+/// LSE's tiles at the item's batch and head; K's and V's at its batch. The
+/// ring outlives the items (its stages and phases run on from one item to
+/// the next), so it is created before the loop. Anything else would be
+/// lowered as if it were written so: a diagnostic instead.
+static LogicalResult readWorkItem(TiledAttentionOp op) {
+  WorkLoopOp loop = getWorkLoop(op);
+  Block &item = loop ? loop.getBody().front() : op.getBody().front();
+  StringRef owner = loop ? "fattn.work_loop" : "fattn.tiled_attention";
+  auto expect = [&](Operation *user, Value v, unsigned index,
+                    StringRef what) -> LogicalResult {
+    if (v == item.getArgument(index))
+      return success();
+    return user->emitOpError()
+           << "expected the work item's " << what << " (argument " << index
+           << " of the " << owner
+           << "'s block, the one the sm_90a kernel computes), found "
+           << describeValue(v);
+  };
+  WalkResult result = op.getBody().walk([&](Operation *inner) {
+    LogicalResult checked = success();
+    if (auto range = dyn_cast<KVTileRangeOp>(inner)) {
+      checked = expect(range, range.getQTile(), 2, "Q tile");
+    } else if (auto load = dyn_cast<LoadTileOp>(inner)) {
+      checked = expect(load, load.getBatch(), 0, "batch");
+      if (succeeded(checked) && load.getSource() == op.getQuery())
+        checked = expect(load, load.getHead(), 1, "head");
+    } else if (auto store = dyn_cast<StoreTileOp>(inner)) {
+      checked = expect(store, store.getBatch(), 0, "batch");
+      if (succeeded(checked))
+        checked = expect(store, store.getHead(), 1, "head");
+    } else if (auto create = dyn_cast<RingCreateOp>(inner);
+               create && loop && loop->isProperAncestor(create)) {
+      checked = create.emitOpError()
+                << "expected before the fattn.work_loop: the sm_90a kernel "
+                   "runs one ring's stages and phases on from one work item "
+                   "to the next";
+    }
+    return failed(checked) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Reads the TMA plan's choices into `options`: the store of O and the
 /// boxes, which must be one swizzle atom of the op's element type.
 static LogicalResult readTMAPlan(TiledAttentionOp op, const TMAPlan &plan,
@@ -150,7 +210,8 @@ static LogicalResult readLoweringChoices(TiledAttentionOp op,
 LogicalResult mlir::fattn::readSM90Schedule(TiledAttentionOp op,
                                             SM90Options &options) {
   FailureOr<bool> persistent = readWorkLoop(op);
-  if (failed(persistent) || failed(readLoweringChoices(op, options)))
+  if (failed(persistent) || failed(readWorkItem(op)) ||
+      failed(readLoweringChoices(op, options)))
     return failure();
   // Without a plan, getSM90KernelConfig names what is missing.
   FailureOr<TMAPlan> plan = getTMAPlan(op);

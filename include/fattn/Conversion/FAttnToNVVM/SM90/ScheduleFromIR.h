@@ -26,8 +26,10 @@ namespace mlir::fattn {
 /// every warpgroup computes and issues its own copies in the plain loop;
 /// with one, its attributes and its consumer loop (readSM90ConsumerLoop)
 /// decide, and its named barriers must be the pingpong protocol the kernel
-/// implements. Fails with a diagnostic when the IR asks for a schedule that
-/// the lowering does not implement.
+/// implements; the ops of the work item (fattn.work_loop's region, or the
+/// tiled op's body) must take its coordinates, the block arguments, as they
+/// are. Fails with a diagnostic when the IR asks for a schedule that the
+/// lowering does not implement.
 LogicalResult readSM90Schedule(TiledAttentionOp op, SM90Options &options);
 
 /// The consumers' KV loop of `ws`, op by op (ConsumerLoop.h): the body of
