@@ -17,6 +17,10 @@ def ConvertFAttnToNVVM : Pass<"convert-fattn-to-nvvm", "ModuleOp"> {
     sm_90a hook). The function is erased, or, when something calls it (the
     host-launch pipelines' outlined attention), kept empty and marked
     `fattn.kernel_ref = @fattn_kernels::@<kernel>` for --fattn-gpu-launch.
+    An untiled fattn.attention, a fattn.tiled_attention_grad (the backward
+    conversions') or a function holding two tiled ops is a diagnostic that
+    names the pass to run; an untiled fattn.attention_grad is left to the
+    backward pipeline.
 
     The sm_80 kernel is built at the target level (L3: the `fattn.sm80.*`
     ops of the cp.async ring and its commit groups, ldmatrix, mma.sync, P's

@@ -10,6 +10,10 @@
 
 #include "fattn/Conversion/FAttnGradToNVVM/FAttnGradToNVVM.h"
 #include "fattn/Conversion/FAttnGradToNVVM/Passes.h"
+#include "fattn/Conversion/UnloweredOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnGradOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.h"
 #include "fattn/Dialect/FAttn/Transforms/Transforms.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -179,6 +183,15 @@ struct ConvertFAttnGradToNVVMSM80Pass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(refuseOpsNotLowered<AttentionGradOp>(
+            module, getArgument(),
+            "run --fattn-tile-grad=\"block-m=64 block-n=64\" first "
+            "(--fattn-sm80-grad-pipeline runs both)")) ||
+        failed(refuseOpsNotLowered<TiledAttentionOp>(
+            module, getArgument(), "--convert-fattn-to-nvvm lowers it")) ||
+        failed(refuseSharedFunctions<TiledAttentionGradOp>(module,
+                                                           getArgument())))
+      return signalPassFailure();
     if (failed(buildSM80GradKernels(module)))
       return signalPassFailure();
     if (keepTargetOps)

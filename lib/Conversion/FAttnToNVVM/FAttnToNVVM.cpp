@@ -10,6 +10,8 @@
 #include "fattn/Conversion/FAttnToNVVM/FAttnToNVVM.h"
 #include "fattn/Conversion/FAttnToNVVM/SM80/TargetToNVVM.h"
 #include "fattn/Conversion/Passes.h"
+#include "fattn/Conversion/UnloweredOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -127,7 +129,20 @@ struct ConvertFAttnToNVVMPass
     : public fattn::impl::ConvertFAttnToNVVMBase<ConvertFAttnToNVVMPass> {
   using ConvertFAttnToNVVMBase::ConvertFAttnToNVVMBase;
   void runOnOperation() override {
-    if (failed(convertFAttnToNVVM(getOperation(), chip, keepTargetOps)))
+    ModuleOp module = getOperation();
+    if (failed(refuseOpsNotLowered<AttentionOp>(
+            module, getArgument(),
+            "run --fattn-tile and the target's passes first (--fattn-" +
+                StringRef(chip == "sm_80" ? "sm80" : "sm90") +
+                "-pipeline runs them all)")) ||
+        failed(refuseOpsNotLowered<TiledAttentionGradOp>(
+            module, getArgument(),
+            "--convert-fattn-grad-to-nvvm-" +
+                StringRef(chip == "sm_80" ? "sm80" : "sm90") +
+                " lowers it")) ||
+        failed(refuseSharedFunctions<TiledAttentionOp>(module, getArgument())))
+      return signalPassFailure();
+    if (failed(convertFAttnToNVVM(module, chip, keepTargetOps)))
       signalPassFailure();
   }
 };

@@ -46,7 +46,11 @@ def ConvertFAttnGradToNVVMSM80
     Supported: f16 and bf16, head dims (QK and V equal) multiples of 16 up
     to 128, any sequence lengths, GQA/MQA, causal and local windows, a
     softcap (math.tanh, as tanh.approx.f32); the rest (`deterministic`,
-    other tiles, f32, head dims above 128) is a diagnostic on the op.
+    other tiles, f32, head dims above 128) is a diagnostic on the op. So
+    are an untiled fattn.attention_grad (run --fattn-tile-grad first), a
+    fattn.tiled_attention (the forward conversions') and a function holding
+    two tiled backward ops; an untiled fattn.attention is left to the
+    forward pipeline.
   }];
   let options = [
     Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",

@@ -14,8 +14,10 @@
 #include "fattn/Conversion/FAttnToNVVM/SM90/Passes.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/ScheduleFromIR.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/TargetToNVVM.h"
+#include "fattn/Conversion/UnloweredOps.h"
 #include "fattn/Dialect/FAttn/IR/FAttnFP8Ops.h"
 #include "fattn/Dialect/FAttn/IR/FAttnScheduleOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/LoweringChoices.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/Schedule.h"
 #include "fattn/Dialect/FAttn/Transforms/SM90/TMAPlan.h"
@@ -599,6 +601,14 @@ struct ConvertFAttnToNVVMSM90Pass
     options.moduleName = moduleName;
     options.kernelName = kernelName;
     options.keepTargetOps = keepTargetOps;
+    if (failed(refuseOpsNotLowered<AttentionOp>(
+            getOperation(), getArgument(),
+            "run --fattn-tile and the sm_90a passes first "
+            "(--fattn-sm90-pipeline runs them all)")) ||
+        failed(refuseOpsNotLowered<TiledAttentionGradOp>(
+            getOperation(), getArgument(),
+            "--convert-fattn-grad-to-nvvm-sm90 lowers it")))
+      return signalPassFailure();
     SmallVector<TiledAttentionOp> ops;
     getOperation()->walk([&](TiledAttentionOp op) { ops.push_back(op); });
     if (ops.size() > 1 && !options.kernelName.empty()) {

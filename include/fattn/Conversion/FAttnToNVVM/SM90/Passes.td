@@ -25,7 +25,10 @@ def ConvertFAttnToNVVMSM90 : Pass<"convert-fattn-to-nvvm-sm90", "ModuleOp"> {
     checked against the rest of the IR, and O's store from its TMA plan.
     Tensor maps are `nvvm.grid_constant` byval
     parameters. The op is erased; the kernel carries its KERNEL-ABI.md
-    description as `fattn.kernel_description`.
+    description as `fattn.kernel_description`. An untiled fattn.attention
+    or a fattn.tiled_attention_grad (--convert-fattn-grad-to-nvvm-sm90's) is
+    a diagnostic that names the pass to run; an untiled
+    fattn.attention_grad is left to the backward pipeline.
 
     The kernel is built at the target level (L3: LLVM-dialect code with the
     `fattn.sm90.*` ops of the warpgroups' roles, the K/V ring, its mbarriers

@@ -1,0 +1,20 @@
+// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=64" --convert-fattn-to-nvvm-sm90 -verify-diagnostics
+
+// The sm_90a forward conversion lowers a planned fattn.tiled_attention; an
+// untiled fattn.attention, or the backward's tiled op, would stay in place:
+// a diagnostic names the pass that is missing. (An untiled
+// fattn.attention_grad is left to the backward pipeline.)
+
+func.func @untiled(%q: memref<1x2x64x64xbf16>, %o: memref<1x2x64x64xbf16>) {
+  // expected-error @+1 {{'fattn.attention' op is not lowered by --convert-fattn-to-nvvm-sm90: run --fattn-tile and the sm_90a passes first (--fattn-sm90-pipeline runs them all)}}
+  fattn.attention ins(%q, %q, %q : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>) outs(%o : memref<1x2x64x64xbf16>)
+  return
+}
+
+// -----
+
+func.func @grad(%q: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention_grad' op is not lowered by --convert-fattn-to-nvvm-sm90: --convert-fattn-grad-to-nvvm-sm90 lowers it}}
+  fattn.attention_grad ins(%q, %q, %q, %q, %q, %lse : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>) outs(%dq, %dq, %dq : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>)
+  return
+}
