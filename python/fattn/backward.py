@@ -14,8 +14,7 @@ from typing import Optional, Sequence, Tuple
 
 from ._runtime import TensorDesc
 from .grad_config import GRAD_ARCH, GradKernelConfig, grad_arch_for
-from .interface import (_device_guard, _logical, _pointer_aligned, _strides_aligned,
-                        _torch)
+from .interface import _device_guard, _logical, _readable, _torch
 from .kernels import get_kernel
 
 _GRAD_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
@@ -47,15 +46,6 @@ def grad_config(dtype, head_dim: int, head_dim_v: int, softmax_scale: Optional[f
                                   f"{e}") from None
 
 
-def _readable(t):
-    """`t` where the kernels can read it (16-byte aligned rows, a contiguous last
-    dim), else a contiguous copy."""
-    if (t.stride(-1) == 1 or t.shape[-1] <= 1) and _pointer_aligned(t) and _strides_aligned(t):
-        return t
-    torch = _torch()
-    return t.clone(memory_format=torch.contiguous_format)
-
-
 def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bool,
              window_size: Sequence[int], softcap: float) -> Tuple:
     """dq, dk, dv (contiguous, q's, k's and v's shapes and dtype) of flash_attn_func's
@@ -73,7 +63,8 @@ def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bo
     dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     dk = torch.empty(k.shape, dtype=k.dtype, device=k.device)
     dv = torch.empty(v.shape, dtype=v.dtype, device=v.device)
-    q, k, v, out, dout = (_readable(t) for t in (q, k, v, out, dout.to(q.dtype)))
+    # The backward kernels copy their tiles with cp.async (no TMA), on either arch.
+    q, k, v, out, dout = (_readable(t, tma=False) for t in (q, k, v, out, dout.to(q.dtype)))
     if lse.stride(-1) != 1 or lse.data_ptr() % 4:
         lse = lse.contiguous()
     dtype = config.dtype

@@ -279,14 +279,32 @@ def _device_guard(device: int):
         else torch.cuda.device(device)
 
 
-def _readable_in_place(t, arch: str) -> bool:
-    """Whether the kernel reads `t` through its own strides: 16-byte aligned
-    ones, and for the sm_90 kernels, whose TMA tensor maps take nonzero
-    strides only, no broadcast dim (stride 0 over several indices)."""
-    if not _strides_aligned(t):
+def _reads_by_tma(arch: str) -> bool:
+    """Whether `arch`'s forward kernels read q, k and v through TMA tensor maps."""
+    return arch.startswith("sm_90")
+
+
+def _readable_in_place(t, tma: bool) -> bool:
+    """Whether a kernel reads `t` through its own strides (its data pointer
+    aside): a contiguous last dim and 16-byte aligned strides, and for a kernel
+    that reads it through TMA tensor maps (the sm_90 forward), whose strides are
+    nonzero, no broadcast dim (stride 0 over several indices)."""
+    if (t.stride(-1) != 1 and t.shape[-1] > 1) or not _strides_aligned(t):
         return False
-    return not arch.startswith("sm_90") or all(
-        t.stride(i) != 0 for i in range(t.dim()) if t.shape[i] > 1)
+    return not tma or all(t.stride(i) != 0 for i in range(t.dim()) if t.shape[i] > 1)
+
+
+def _readable(t, tma: bool, in_place: Optional[bool] = None):
+    """`t` where a kernel can read it, else a contiguous copy: the forward's q, k
+    and v, the backward's q, k, v, out and dout. `in_place` is
+    _readable_in_place's answer where the caller kept it; the data pointer's
+    alignment is checked on every call. (clone: contiguous() would return a
+    contiguous view at a misaligned address as it is.)"""
+    if in_place is None:
+        in_place = _readable_in_place(t, tma)
+    if in_place and _pointer_aligned(t):
+        return t
+    return t.clone(memory_format=_torch().contiguous_format)
 
 
 class _Checked(NamedTuple):
@@ -545,7 +563,8 @@ def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, a
         # A kernel with the values compiled in takes none at launch.
         scalars = (check_scale(1.0 / math.sqrt(d) if softmax_scale is None else softmax_scale),
                    check_softcap(softcap)) if config.runtime_scalars else None
-        checked = _Checked(config, tuple(_readable_in_place(t, arch) for t in (q, k, v)),
+        checked = _Checked(config,
+                           tuple(_readable_in_place(t, _reads_by_tma(arch)) for t in (q, k, v)),
                            per_head_routing(config), scalars)
         if key is not None:
             if len(_CHECKED) >= _CHECKED_MAX:
@@ -553,10 +572,8 @@ def _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, a
             _CHECKED[key] = checked
     config = checked.config
     kernel, per_head = _select_kernel(key, checked, sq, sk)
-    # A view the kernel cannot read in place is copied (clone: contiguous()
-    # would return a contiguous view at a misaligned address as it is).
-    q, k, v = (t if ok and _pointer_aligned(t) else
-               t.clone(memory_format=torch.contiguous_format)
+    # A view the kernel cannot read in place is copied.
+    q, k, v = (_readable(t, _reads_by_tma(config.arch), ok)
                for t, ok in zip((q, k, v), checked.in_place))
     # A pre-transposed V is already the logical [b, h, head_dim_v, keys] view.
     v_desc = _logical(v, dtype) if v_layout is None else \
