@@ -69,3 +69,13 @@ func.func @caller(%q: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>) {
   call @called(%q, %q, %q, %q, %q, %lse, %q, %q, %q) : (memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>) -> ()
   return
 }
+
+// -----
+
+// One backward per function: the kernels take their names from it.
+func.func @two(%q: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xbf16>, %dq2: memref<1x2x64x64xbf16>) {
+  fattn.attention_grad ins(%q, %q, %q, %q, %q, %lse : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>) outs(%dq, %dq, %dq : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>)
+  // expected-error @+1 {{'fattn.tiled_attention_grad' op is not lowered by --convert-fattn-grad-to-nvvm-sm90: it lowers a function that holds one fattn.tiled_attention_grad, @two holds 2}}
+  fattn.attention_grad ins(%q, %q, %q, %q, %q, %lse : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>) outs(%dq2, %dq2, %dq2 : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>)
+  return
+}

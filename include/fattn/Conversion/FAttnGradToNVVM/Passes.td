@@ -98,7 +98,10 @@ def ConvertFAttnGradToNVVMSM90
 
     Supported: f16 and bf16, head dims 64 and 128 (QK and V equal), any
     sequence lengths, GQA/MQA, causal and local windows, a softcap; the
-    rest is a diagnostic on the op.
+    rest is a diagnostic on the op. So are an untiled fattn.attention_grad
+    (run --fattn-tile-grad first), a fattn.tiled_attention (the forward
+    conversions') and a function holding two tiled backward ops; an untiled
+    fattn.attention is left to the forward pipeline.
   }];
   let options = [
     Option<"keepTargetOps", "keep-target-ops", "bool", /*default=*/"false",

@@ -12,6 +12,10 @@
 #include "fattn/Conversion/FAttnGradToNVVM/FAttnGradToNVVM.h"
 #include "fattn/Conversion/FAttnGradToNVVM/Passes.h"
 #include "fattn/Conversion/FAttnToNVVM/SM90/TargetToNVVM.h"
+#include "fattn/Conversion/UnloweredOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnGradOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnOps.h"
+#include "fattn/Dialect/FAttn/IR/FAttnTiledGradOps.h"
 #include "fattn/Dialect/FAttn/Transforms/Transforms.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -65,6 +69,16 @@ struct ConvertFAttnGradToNVVMSM90Pass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // What the pass would leave in place, named (as the sm_80 pass does).
+    if (failed(refuseOpsNotLowered<AttentionGradOp>(
+            module, getArgument(),
+            "run --fattn-tile-grad=\"block-m=64 block-n=64\" first "
+            "(--fattn-sm90-grad-pipeline runs both)")) ||
+        failed(refuseOpsNotLowered<TiledAttentionOp>(
+            module, getArgument(), "--convert-fattn-to-nvvm-sm90 lowers it")) ||
+        failed(
+            refuseSharedFunctions<TiledAttentionGradOp>(module, getArgument())))
+      return signalPassFailure();
     if (failed(buildSM90GradKernels(module)))
       return signalPassFailure();
     if (keepTargetOps)

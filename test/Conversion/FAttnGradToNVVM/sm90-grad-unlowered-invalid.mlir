@@ -1,0 +1,19 @@
+// RUN: fattn-opt %s -split-input-file --fattn-tile --convert-fattn-grad-to-nvvm-sm90 -verify-diagnostics
+
+// The sm_90a backward conversion lowers a fattn.tiled_attention_grad; an
+// untiled fattn.attention_grad, or the forward's tiled op, would stay in
+// place: a diagnostic names the pass that is missing.
+
+func.func @untiled(%q: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xbf16>) {
+  // expected-error @+1 {{'fattn.attention_grad' op is not lowered by --convert-fattn-grad-to-nvvm-sm90: run --fattn-tile-grad="block-m=64 block-n=64" first (--fattn-sm90-grad-pipeline runs both)}}
+  fattn.attention_grad ins(%q, %q, %q, %q, %q, %lse : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>) outs(%dq, %dq, %dq : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>)
+  return
+}
+
+// -----
+
+func.func @forward(%q: memref<1x2x64x64xbf16>, %o: memref<1x2x64x64xbf16>) {
+  // expected-error @+1 {{'fattn.tiled_attention' op is not lowered by --convert-fattn-grad-to-nvvm-sm90: --convert-fattn-to-nvvm-sm90 lowers it}}
+  fattn.attention ins(%q, %q, %q : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>) outs(%o : memref<1x2x64x64xbf16>)
+  return
+}
