@@ -235,9 +235,9 @@ def recorded_launches() -> Iterator[List[str]]:
     launched: List[str] = []
     original = Kernel.launch
 
-    def launch(self, tensors, stream):
+    def launch(self, tensors, stream, scalars=None):
         launched.append(str(self.path))
-        return original(self, tensors, stream)
+        return original(self, tensors, stream, scalars)
     Kernel.launch = launch
     try:
         yield launched

@@ -173,12 +173,15 @@ def test_work_order_tail(dtype):
     192-row Q tiles, seq_q != seq_k, GQA, an LSE."""
     run_case(dtype=dtype, d=64, b=4, hq=48, hk=8, sq=1100, sk=1100, causal=True)
     run_case(dtype=dtype, d=64, b=4, hq=48, hk=12, sq=700, sk=1300, causal=True, lse=True)
-    if backend() != "fattn" or torch.cuda.get_device_capability() != (9, 0):
+    if backend() != "fattn":
         return
     # The library's kernel takes the tail, and the runtime chooses one of
-    # more than one pair for this shape.
+    # more than one pair for this shape (sm_90a's kernels; FATTN_ARCH=sm_80
+    # runs sm_80's on an sm_90 GPU too).
     t = torch.empty(4, 1100, 48, 64, device="cuda", dtype=TORCH_DTYPES[dtype])
     config = config_for(t, t, t, True, (-1, -1), 0.0, None, False)
+    if config.arch != "sm_90a":
+        return
     kernel = fattn.get_kernel(config)
     description = json.loads(kernel.path.read_text())
     assert "work_order" in description, kernel.path
