@@ -57,38 +57,35 @@ import argparse
 import datetime
 import json
 import math
-import statistics
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 try:
     import torch
-    import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
 except ImportError:  # --dry-run, --table-from and the CPU tests need no torch
-    torch = F = SDPBackend = sdpa_kernel = None
+    torch = None
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 import fattn  # noqa: E402
 
-if torch is not None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from interleaved import median_ms_interleaved  # noqa: E402  (bench/, this folder)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/, this folder
+from bench_common import (HEAD_WIDTH, NOT_RUN, PEERS, TOKENS, Case, flops,  # noqa: E402,F401
+                          fmt_err, fmt_ratio, fmt_tflops, grid_case, int_list, is_number,
+                          joined, md_table, rel_l2, say_once, sdpa, seq_label, tflops_of,
+                          time_ms, timing)
+import bench_common  # noqa: E402
 
-PEERS = ({"FA2": SDPBackend.FLASH_ATTENTION, "cuDNN": SDPBackend.CUDNN_ATTENTION}
-         if SDPBackend is not None else {})
+if torch is not None:
+    from interleaved import median_ms_interleaved  # noqa: E402
+
 CHECK_TOLERANCE = 1e-2  # rel L2 between fattn and SDPA; each alone is ~2e-3 in bf16
 # fp8 inputs: e4m3 keeps 3 mantissa bits (rel. rounding <= 2^-4 per element); the CPU
 # oracle measured 4e-2 - 8e-2 against the unquantized inputs (docs/FP8.md).
 FP8_CHECK_TOLERANCE = 0.15
 FP8_BLOCK = 128  # rows per descale factor, Q and K/V
 
-TOKENS = 16384      # batch x seqlen of every grid cell (ANCHORS.md)
-HEAD_WIDTH = 2048   # heads x head dim of every grid cell
-NOT_RUN = "—"       # a contender that cannot run the cell (the reason goes to "why")
 JSON_FORMAT = "bench_fwd/2"
 
 # GQA prefill shapes (issue 40): name -> (model, query heads, KV heads), head dim 128.
@@ -113,39 +110,8 @@ CELL_OVERHEAD_S = 0.2  # inputs, quantization, the check calls (0.1 s on an H100
 
 # ---------------------------------------------------------------------------- cells
 
-@dataclass(frozen=True)
-class Case:
-    """One row: batch b, seqlen n (queries = keys), h query heads, hkv K/V heads,
-    head dim d; model names a GQA preset ("" for the head dim x seqlen grid)."""
-    d: int
-    n: int
-    b: int
-    h: int
-    hkv: int
-    causal: bool
-    model: str = ""
-
-    @property
-    def name(self) -> str:
-        shape = (f"{self.model} B{self.b} {self.h}/{self.hkv}" if self.model
-                 else f"d{self.d}")
-        return f"{shape} {seq_label(self.n)}" + (" causal" if self.causal else "")
-
-
-def seq_label(n: int) -> str:
-    return f"{n // 1024}k" if n % 1024 == 0 else str(n)
-
-
-def flops(b, h, n, d, causal):
-    return 4.0 * b * h * n * n * d / (2 if causal else 1)
-
-
 def case_flops(case: Case) -> float:
     return flops(case.b, case.h, case.n, case.d, case.causal)
-
-
-def int_list(text: str) -> List[int]:
-    return [int(x) for x in text.split(",") if x.strip()]
 
 
 def enumerate_cases(args) -> List[Case]:
@@ -156,9 +122,8 @@ def enumerate_cases(args) -> List[Case]:
         causals = {"both": [False, True], "0": [False], "1": [True]}[args.causal]
         for d in args.dim_list:
             for n in args.seq_list:
-                h = HEAD_WIDTH // d
                 for causal in causals:
-                    cases.append(Case(d, n, max(1, TOKENS // n), h, h, causal))
+                    cases.append(grid_case(d, n, causal))
     for key in args.gqa_list:
         model, h, hkv = GQA_PRESETS[key]
         for n in args.gqa_seq_list:
@@ -185,14 +150,6 @@ def new_row(case: Case, dtype: str) -> Dict:
             "causal": case.causal, "tflops": {}, "ratios": {}, "rel_l2": {}, "why": {}}
 
 
-def tflops_of(f: float, ms: float) -> float:
-    return round(f / (ms * 1e-3) / 1e12, 1)
-
-
-def is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
 def add_ratios(row: Dict) -> Dict:
     """row["ratios"]["fattn/FA3"] etc.: each fattn column over each peer, where
     both have a number."""
@@ -207,42 +164,6 @@ def add_ratios(row: Dict) -> Dict:
 
 
 # ---------------------------------------------------------------------------- GPU side
-
-def time_ms(fn, warmup, rep):
-    for _ in range(warmup):
-        fn()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(rep)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(rep)]
-    for s, e in zip(starts, ends):
-        s.record()
-        fn()
-        e.record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
-
-
-def sdpa(q, k, v, causal, backend):
-    # SDPA takes [b, h, s, d]; the BSHD storage is passed as a transposed view.
-    kw = {"enable_gqa": True} if q.shape[2] != k.shape[2] else {}
-    with sdpa_kernel([backend]):
-        return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
-                                              v.transpose(1, 2), is_causal=causal,
-                                              **kw).transpose(1, 2)
-
-
-def rel_l2(a, b):
-    a, b = a.float(), b.float()
-    return ((a - b).norm() / b.norm()).item()
-
-
-_SAID = set()
-
-
-def say_once(text: str):
-    if text not in _SAID:
-        _SAID.add(text)
-        print(f"  {text}", file=sys.stderr, flush=True)
-
 
 def run_case(case, dtype, args, prepare, tolerance, label):
     """One row: the SDPA peers, fattn and FA3 on the same random inputs (in `dtype`).
@@ -397,32 +318,6 @@ def load_fa3(folder: Path):
 
 # ---------------------------------------------------------------------------- output
 
-def timing(meta: Dict) -> str:
-    return (f"median of {meta['rep']}" + (" interleaved calls" if meta["interleave"] else "")
-            + f" after {meta['warmup']} warm-up calls")
-
-
-def fmt_tflops(x) -> str:
-    if is_number(x):
-        return f"{x:,.0f}"
-    return "-" if x is None else str(x)
-
-
-def fmt_ratio(x) -> str:
-    return f"{x:.3f}" if is_number(x) else "-"
-
-
-def fmt_err(x) -> str:
-    return f"{x:.1e}" if is_number(x) else "-"
-
-
-def joined(values: Sequence, fmt: Callable) -> str:
-    """One cell of several runs: "a / b"; "-" if no run has it."""
-    if all(v is None for v in values):
-        return "-"
-    return " / ".join(fmt(v) for v in values)
-
-
 def column_headers(fp8: bool) -> Dict[str, str]:
     if fp8:
         return {"fattn": "fattn fp8", "fattn_vt": "fattn fp8 V^T", "FA3": "FA3 fp8",
@@ -527,21 +422,12 @@ def notes_of(runs) -> List:
     return out
 
 
-def md_table(header: List[str], rows: List[List[str]]) -> List[str]:
-    return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            + ["| " + " | ".join(r) + " |" for r in rows])
-
-
 def write_json(path, meta: Dict, rows: List[Dict]):
-    Path(path).write_text(json.dumps({"format": JSON_FORMAT, "meta": meta, "cells": rows},
-                                     indent=1, ensure_ascii=False) + "\n")
+    bench_common.write_json(path, JSON_FORMAT, meta, rows)
 
 
 def read_json(path) -> Dict:
-    data = json.loads(Path(path).read_text())
-    if not isinstance(data, dict) or data.get("format") != JSON_FORMAT:
-        raise SystemExit(f"{path}: not a bench_fwd.py --json file of format {JSON_FORMAT}")
-    return data
+    return bench_common.read_json(path, JSON_FORMAT, "bench_fwd.py")
 
 
 def tables_from(paths: Sequence[str]) -> str:
