@@ -47,12 +47,15 @@ def grad_config(dtype, head_dim: int, head_dim_v: int, softmax_scale: Optional[f
 
 
 def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bool,
-             window_size: Sequence[int], softcap: float) -> Tuple:
+             window_size: Sequence[int], softcap: float, arch: Optional[str] = None) -> Tuple:
     """dq, dk, dv (contiguous, q's, k's and v's shapes and dtype) of flash_attn_func's
     out = attention(q, k, v) for the output's gradient dout, from the forward's out
-    and lse ([batch, heads_q, seqlen_q], float32)."""
+    and lse ([batch, heads_q, seqlen_q], float32). `arch`: the backward kernels'
+    ("sm_80" or "sm_90a"; the sm_90a ones need an sm_90 GPU), where a caller such as
+    bench/bench_bwd.py runs both side by side; None: grad_arch_for's choice."""
     torch = _torch()
-    arch = grad_arch_for(torch.cuda.get_device_capability(q.device), q.shape[3])
+    if arch is None:
+        arch = grad_arch_for(torch.cuda.get_device_capability(q.device), q.shape[3])
     config = grad_config(q.dtype, q.shape[3], v.shape[3], softmax_scale, causal, window_size,
                          softcap, arch)
     b, sq, hq, d = q.shape

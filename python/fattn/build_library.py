@@ -21,7 +21,8 @@ sm_80 backward kernels, which sm_90 GPUs run too); --grad skips the configuratio
 the backward does not take. --preset training builds what the GPU autograd tests use.
 --grad-sm90a adds the sm_90a backward kernels of those configurations whose head dim
 they take (64, 128), which flash_attn_func runs on sm_90 GPUs with FATTN_GRAD_ARCH=sm_90a
-(not yet run on a GPU: docs/GPU-TESTING.md).
+(not yet run on a GPU: docs/GPU-TESTING.md). --preset bench-grad builds what
+bench/bench_bwd.py times: both archs' forwards with the LSE and both backwards.
 -j N compiles N kernels at a time. A kernel already in DIR is kept if this
 fattn-compile built it (the index records each kernel's compiler), else built
 again; --force rebuilds every one.
@@ -103,14 +104,16 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
                  grad_all: bool = False, grad_sm90a: bool = False) -> List[AnyConfig]:
     """The configurations to build; `grad_all`: with the backward of each that
     the backward kernels take (an explicit grad=1 that they do not take is a
-    ValueError); `grad_sm90a`: with each backward, the sm_90a one where its
-    kernels take the head dim."""
+    ValueError); `grad_sm90a` (or a configuration's own "grad_sm90a", as a
+    preset gives it): with each backward, the sm_90a one where its kernels take
+    the head dim."""
     configs: List[AnyConfig] = []
     for a in arg_dicts:
         a = dict(a)
         if "head_dim_qk" not in a:
             raise ValueError(f"configuration {a} has no head_dim")
         grad = a.pop("grad", False)
+        with_sm90a = a.pop("grad_sm90a", False) or grad_sm90a
         a.setdefault("arch", default_arch)
         a.setdefault("dtype", "bf16")
         # The kernels flash_attn_func asks for.
@@ -129,7 +132,7 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
         configs += [config, short_seqs_tuning(config, 1, 1)]
         if backward is not None:
             configs.append(backward)
-            if grad_sm90a:
+            if with_sm90a:
                 try:
                     configs.append(grad_of(config, "sm_90a"))
                 except ValueError:

@@ -146,5 +146,20 @@ def training_specs() -> List[Dict]:
             for d in TRAINING_HEAD_DIMS for c, wl, wr in TRAINING_MASKS]
 
 
+# The backward benchmark (bench/bench_bwd.py): the ANCHORS.md head dims the backward
+# takes, bf16, causal or not; the forward that writes O and the LSE on both archs (an
+# sm_90 GPU's default and sm_80's), the sm_80 backward and the sm_90a one
+# ("grad_sm90a": build_library's --grad-sm90a for this configuration).
+BENCH_GRAD_HEAD_DIMS = (64, 128)
+
+
+def bench_grad_specs(head_dims=BENCH_GRAD_HEAD_DIMS, causals=(False, True),
+                     dtype: str = "bf16", archs=("sm_90a", "sm_80")) -> List[Dict]:
+    return [dict(arch=arch, dtype=dtype, head_dim_qk=d, head_dim_v=d, causal=c, has_lse=True,
+                 grad=True, grad_sm90a=True)
+            for arch in archs for d in head_dims for c in causals]
+
+
 PRESETS = {"gpu-tests": gpu_test_specs, "bench": bench_specs, "fp8": fp8_specs,
-           "head-dims": head_dim_sweep_specs, "training": training_specs}
+           "head-dims": head_dim_sweep_specs, "training": training_specs,
+           "bench-grad": bench_grad_specs}

@@ -1,0 +1,233 @@
+"""bench/bench_bwd.py without a GPU: options, the cells of a run, the FLOP formula, the
+kernels it reads (the bench-grad preset's), the columns each cell can run, the probe's
+bookkeeping (a fake process), the JSON file and the tables made from it (fake timings)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import bench_bwd  # noqa: E402
+from bench_common import NOT_RUN, Case  # noqa: E402
+
+from fattn import build_library  # noqa: E402
+from fattn.presets import PRESETS  # noqa: E402
+
+
+def cases(*argv):
+    return bench_bwd.enumerate_cases(bench_bwd.parse_args(list(argv)))
+
+
+def test_default_cells():
+    rows = cases()
+    grid, gqa = rows[:-1], rows[-1]
+    assert len(grid) == 2 * 5 * 2
+    assert all(c.b * c.n == 16384 and c.h * c.d == 2048 and c.h == c.hkv for c in grid)
+    assert {c.d for c in grid} == {64, 128}
+    assert [(c.d, c.n, c.causal) for c in grid[:3]] == [(64, 1024, False), (64, 1024, True),
+                                                         (64, 2048, False)]
+    assert (gqa.model, gqa.d, gqa.n, gqa.b, gqa.h, gqa.hkv, gqa.causal) == \
+        ("Llama-3-8B", 128, 4096, 4, 32, 8, True)
+    assert gqa.name == "Llama-3-8B B4 32/8 4k causal"
+    assert not any(c.model for c in cases("--no-gqa"))
+    quick = cases("--quick", "--causal", "1", "--no-gqa")
+    assert [(c.d, c.n, c.causal) for c in quick] == [(128, 2048, True), (128, 8192, True)]
+
+
+@pytest.mark.parametrize("argv", [["--dims", "256"], ["--dims", "72"], ["--dims", "a"],
+                                  ["--seqs", "0"], ["--rep", "0"], ["--dtype", "fp8"]])
+def test_bad_options(argv, capsys):
+    with pytest.raises(SystemExit):
+        bench_bwd.parse_args(argv)
+    assert "error" in capsys.readouterr().err
+
+
+def test_flops():
+    # 2.5 x the forward's 4*B*H*N^2*D, halved when causal (issue 41's convention).
+    assert bench_bwd.bwd_flops(1, 16, 16384, 128, False) == 2.5 * 4 * 16 * 16384 ** 2 * 128
+    assert bench_bwd.bwd_flops(1, 16, 16384, 128, True) == 2.5 * 2 * 16 * 16384 ** 2 * 128
+    llama = Case(128, 4096, 4, 32, 8, True, "Llama-3-8B")
+    assert bench_bwd.case_flops(llama) == 2.5 * 2 * 4 * 32 * 4096 ** 2 * 128  # query heads
+    assert bench_bwd.tflops_of(bench_bwd.case_flops(llama), 1.0) == 1374.4  # TFLOP in 1 ms
+
+
+def test_kernels_read_are_the_preset():
+    run = cases()
+    for arch in ("sm_90a", "sm_80"):
+        keys = [c.key for c in bench_bwd.kernel_configs(run, "bf16", arch)]
+        assert f"{arch}-bf16-d128x128-causal-wl-1-wr0-sc00000000-s3db504f3-lse" in keys
+        assert "grad-sm_80-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000" in keys
+        assert "grad-sm_90a-bf16-d128-causal-wl-1-wr0-sc00000000-s3db504f3" in keys
+        assert len([k for k in keys if k.startswith("grad-")]) == 8
+    preset = build_library.make_configs(PRESETS["bench-grad"](), "sm_80")
+    for arch in ("sm_90a", "sm_80"):
+        assert set(bench_bwd.kernel_configs(run, "bf16", arch)) <= set(preset)
+    assert bench_bwd.build_command(run, "bf16").endswith("--preset bench-grad")
+    other = bench_bwd.build_command(cases("--dims", "96", "--causal", "1"), "f16")
+    assert '--configs "dtype=f16,head_dim=96|128,causal=1,lse=1,grad=1,arch=sm_90a|sm_80"' \
+        in other and other.endswith("--grad-sm90a")
+
+
+def test_preset_lists_both_backwards(capsys):
+    assert build_library.main(["--preset", "bench-grad", "--dry-run", "-o", "unused"]) == 0
+    keys = capsys.readouterr().out.split()
+    assert len(keys) == len(set(keys)) == 19
+    for arch in ("sm_80", "sm_90a"):
+        assert len([k for k in keys if k.startswith(f"grad-{arch}-bf16-")]) == 4
+        assert len([k for k in keys if k.startswith(f"{arch}-bf16-") and "-lse" in k]) >= 4
+
+
+def test_columns_each_cell_can_run():
+    columns, why = bench_bwd.fattn_columns(Case(128, 4096, 4, 16, 16, True), "bf16", True)
+    assert columns == {"fattn": "sm_80", "fattn_sm90a": "sm_90a"} and why == {}
+    columns, why = bench_bwd.fattn_columns(Case(128, 4096, 4, 16, 16, True), "bf16", False)
+    assert columns == {"fattn": "sm_80"} and "sm_90 GPUs only" in why["fattn_sm90a"]
+    columns, why = bench_bwd.fattn_columns(Case(96, 4096, 4, 21, 21, False), "bf16", True)
+    assert columns == {"fattn": "sm_80"} and "multiples of 64" in why["fattn_sm90a"]
+
+
+def test_dry_run_needs_no_gpu(capsys):
+    bench_bwd.main(["--dry-run", "--quick"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("5 cells, bf16, columns: fattn, fattn_sm90a, cuDNN, FA2")
+    assert "bf16 d128 2k: B=8 H=16 Hkv=16 D=128 N=2048, 0.69 TFLOP per backward" in out[1]
+    assert "bf16 Llama-3-8B B4 32/8 4k causal: B=4 H=32 Hkv=8 D=128 N=4096" in out[5]
+    assert any(l.startswith("kernels read") for l in out)
+    assert "  grad-sm_90a-bf16-d128-causal-wl-1-wr0-sc00000000-s3db504f3" in out
+    assert any("--preset bench-grad" in l for l in out)
+    assert out[-1].startswith("estimated run time:")
+
+
+class FakeProbe:
+    """subprocess.run of the probe's process: each item's lines until the item
+    `fail` names (by its key), where the process crashes or, with hang, times out."""
+
+    def __init__(self, fail=(), hang=False):
+        self.fail, self.hang, self.calls = set(fail), hang, []
+
+    def __call__(self, argv, capture_output, text, timeout):
+        items = json.loads(argv[argv.index("--probe-child") + 1])
+        self.calls.append([bench_bwd.item_key(i) for i in items])
+        out = []
+        for i, item in enumerate(items):
+            out.append(f"start {i}")
+            if bench_bwd.item_key(item) in self.fail:
+                if self.hang:
+                    raise subprocess.TimeoutExpired(argv, timeout, "\n".join(out).encode(), b"")
+                return subprocess.CompletedProcess(
+                    argv, 1, "\n".join(out), "Traceback\nRuntimeError: CUDA error: an illegal "
+                    "memory access was encountered\n")
+            out.append(f"done {i} ok")
+        return subprocess.CompletedProcess(argv, 0, "\n".join(out), "")
+
+
+def test_probe_leaves_out_what_crashed_or_hung(monkeypatch):
+    monkeypatch.setattr(bench_bwd, "is_sm90", lambda: True)
+    run = cases("--quick")  # d128 2k/8k, causal or not, and the GQA row
+    args = bench_bwd.parse_args(["--quick"])
+    everything = [bench_bwd.probe_key(a, c) for c in bench_bwd.probe_cases(run)
+                  for a in ("sm_80", "sm_90a")]
+    assert len(everything) == 6  # d128 full, causal (16/16) and causal 32/8, both archs
+
+    fake = FakeProbe()
+    monkeypatch.setattr(bench_bwd.subprocess, "run", fake)
+    assert bench_bwd.probe(run, args) == {}
+    assert fake.calls == [everything]
+
+    bad = "sm_90a d128 causal 16/16"
+    fake = FakeProbe(fail=[bad])
+    monkeypatch.setattr(bench_bwd.subprocess, "run", fake)
+    crashed = bench_bwd.probe(run, args)
+    assert list(crashed) == [bad] and "illegal memory access" in crashed[bad]
+    # A second process for the items after it.
+    assert fake.calls == [everything, everything[everything.index(bad) + 1:]]
+
+    fake = FakeProbe(fail=[bad], hang=True)
+    monkeypatch.setattr(bench_bwd.subprocess, "run", fake)
+    crashed = bench_bwd.probe(run, args)
+    assert list(crashed) == [bad] and crashed[bad].startswith("hung")
+
+    # The run's cells of that configuration (d128 2k causal, 8k causal) find it.
+    assert [c.name for c in run if bench_bwd.probe_key("sm_90a", c) == bad] == \
+        ["d128 2k causal", "d128 8k causal"]
+
+
+def fake_row(case, tflops, rel_l2=None, why=None, reference="FA2"):
+    row = bench_bwd.new_row(case, "bf16")
+    row["reference"] = reference
+    row["tflops"].update(tflops)
+    row["rel_l2"].update(rel_l2 or {})
+    row["why"].update(why or {})
+    return bench_bwd.add_ratios(row)
+
+
+def meta(**kw):
+    m = dict(dtype="bf16", warmup=20, rep=50, interleave=True, fwd_arch=None)
+    m.update(kw)
+    return m
+
+
+def test_json_and_tables(tmp_path, capsys):
+    grid = Case(128, 8192, 2, 16, 16, True)
+    full = Case(64, 1024, 16, 32, 32, False)
+    llama = Case(128, 4096, 4, 32, 8, True, "Llama-3-8B")
+    errs = {"dq": 4.1e-3, "dk": 3.2e-3, "dv": 2.9e-3}
+    run1 = [fake_row(grid, {"FA2": 250.0, "cuDNN": 480.0, "fattn": 300.0, "fattn_sm90a": 400.0},
+                     rel_l2={"fattn": errs, "fattn_sm90a": dict(errs, dq=5.0e-3)}),
+            fake_row(full, {"FA2": 200.0, "cuDNN": 400.0, "fattn": 240.0,
+                            "fattn_sm90a": "missing"},
+                     rel_l2={"fattn": errs},
+                     why={"fattn_sm90a": "no kernel grad-sm_90a-bf16-d64-full"}),
+            fake_row(llama, {"FA2": 260.0, "cuDNN": 470.0, "fattn": 280.0,
+                             "fattn_sm90a": NOT_RUN},
+                     rel_l2={"fattn": errs},
+                     why={"fattn_sm90a": "the sm_90a backward kernels run on sm_90 GPUs only",
+                          "cuDNN": "K/V expanded to the query heads (no enable_gqa)"})]
+    run2 = [fake_row(grid, {"FA2": 252.0, "cuDNN": 482.0, "fattn": 301.0, "fattn_sm90a": 402.0},
+                     rel_l2={"fattn": errs, "fattn_sm90a": errs})]
+    assert run1[0]["ratios"] == {"fattn/cuDNN": 0.625, "fattn/FA2": 1.2,
+                                 "fattn_sm90a/cuDNN": round(400 / 480, 4),
+                                 "fattn_sm90a/FA2": 1.6}
+    assert run1[1]["ratios"] == {"fattn/cuDNN": 0.6, "fattn/FA2": 1.2}
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    bench_bwd.write_json(a, meta(), run1)
+    bench_bwd.write_json(b, meta(), run2)
+    data = json.loads(a.read_text())
+    assert data["format"] == bench_bwd.JSON_FORMAT and len(data["cells"]) == 3
+    assert data["cells"][0]["case"] == "bf16 d128 8k causal"
+    assert data["cells"][0]["rel_l2"]["fattn"] == errs
+
+    one = bench_bwd.tables_from([str(a)])
+    lines = one.splitlines()
+    assert lines[0].startswith("Backward, bf16, TFLOP/s = 2.5 x forward FLOPs / time (median "
+                               "of 50 interleaved calls after 20 warm-up calls)")
+    header = next(l for l in lines if l.startswith("| head dim"))
+    assert header == ("| head dim | seqlen | causal | fattn sm_80 | fattn sm_90a | cuDNN | FA2 "
+                      "| sm_80 / cuDNN | sm_80 / FA2 | sm_90a / cuDNN | sm_90a / FA2 "
+                      "| max rel L2 of dQ, dK, dV vs FA2 (sm_80, sm_90a) |")
+    assert "| 128 | 8k | yes | 300 | 400 | 480 | 250 | 0.625 | 1.200 | 0.833 | 1.600 " \
+           "| 4.1e-03, 5.0e-03 |" in lines
+    assert "| 64 | 1k | no | 240 | missing | 400 | 200 | 0.600 | 1.200 | - | - " \
+           "| 4.1e-03, - |" in lines
+    assert "| Llama-3-8B | 32/8 | 128 | 4 | 4k | yes | 280 | — | 470 | 260 | 0.596 | 1.077 " \
+           "| - | - | 4.1e-03, - |" in lines
+    assert "- fattn sm_90a: no kernel grad-sm_90a-bf16-d64-full (1 cell)" in lines
+    assert "- cuDNN: K/V expanded to the query heads (no enable_gqa) (1 cell)" in lines
+
+    two = bench_bwd.tables_from([str(a), str(b)]).splitlines()
+    assert "| 128 | 8k | yes | 300 / 301 | 400 / 402 | 480 / 482 | 250 / 252 | 0.625 / 0.625 " \
+           "| 1.200 / 1.194 | 0.833 / 0.834 | 1.600 / 1.595 | 4.1e-03 / 4.1e-03, " \
+           "5.0e-03 / 4.1e-03 |" in two
+    assert any(l.startswith("| 64 | 1k | no | 240 / - |") for l in two)
+
+    bench_bwd.main(["--table-from", str(a)])
+    assert capsys.readouterr().out.strip() == one
+
+
+def test_table_from_rejects_other_files(tmp_path):
+    fwd = tmp_path / "fwd.json"
+    fwd.write_text(json.dumps({"format": "bench_fwd/2", "meta": {}, "cells": []}))
+    with pytest.raises(SystemExit):
+        bench_bwd.tables_from([str(fwd)])
