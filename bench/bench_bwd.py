@@ -393,6 +393,10 @@ def probe_child(items: List, args) -> int:
     STATUS") on stdout. A CUDA error leaves the context unusable: the process
     then ends, and the parent starts another for the items after it."""
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
+    # CUDA itself first: a process that cannot start it (a GPU in exclusive mode,
+    # say) ends before any item, and the parent blames no kernel for it.
+    torch.ones(1, device="cuda").add_(1)
+    torch.cuda.synchronize()
     for i, (arch, d, h, hkv, causal) in enumerate(items):
         case = Case(d, PROBE_SEQ, 1, h, hkv, causal)
         print(f"start {i}", flush=True)
