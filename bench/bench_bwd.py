@@ -33,9 +33,9 @@ in "why"; an error in one column or cell is recorded and the run goes on.
 Time: CUDA events around each call; the columns' calls interleaved one by one in rotated
 order (bench/interleaved.py), --warmup rounds, then the median of --rep rounds.
 
-The probe: the sm_90a backward kernels had not run on a GPU before this benchmark, and a
-kernel that faults would take the process's CUDA context (every later cell) with it, one
-that hangs the whole run. So before the first cell, each fattn backward the run needs
+The probe: fattn's backward kernels (both archs) had not run on a GPU when this benchmark
+was written, and a kernel that faults would take the process's CUDA context (every later
+cell) with it, one that hangs the whole run. So before the first cell, each fattn backward the run needs
 (arch, head dim, mask, head counts) runs once at PROBE_SEQ tokens in a process of its
 own; one that crashes or gives no result in PROBE_TIMEOUT_S is left out of the run (its
 cells read ERR, the probe's finding in "why"; meta "probe" lists them). --no-probe skips it.
@@ -427,8 +427,7 @@ def probe(cases: Sequence[Case], args) -> Dict[str, str]:
     """{probe_key: what happened} of the fattn backwards that crashed (a CUDA
     error) or hung in a process of their own, so that the run itself leaves
     them out instead of losing its CUDA context or its time: every kernel of
-    the run once, at a small size, before any cell. The sm_90a backward kernels
-    had not run on a GPU before this benchmark."""
+    the run once, at a small size, before any cell."""
     sm90 = is_sm90()
     items = []
     for case in probe_cases(cases):
