@@ -333,3 +333,35 @@ llvm.func @region_unknown() {
   %r = fattn.sm90.smem_region lse, offset = 0, bytes = 1024
   llvm.return
 }
+
+// -----
+
+llvm.func @work_item_two_divisors(%i: i32, %n: i32) {
+  // expected-error @below {{'fattn.sm90.work_item' op expected 3 fast_divisors (one each for q_tiles, pairs and heads), found 2}}
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 1, fast_divisors = [false, false]
+  llvm.return
+}
+
+// -----
+
+llvm.func @work_item_multiplier_only(%i: i32, %n: i32, %m: i32) {
+  // expected-error @below {{'fattn.sm90.work_item' op expected 4 magic operands (a multiplier and a shift for each of the 2 fast divisors), found 3}}
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 1, fast_divisors = [true, false, true] magic(%m, %m, %m)
+  llvm.return
+}
+
+// -----
+
+llvm.func @work_item_no_ctas(%i: i32, %n: i32) {
+  // expected-error @below {{'fattn.sm90.work_item' op expected ctas_per_pair in [1, 2^31 - 1], found 0}}
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 0, fast_divisors = [false, false, false] masked
+  llvm.return
+}
+
+// -----
+
+llvm.func @work_item_unmasked_tail(%i: i32, %n: i32, %t: i32) {
+  // expected-error @below {{'fattn.sm90.work_item' op expected tail_pairs only with masked (unmasked items are all of one length, in one order)}}
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 1, fast_divisors = [false, false, false] tail_pairs = %t
+  llvm.return
+}

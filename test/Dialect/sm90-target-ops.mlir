@@ -179,3 +179,19 @@ llvm.func @shared_regions() -> i32 {
   // CHECK: llvm.return %[[BAR]] : i32
   llvm.return %bar : i32
 }
+
+// A persistent kernel's work item: without a tail, mask, reversal or
+// multipliers, then with all of them (fast q_tiles and heads).
+// CHECK-LABEL: llvm.func @work_item
+// CHECK-SAME: (%[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: i32, %[[H:.*]]: i32, %[[G:.*]]: i32, %[[T:.*]]: i32, %[[M0:.*]]: i32, %[[L0:.*]]: i32, %[[M2:.*]]: i32, %[[L2:.*]]: i32)
+llvm.func @work_item(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32, %t: i32, %m0: i32, %l0: i32, %m2: i32, %l2: i32) -> i32 {
+  // CHECK: %[[Q:.*]], %[[HEAD:.*]], %[[B:.*]] = fattn.sm90.work_item %[[I]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 1, fast_divisors = [false, false, false]{{$}}
+  %plain:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 1, fast_divisors = [false, false, false]
+  // CHECK: fattn.sm90.work_item %[[Q]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 3, fast_divisors = [true, false, true] magic(%[[M0]], %[[L0]], %[[M2]], %[[L2]]) tail_pairs = %[[T]] masked reverse_q_tiles{{$}}
+  %all:3 = fattn.sm90.work_item %plain#0, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, false, true] magic(%m0, %l0, %m2, %l2) tail_pairs = %t masked reverse_q_tiles
+  // CHECK: fattn.sm90.work_item %[[HEAD]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 4, fast_divisors = [false, true, false] magic(%[[M0]], %[[L0]]) masked{{$}}
+  %masked:3 = fattn.sm90.work_item %plain#1, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 4, fast_divisors = [false, true, false] magic(%m0, %l0) masked
+  // CHECK: fattn.sm90.work_item %[[B]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 1, fast_divisors = [false, false, false] reverse_q_tiles{{$}}
+  %reversed:3 = fattn.sm90.work_item %plain#2, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 1, fast_divisors = [false, false, false] reverse_q_tiles
+  llvm.return %reversed#2 : i32
+}

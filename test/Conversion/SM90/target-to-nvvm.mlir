@@ -498,3 +498,95 @@ llvm.func @consume_loop(%base: !llvm.ptr<3>, %n: i32, %x: f32) -> f32 {
   }
   llvm.return %r : f32
 }
+
+// -----
+
+// A work item of an unmasked order with the consumers' multipliers and
+// shifts for q_tiles and heads: each quotient a multiply-high of twice the
+// dividend and a shift, each remainder the dividend less the quotient times
+// the divisor; the Q tile's rank and the pair from the index, then the batch
+// and the head from the pair.
+// CHECK-LABEL: llvm.func @work_item_fast
+// CHECK-SAME: (%[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: i32, %[[H:.*]]: i32, %[[G:.*]]: i32, %[[M0:.*]]: i32, %[[L0:.*]]: i32, %[[M2:.*]]: i32, %[[L2:.*]]: i32)
+// CHECK-NEXT: %[[I2:.*]] = llvm.add %[[I]], %[[I]] : i32
+// CHECK-NEXT: %[[HI:.*]] = llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%[[I2]], %[[M0]]) : (i32, i32) -> i32
+// CHECK-NEXT: %[[QI:.*]] = llvm.lshr %[[HI]], %[[L0]] : i32
+// CHECK-NEXT: %[[QN:.*]] = llvm.mul %[[QI]], %[[N]] : i32
+// CHECK-NEXT: %[[RANK:.*]] = llvm.sub %[[I]], %[[QN]] : i32
+// CHECK-NEXT: %[[I2B:.*]] = llvm.add %[[I]], %[[I]] : i32
+// CHECK-NEXT: %[[HIB:.*]] = llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%[[I2B]], %[[M0]]) : (i32, i32) -> i32
+// CHECK-NEXT: %[[PAIR:.*]] = llvm.lshr %[[HIB]], %[[L0]] : i32
+// CHECK-NEXT: %[[P2:.*]] = llvm.add %[[PAIR]], %[[PAIR]] : i32
+// CHECK-NEXT: %[[PHI:.*]] = llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%[[P2]], %[[M2]]) : (i32, i32) -> i32
+// CHECK-NEXT: %[[BATCH:.*]] = llvm.lshr %[[PHI]], %[[L2]] : i32
+// CHECK-NEXT: %[[P2B:.*]] = llvm.add %[[PAIR]], %[[PAIR]] : i32
+// CHECK-NEXT: %[[PHIB:.*]] = llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%[[P2B]], %[[M2]]) : (i32, i32) -> i32
+// CHECK-NEXT: %[[QP:.*]] = llvm.lshr %[[PHIB]], %[[L2]] : i32
+// CHECK-NEXT: %[[QH:.*]] = llvm.mul %[[QP]], %[[H]] : i32
+// CHECK-NEXT: %[[HEAD:.*]] = llvm.sub %[[PAIR]], %[[QH]] : i32
+// CHECK-NEXT: llvm.call @use(%[[RANK]], %[[HEAD]], %[[BATCH]])
+// CHECK-NOT:  udiv
+// CHECK-NOT:  urem
+llvm.func @use(i32, i32, i32)
+llvm.func @work_item_fast(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32, %m0: i32, %l0: i32, %m2: i32, %l2: i32) {
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, false, true] magic(%m0, %l0, %m2, %l2)
+  llvm.call @use(%w#0, %w#1, %w#2) : (i32, i32, i32) -> ()
+  llvm.return
+}
+
+// -----
+
+// A masked order without the launch's tail and with reversed Q tiles, by
+// div.u32 and rem.u32: where pairs x 3 <= grid the rank is the index over
+// the pairs (the Q tile slowest), else its remainder by the Q tiles; the Q
+// tile counts from the last.
+// CHECK-LABEL: llvm.func @work_item_plain
+// CHECK-SAME: (%[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: i32, %[[H:.*]]: i32, %[[G:.*]]: i32)
+// CHECK-NEXT: %[[RANK_F:.*]] = llvm.urem %[[I]], %[[N]] : i32
+// CHECK-NEXT: %[[PAIR_F:.*]] = llvm.udiv %[[I]], %[[N]] : i32
+// CHECK-NEXT: %[[C3:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT: %[[CTAS:.*]] = llvm.mul %[[P]], %[[C3]] : i32
+// CHECK-NEXT: %[[FEW:.*]] = llvm.icmp "ule" %[[CTAS]], %[[G]] : i32
+// CHECK-NEXT: %[[RANK_S:.*]] = llvm.udiv %[[I]], %[[P]] : i32
+// CHECK-NEXT: %[[RANK:.*]] = llvm.select %[[FEW]], %[[RANK_S]], %[[RANK_F]] : i1, i32
+// CHECK-NEXT: %[[PAIR_S:.*]] = llvm.urem %[[I]], %[[P]] : i32
+// CHECK-NEXT: %[[PAIR:.*]] = llvm.select %[[FEW]], %[[PAIR_S]], %[[PAIR_F]] : i1, i32
+// CHECK-NEXT: %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[LAST:.*]] = llvm.sub %[[N]], %[[C1]] : i32
+// CHECK-NEXT: %[[Q:.*]] = llvm.sub %[[LAST]], %[[RANK]] : i32
+// CHECK-NEXT: %[[BATCH:.*]] = llvm.udiv %[[PAIR]], %[[H]] : i32
+// CHECK-NEXT: %[[HEAD:.*]] = llvm.urem %[[PAIR]], %[[H]] : i32
+// CHECK-NEXT: llvm.call @use(%[[Q]], %[[HEAD]], %[[BATCH]])
+llvm.func @use(i32, i32, i32)
+llvm.func @work_item_plain(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32) {
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [false, false, false] masked reverse_q_tiles
+  llvm.call @use(%w#0, %w#1, %w#2) : (i32, i32, i32) -> ()
+  llvm.return
+}
+
+// -----
+
+// A masked order with the launch's tail of %t pairs: the items from
+// (pairs - t) x q_tiles on take the Q tile slowest over the last t pairs.
+// CHECK-LABEL: llvm.func @work_item_tail
+// CHECK-SAME: (%[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: i32, %[[H:.*]]: i32, %[[G:.*]]: i32, %[[T:.*]]: i32)
+// CHECK-NEXT: %[[RANK_F:.*]] = llvm.urem %[[I]], %[[N]] : i32
+// CHECK-NEXT: %[[PAIR_F:.*]] = llvm.udiv %[[I]], %[[N]] : i32
+// CHECK-NEXT: %[[FIRST:.*]] = llvm.sub %[[P]], %[[T]] : i32
+// CHECK-NEXT: %[[START:.*]] = llvm.mul %[[FIRST]], %[[N]] : i32
+// CHECK-NEXT: %[[IN_TAIL:.*]] = llvm.icmp "ule" %[[START]], %[[I]] : i32
+// CHECK-NEXT: %[[OFFSET:.*]] = llvm.sub %[[I]], %[[START]] : i32
+// CHECK-NEXT: %[[RANK_T:.*]] = llvm.udiv %[[OFFSET]], %[[T]] : i32
+// CHECK-NEXT: %[[RANK:.*]] = llvm.select %[[IN_TAIL]], %[[RANK_T]], %[[RANK_F]] : i1, i32
+// CHECK-NEXT: %[[OF_TAIL:.*]] = llvm.urem %[[OFFSET]], %[[T]] : i32
+// CHECK-NEXT: %[[PAIR_T:.*]] = llvm.add %[[FIRST]], %[[OF_TAIL]] : i32
+// CHECK-NEXT: %[[PAIR:.*]] = llvm.select %[[IN_TAIL]], %[[PAIR_T]], %[[PAIR_F]] : i1, i32
+// CHECK-NEXT: %[[BATCH:.*]] = llvm.udiv %[[PAIR]], %[[H]] : i32
+// CHECK-NEXT: %[[HEAD:.*]] = llvm.urem %[[PAIR]], %[[H]] : i32
+// CHECK-NEXT: llvm.call @use(%[[RANK]], %[[HEAD]], %[[BATCH]])
+llvm.func @use(i32, i32, i32)
+llvm.func @work_item_tail(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32, %t: i32) {
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 1, fast_divisors = [false, false, false] tail_pairs = %t masked
+  llvm.call @use(%w#0, %w#1, %w#2) : (i32, i32, i32) -> ()
+  llvm.return
+}

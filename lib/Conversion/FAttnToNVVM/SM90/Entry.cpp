@@ -70,12 +70,24 @@ void SM90KernelEmitter::beginWorkLoop(StringRef name, StringRef exitLabel) {
   e.place(body);
   tileBase = tb;
   workOrdinal = wi;
-  // WorkOrder.h: the Q tile fastest, for L2; with a mask the tail's pairs
-  // Q tile slowest.
-  WorkItem<Value> item = decodeWorkItem(ops, w, numQTiles, workPairs, grid,
-                                        cfg.workOrder(), workTailPairs);
-  setWorkItem(item.qTile, ops.rem(item.pair, e.arg("heads_q")),
-              ops.div(item.pair, e.arg("heads_q")));
+  // The item's Q tile, head and batch (WorkOrder.h: the Q tile fastest, for
+  // L2; with a mask, the tail's pairs Q tile slowest), dividing by a
+  // multiplier and a shift where this role has them (addFastDivisor).
+  Value heads = e.arg("heads_q");
+  SmallVector<bool, 3> fast;
+  SmallVector<Value, 6> magic;
+  for (Value divisor : {numQTiles, workPairs, heads}) {
+    auto it = fastDivisors.find(divisor);
+    fast.push_back(it != fastDivisors.end());
+    if (fast.back())
+      magic.append({it->second.multiplier, it->second.shift});
+  }
+  WorkOrderParams order = cfg.workOrder();
+  auto item = target<SM90WorkItemOp>(w, numQTiles, workPairs, heads, grid,
+                                     workTailPairs, magic, order.masked,
+                                     order.reverseQTiles, order.ctasPerPair,
+                                     fast);
+  setWorkItem(item.getQTile(), item.getHead(), item.getBatch());
   if (!cfg.splitTail)
     return;
   // A piece computes only its tiles of the item's [lo, hi).

@@ -14,6 +14,7 @@
 #include "fattn/Dialect/FAttn/Utils/LinearExp2.h"
 
 #include "KernelBuilder.h"
+#include "KernelEmitter.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -415,6 +416,32 @@ Value lower(SM90WgmmaRsOp op, SM90WgmmaRsOp::Adaptor a, KernelBuilder &e) {
                      /*sideEffects=*/true);
 }
 
+/// WorkOrder.h's decodeWorkItem, then the pair's head and batch, with the
+/// multiplier and the shift of each divisor that the op marks fast.
+SmallVector<Value> lower(SM90WorkItemOp op, SM90WorkItemOp::Adaptor a,
+                         KernelBuilder &e) {
+  llvm::DenseMap<Value, FastDivisor> fast;
+  ValueRange magic = a.getMagic();
+  Value divisors[] = {a.getQTiles(), a.getPairs(), a.getHeads()};
+  for (auto [divisor, isFast] : llvm::zip_equal(divisors, op.getFastDivisors()))
+    if (isFast) {
+      fast[divisor] = FastDivisor{magic[0], magic[1]};
+      magic = magic.drop_front(2);
+    }
+  BuilderIntOps ops{e, &fast};
+  WorkOrderParams order{op.getMasked(), op.getReverseQTiles(),
+                        static_cast<int64_t>(op.getCtasPerPair()),
+                        /*launchTail=*/static_cast<bool>(a.getTailPairs())};
+  WorkItem<Value> item =
+      decodeWorkItem(ops, a.getIndex(), a.getQTiles(), a.getPairs(),
+                     a.getGrid(), order, a.getTailPairs());
+  // The batch's quotient before the head's remainder, the order of the PTX
+  // corpus's kernels (the other order changes the PTX of those by div.u32).
+  Value batch = ops.div(item.pair, a.getHeads());
+  Value head = ops.rem(item.pair, a.getHeads());
+  return {item.qTile, head, batch};
+}
+
 /// Each target op's pattern: `lower` in the op's place, by a KernelBuilder.
 struct SM90Lowering {
   template <typename OpTy>
@@ -436,7 +463,7 @@ using SM90TargetOps = TargetOpSet<
     SM90NamedBarrierArriveOp, SM90TmaLoadOp, SM90WgmmaFenceOp, SM90TmaStoreOp,
     SM90BulkCommitGroupOp, SM90BulkWaitGroupReadOp, SM90FenceProxyAsyncOp,
     SM90WgmmaDescriptorOp, SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp,
-    SM90WgmmaOp, SM90WgmmaRsOp>;
+    SM90WgmmaOp, SM90WgmmaRsOp, SM90WorkItemOp>;
 
 } // namespace
 

@@ -111,6 +111,30 @@ LogicalResult SM90RingPhaseOp::verify() {
   return verifyStages(*this, getStages());
 }
 
+LogicalResult SM90WorkItemOp::verify() {
+  ArrayRef<bool> fast = getFastDivisors();
+  if (fast.size() != 3)
+    return emitOpError() << "expected 3 fast_divisors (one each for q_tiles, "
+                            "pairs and heads), found "
+                         << fast.size();
+  int64_t magic = getMagic().size();
+  int64_t expected = 2 * llvm::count(fast, true);
+  if (magic != expected)
+    return emitOpError() << "expected " << expected
+                         << " magic operands (a multiplier and a shift for "
+                            "each of the "
+                         << expected / 2 << " fast divisors), found " << magic;
+  // The order compares pairs x ctas_per_pair with the grid in 32 bits.
+  int64_t ctasPerPair = getCtasPerPair();
+  if (ctasPerPair < 1 || ctasPerPair > INT32_MAX)
+    return emitOpError() << "expected ctas_per_pair in [1, 2^31 - 1], found "
+                         << ctasPerPair;
+  if (getTailPairs() && !getMasked())
+    return emitOpError() << "expected tail_pairs only with masked (unmasked "
+                            "items are all of one length, in one order)";
+  return success();
+}
+
 LogicalResult SM90RingBarrierOp::verify() {
   int64_t offset = getOffset();
   if (offset < 0 || offset % 8 != 0 || offset > INT32_MAX)

@@ -548,6 +548,75 @@ def FAttn_SM90StmatrixX4TransOp : FAttn_SM90Op<"stmatrix_x4_trans"> {
 }
 
 //===----------------------------------------------------------------------===//
+// The work items of a persistent kernel
+//===----------------------------------------------------------------------===//
+
+def FAttn_SM90WorkItemOp : FAttn_SM90Op<"work_item",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "the Q tile, head and batch of a persistent kernel's work item";
+  let description = [{
+    The coordinates of work item `index` of a persistent kernel, which each
+    role's loop over work items gives to the item's ops (L2's
+    `fattn.work_loop` block arguments). The `q_tiles` x `pairs` items
+    (`pairs` = batch x `heads`, the (batch, head) pairs; `heads` the query
+    heads) are in the order of WorkOrder.h's `decodeWorkItem` on a grid of
+    `grid` CTAs:
+
+    - the Q tile's rank fastest: rank = index mod q_tiles,
+      pair = index / q_tiles;
+    - with `masked` and without `tail_pairs`: where pairs x ctas_per_pair
+      <= grid (few pairs), the rank slowest, rank = index / pairs,
+      pair = index mod pairs; otherwise as above;
+    - with `masked` and `tail_pairs` T (WorkOrder.h's tailPairCount,
+      1 <= T <= pairs): with F = pairs - T, the first F x q_tiles items as
+      above; each later one, at o = index - F x q_tiles, the rank slowest
+      over the last T pairs, rank = o / T, pair = F + o mod T.
+
+    The results are the Q tile (the rank, or q_tiles - 1 - rank with
+    `reverse_q_tiles`), head = pair mod heads and batch = pair / heads.
+
+    All values are unsigned, and `index` is below q_tiles x pairs < 2^31.
+    `fast_divisors` has an entry for each of `q_tiles`, `pairs` and
+    `heads`; a divisor marked true takes its FastDivision.h multiplier m
+    and shift l from `magic` (m, then l, for each marked divisor in that
+    order): n / d = mulhi(2 n, m) >> l and n mod d = n - (n / d) d. Every
+    other division, those by `tail_pairs` included, is `div.u32` or
+    `rem.u32`.
+
+    ```mlir
+    %q_tile, %head, %batch = fattn.sm90.work_item %index, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, false, true] magic(%m0, %l0, %m2, %l2) tail_pairs = %t masked reverse_q_tiles
+    ```
+  }];
+  let arguments = (ins I32:$index, I32:$q_tiles, I32:$pairs, I32:$heads,
+                       I32:$grid, Optional<I32>:$tail_pairs,
+                       Variadic<I32>:$magic, UnitAttr:$masked,
+                       UnitAttr:$reverse_q_tiles, I64Attr:$ctas_per_pair,
+                       DenseBoolArrayAttr:$fast_divisors);
+  let results = (outs I32:$q_tile, I32:$head, I32:$batch);
+  let assemblyFormat = [{
+    $index `,` `q_tiles` `=` $q_tiles `,` `pairs` `=` $pairs `,` `heads` `=`
+    $heads `,` `grid` `=` $grid `,` `ctas_per_pair` `=` $ctas_per_pair `,`
+    `fast_divisors` `=` $fast_divisors (`magic` `(` $magic^ `)`)?
+    (`tail_pairs` `=` $tail_pairs^)? (`masked` $masked^)?
+    (`reverse_q_tiles` $reverse_q_tiles^)? attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$index, "::mlir::Value":$qTiles,
+                   "::mlir::Value":$pairs, "::mlir::Value":$heads,
+                   "::mlir::Value":$grid, "::mlir::Value":$tailPairs,
+                   "::mlir::ValueRange":$magic, "bool":$masked,
+                   "bool":$reverseQTiles, "int64_t":$ctasPerPair,
+                   "::llvm::ArrayRef<bool>":$fastDivisors), [{
+      ::mlir::Type i32 = $_builder.getI32Type();
+      build($_builder, $_state, i32, i32, i32, index, qTiles, pairs, heads,
+            grid, tailPairs, magic, masked, reverseQTiles, ctasPerPair,
+            fastDivisors);
+    }]>
+  ];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // The K/V ring's position of a tile
 //===----------------------------------------------------------------------===//
 
