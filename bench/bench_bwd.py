@@ -574,11 +574,7 @@ def read_json(path) -> Dict:
 
 
 def tables_from(paths: Sequence[str]) -> str:
-    data = [read_json(p) for p in paths]
-    dtypes = {d["meta"]["dtype"] for d in data}
-    if len(dtypes) > 1:
-        raise SystemExit(f"--table-from: runs of different dtypes {sorted(dtypes)}")
-    return format_tables(data[0]["meta"], [d["cells"] for d in data])
+    return bench_common.tables_from(paths, JSON_FORMAT, "bench_bwd.py", format_tables)
 
 
 def dry_run(cases: List[Case], args) -> str:

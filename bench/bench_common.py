@@ -160,3 +160,13 @@ def read_json(path, json_format: str, tool: str) -> Dict:
     if not isinstance(data, dict) or data.get("format") != json_format:
         raise SystemExit(f"{path}: not a {tool} --json file of format {json_format}")
     return data
+
+
+def tables_from(paths: Sequence[str], json_format: str, tool: str,
+                format_tables: Callable[[Dict, List[List[Dict]]], str]) -> str:
+    """The markdown tables of one or more runs of one dtype (several: "a / b" cells)."""
+    data = [read_json(p, json_format, tool) for p in paths]
+    dtypes = {d["meta"]["dtype"] for d in data}
+    if len(dtypes) > 1:
+        raise SystemExit(f"--table-from: runs of different dtypes {sorted(dtypes)}")
+    return format_tables(data[0]["meta"], [d["cells"] for d in data])
