@@ -33,9 +33,8 @@ in "why"; an error in one column or cell is recorded and the run goes on.
 Time: CUDA events around each call; the columns' calls interleaved one by one in rotated
 order (bench/interleaved.py), --warmup rounds, then the median of --rep rounds.
 
-The probe: fattn's backward kernels (both archs) had not run on a GPU when this benchmark
-was written, and a kernel that faults would take the process's CUDA context (every later
-cell) with it, one that hangs the whole run. So before the first cell, each fattn backward the run needs
+The probe: a backward kernel that faults would take the process's CUDA context (every
+later cell) with it, one that hangs the whole run. So before the first cell, each fattn backward the run needs
 (arch, head dim, mask, head counts) runs once at PROBE_SEQ tokens in a process of its
 own; one that crashes or gives no result in PROBE_TIMEOUT_S is left out of the run (its
 cells read ERR, the probe's finding in "why"; meta "probe" lists them). --no-probe skips it.

@@ -3,7 +3,7 @@
 The sm_80 backward kernels (fattn.attention_grad; docs/KERNEL-ABI.md, "Backward")
 run on sm_80 and, through their PTX, sm_90 GPUs, whichever kernels ran the
 forward. FATTN_GRAD_ARCH=sm_90a runs the sm_90a backward kernels instead on sm_90
-GPUs, for head dims 64 and 128 (not yet run on a GPU: docs/GPU-TESTING.md).
+GPUs, for head dims 64 and 128.
 fattn._torch_ops registers this as the operator torch.ops.fattn.bwd, the backward
 of torch.ops.fattn.fwd.
 """

@@ -20,9 +20,9 @@ with its LSE and the backward kernel of the configuration (fattn.grad_config; th
 sm_80 backward kernels, which sm_90 GPUs run too); --grad skips the configurations
 the backward does not take. --preset training builds what the GPU autograd tests use.
 --grad-sm90a adds the sm_90a backward kernels of those configurations whose head dim
-they take (64, 128), which flash_attn_func runs on sm_90 GPUs with FATTN_GRAD_ARCH=sm_90a
-(not yet run on a GPU: docs/GPU-TESTING.md). --preset bench-grad builds what
-bench/bench_bwd.py times: both archs' forwards with the LSE and both backwards.
+they take (64, 128), which flash_attn_func runs on sm_90 GPUs with FATTN_GRAD_ARCH=sm_90a.
+--preset bench-grad builds what bench/bench_bwd.py times: both archs' forwards with
+the LSE and both backwards.
 -j N compiles N kernels at a time. A kernel already in DIR is kept if this
 fattn-compile built it (the index records each kernel's compiler), else built
 again; --force rebuilds every one.
@@ -206,7 +206,7 @@ def main(argv=None) -> int:
                    "configuration the backward takes")
     p.add_argument("--grad-sm90a", action="store_true",
                    help="with each backward kernel, the sm_90a one where it takes the head "
-                   "dim (FATTN_GRAD_ARCH=sm_90a runs them; not yet run on a GPU)")
+                   "dim (FATTN_GRAD_ARCH=sm_90a runs them)")
     p.add_argument("--force", action="store_true", help="rebuild kernels already present")
     p.add_argument("--dry-run", action="store_true", help="list the configurations only")
     args = p.parse_args(argv)

@@ -7,8 +7,7 @@ f16 or bf16, one head dim for Q, K and V, a multiple of 16 up to 128, dQ accumul
 with f32 atomics in no fixed order (no `deterministic`).
 
 The sm_90a backward kernels (fattn-sm90-grad-pipeline: the main kernel on wgmma, the same
-parameters) take head dims 64 and 128. They have not run on a GPU yet
-(docs/GPU-TESTING.md), so flash_attn_func uses them only when asked:
+parameters) take head dims 64 and 128; flash_attn_func uses them only when asked:
 FATTN_GRAD_ARCH=sm_90a, on sm_90 GPUs, for the head dims they take (grad_arch_for).
 """
 from __future__ import annotations
