@@ -2,14 +2,13 @@
 //
 // The emitter of the sm_90a kernel, which builds it op by op through
 // KernelBuilder (LLVM and NVVM operations) and the sm_90a target ops (L3,
-// FAttnSM90Ops.td: the K/V ring's stages and phases, mbarriers, named
-// barriers, TMA loads and stores, the wgmma of S = Q K^T and of P V with
-// their descriptors, fences, commits and waits, O's stores, the FP8 V
-// transpose), which TargetToNVVM.cpp
-// lowers: Entry.cpp (entry, work items, copies, producer), ConsumerMath.cpp
-// (one KV tile's math), ConsumerLoops.cpp (the consumers' loops),
-// Epilogue.cpp (O and LSE out), SplitTail.cpp (the split tail's merge) and
-// FP8Kernel.cpp (what only e4m3 kernels build: the producer's V transpose,
+// FAttnSM90Ops.td: a persistent kernel's work items, the K/V ring's stages
+// and phases, mbarriers, named barriers, TMA loads and stores, the wgmma of
+// S = Q K^T and of P V with their descriptors, fences, commits and waits,
+// O's stores, the FP8 V transpose), which TargetToNVVM.cpp lowers:
+// Entry.cpp (entry, work items, copies, producer), ConsumerMath.cpp (one KV
+// tile's math), ConsumerLoops.cpp (the consumers' loops), Epilogue.cpp (O
+// and LSE out), SplitTail.cpp (the split tail's merge) and FP8Kernel.cpp (what only e4m3 kernels build: the producer's V transpose,
 // the descales, P as e4m3). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
