@@ -8,8 +8,9 @@
 // O's stores, the FP8 V transpose), which TargetToNVVM.cpp lowers:
 // Entry.cpp (entry, work items, copies, producer), ConsumerMath.cpp (one KV
 // tile's math), ConsumerLoops.cpp (the consumers' loops), Epilogue.cpp (O
-// and LSE out), SplitTail.cpp (the split tail's merge) and FP8Kernel.cpp (what only e4m3 kernels build: the producer's V transpose,
-// the descales, P as e4m3). Private to this folder.
+// and LSE out), SplitTail.cpp (the split tail's merge) and FP8Kernel.cpp
+// (what only e4m3 kernels build: the producer's V transpose, the descales,
+// P as e4m3). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
