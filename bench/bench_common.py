@@ -170,3 +170,14 @@ def tables_from(paths: Sequence[str], json_format: str, tool: str,
     if len(dtypes) > 1:
         raise SystemExit(f"--table-from: runs of different dtypes {sorted(dtypes)}")
     return format_tables(data[0]["meta"], [d["cells"] for d in data])
+
+
+def ratios(tflops: Dict, mine: Sequence[str], peers: Sequence[str]) -> Dict[str, float]:
+    """"mine/peer" -> the ratio of their TFLOP/s, for each pair that both have."""
+    out = {}
+    for m in mine:
+        for peer in peers:
+            a, b = tflops.get(m), tflops.get(peer)
+            if is_number(a) and is_number(b) and b > 0:
+                out[f"{m}/{peer}"] = round(a / b, 4)
+    return out

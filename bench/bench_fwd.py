@@ -154,12 +154,8 @@ def add_ratios(row: Dict) -> Dict:
     """row["ratios"]["fattn/FA3"] etc.: each fattn column over each peer, where
     both have a number."""
     t = row["tflops"]
-    row["ratios"] = {}
-    for mine in (c for c in COLUMN_ORDER if c.startswith("fattn")):
-        for peer in RATIO_PEERS:
-            a, b = t.get(mine), t.get(peer)
-            if is_number(a) and is_number(b) and b > 0:
-                row["ratios"][f"{mine}/{peer}"] = round(a / b, 4)
+    row["ratios"] = bench_common.ratios(t, [c for c in COLUMN_ORDER if c.startswith("fattn")],
+                                        RATIO_PEERS)
     return row
 
 
