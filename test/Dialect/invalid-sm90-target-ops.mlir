@@ -152,6 +152,23 @@ llvm.func @store_coordinates(%map: !llvm.ptr, %base: !llvm.ptr<3>, %x: i32) {
 
 // -----
 
+llvm.func @bulk_reduce_size(%dst: !llvm.ptr<1>, %src: i32) {
+  %bytes = llvm.mlir.constant(40 : i32) : i32
+  // expected-error @below {{'fattn.sm90.bulk_reduce_add' op expected bytes a positive multiple of 16, found 40}}
+  fattn.sm90.bulk_reduce_add %dst, %src, bytes = %bytes
+  llvm.return
+}
+
+// -----
+
+llvm.func @bulk_reduce_shared(%dst: !llvm.ptr<3>, %src: i32, %bytes: i32) {
+  // expected-error @below {{'fattn.sm90.bulk_reduce_add' op operand #0 must be LLVM pointer to global memory (address space 1)}}
+  "fattn.sm90.bulk_reduce_add"(%dst, %src, %bytes) : (!llvm.ptr<3>, i32, i32) -> ()
+  llvm.return
+}
+
+// -----
+
 llvm.func @negative_bulk_pending() {
   // expected-error @below {{'fattn.sm90.bulk_wait_group_read' op expected a non-negative number of pending groups, found -2}}
   fattn.sm90.bulk_wait_group_read pending = -2
@@ -336,9 +353,9 @@ llvm.func @region_unknown() {
 
 // -----
 
-llvm.func @work_item_two_divisors(%i: i32, %n: i32) {
-  // expected-error @below {{'fattn.sm90.work_item' op expected 3 fast_divisors (one each for q_tiles, pairs and heads), found 2}}
-  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 1, fast_divisors = [false, false]
+llvm.func @work_item_three_divisors(%i: i32, %n: i32) {
+  // expected-error @below {{'fattn.sm90.work_item' op expected 2 fast_divisors (one each for q_tiles and heads), found 3}}
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 1, fast_divisors = [false, false, false]
   llvm.return
 }
 
@@ -346,7 +363,7 @@ llvm.func @work_item_two_divisors(%i: i32, %n: i32) {
 
 llvm.func @work_item_multiplier_only(%i: i32, %n: i32, %m: i32) {
   // expected-error @below {{'fattn.sm90.work_item' op expected 4 magic operands (a multiplier and a shift for each of the 2 fast divisors), found 3}}
-  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 1, fast_divisors = [true, false, true] magic(%m, %m, %m)
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 1, fast_divisors = [true, true] magic(%m, %m, %m)
   llvm.return
 }
 
@@ -354,7 +371,7 @@ llvm.func @work_item_multiplier_only(%i: i32, %n: i32, %m: i32) {
 
 llvm.func @work_item_no_ctas(%i: i32, %n: i32) {
   // expected-error @below {{'fattn.sm90.work_item' op expected ctas_per_pair in [1, 2^31 - 1], found 0}}
-  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 0, fast_divisors = [false, false, false] masked
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 0, fast_divisors = [false, false] masked
   llvm.return
 }
 
@@ -362,6 +379,6 @@ llvm.func @work_item_no_ctas(%i: i32, %n: i32) {
 
 llvm.func @work_item_unmasked_tail(%i: i32, %n: i32, %t: i32) {
   // expected-error @below {{'fattn.sm90.work_item' op expected tail_pairs only with masked (unmasked items are all of one length, in one order)}}
-  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 1, fast_divisors = [false, false, false] tail_pairs = %t
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %n, heads = %n, grid = %n, ctas_per_pair = 1, fast_divisors = [false, false] tail_pairs = %t
   llvm.return
 }

@@ -63,12 +63,14 @@ llvm.func @wgmma_rs(%p: i32, %db: i64, %o: f32) {
 }
 
 // CHECK-LABEL: llvm.func @stores
-// CHECK-SAME: (%[[MAP:.*]]: !llvm.ptr, %[[BASE:.*]]: !llvm.ptr<3>, %[[X:.*]]: i32)
-llvm.func @stores(%map: !llvm.ptr, %base: !llvm.ptr<3>, %x: i32) {
+// CHECK-SAME: (%[[MAP:.*]]: !llvm.ptr, %[[BASE:.*]]: !llvm.ptr<3>, %[[X:.*]]: i32, %[[GLOBAL:.*]]: !llvm.ptr<1>)
+llvm.func @stores(%map: !llvm.ptr, %base: !llvm.ptr<3>, %x: i32, %global: !llvm.ptr<1>) {
   // CHECK: fattn.sm90.fence_proxy_async
   fattn.sm90.fence_proxy_async
   // CHECK: fattn.sm90.tma_store %[[MAP]][%[[X]], %[[X]], %[[X]], %[[X]]], %[[BASE]][%[[X]]]
   fattn.sm90.tma_store %map[%x, %x, %x, %x], %base[%x]
+  // CHECK: fattn.sm90.bulk_reduce_add %[[GLOBAL]], %[[X]], bytes = %[[X]]
+  fattn.sm90.bulk_reduce_add %global, %x, bytes = %x
   // CHECK: fattn.sm90.bulk_commit_group
   fattn.sm90.bulk_commit_group
   // CHECK: fattn.sm90.bulk_wait_group_read pending = 0
@@ -185,13 +187,13 @@ llvm.func @shared_regions() -> i32 {
 // CHECK-LABEL: llvm.func @work_item
 // CHECK-SAME: (%[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: i32, %[[H:.*]]: i32, %[[G:.*]]: i32, %[[T:.*]]: i32, %[[M0:.*]]: i32, %[[L0:.*]]: i32, %[[M2:.*]]: i32, %[[L2:.*]]: i32)
 llvm.func @work_item(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32, %t: i32, %m0: i32, %l0: i32, %m2: i32, %l2: i32) -> i32 {
-  // CHECK: %[[Q:.*]], %[[HEAD:.*]], %[[B:.*]] = fattn.sm90.work_item %[[I]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 1, fast_divisors = [false, false, false]{{$}}
-  %plain:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 1, fast_divisors = [false, false, false]
-  // CHECK: fattn.sm90.work_item %[[Q]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 3, fast_divisors = [true, false, true] magic(%[[M0]], %[[L0]], %[[M2]], %[[L2]]) tail_pairs = %[[T]] masked reverse_q_tiles{{$}}
-  %all:3 = fattn.sm90.work_item %plain#0, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, false, true] magic(%m0, %l0, %m2, %l2) tail_pairs = %t masked reverse_q_tiles
-  // CHECK: fattn.sm90.work_item %[[HEAD]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 4, fast_divisors = [false, true, false] magic(%[[M0]], %[[L0]]) masked{{$}}
-  %masked:3 = fattn.sm90.work_item %plain#1, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 4, fast_divisors = [false, true, false] magic(%m0, %l0) masked
-  // CHECK: fattn.sm90.work_item %[[B]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 1, fast_divisors = [false, false, false] reverse_q_tiles{{$}}
-  %reversed:3 = fattn.sm90.work_item %plain#2, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 1, fast_divisors = [false, false, false] reverse_q_tiles
+  // CHECK: %[[Q:.*]], %[[HEAD:.*]], %[[B:.*]] = fattn.sm90.work_item %[[I]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 1, fast_divisors = [false, false]{{$}}
+  %plain:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 1, fast_divisors = [false, false]
+  // CHECK: fattn.sm90.work_item %[[Q]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 3, fast_divisors = [true, true] magic(%[[M0]], %[[L0]], %[[M2]], %[[L2]]) tail_pairs = %[[T]] masked reverse_q_tiles{{$}}
+  %all:3 = fattn.sm90.work_item %plain#0, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, true] magic(%m0, %l0, %m2, %l2) tail_pairs = %t masked reverse_q_tiles
+  // CHECK: fattn.sm90.work_item %[[HEAD]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 4, fast_divisors = [false, true] magic(%[[M0]], %[[L0]]) masked{{$}}
+  %masked:3 = fattn.sm90.work_item %plain#1, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 4, fast_divisors = [false, true] magic(%m0, %l0) masked
+  // CHECK: fattn.sm90.work_item %[[B]], q_tiles = %[[N]], pairs = %[[P]], heads = %[[H]], grid = %[[G]], ctas_per_pair = 1, fast_divisors = [false, false] reverse_q_tiles{{$}}
+  %reversed:3 = fattn.sm90.work_item %plain#2, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 1, fast_divisors = [false, false] reverse_q_tiles
   llvm.return %reversed#2 : i32
 }

@@ -24,7 +24,12 @@ grids), with what the sm_90a kernel adds:
   fragment in registers (four pairs: rows g, g + 8 at k 2t + {0, 1}, then the
   same rows at k 2t + 8 + {0, 1});
 - the wgmma groups complete at once (fence, commit and wait are no-ops), as do
-  the empty asm statements that fence the accumulators.
+  the empty asm statements that fence the accumulators;
+- a bulk reduction (fattn.sm90.bulk_reduce_add) into dq_accum reads shared
+  memory at its issuer's next fattn.sm90.bulk_wait_group_read, the latest
+  moment the PTX allows: a staged row rewritten before that wait shows in dQ.
+  Global buffers have addresses of their own, checked for 16-byte alignment
+  and bounds.
 
 The gradients are compared with float64 as in sm80_grad_emulator.py. This
 checks the kernel's index math, swizzle, descriptors, fragment layouts, masks
@@ -45,6 +50,9 @@ THREADS = sm80.THREADS
 # The dynamic shared memory's address: 16-byte aligned, not 1024-byte aligned.
 SHARED_BASE = 0x430
 SHARED_BYTES = 232448
+# The addresses of global buffers (dq_accum's, the bulk reductions' target):
+# buffer i at GLOBAL_BASE + i * GLOBAL_SPAN.
+GLOBAL_BASE, GLOBAL_SPAN = 1 << 40, 1 << 36
 
 
 def swizzle128(address):
@@ -77,7 +85,40 @@ def accumulator_positions(registers):
 class SM90CTA(sm80.CTA):
     def run(self, func, args, block_id):
         self.smem = np.full(SHARED_BYTES // 2, np.nan, np.float32)
+        self.globals = []
+        # Each thread's bulk reductions not yet waited for: they read shared
+        # memory at the wait (the latest the PTX allows), so that a staged
+        # row rewritten before its reduction's wait shows in the result.
+        self.pending = [[] for _ in range(THREADS)]
         super().run(func, args, block_id)
+
+    def address_of(self, memory):
+        """The address of a memref's data: shared memory's base (the dynamic
+        shared memory, or a view of it) or a global buffer's."""
+        if not isinstance(memory, sm80.Memory) or np.shares_memory(memory.data, self.smem):
+            return SHARED_BASE
+        for i, known in enumerate(self.globals):
+            if known.data is memory.data:
+                return GLOBAL_BASE + i * GLOBAL_SPAN
+        self.globals.append(memory)
+        return GLOBAL_BASE + (len(self.globals) - 1) * GLOBAL_SPAN
+
+    def bulk_reduce(self, destination, source, size):
+        """cp.reduce.async.bulk .add.f32: `size` bytes of shared memory at
+        `source` added into the global buffer at `destination`."""
+        if destination % 16 or source % 16 or size <= 0 or size % 16:
+            raise AssertionError("a bulk reduction not 16-byte aligned")
+        index, offset = divmod(destination - GLOBAL_BASE, GLOBAL_SPAN)
+        target = self.globals[index]
+        if target.element != "f32":
+            raise AssertionError("a bulk reduction into a buffer not of f32")
+        first, count = offset // 4, size // 4
+        if first + count > target.data.size:
+            raise AssertionError("a bulk reduction past its buffer")
+        slot = (source - SHARED_BASE) // 2
+        if slot < 0 or slot + 2 * count > self.smem.size:
+            raise AssertionError("a bulk reduction from outside the shared memory")
+        target.data[first:first + count] += self.smem[slot:slot + 2 * count:2]
 
     def slots(self, address):
         """Indices of the 16-bit slots at byte addresses `address` (swizzled)."""
@@ -130,7 +171,20 @@ class SM90CTA(sm80.CTA):
 
         registers = lambda: len(re.findall(r"\bf32\b", sm80.result_type(op)))
         if n == "memref.extract_aligned_pointer_as_index":
-            give(np.full(THREADS, SHARED_BASE, np.int64))
+            give(np.full(THREADS, self.address_of(o[0]), np.int64))
+        elif n == "llvm.inttoptr":
+            give(o[0])
+        elif n == "fattn.sm90.bulk_reduce_add":
+            size = self.uniform(o[2])
+            for t in np.nonzero(self.mask)[0]:
+                self.pending[t].append((int(o[0][t]), int(o[1][t]), size))
+        elif n == "fattn.sm90.bulk_wait_group_read":
+            if sm80.int_attr(op, "pending") != 0:
+                raise NotImplementedError(op.line)
+            for t in np.nonzero(self.mask)[0]:
+                for reduction in self.pending[t]:
+                    self.bulk_reduce(*reduction)
+                self.pending[t] = []
         elif n == "memref.view":
             m = re.match(r"memref<([\dx]+)x(\w+),", sm80.result_type(op))
             shape = tuple(int(x) for x in m.group(1).split("x"))
@@ -159,7 +213,8 @@ class SM90CTA(sm80.CTA):
             bits = (1 << 62) | ((1024 >> 4) << 32) | (((leading >> 4) & 0x3FFF) << 16)
             give(np.full(THREADS, ((address >> 4) & 0x3FFF) | bits, np.int64))
         elif n in ("fattn.sm90.fence_proxy_async", "fattn.sm90.wgmma_fence",
-                   "fattn.sm90.wgmma_commit_group", "fattn.sm90.wgmma_wait_group"):
+                   "fattn.sm90.wgmma_commit_group", "fattn.sm90.wgmma_wait_group",
+                   "fattn.sm90.bulk_commit_group"):
             pass
         elif n == "fattn.sm90.pack_pair":
             element = re.search(r"element_type = (\w+)", op.attrs).group(1)

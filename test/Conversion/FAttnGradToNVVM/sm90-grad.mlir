@@ -12,9 +12,9 @@
 // L3: vector.reduction <add>
 // Main: the tiles from the dynamic shared memory's first 1024-byte
 // boundary; K, V, Q and dO in 64-column atoms (64 x 64 at head dim 64),
-// dS^T with a pitch of 72, LSE and D.
+// dS^T with a pitch of 72, LSE and D, and the staged dQ (f32, a pitch of 72).
 // L3: gpu.func @bwd_main(
-// L3-SAME: dynamic_smem_bytes = 43520 : i64, head_dim = 64 : i64, role = "main"
+// L3-SAME: dynamic_smem_bytes = 61952 : i64, head_dim = 64 : i64, role = "main"
 // L3-SAME: known_block_size = array<i32: 128, 1, 1>
 // L3: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // L3: %[[ADDR:.*]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
@@ -27,6 +27,7 @@
 // L3: %[[DST:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x72xbf16, #gpu.address_space<workgroup>>
 // L3: memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
 // L3: memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
+// L3: %[[DQS:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x72xf32, #gpu.address_space<workgroup>>
 // K's 16-byte units into the swizzled atom: row r, unit u at u ^ (r mod 8).
 // L3: %[[SW:.*]] = arith.xori %{{.*}}, %{{.*}} : index
 // L3: %[[COL:.*]] = arith.muli %[[SW]], %c8
@@ -79,21 +80,35 @@
 // L3: fattn.sm90.wgmma_rs {{.*}} transposed
 // L3: fattn.sm90.wgmma_rs [{{.*}}], %[[QD]] transposed, [{{.*}}], element_type = bf16, accumulate
 // L3: fattn.sm90.wgmma_commit_group
-// dS's A fragments by ldmatrix.trans of dS^T, dQ = dS K (K N-major), into
-// dq_accum with f32 atomics.
-// L3: gpu.barrier
+// The previous tile's bulk reductions done reading the staged dQ; dS's A
+// fragments by ldmatrix.trans of dS^T, dQ = dS K (K N-major) into the staged
+// dQ; one bulk reduction per row of the tile within seq_q into dq_accum.
+// L3: fattn.sm90.bulk_wait_group_read pending = 0
+// L3-NEXT: gpu.barrier
 // L3: %[[DS:.*]] = nvgpu.ldmatrix %[[DST]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // L3: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // L3: fattn.sm90.wgmma_fence
 // L3: fattn.sm90.wgmma_rs [{{.*}}], %[[KD]] transposed, [{{.*}}], element_type = bf16 :
 // L3: fattn.sm90.wgmma_commit_group
 // L3-NEXT: fattn.sm90.wgmma_wait_group pending = 0
-// L3: memref.atomic_rmw addf
+// L3-COUNT-16: vector.store %{{.*}}, %[[DQS]][%{{.*}}, %{{.*}}] : memref<64x72xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// L3-NEXT: fattn.sm90.fence_proxy_async
+// L3-NEXT: gpu.barrier
+// L3: %[[ROWS:.*]] = arith.andi
+// L3-NEXT: scf.if %[[ROWS]] {
+// L3: %[[ACC:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<?xf32, #gpu.address_space<global>> -> index
+// L3: %[[DSTADDR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// L3: arith.constant 288 : index
+// L3: fattn.sm90.bulk_reduce_add %[[DSTADDR]], %{{.*}}, bytes = %c256_i32
+// L3-NEXT: fattn.sm90.bulk_commit_group
 // dK times the scale and dV, stored after the loops.
 // L3: scf.yield
 // L3: scf.yield
 // L3: arith.constant dense<1.250000e-01> : vector<2xf32>
 // L3: vector.store %{{.*}} {alignment = 4 : i64} : memref<?xbf16, #gpu.address_space<global>>, vector<2xbf16>
+// The last bulk reductions read shared memory until the kernel waits.
+// L3: fattn.sm90.bulk_wait_group_read pending = 0
+// L3-NEXT: gpu.return
 // L3: gpu.func @bwd_postprocess(
 // L3-SAME: role = "postprocess"
 
@@ -107,7 +122,9 @@
 // L4: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0,
 // L4: llvm.inline_asm has_side_effects {{.*}}"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;"
 // L4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
-// L4: llvm.atomicrmw fadd
+// L4: llvm.inline_asm has_side_effects {{.*}}"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], $2;", "l,r,r,~{memory}"
+// L4-NEXT: nvvm.cp.async.bulk.commit.group
+// L4-NOT: llvm.atomicrmw
 // L4: llvm.func @bwd_postprocess(
 // L4-NOT: fattn.sm90
 
@@ -124,7 +141,7 @@ func.func @bwd(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<
 // columns each (the second atom 8192 bytes on).
 // L3-LABEL: gpu.module @fattn_kernels
 // L3: gpu.func @bwd_d128_main(
-// L3-SAME: dynamic_smem_bytes = 76288 : i64, head_dim = 128 : i64, role = "main", scale = 0.088388346135616302 : f64, softcap = 2.000000e+01 : f64
+// L3-SAME: dynamic_smem_bytes = 111104 : i64, head_dim = 128 : i64, role = "main", scale = 0.088388346135616302 : f64, softcap = 2.000000e+01 : f64
 // L3: memref.view {{.*}} to memref<128x64xf16, #gpu.address_space<workgroup>>
 // L3: scf.for %{{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>) {
 // L3: fattn.sm90.wgmma %{{.*}}, element_type = f16 : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
@@ -136,11 +153,18 @@ func.func @bwd(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<
 // The second part of the queries: Q's rows 32.. (4096 bytes, 256 units).
 // L3: arith.constant 256 : i64
 // L3: fattn.sm90.wgmma %{{.*}}, element_type = f16 : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+// dQ in two parts of 64 columns, dS's fragments loaded for each; the staged
+// dQ's rows of 136 f32 (544 bytes), 512 bytes each into dq_accum.
 // L3: nvgpu.ldmatrix
+// L3: fattn.sm90.wgmma_fence
 // L3: fattn.sm90.wgmma_rs {{.*}} transposed, [{{.*}}], element_type = f16 :
-// L3: memref.atomic_rmw addf
+// L3-COUNT-16: vector.store {{.*}} : memref<64x136xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// L3: nvgpu.ldmatrix
+// L3: fattn.sm90.wgmma_fence
 // L3: fattn.sm90.wgmma_rs {{.*}} transposed, [{{.*}}], element_type = f16 :
-// L3: memref.atomic_rmw addf
+// L3-COUNT-16: vector.store {{.*}} : memref<64x136xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// L3: arith.constant 544 : index
+// L3: fattn.sm90.bulk_reduce_add %{{.*}}, %{{.*}}, bytes = %c512_i32
 
 // L4-LABEL: gpu.module @fattn_kernels
 // L4: llvm.func @bwd_d128_main(

@@ -147,6 +147,22 @@ llvm.func @output(%map: !llvm.ptr, %base: !llvm.ptr<3>, %addr: i32, %x: i32) {
 
 // -----
 
+// A bulk reduction of f32 from shared into global memory: inline PTX (no
+// NVVM op has the non-tensor form), the shared address in one 32-bit
+// register; its bulk group closed like a TMA store's.
+// CHECK-LABEL: llvm.func @bulk_reduce
+// CHECK-SAME: (%[[DST:.*]]: !llvm.ptr<1>, %[[SRC:.*]]: i32, %[[BYTES:.*]]: i32)
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], $2;", "l,r,r,~{memory}" %[[DST]], %[[SRC]], %[[BYTES]] : (!llvm.ptr<1>, i32, i32) -> ()
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NOT:  fattn.sm90
+llvm.func @bulk_reduce(%dst: !llvm.ptr<1>, %src: i32, %bytes: i32) {
+  fattn.sm90.bulk_reduce_add %dst, %src, bytes = %bytes
+  fattn.sm90.bulk_commit_group
+  llvm.return
+}
+
+// -----
+
 // Pingpong's turn: wait on the warpgroup's own barrier with the one before
 // it (256 threads), arrive on the next one's.
 // CHECK-LABEL: llvm.func @turns
@@ -529,7 +545,7 @@ llvm.func @consume_loop(%base: !llvm.ptr<3>, %n: i32, %x: f32) -> f32 {
 // CHECK-NOT:  urem
 llvm.func @use(i32, i32, i32)
 llvm.func @work_item_fast(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32, %m0: i32, %l0: i32, %m2: i32, %l2: i32) {
-  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, false, true] magic(%m0, %l0, %m2, %l2)
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, true] magic(%m0, %l0, %m2, %l2)
   llvm.call @use(%w#0, %w#1, %w#2) : (i32, i32, i32) -> ()
   llvm.return
 }
@@ -537,39 +553,80 @@ llvm.func @work_item_fast(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32, %m0: i32,
 // -----
 
 // A masked order without the launch's tail and with reversed Q tiles, by
-// div.u32 and rem.u32: where pairs x 3 <= grid the rank is the index over
-// the pairs (the Q tile slowest), else its remainder by the Q tiles; the Q
-// tile counts from the last.
+// div.u32 and rem.u32: windows of 2 x grid items of the Q tile fastest order
+// (the last one to the end of the items), [begin, end) with begin = a x
+// q_tiles + b and end = a' x q_tiles + b'; in a window the rank slowest, its
+// segment's pairs per rank dividing the offset past the segment's first
+// item; the pair from a, one more for ranks below b; the Q tile counts from
+// the last.
 // CHECK-LABEL: llvm.func @work_item_plain
 // CHECK-SAME: (%[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: i32, %[[H:.*]]: i32, %[[G:.*]]: i32)
-// CHECK-NEXT: %[[RANK_F:.*]] = llvm.urem %[[I]], %[[N]] : i32
-// CHECK-NEXT: %[[PAIR_F:.*]] = llvm.udiv %[[I]], %[[N]] : i32
-// CHECK-NEXT: %[[C3:.*]] = llvm.mlir.constant(3 : i32) : i32
-// CHECK-NEXT: %[[CTAS:.*]] = llvm.mul %[[P]], %[[C3]] : i32
-// CHECK-NEXT: %[[FEW:.*]] = llvm.icmp "ule" %[[CTAS]], %[[G]] : i32
-// CHECK-NEXT: %[[RANK_S:.*]] = llvm.udiv %[[I]], %[[P]] : i32
-// CHECK-NEXT: %[[RANK:.*]] = llvm.select %[[FEW]], %[[RANK_S]], %[[RANK_F]] : i1, i32
-// CHECK-NEXT: %[[PAIR_S:.*]] = llvm.urem %[[I]], %[[P]] : i32
-// CHECK-NEXT: %[[PAIR:.*]] = llvm.select %[[FEW]], %[[PAIR_S]], %[[PAIR_F]] : i1, i32
+// CHECK-NEXT: %[[WINDOW:.*]] = llvm.add %[[G]], %[[G]] : i32
+// CHECK-NEXT: %[[TOTAL:.*]] = llvm.mul %[[N]], %[[P]] : i32
+// CHECK:      %[[WHOLE:.*]] = llvm.udiv %[[TOTAL]], %[[WINDOW]] : i32
+// CHECK:      %[[LAST:.*]] = llvm.sub %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: %[[IDX:.*]] = llvm.udiv %[[I]], %[[WINDOW]] : i32
+// CHECK-NEXT: %[[EARLY:.*]] = llvm.icmp "slt" %[[IDX]], %[[LAST]] : i32
+// CHECK-NEXT: %[[Q:.*]] = llvm.select %[[EARLY]], %[[IDX]], %[[LAST]] : i1, i32
+// CHECK-NEXT: %[[BEGIN:.*]] = llvm.mul %[[Q]], %[[WINDOW]] : i32
+// CHECK-NEXT: %[[NEXT:.*]] = llvm.add %[[BEGIN]], %[[WINDOW]] : i32
+// CHECK-NEXT: %[[NOT_LAST:.*]] = llvm.icmp "slt" %[[Q]], %[[LAST]] : i32
+// CHECK-NEXT: %[[END:.*]] = llvm.select %[[NOT_LAST]], %[[NEXT]], %[[TOTAL]] : i1, i32
+// CHECK-NEXT: %[[A:.*]] = llvm.udiv %[[BEGIN]], %[[N]] : i32
+// CHECK-NEXT: %[[B:.*]] = llvm.urem %[[BEGIN]], %[[N]] : i32
+// CHECK-NEXT: %[[B2:.*]] = llvm.urem %[[END]], %[[N]] : i32
+// CHECK-NEXT: %[[A2:.*]] = llvm.udiv %[[END]], %[[N]] : i32
+// CHECK-NEXT: %[[PER_RANK:.*]] = llvm.sub %[[A2]], %[[A]] : i32
+// CHECK-NEXT: %[[RISING:.*]] = llvm.icmp "slt" %[[B]], %[[B2]] : i32
+// CHECK-NEXT: %[[LOW:.*]] = llvm.select %[[RISING]], %[[B]], %[[B2]] : i1, i32
+// CHECK-NEXT: %[[HIGH:.*]] = llvm.select %[[RISING]], %[[B2]], %[[B]] : i1, i32
+// CHECK:      %[[FEWER:.*]] = llvm.sub %[[PER_RANK]], %{{.*}} : i32
+// CHECK:      %[[MORE:.*]] = llvm.add %[[PER_RANK]], %{{.*}} : i32
+// CHECK-NEXT: %[[MIDDLE:.*]] = llvm.select %[[RISING]], %[[MORE]], %[[FEWER]] : i1, i32
+// CHECK-NEXT: %[[BEFORE_LOW:.*]] = llvm.mul %[[PER_RANK]], %[[LOW]] : i32
+// CHECK-NEXT: %[[SPAN:.*]] = llvm.sub %[[HIGH]], %[[LOW]] : i32
+// CHECK-NEXT: %[[IN_SPAN:.*]] = llvm.mul %[[MIDDLE]], %[[SPAN]] : i32
+// CHECK-NEXT: %[[BEFORE_HIGH:.*]] = llvm.add %[[BEFORE_LOW]], %[[IN_SPAN]] : i32
+// CHECK-NEXT: %[[OFFSET:.*]] = llvm.sub %[[I]], %[[BEGIN]] : i32
+// CHECK-NEXT: %[[IN_LOW:.*]] = llvm.icmp "slt" %[[OFFSET]], %[[BEFORE_LOW]] : i32
+// CHECK-NEXT: %[[IN_MIDDLE:.*]] = llvm.icmp "slt" %[[OFFSET]], %[[BEFORE_HIGH]] : i32
+// CHECK:      %[[FIRST_RANK:.*]] = llvm.select %[[IN_LOW]], %{{.*}}, %{{.*}} : i1, i32
+// CHECK:      %[[FIRST_ITEM:.*]] = llvm.select %[[IN_LOW]], %{{.*}}, %{{.*}} : i1, i32
+// CHECK-NEXT: %[[SEGMENT_PER_RANK:.*]] = llvm.select %[[IN_MIDDLE]], %[[MIDDLE]], %[[PER_RANK]] : i1, i32
+// CHECK-NEXT: %[[PER:.*]] = llvm.select %[[IN_LOW]], %[[PER_RANK]], %[[SEGMENT_PER_RANK]] : i1, i32
+// CHECK-NEXT: %[[WITHIN:.*]] = llvm.sub %[[OFFSET]], %[[FIRST_ITEM]] : i32
+// CHECK-NEXT: %[[STEP:.*]] = llvm.udiv %[[WITHIN]], %[[PER]] : i32
+// CHECK-NEXT: %[[RANK:.*]] = llvm.add %[[FIRST_RANK]], %[[STEP]] : i32
+// CHECK:      %[[CUT:.*]] = llvm.icmp "slt" %[[RANK]], %[[B]] : i32
+// CHECK-NEXT: %[[SKIP:.*]] = llvm.select %[[CUT]], %{{.*}}, %{{.*}} : i1, i32
+// CHECK-NEXT: %[[FIRST_PAIR:.*]] = llvm.add %[[A]], %[[SKIP]] : i32
+// CHECK-NEXT: %[[COLUMN:.*]] = llvm.urem %[[WITHIN]], %[[PER]] : i32
+// CHECK-NEXT: %[[PAIR:.*]] = llvm.add %[[FIRST_PAIR]], %[[COLUMN]] : i32
 // CHECK-NEXT: %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT: %[[LAST:.*]] = llvm.sub %[[N]], %[[C1]] : i32
-// CHECK-NEXT: %[[Q:.*]] = llvm.sub %[[LAST]], %[[RANK]] : i32
+// CHECK-NEXT: %[[LAST_TILE:.*]] = llvm.sub %[[N]], %[[C1]] : i32
+// CHECK-NEXT: %[[QT:.*]] = llvm.sub %[[LAST_TILE]], %[[RANK]] : i32
 // CHECK-NEXT: %[[BATCH:.*]] = llvm.udiv %[[PAIR]], %[[H]] : i32
 // CHECK-NEXT: %[[HEAD:.*]] = llvm.urem %[[PAIR]], %[[H]] : i32
-// CHECK-NEXT: llvm.call @use(%[[Q]], %[[HEAD]], %[[BATCH]])
+// CHECK-NEXT: llvm.call @use(%[[QT]], %[[HEAD]], %[[BATCH]])
 llvm.func @use(i32, i32, i32)
 llvm.func @work_item_plain(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32) {
-  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [false, false, false] masked reverse_q_tiles
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [false, false] masked reverse_q_tiles
   llvm.call @use(%w#0, %w#1, %w#2) : (i32, i32, i32) -> ()
   llvm.return
 }
 
 // -----
 
-// A masked order with the launch's tail of %t pairs: the items from
-// (pairs - t) x q_tiles on take the Q tile slowest over the last t pairs.
+// A masked order with the launch's tail of %t pairs: the windows (above),
+// then the Q tile fastest and, from (pairs - t) x q_tiles on, the Q tile
+// slowest over the last t pairs; the windows where pairs x 1 <= grid.
 // CHECK-LABEL: llvm.func @work_item_tail
 // CHECK-SAME: (%[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: i32, %[[H:.*]]: i32, %[[G:.*]]: i32, %[[T:.*]]: i32)
+// CHECK:      llvm.sub %[[I]], %{{.*}} : i32
+// CHECK:      %[[STEP:.*]] = llvm.udiv %[[WITHIN:.*]], %[[PER:.*]] : i32
+// CHECK-NEXT: %[[W_RANK:.*]] = llvm.add %{{.*}}, %[[STEP]] : i32
+// CHECK:      %[[COLUMN:.*]] = llvm.urem %[[WITHIN]], %[[PER]] : i32
+// CHECK-NEXT: %[[W_PAIR:.*]] = llvm.add %{{.*}}, %[[COLUMN]] : i32
 // CHECK-NEXT: %[[RANK_F:.*]] = llvm.urem %[[I]], %[[N]] : i32
 // CHECK-NEXT: %[[PAIR_F:.*]] = llvm.udiv %[[I]], %[[N]] : i32
 // CHECK-NEXT: %[[FIRST:.*]] = llvm.sub %[[P]], %[[T]] : i32
@@ -577,16 +634,21 @@ llvm.func @work_item_plain(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32) {
 // CHECK-NEXT: %[[IN_TAIL:.*]] = llvm.icmp "ule" %[[START]], %[[I]] : i32
 // CHECK-NEXT: %[[OFFSET:.*]] = llvm.sub %[[I]], %[[START]] : i32
 // CHECK-NEXT: %[[RANK_T:.*]] = llvm.udiv %[[OFFSET]], %[[T]] : i32
-// CHECK-NEXT: %[[RANK:.*]] = llvm.select %[[IN_TAIL]], %[[RANK_T]], %[[RANK_F]] : i1, i32
+// CHECK-NEXT: %[[RANK_O:.*]] = llvm.select %[[IN_TAIL]], %[[RANK_T]], %[[RANK_F]] : i1, i32
 // CHECK-NEXT: %[[OF_TAIL:.*]] = llvm.urem %[[OFFSET]], %[[T]] : i32
 // CHECK-NEXT: %[[PAIR_T:.*]] = llvm.add %[[FIRST]], %[[OF_TAIL]] : i32
-// CHECK-NEXT: %[[PAIR:.*]] = llvm.select %[[IN_TAIL]], %[[PAIR_T]], %[[PAIR_F]] : i1, i32
+// CHECK-NEXT: %[[PAIR_O:.*]] = llvm.select %[[IN_TAIL]], %[[PAIR_T]], %[[PAIR_F]] : i1, i32
+// CHECK-NEXT: %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[CTAS:.*]] = llvm.mul %[[P]], %[[C1]] : i32
+// CHECK-NEXT: %[[FEW:.*]] = llvm.icmp "ule" %[[CTAS]], %[[G]] : i32
+// CHECK-NEXT: %[[RANK:.*]] = llvm.select %[[FEW]], %[[W_RANK]], %[[RANK_O]] : i1, i32
+// CHECK-NEXT: %[[PAIR:.*]] = llvm.select %[[FEW]], %[[W_PAIR]], %[[PAIR_O]] : i1, i32
 // CHECK-NEXT: %[[BATCH:.*]] = llvm.udiv %[[PAIR]], %[[H]] : i32
 // CHECK-NEXT: %[[HEAD:.*]] = llvm.urem %[[PAIR]], %[[H]] : i32
 // CHECK-NEXT: llvm.call @use(%[[RANK]], %[[HEAD]], %[[BATCH]])
 llvm.func @use(i32, i32, i32)
 llvm.func @work_item_tail(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32, %t: i32) {
-  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 1, fast_divisors = [false, false, false] tail_pairs = %t masked
+  %w:3 = fattn.sm90.work_item %i, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 1, fast_divisors = [false, false] tail_pairs = %t masked
   llvm.call @use(%w#0, %w#1, %w#2) : (i32, i32, i32) -> ()
   llvm.return
 }

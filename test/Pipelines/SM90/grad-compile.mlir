@@ -33,9 +33,16 @@
 // PTX: ex2.approx.ftz.f32
 // PTX: cvt.rn.bf16x2.f32
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
+// PTX: cp.async.bulk.wait_group.read 0;
 // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 0, 1, 1, 1;
-// PTX: atom.global.add.f32
+// dQ staged in shared memory (after the wait for the previous tile's bulk
+// reductions), one bulk reduction per row into dq_accum.
+// PTX: st.shared.v2.b32
+// PTX: fence.proxy.async.shared::cta;
+// PTX: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd{{[0-9]+}}], [%r{{[0-9]+}}], %r{{[0-9]+}};
+// PTX: cp.async.bulk.commit_group;
+// PTX-NOT: atom.global.add.f32
 // PTX: .visible .entry bwd_d64_bf16_causal_postprocess(
 
 // Head dim 128: S^T and dP^T in parts of 32 queries (m64n32).
@@ -53,7 +60,7 @@
 // JSON: "kernels": [
 // JSON: "dynamic_smem_bytes": 0,
 // JSON-NEXT: "entry": "bwd_d128_bf16_preprocess",
-// JSON: "dynamic_smem_bytes": 76288,
+// JSON: "dynamic_smem_bytes": 111104,
 // JSON-NEXT: "entry": "bwd_d128_bf16_main",
 // JSON-NEXT: "grid": [
 // JSON-NEXT: [

@@ -15,7 +15,7 @@
 //                                         dO and Q N-major: transposed B)
 //     dS^T -> shared memory; dS by ldmatrix.trans
 //     dQ = dS K, per 64 columns          (wgmma, dS from registers, K N-major)
-//     dq_accum += dQ                     (f32 atomics)
+//     dQ -> shared memory; dq_accum += dQ (a bulk reduction per row)
 //   dK·scale and dV -> global memory
 //
 // The accumulator of S^T (keys x queries) is, k step by k step, the A
@@ -27,6 +27,12 @@
 // sequences. The copies write the layout that TMA's 128-byte swizzle would
 // (16-byte unit u of row r of a 64-column atom at unit u ^ (r mod 8)), which
 // the wgmma descriptors (fattn.sm90.wgmma_descriptor) name.
+//
+// dQ leaves through shared memory: per Q tile, each of its rows is one
+// fattn.sm90.bulk_reduce_add of d f32 into the row of dq_accum (rows of the
+// workspace are contiguous), where per-element atomics took one L2
+// operation per element and thread (the kernel was bound by L2's
+// throughput, 85% of it, with the SMs 14% busy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,11 +76,16 @@ constexpr int64_t kSwizzleBytes = 1024;
 /// Row pitch of dS^T in shared memory (elements): 8 past the 64 queries, so
 /// that ldmatrix's 8 rows fall in 8 different 16-byte bank groups.
 constexpr int64_t kScoresPitch = kBlockM + 8;
+/// Row pitch of the staged dQ (f32 elements): 8 past the head dim, so that
+/// the four rows a store of 8-byte pairs covers start 32 bytes apart in the
+/// banks (a row of the workspace, d f32, is one bulk reduction).
+int64_t stagedGradQueryPitch(int64_t headDim) { return headDim + 8; }
 
 /// Byte offsets of the kernel's shared memory from its 1024-byte-aligned
 /// base; `bytes` includes the slack of the alignment.
 struct SM90MainLayout {
-  int64_t key, value, query, gradOutput, gradScoresT, lse, delta, bytes;
+  int64_t key, value, query, gradOutput, gradScoresT, lse, delta, gradQuery,
+      bytes;
 };
 
 SM90MainLayout sm90MainLayout(const GradConfig &cfg) {
@@ -88,7 +99,10 @@ SM90MainLayout sm90MainLayout(const GradConfig &cfg) {
   l.gradScoresT = l.gradOutput + tile;
   l.lse = l.gradScoresT + kBlockN * kScoresPitch * 2;
   l.delta = l.lse + kBlockM * 4;
-  l.bytes = l.delta + kBlockM * 4 + kSwizzleBytes;
+  // 16-byte aligned, as the bulk reductions' sources.
+  l.gradQuery = l.delta + kBlockM * 4;
+  l.bytes = l.gradQuery + kBlockM * stagedGradQueryPitch(cfg.headDim) * 4 +
+            kSwizzleBytes;
   return l;
 }
 
@@ -119,7 +133,7 @@ private:
   Value tid, warp, lane, groupRow, pairCol, warpKeys;
   Value kvTile, kvHead, batch, keyBase;
   Value keyTile, valueTile, queryTile, gradOutputTile, gradScoresT, lseTile,
-      deltaTile;
+      deltaTile, stagedGradQuery;
   /// Matrix descriptors of the four 16-bit tiles.
   Value keyDesc, valueDesc, queryDesc, gradOutputDesc;
   /// The shared memory's first 1024-byte boundary (an i32 address).
@@ -151,10 +165,11 @@ private:
                                   gpu::ShuffleMode::IDX)
         .getShuffleResult();
   }
-  Value opaqueThreadIndex() {
-    Value t = arith::IndexCastUIOp::create(b, b.getI32Type(), tid);
+  Value opaqueIndex(Value index) {
+    Value t = arith::IndexCastUIOp::create(b, b.getI32Type(), index);
     return arith::IndexCastUIOp::create(b, b.getIndexType(), opaque(t));
   }
+  Value opaqueThreadIndex() { return opaqueIndex(tid); }
   /// The four tiles' matrix descriptors from the aligned address. The
   /// leading byte offset is unused: every wgmma reads one atom's columns
   /// (K-major: 32 bytes of a row; N-major: 64 columns).
@@ -496,50 +511,88 @@ SmallVector<Value> SM90MainKernelBuilder::qTileBody(Value head, Value qTile,
     }
   }
 
-  // dS's A fragments of the warp's 16 queries by ldmatrix.trans of dS^T.
+  // The previous tile's bulk reductions are done reading the staged dQ
+  // (their issuers wait, the barrier holds the others), and dS^T is whole.
+  SM90BulkWaitGroupReadOp::create(b, b.getI64IntegerAttr(0));
   gpu::BarrierOp::create(b);
+  // dS's A fragments of the warp's 16 queries by ldmatrix.trans of dS^T,
+  // loaded again for each part of dQ: held across the parts, their 16
+  // registers beside dK, dV and dQ's tipped ptxas into spills at head dim 128.
   Value aTransRow = k.add(k.rem(lane, 8), k.mul(k.div(lane, 16), k.idx(8)));
   Value bCol = k.mul(k.rem(k.div(lane, 8), 2), k.idx(8));
   auto fragType = VectorType::get({4, 2}, k.elem);
   auto word = VectorType::get({1}, b.getI32Type());
-  SmallVector<Value> gradScoresRowsA;
-  for (int64_t kk = 0; kk < kBlockN / kStep; ++kk) {
-    Value frag = nvgpu::LdMatrixOp::create(
-        b, fragType, gradScoresT,
-        ValueRange{k.add(k.idx(kk * kStep), aTransRow), k.add(warpKeys, bCol)},
-        /*transpose=*/true, /*numTiles=*/4);
-    for (int64_t r = 0; r < 4; ++r) {
-      Value pair = vector::ExtractOp::create(b, frag, ArrayRef<int64_t>{r});
-      gradScoresRowsA.push_back(vector::ExtractOp::create(
-          b, vector::BitCastOp::create(b, word, pair), ArrayRef<int64_t>{0}));
+  auto gradScoresFragments = [&] {
+    SmallVector<Value> gradScoresRowsA;
+    for (int64_t kk = 0; kk < kBlockN / kStep; ++kk) {
+      Value frag = nvgpu::LdMatrixOp::create(
+          b, fragType, gradScoresT,
+          ValueRange{k.add(k.idx(kk * kStep), aTransRow),
+                     k.add(warpKeys, bCol)},
+          /*transpose=*/true, /*numTiles=*/4);
+      for (int64_t r = 0; r < 4; ++r) {
+        Value pair = vector::ExtractOp::create(b, frag, ArrayRef<int64_t>{r});
+        gradScoresRowsA.push_back(vector::ExtractOp::create(
+            b, vector::BitCastOp::create(b, word, pair), ArrayRef<int64_t>{0}));
+      }
     }
-  }
+    return gradScoresRowsA;
+  };
 
-  // dQ = dS K per 64 columns, into dq_accum (the warp's 16 queries, the
+  // dQ = dS K per 64 columns, into shared memory (the warp's 16 queries, the
   // thread's rows g and g + 8).
+  auto pair = VectorType::get({2}, k.f32);
   for (int64_t c = 0; c < parts(); ++c) {
+    // The fragments' registers written before the fence, as wgmma needs.
+    SmallVector<Value> gradScoresRowsA = gradScoresFragments();
     SM90WgmmaFenceOp::create(b);
     Value dQStruct =
         rsProduct(gradScoresRowsA, moved(keyDesc, c * kBlockN * 128), zeroAcc(),
                   /*accumulate=*/false);
     SM90WgmmaCommitGroupOp::create(b);
     SM90WgmmaWaitGroupOp::create(b, b.getI64IntegerAttr(0));
-    SmallVector<Value> dQ = elements(waitedAccumulator(dQStruct));
+    Value dQ = waitedAccumulator(dQStruct);
     // The warp's 16 rows of dQ are queries 16w.. as its rows of S^T are
     // keys 16w..
-    for (int64_t h = 0; h < 2; ++h) {
-      Value row = k.add(k.add(row0, warpKeys), k.add(groupRow, k.idx(8 * h)));
-      k.ifThen(k.lt(row, p.seqQ), [&] {
-        Value base = k.add(k.workspaceOffset(p, batch, head, row, d), pairCol);
-        for (int64_t i = 0; i < kAccRegisters / 4; ++i)
-          for (int64_t e = 0; e < 2; ++e)
-            memref::AtomicRMWOp::create(
-                b, arith::AtomicRMWKind::addf, dQ[4 * i + 2 * h + e],
-                p.view(GradTensor::DQAccum),
-                ValueRange{k.add(base, k.idx(c * kAtomColumns + 8 * i + e))});
-      });
-    }
+    for (int64_t i = 0; i < kAccRegisters / 4; ++i)
+      for (int64_t h = 0; h < 2; ++h) {
+        int64_t first = 4 * i + 2 * h;
+        Value row = k.add(warpKeys, k.add(groupRow, k.idx(8 * h)));
+        Value col = k.add(k.idx(c * kAtomColumns + 8 * i), pairCol);
+        vector::StoreOp::create(
+            b, vector::ShuffleOp::create(b, pair, dQ, dQ, {first, first + 1}),
+            stagedGradQuery, ValueRange{row, col});
+      }
   }
+  // The staged rows to the async proxy; one thread per row of the tile
+  // within seq_q adds it to its row of dq_accum.
+  SM90FenceProxyAsyncOp::create(b);
+  gpu::BarrierOp::create(b);
+  Value row = k.add(row0, tid);
+  k.ifThen(
+      arith::AndIOp::create(b, k.lt(tid, k.idx(kBlockM)), k.lt(row, p.seqQ)),
+      [&] {
+        // The row's address computed here: hoisted out of the loop,
+        // its (batch, head) part would hold registers beside dK and dV.
+        Value offset =
+            k.workspaceOffset(p, opaqueIndex(batch), opaqueIndex(head), row, d);
+        Value address = k.add(memref::ExtractAlignedPointerAsIndexOp::create(
+                                  b, p.view(GradTensor::DQAccum)),
+                              k.mul(offset, k.idx(4)));
+        Value destination = LLVM::IntToPtrOp::create(
+            b, LLVM::LLVMPointerType::get(b.getContext(), 1),
+            arith::IndexCastUIOp::create(b, b.getI64Type(), address)
+                .getResult());
+        int64_t pitchBytes = stagedGradQueryPitch(d) * 4;
+        Value source = arith::AddIOp::create(
+            b, opaque(alignedAddress),
+            arith::IndexCastUIOp::create(
+                b, b.getI32Type(),
+                k.add(k.idx(layout.gradQuery), k.mul(tid, k.idx(pitchBytes)))));
+        SM90BulkReduceAddOp::create(b, destination, source,
+                                    arith::ConstantIntOp::create(b, d * 4, 32));
+        SM90BulkCommitGroupOp::create(b);
+      });
   // The last wait covered dK's and dV's groups too.
   SmallVector<Value> results;
   for (Value s : dKStructs)
@@ -617,6 +670,8 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
   gradScoresT = view(layout.gradScoresT, {kBlockN, kScoresPitch}, k.elem);
   lseTile = view(layout.lse, {kBlockM}, k.f32);
   deltaTile = view(layout.delta, {kBlockM}, k.f32);
+  stagedGradQuery =
+      view(layout.gradQuery, {kBlockM, stagedGradQueryPitch(d)}, k.f32);
 
   SmallVector<Value> tokens;
   copySwizzled(keyTile, GradTensor::K, kvHead, keyBase, p.seqK, tokens);
@@ -653,6 +708,8 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
                         heads.getResults().end());
   storeKV(dK, GradTensor::DK, k.cfg.scale);
   storeKV(dV, GradTensor::DV, 1.0);
+  // The last bulk reductions read shared memory until they are done.
+  SM90BulkWaitGroupReadOp::create(b, b.getI64IntegerAttr(0));
   return layout.bytes;
 }
 } // namespace

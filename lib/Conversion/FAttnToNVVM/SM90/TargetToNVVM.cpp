@@ -351,6 +351,19 @@ Value lower(SM90TmaStoreOp, SM90TmaStoreOp::Adaptor a, KernelBuilder &e) {
   return Value();
 }
 
+/// Inline PTX: MLIR 22's NVVM has the tensor form of the bulk reduction
+/// only. The shared address is 32-bit, as ldmatrix_x4's.
+Value lower(SM90BulkReduceAddOp, SM90BulkReduceAddOp::Adaptor a,
+            KernelBuilder &e) {
+  e.inlineAsm(Type(),
+              "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 "
+              "[$0], [$1], $2;",
+              "l,r,r,~{memory}",
+              {a.getDestination(), a.getSource(), a.getBytes()},
+              /*sideEffects=*/true);
+  return Value();
+}
+
 Value lower(SM90BulkCommitGroupOp, SM90BulkCommitGroupOp::Adaptor,
             KernelBuilder &e) {
   e.bulkCommitGroup();
@@ -461,7 +474,7 @@ using SM90TargetOps = TargetOpSet<
     SM90RingBarrierOp, SM90MBarrierInitOp, SM90MBarrierWaitOp,
     SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp, SM90NamedBarrierOp,
     SM90NamedBarrierArriveOp, SM90TmaLoadOp, SM90WgmmaFenceOp, SM90TmaStoreOp,
-    SM90BulkCommitGroupOp, SM90BulkWaitGroupReadOp, SM90FenceProxyAsyncOp,
+    SM90BulkReduceAddOp, SM90BulkCommitGroupOp, SM90BulkWaitGroupReadOp, SM90FenceProxyAsyncOp,
     SM90WgmmaDescriptorOp, SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp,
     SM90WgmmaOp, SM90WgmmaRsOp, SM90WorkItemOp>;
 

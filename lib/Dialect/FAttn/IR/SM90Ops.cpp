@@ -2,6 +2,8 @@
 
 #include "fattn/Dialect/FAttn/IR/FAttnSM90Ops.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace mlir::fattn;
 
@@ -198,6 +200,16 @@ LogicalResult SM90TmaLoadOp::verify() {
 
 LogicalResult SM90TmaStoreOp::verify() {
   return verifyTmaCoordinates(*this, getCoordinates().size());
+}
+
+LogicalResult SM90BulkReduceAddOp::verify() {
+  // A size known here is checked; the PTX requires a multiple of 16.
+  APInt bytes;
+  if (matchPattern(getBytes(), m_ConstantInt(&bytes)) &&
+      (bytes.getSExtValue() <= 0 || bytes.getSExtValue() % 16 != 0))
+    return emitOpError() << "expected bytes a positive multiple of 16, found "
+                         << bytes.getSExtValue();
+  return success();
 }
 
 /// A number of pending groups (wgmma or bulk copies) to wait for.

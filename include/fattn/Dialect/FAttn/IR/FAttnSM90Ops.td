@@ -845,11 +845,38 @@ def FAttn_SM90TmaStoreOp : FAttn_SM90Op<"tma_store"> {
   let hasVerifier = 1;
 }
 
+def FAttn_SM90BulkReduceAddOp : FAttn_SM90Op<"bulk_reduce_add"> {
+  let summary = "add f32 values from shared memory into global memory in one bulk copy";
+  let description = [{
+    `cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32`: adds the
+    `bytes` bytes of f32 values at shared-memory address `source` (a 32-bit
+    address, 16-byte aligned) element by element into global memory at
+    `destination` (16-byte aligned); each element's addition is atomic, so
+    CTAs may add into the same destination. `bytes` is a positive multiple
+    of 16. As a TMA store, the copy reads shared memory through the async
+    proxy (after `fattn.sm90.fence_proxy_async` of the writes) until its
+    bulk group completes its reads (`fattn.sm90.bulk_commit_group`,
+    `fattn.sm90.bulk_wait_group_read`). One thread issues it: a copy of a
+    contiguous run of a workspace takes one instruction where per-element
+    atomics take one per element and thread.
+
+    ```mlir
+    fattn.sm90.bulk_reduce_add %dq_row, %staged_row, bytes = %bytes
+    ```
+  }];
+  let arguments = (ins FAttn_SM90GlobalPtr:$destination, I32:$source,
+                       I32:$bytes);
+  let assemblyFormat = [{
+    $destination `,` $source `,` `bytes` `=` $bytes attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def FAttn_SM90BulkCommitGroupOp : FAttn_SM90Op<"bulk_commit_group"> {
   let summary = "close the bulk group of the TMA stores issued since the last one";
   let description = [{
-    `cp.async.bulk.commit_group`: the thread's TMA stores since the last
-    commit form one bulk group.
+    `cp.async.bulk.commit_group`: the thread's TMA stores and bulk
+    reductions since the last commit form one bulk group.
 
     ```mlir
     fattn.sm90.bulk_commit_group
