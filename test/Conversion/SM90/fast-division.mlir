@@ -1,12 +1,13 @@
 // RUN: fattn-opt %s -split-input-file --fattn-sm90-pipeline="persistent=true block-n=64" | FileCheck %s
 
 // A persistent kernel's consumers decode each work item with divisions by
-// launch-time values: the Q tiles per (batch, head), the query heads, the
-// query heads per KV head and, with a mask, the (batch, head) pairs. Before
-// their work loop they compute each divisor's multiplier m = ceil(2^(31 + l)
-// / d) and shift l = 32 - clz(d - 1) (FastDivision.h), and every quotient is
-// then mulhi(2 n, m) >> l. The producer, which decodes ahead of them with 24
-// registers, keeps the plain divisions.
+// launch-time values: the Q tiles per (batch, head), the query heads and the
+// query heads per KV head. Before their work loop they compute each
+// divisor's multiplier m = ceil(2^(31 + l) / d) and shift l = 32 - clz(d -
+// 1) (FastDivision.h), and every quotient is then mulhi(2 n, m) >> l. The
+// producer, which decodes ahead of them with 24 registers, keeps the plain
+// divisions; so do a mask's windows (by 2 x grid and by a window's pairs
+// per rank, which change from window to window).
 
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n64s2_causal_persistent(
 // CHECK: nvvm.setmaxregister  decrease 24
@@ -31,15 +32,18 @@
 // CHECK-NEXT: %[[NUM:[0-9]+]] = llvm.add %[[POW]], %[[DM164]] : i64
 // CHECK-NEXT: %[[M64:[0-9]+]] = llvm.udiv %[[NUM]], %[[D64]] : i64
 // CHECK-NEXT: %[[M:[0-9]+]] = llvm.trunc %[[M64]] : i64 to i32
-// Three more: the heads, the query heads per KV head, the pairs.
-// CHECK-COUNT-3: "llvm.intr.ctlz"
-// The work item's Q tile rank: n - (n / tiles) tiles, the quotient from m and l.
-// CHECK: %[[N2:[0-9]+]] = llvm.add %[[N:[0-9]+]], %[[N]] : i32
-// CHECK-NEXT: %[[HI:[0-9]+]] = llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%[[N2]], %[[M]]) : (i32, i32) -> i32
-// CHECK-NEXT: %[[Q:[0-9]+]] = llvm.lshr %[[HI]], %[[L]] : i32
+// Two more: the heads, the query heads per KV head.
+// CHECK-COUNT-2: "llvm.intr.ctlz"
+// The work item's window, from its first item n: n / tiles and
+// n - (n / tiles) tiles, the quotients from m and l.
+// CHECK: %[[HI:[0-9]+]] = llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%{{[0-9]+}}, %[[M]]) : (i32, i32) -> i32
+// CHECK-NEXT: llvm.lshr %[[HI]], %[[L]] : i32
+// CHECK-NEXT: %[[N2:[0-9]+]] = llvm.add %[[N:[0-9]+]], %[[N]] : i32
+// CHECK-NEXT: %[[HI2:[0-9]+]] = llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%[[N2]], %[[M]]) : (i32, i32) -> i32
+// CHECK-NEXT: %[[Q:[0-9]+]] = llvm.lshr %[[HI2]], %[[L]] : i32
 // CHECK-NEXT: %[[QD:[0-9]+]] = llvm.mul %[[Q]], %[[TILES]] : i32
 // CHECK-NEXT: llvm.sub %[[N]], %[[QD]] : i32
-// No division by a register is left in the consumers' decode.
+// No division by a launch argument is left in the consumers' decode.
 // CHECK-NOT: llvm.udiv %{{[0-9]+}}, %arg5 : i32
 // CHECK-NOT: "llvm.intr.ctlz"
 // CHECK: llvm.return
@@ -50,7 +54,7 @@ func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>, %v: me
 
 // -----
 
-// Without a mask the pairs are not a divisor (the Q tile is always fastest).
+// Without a mask the same three divisors.
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n64s2_persistent(
 // CHECK: nvvm.setmaxregister  increase 240
 // CHECK-COUNT-3: "llvm.intr.ctlz"

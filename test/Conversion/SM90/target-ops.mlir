@@ -158,9 +158,9 @@ func.func @attn(%q: memref<1x2x256x128xbf16>, %k: memref<1x2x256x128xbf16>, %v: 
 // Each role decodes its work items (causal: masked, the longest Q tiles
 // first): the producer by div.u32, the consumers by the multipliers and
 // shifts they computed before their loop.
-// QUAD:      %{{.*}}, %{{.*}}, %{{.*}} = fattn.sm90.work_item %{{.*}}, q_tiles = %[[NQ:.*]], pairs = %[[PAIRS:.*]], heads = %[[HEADS:.*]], grid = %{{.*}}, ctas_per_pair = 3, fast_divisors = [false, false, false] masked reverse_q_tiles{{$}}
+// QUAD:      %{{.*}}, %{{.*}}, %{{.*}} = fattn.sm90.work_item %{{.*}}, q_tiles = %[[NQ:.*]], pairs = %[[PAIRS:.*]], heads = %[[HEADS:.*]], grid = %{{.*}}, ctas_per_pair = 3, fast_divisors = [false, false] masked reverse_q_tiles{{$}}
 // QUAD:      fattn.sm90.warp_uniform
-// QUAD:      %{{.*}}, %{{.*}}, %{{.*}} = fattn.sm90.work_item %{{.*}}, q_tiles = %[[NQ]], pairs = %[[PAIRS]], heads = %[[HEADS]], grid = %{{.*}}, ctas_per_pair = 3, fast_divisors = [true, true, true] magic(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) masked reverse_q_tiles{{$}}
+// QUAD:      %{{.*}}, %{{.*}}, %{{.*}} = fattn.sm90.work_item %{{.*}}, q_tiles = %[[NQ]], pairs = %[[PAIRS]], heads = %[[HEADS]], grid = %{{.*}}, ctas_per_pair = 3, fast_divisors = [true, true] magic(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) masked reverse_q_tiles{{$}}
 // QUAD-NOT:  fattn.sm90.work_item
 // QUAD:      fattn.sm90.quad_reduce add
 // QUAD:      fattn.sm90.quad_reduce add

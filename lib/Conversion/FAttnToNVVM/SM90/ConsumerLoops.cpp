@@ -71,12 +71,10 @@ void SM90KernelEmitter::emitConsumerSetup() {
       addFastDivisor(numQTiles);
       addFastDivisor(e.arg("heads_q"));
       addFastDivisor(queryGroup);
-      // The pairs of masked attention's fixed order. Not the work order's
-      // tail T: with div.u32 by T the kernel measured 0.5% faster than with
-      // T's multiplier and shift live in the loop (docs/PERF.md,
-      // 2026-12-01).
-      if (cfg.isMasked() && !cfg.hasTailPairs()) // decodeWorkItem's
-        addFastDivisor(workPairs);
+      // Not the work order's tail T: with div.u32 by T the kernel measured
+      // 0.5% faster than with T's multiplier and shift live in the loop
+      // (docs/PERF.md, 2026-12-01). Nor a masked window's pairs per rank,
+      // which change from window to window.
     }
     openPingpong();
     beginWorkLoop("consume_work", pingpong() ? "consume_exit" : "exit");

@@ -435,7 +435,7 @@ SmallVector<Value> lower(SM90WorkItemOp op, SM90WorkItemOp::Adaptor a,
                          KernelBuilder &e) {
   llvm::DenseMap<Value, FastDivisor> fast;
   ValueRange magic = a.getMagic();
-  Value divisors[] = {a.getQTiles(), a.getPairs(), a.getHeads()};
+  Value divisors[] = {a.getQTiles(), a.getHeads()};
   for (auto [divisor, isFast] : llvm::zip_equal(divisors, op.getFastDivisors()))
     if (isFast) {
       fast[divisor] = FastDivisor{magic[0], magic[1]};

@@ -115,9 +115,9 @@ LogicalResult SM90RingPhaseOp::verify() {
 
 LogicalResult SM90WorkItemOp::verify() {
   ArrayRef<bool> fast = getFastDivisors();
-  if (fast.size() != 3)
-    return emitOpError() << "expected 3 fast_divisors (one each for q_tiles, "
-                            "pairs and heads), found "
+  if (fast.size() != 2)
+    return emitOpError() << "expected 2 fast_divisors (one each for q_tiles "
+                            "and heads), found "
                          << fast.size();
   int64_t magic = getMagic().size();
   int64_t expected = 2 * llvm::count(fast, true);

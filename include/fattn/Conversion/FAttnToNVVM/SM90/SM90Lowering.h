@@ -228,11 +228,13 @@ struct SM90KernelConfig {
   /// A `tail_pairs` parameter (SM90Options::workOrderTail; the lowering
   /// refuses it without persistent tiles or a mask).
   bool hasTailPairs() const { return workOrderTail; }
-  /// The work order of persistent kernels (WorkOrder.h). One CTA per pair
-  /// for every 256 bytes of a key's K and V row keeps L2 serving them when
-  /// pairs are few (four at head dim 256 in 16 bits); three at 16-bit head
-  /// dim 128, where 64 pairs at 4k causal ran 8% faster with the Q tile
-  /// fastest through flash_attn_func (docs/PERF.md, twenty-second session).
+  /// The work order of persistent kernels (WorkOrder.h). ctasPerPair
+  /// bounds the launcher's tail: where pairs * ctasPerPair <= grid, the
+  /// masked windows instead. One CTA per pair for every 256 bytes of a key's
+  /// K and V row (four at head dim 256 in 16 bits); three at 16-bit head dim
+  /// 128, where, before the windows, 64 pairs at 4k causal ran 8% faster
+  /// with the Q tile fastest than with the rank slowest over all pairs
+  /// through flash_attn_func (docs/PERF.md, 2026-12-01).
   WorkOrderParams workOrder() const {
     bool wide16Bit128 = !isFP8() && paddedHeadDim() == 128 &&
                         paddedValueHeadDim() == 128;

@@ -562,29 +562,34 @@ def FAttn_SM90WorkItemOp : FAttn_SM90Op<"work_item",
     heads) are in the order of WorkOrder.h's `decodeWorkItem` on a grid of
     `grid` CTAs:
 
-    - the Q tile's rank fastest: rank = index mod q_tiles,
+    - without `masked`, the Q tile's rank fastest: rank = index mod q_tiles,
       pair = index / q_tiles;
-    - with `masked` and without `tail_pairs`: where pairs x ctas_per_pair
-      <= grid (few pairs), the rank slowest, rank = index / pairs,
-      pair = index mod pairs; otherwise as above;
+    - with `masked` and without `tail_pairs`, in windows: the items of the
+      Q tile fastest order cut into windows of 2 x grid (the last window
+      also takes the items past the last whole one), each window's items
+      with the rank slowest, then the pair (a window [begin, end) of that
+      order, begin = a x q_tiles + b, end = a' x q_tiles + b', gives rank r
+      the pairs [a + (r < b), a' + (r < b')));
     - with `masked` and `tail_pairs` T (WorkOrder.h's tailPairCount,
-      1 <= T <= pairs): with F = pairs - T, the first F x q_tiles items as
-      above; each later one, at o = index - F x q_tiles, the rank slowest
-      over the last T pairs, rank = o / T, pair = F + o mod T.
+      1 <= T <= pairs): where pairs x ctas_per_pair <= grid (few pairs) in
+      windows, as above; otherwise, with F = pairs - T, the first
+      F x q_tiles items with the rank fastest and each later one, at
+      o = index - F x q_tiles, the rank slowest over the last T pairs,
+      rank = o / T, pair = F + o mod T.
 
     The results are the Q tile (the rank, or q_tiles - 1 - rank with
     `reverse_q_tiles`), head = pair mod heads and batch = pair / heads.
 
     All values are unsigned, and `index` is below q_tiles x pairs < 2^31.
-    `fast_divisors` has an entry for each of `q_tiles`, `pairs` and
-    `heads`; a divisor marked true takes its FastDivision.h multiplier m
-    and shift l from `magic` (m, then l, for each marked divisor in that
-    order): n / d = mulhi(2 n, m) >> l and n mod d = n - (n / d) d. Every
-    other division, those by `tail_pairs` included, is `div.u32` or
-    `rem.u32`.
+    `fast_divisors` has an entry for each of `q_tiles` and `heads`; a
+    divisor marked true takes its FastDivision.h multiplier m and shift l
+    from `magic` (m, then l, for each marked divisor in that order):
+    n / d = mulhi(2 n, m) >> l and n mod d = n - (n / d) d. Every other
+    division, those by `tail_pairs` and within a window included, is
+    `div.u32` or `rem.u32`.
 
     ```mlir
-    %q_tile, %head, %batch = fattn.sm90.work_item %index, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, false, true] magic(%m0, %l0, %m2, %l2) tail_pairs = %t masked reverse_q_tiles
+    %q_tile, %head, %batch = fattn.sm90.work_item %index, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, true] magic(%m0, %l0, %m1, %l1) tail_pairs = %t masked reverse_q_tiles
     ```
   }];
   let arguments = (ins I32:$index, I32:$q_tiles, I32:$pairs, I32:$heads,

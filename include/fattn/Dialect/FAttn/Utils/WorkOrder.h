@@ -10,18 +10,37 @@
 // c of even rounds and G - 1 - c of odd ones (a snake: with items of unequal
 // length, a CTA that took a long one takes a short one next). Item w is
 // (Q tile rank, pair) with pair = batch * heads + head:
-//   - Q tile fastest: w = pair * numQTiles + rank. The CTAs of a round share
-//     pairs, and so their K and V in L2.
-//   - Q tile slowest, for masked attention (items of unequal length), in
-//     the last T pairs ("the tail"): their items follow the others as
-//     w = head + rank * T + (pair - (pairs - T)), head = (pairs - T) *
-//     numQTiles. The last rounds then hold the tail's longest items first
-//     and the snake pairs them with its shortest: a fixed order of the Q
-//     tile fastest leaves the last round and a part of one unpaired, 3% of
-//     the makespan at the benchmark's causal 2k. T is a launch parameter,
-//     chosen by the launcher (chooseTailPairs: the least makespan in a model
-//     of the rounds); with few pairs (pairs * ctasPerPair <= G) T = pairs,
-//     and at least ctasPerPair CTAs share each pair's K and V at a time.
+//   - Q tile fastest, without a mask: w = pair * numQTiles + rank. The CTAs
+//     of a round share pairs, and so their K and V in L2.
+//   - Masked attention (items of unequal length) in windows: the items of
+//     the Q tile fastest order are cut into windows of two rounds (2 G
+//     items; the last window also takes the items past the last whole one),
+//     and each window takes its items with the rank slowest (longest first
+//     with reverseQTiles), then the pair. A window thus holds the same items
+//     as two rounds of the Q tile fastest order, a few consecutive pairs
+//     (2 G / numQTiles and the two it cuts) whose K and V stay in L2 while
+//     the window runs, and the snake pairs a window's item c with its item
+//     2 G - 1 - c: long with short, the balance of a longest-first order. A
+//     rank slowest over all pairs (this order's former choice where pairs
+//     were few, pairs * ctasPerPair <= G) balanced as well but streamed the
+//     K and V of every pair in each round: at 16-bit head dim 128, 8k
+//     causal, 32 pairs (128 MB of K and V) it read K and V from DRAM about
+//     ten times (ncu, 2026-12-07: 1.4 GB, an L2 hit rate of 62%). Sections of whole pairs that fit L2, each
+//     with the rank slowest (FlashAttention-3's order, which its kernels
+//     deal out dynamically), break the snake at every section boundary: a
+//     model of the rounds puts the longest CTA 20% past the ideal there;
+//     windows of whole rounds keep it within 0.2-1.7% at the benchmark's
+//     shapes (unit-tested, WorkOrderTest.cpp).
+//   - With the launcher's tail (launchTail) and many pairs (pairs *
+//     ctasPerPair > G): the Q tile fastest, then, for the last T pairs ("the
+//     tail"), the Q tile slowest: their items follow the others as w = head
+//     + rank * T + (pair - (pairs - T)), head = (pairs - T) * numQTiles. The
+//     last rounds then hold the tail's longest items first and the snake
+//     pairs them with its shortest: a fixed order of the Q tile fastest
+//     leaves the last round and a part of one unpaired, 3% of the makespan
+//     at the benchmark's causal 2k. T is a launch parameter, chosen by the
+//     launcher (chooseTailPairs: the least makespan in a model of the
+//     rounds) within kMaxTailBytes of K and V. With few pairs the windows.
 // With reverseQTiles, rank 0 is the last Q tile (the longest causal one).
 //
 //===----------------------------------------------------------------------===//
@@ -42,14 +61,16 @@ struct WorkOrderParams {
   /// Items differ in length (causal or windowed attention).
   bool masked;
   bool reverseQTiles;
-  /// Masked: the Q tile is slowest when pairs * ctasPerPair <= grid.
+  /// Masked with launchTail: the tail applies where pairs * ctasPerPair >
+  /// grid (many pairs), the windows otherwise.
   int64_t ctasPerPair;
   /// Masked: the launcher passes the tail's pairs (tailPairCount); without
-  /// it the tail is all pairs when they are few and none otherwise.
+  /// it the windows throughout.
   bool launchTail = false;
 };
 
 template <typename Int> struct WorkItem { Int qTile, pair; };
+template <typename Int> struct RankAndPair { Int rank, pair; };
 
 /// The item CTA `cta` of a grid of `grid` takes in round `round`.
 /// `Ops` provides: Int, Bool, cst(int64_t), add, sub, mul, isOdd(Int) ->
@@ -64,9 +85,9 @@ typename Ops::Int workIndex(Ops &ops, typename Ops::Int round,
 
 /// The tail's pairs T (above) of masked attention with launchTail, 1 <= T
 /// <= pairs, from the launcher's `requested` count (a tail of 0 or 1 pair is
-/// the Q tile fastest throughout); 0 otherwise, where decodeWorkItem takes
-/// the fixed order and no T. Computed once per launch; `Ops` as
-/// decodeWorkItem's plus min and max.
+/// the Q tile fastest throughout; with few pairs, where decodeWorkItem takes
+/// the windows, pairs); 0 otherwise, where decodeWorkItem takes no T.
+/// Computed once per launch; `Ops` as decodeWorkItem's.
 template <typename Ops>
 typename Ops::Int tailPairCount(Ops &ops, typename Ops::Int pairs,
                                 typename Ops::Int grid,
@@ -79,36 +100,88 @@ typename Ops::Int tailPairCount(Ops &ops, typename Ops::Int pairs,
   return ops.select(few, pairs, tail);
 }
 
+/// The (rank, pair) of item `index` in the windows of masked attention
+/// (above). A window holds the items [begin, end) of the Q tile fastest
+/// order, v = pair * numQTiles + rank; with begin = a numQTiles + b and end
+/// = a' numQTiles + b', rank r has the pairs [a + (r < b), a' + (r < b')),
+/// n + (r < b') - (r < b) of them (n = a' - a): ranks below min(b, b') have
+/// n pairs, those up to max(b, b') n + 1 (b < b') or n - 1, the others n.
+/// The item's rank and pair follow from the segment of equal counts that
+/// holds its offset in the window.
+template <typename Ops>
+RankAndPair<typename Ops::Int>
+windowedItem(Ops &ops, typename Ops::Int index, typename Ops::Int numQTiles,
+             typename Ops::Int pairs, typename Ops::Int grid) {
+  auto window = ops.add(grid, grid);
+  auto total = ops.mul(numQTiles, pairs);
+  // The last window takes the items past the last whole one.
+  auto last = ops.sub(ops.max(ops.div(total, window), ops.cst(1)), ops.cst(1));
+  auto q = ops.min(ops.div(index, window), last);
+  auto begin = ops.mul(q, window);
+  auto end = ops.select(ops.lt(q, last), ops.add(begin, window), total);
+  auto a = ops.div(begin, numQTiles), b = ops.rem(begin, numQTiles);
+  auto b2 = ops.rem(end, numQTiles);
+  auto n = ops.sub(ops.div(end, numQTiles), a);
+  auto rising = ops.lt(b, b2);
+  auto low = ops.select(rising, b, b2), high = ops.select(rising, b2, b);
+  auto middle = ops.select(rising, ops.add(n, ops.cst(1)),
+                           ops.sub(n, ops.cst(1)));
+  // Items before rank `low` and before rank `high`.
+  auto beforeLow = ops.mul(n, low);
+  auto beforeHigh = ops.add(beforeLow, ops.mul(middle, ops.sub(high, low)));
+  auto offset = ops.sub(index, begin);
+  auto inLow = ops.lt(offset, beforeLow);
+  auto inMiddle = ops.lt(offset, beforeHigh);
+  // A segment that holds the offset has at least one pair per rank.
+  auto firstRank =
+      ops.select(inLow, ops.cst(0), ops.select(inMiddle, low, high));
+  auto firstItem =
+      ops.select(inLow, ops.cst(0), ops.select(inMiddle, beforeLow, beforeHigh));
+  auto perRank = ops.select(inLow, n, ops.select(inMiddle, middle, n));
+  auto within = ops.sub(offset, firstItem);
+  auto rank = ops.add(firstRank, ops.div(within, perRank));
+  auto firstPair =
+      ops.add(a, ops.select(ops.lt(rank, b), ops.cst(1), ops.cst(0)));
+  return {rank, ops.add(firstPair, ops.rem(within, perRank))};
+}
+
 /// Work item `index` (< numQTiles * pairs), with `tailPairs` from
 /// tailPairCount where the launcher passes it (launchTail; else unused).
-/// Besides the above, `Ops` provides div, rem and le on non-negative values
-/// (Int, Int).
+/// Besides the above, `Ops` provides div, rem, lt and le on non-negative
+/// values (Int, Int), min and max.
 template <typename Ops>
 WorkItem<typename Ops::Int>
 decodeWorkItem(Ops &ops, typename Ops::Int index, typename Ops::Int numQTiles,
                typename Ops::Int pairs, typename Ops::Int grid,
                const WorkOrderParams &p, typename Ops::Int tailPairs) {
-  auto rank = ops.rem(index, numQTiles);
-  auto pair = ops.div(index, numQTiles);
-  if (p.masked && !p.launchTail) {
-    // All pairs are the tail when they are few, none otherwise.
-    auto few = ops.le(ops.mul(pairs, ops.cst(p.ctasPerPair)), grid);
-    rank = ops.select(few, ops.div(index, pairs), rank);
-    pair = ops.select(few, ops.rem(index, pairs), pair);
-  } else if (p.masked) {
-    auto first = ops.sub(pairs, tailPairs);
-    auto head = ops.mul(first, numQTiles);
-    auto inTail = ops.le(head, index);
-    // Out of the tail the offset is negative (or wraps): its quotient is
-    // not selected.
-    auto offset = ops.sub(index, head);
-    rank = ops.select(inTail, ops.div(offset, tailPairs), rank);
-    pair = ops.select(inTail, ops.add(first, ops.rem(offset, tailPairs)), pair);
+  bool tail = p.masked && p.launchTail;
+  RankAndPair<typename Ops::Int> item;
+  if (p.masked)
+    item = windowedItem(ops, index, numQTiles, pairs, grid);
+  if (!p.masked || tail) {
+    auto rank = ops.rem(index, numQTiles);
+    auto pair = ops.div(index, numQTiles);
+    if (tail) {
+      auto first = ops.sub(pairs, tailPairs);
+      auto head = ops.mul(first, numQTiles);
+      auto inTail = ops.le(head, index);
+      // Out of the tail the offset is negative (or wraps): its quotient is
+      // not selected.
+      auto offset = ops.sub(index, head);
+      rank = ops.select(inTail, ops.div(offset, tailPairs), rank);
+      pair =
+          ops.select(inTail, ops.add(first, ops.rem(offset, tailPairs)), pair);
+      // With few pairs the windows, as without the launcher's tail.
+      auto few = ops.le(ops.mul(pairs, ops.cst(p.ctasPerPair)), grid);
+      rank = ops.select(few, item.rank, rank);
+      pair = ops.select(few, item.pair, pair);
+    }
+    item = {rank, pair};
   }
   auto qTile = p.reverseQTiles
-                   ? ops.sub(ops.sub(numQTiles, ops.cst(1)), rank)
-                   : rank;
-  return {qTile, pair};
+                   ? ops.sub(ops.sub(numQTiles, ops.cst(1)), item.rank)
+                   : item.rank;
+  return {qTile, item.pair};
 }
 
 /// The CTA that takes item `index` (the inverse of workIndex).
