@@ -25,12 +25,13 @@
 //     were few, pairs * ctasPerPair <= G) balanced as well but streamed the
 //     K and V of every pair in each round: at 16-bit head dim 128, 8k
 //     causal, 32 pairs (128 MB of K and V) it read K and V from DRAM about
-//     ten times (ncu, 2026-12-07: 1.4 GB, an L2 hit rate of 62%). Sections of whole pairs that fit L2, each
-//     with the rank slowest (FlashAttention-3's order, which its kernels
-//     deal out dynamically), break the snake at every section boundary: a
-//     model of the rounds puts the longest CTA 20% past the ideal there;
-//     windows of whole rounds keep it within 0.2-1.7% at the benchmark's
-//     shapes (unit-tested, WorkOrderTest.cpp).
+//     ten times (ncu, 2026-12-07: 1.4 GB, an L2 hit rate of 62%). Sections
+//     of whole pairs that fit L2, each with the rank slowest
+//     (FlashAttention-3's order, which its kernels deal out dynamically),
+//     break the snake at every section boundary: a model of the rounds puts
+//     the longest CTA 20% past the ideal at 8k and 16k;
+//     windows of whole rounds keep it within 0.1-1.6% at the benchmark's
+//     shapes, 1.3-3.4% at 3k (unit-tested, WorkOrderTest.cpp).
 //   - With the launcher's tail (launchTail) and many pairs (pairs *
 //     ctasPerPair > G): the Q tile fastest, then, for the last T pairs ("the
 //     tail"), the Q tile slowest: their items follow the others as w = head
