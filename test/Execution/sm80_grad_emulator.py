@@ -263,6 +263,11 @@ class CTA:
             axis = "xyz".index(re.search(r"dim (\w)", op.attrs).group(1))
             give(full(self.block_id[axis], np.int64))
         elif n == "gpu.shuffle":
+            # shfl.sync names every lane of the warp: a warp that runs it in
+            # part (a branch some of its lanes did not take) hangs on a GPU.
+            lanes = mask.reshape(-1, 32)
+            if (lanes.any(axis=1) & ~lanes.all(axis=1)).any():
+                raise AssertionError("a shuffle in a branch taken by a part of a warp")
             mode = re.search(r"shuffle_mode (\w+)", op.attrs).group(1)
             lane = np.arange(THREADS) % 32
             source = np.arange(THREADS) - lane + (lane ^ o[1] if mode == "xor" else o[1] % 32)

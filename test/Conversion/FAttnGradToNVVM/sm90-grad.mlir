@@ -94,13 +94,18 @@
 // L3-COUNT-16: vector.store %{{.*}}, %[[DQS]][%{{.*}}, %{{.*}}] : memref<64x72xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // L3-NEXT: fattn.sm90.fence_proxy_async
 // L3-NEXT: gpu.barrier
-// L3: %[[ROWS:.*]] = arith.andi
-// L3-NEXT: scf.if %[[ROWS]] {
-// L3: %[[ACC:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<?xf32, #gpu.address_space<global>> -> index
+// The addresses by every thread (their shuffles take whole warps), the
+// reduction by the threads of rows within seq_q.
+// L3: memref.extract_aligned_pointer_as_index %{{.*}} : memref<?xf32, #gpu.address_space<global>> -> index
 // L3: %[[DSTADDR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
 // L3: arith.constant 288 : index
-// L3: fattn.sm90.bulk_reduce_add %[[DSTADDR]], %{{.*}}, bytes = %c256_i32
+// L3: %[[SRCADDR:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// L3: %[[ROWS:.*]] = arith.andi
+// L3-NEXT: scf.if %[[ROWS]] {
+// L3-NEXT: %{{.*}} = arith.constant 256 : i32
+// L3-NEXT: fattn.sm90.bulk_reduce_add %[[DSTADDR]], %[[SRCADDR]], bytes = %{{.*}}
 // L3-NEXT: fattn.sm90.bulk_commit_group
+// L3-NEXT: }
 // dK times the scale and dV, stored after the loops.
 // L3: scf.yield
 // L3: scf.yield

@@ -568,27 +568,27 @@ SmallVector<Value> SM90MainKernelBuilder::qTileBody(Value head, Value qTile,
   // within seq_q adds it to its row of dq_accum.
   SM90FenceProxyAsyncOp::create(b);
   gpu::BarrierOp::create(b);
+  // The row's addresses, computed here by every thread: the shuffles that
+  // keep them from being hoisted out of the loop (where their (batch, head)
+  // part would hold registers beside dK and dV) take the whole warp.
   Value row = k.add(row0, tid);
+  Value offset =
+      k.workspaceOffset(p, opaqueIndex(batch), opaqueIndex(head), row, d);
+  Value address = k.add(memref::ExtractAlignedPointerAsIndexOp::create(
+                            b, p.view(GradTensor::DQAccum)),
+                        k.mul(offset, k.idx(4)));
+  Value destination = LLVM::IntToPtrOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 1),
+      arith::IndexCastUIOp::create(b, b.getI64Type(), address).getResult());
+  int64_t pitchBytes = stagedGradQueryPitch(d) * 4;
+  Value source = arith::AddIOp::create(
+      b, opaque(alignedAddress),
+      arith::IndexCastUIOp::create(
+          b, b.getI32Type(),
+          k.add(k.idx(layout.gradQuery), k.mul(tid, k.idx(pitchBytes)))));
   k.ifThen(
       arith::AndIOp::create(b, k.lt(tid, k.idx(kBlockM)), k.lt(row, p.seqQ)),
       [&] {
-        // The row's address computed here: hoisted out of the loop,
-        // its (batch, head) part would hold registers beside dK and dV.
-        Value offset =
-            k.workspaceOffset(p, opaqueIndex(batch), opaqueIndex(head), row, d);
-        Value address = k.add(memref::ExtractAlignedPointerAsIndexOp::create(
-                                  b, p.view(GradTensor::DQAccum)),
-                              k.mul(offset, k.idx(4)));
-        Value destination = LLVM::IntToPtrOp::create(
-            b, LLVM::LLVMPointerType::get(b.getContext(), 1),
-            arith::IndexCastUIOp::create(b, b.getI64Type(), address)
-                .getResult());
-        int64_t pitchBytes = stagedGradQueryPitch(d) * 4;
-        Value source = arith::AddIOp::create(
-            b, opaque(alignedAddress),
-            arith::IndexCastUIOp::create(
-                b, b.getI32Type(),
-                k.add(k.idx(layout.gradQuery), k.mul(tid, k.idx(pitchBytes)))));
         SM90BulkReduceAddOp::create(b, destination, source,
                                     arith::ConstantIntOp::create(b, d * 4, 32));
         SM90BulkCommitGroupOp::create(b);
