@@ -156,7 +156,8 @@ TEST(WorkOrder, MaskedWindowsHoldTwoRoundsLongestFirst) {
   for (bool reverse : {false, true})
     for (auto [launchTail, ctasPerPair] :
          {std::pair<bool, int64_t>{false, 1}, {false, 3}, {true, 1}})
-      for (int64_t numQTiles : {1, 2, 7, 16, 43, 64, 128, 300})
+      for (int64_t numQTiles : {kMinWindowQTiles, int64_t(43), int64_t(64),
+                                int64_t(128), int64_t(300)})
         for (int64_t pairs : {1, 3, 8, 16, 32, 33})
           for (int64_t grid : {1, 5, 66, 132, 133}) {
             WorkOrderParams p{true, reverse, ctasPerPair, launchTail};
@@ -164,6 +165,34 @@ TEST(WorkOrder, MaskedWindowsHoldTwoRoundsLongestFirst) {
               continue;
             checkWindows(numQTiles, pairs, grid, p);
           }
+}
+
+TEST(WorkOrder, MaskedBelowTheWindowsTheEarlierOrders) {
+  // Fewer than kMinWindowQTiles Q tiles: with few pairs the rank slowest
+  // over all pairs (with the launcher's tail: a tail of all pairs), with
+  // many the Q tile fastest.
+  Int64Ops ops;
+  for (bool launchTail : {false, true})
+    for (int64_t numQTiles : {int64_t(1), int64_t(7), kMinWindowQTiles - 1})
+      for (int64_t pairs : {1, 8, 33, 200})
+        for (int64_t grid : {5, 132}) {
+          WorkOrderParams p{true, false, 2, launchTail};
+          bool few = pairs * 2 <= grid;
+          int64_t tail = tailPairCount(ops, pairs, grid, p, 1);
+          for (int64_t w = 0; w < numQTiles * pairs; ++w) {
+            WorkItem<int64_t> item =
+                decodeWorkItem(ops, w, numQTiles, pairs, grid, p, tail);
+            int64_t rank = few ? w / pairs : w % numQTiles;
+            int64_t pair = few ? w % pairs : w / numQTiles;
+            if (launchTail && !few && pair >= pairs - tail) {
+              int64_t offset = w - (pairs - tail) * numQTiles;
+              rank = offset / tail;
+              pair = pairs - tail + offset % tail;
+            }
+            ASSERT_EQ(item.qTile, rank) << "item " << w;
+            ASSERT_EQ(item.pair, pair) << "item " << w;
+          }
+        }
 }
 
 TEST(WorkOrder, MaskedWindowsKeepFewPairsInL2) {
@@ -218,10 +247,11 @@ TEST(WorkOrder, CausalRoundsStayBalanced) {
       int64_t tail = chooseTailPairs(numQTiles, pairs, 132, p,
                                      [](int64_t t) { return t + 1; });
       double ours = causalMakespan(numQTiles, pairs, 132, p, tail);
-      double windows = causalMakespan(numQTiles, pairs, 132,
-                                      {true, true, s.ctasPerPair}, 0);
+      double windows =
+          causalMakespan(numQTiles, pairs, 132, {true, true, s.ctasPerPair}, 0);
       double qTileFastest = causalMakespan(numQTiles, pairs, 132, p, 1);
-      EXPECT_LE(windows, n == 3072 ? 1.035 : 1.016);
+      if (numQTiles >= kMinWindowQTiles)
+        EXPECT_LE(windows, n == 3072 ? 1.035 : 1.016);
       EXPECT_LE(ours, 1.025);
       EXPECT_LE(ours, qTileFastest);
       EXPECT_LE(qTileFastest, 1.12);

@@ -6,7 +6,7 @@
 // divisor's multiplier m = ceil(2^(31 + l) / d) and shift l = 32 - clz(d -
 // 1) (FastDivision.h), and every quotient is then mulhi(2 n, m) >> l. The
 // producer, which decodes ahead of them with 24 registers, keeps the plain
-// divisions; so do a mask's windows (by 2 x grid and by a window's pairs
+// divisions; so do a mask's windows (by their size and by a window's pairs
 // per rank, which change from window to window).
 
 // CHECK-LABEL: llvm.func @fattn_fwd_sm90_d128_bf16_m128n64s2_causal_persistent(
@@ -34,11 +34,13 @@
 // CHECK-NEXT: %[[M:[0-9]+]] = llvm.trunc %[[M64]] : i64 to i32
 // Two more: the heads, the query heads per KV head.
 // CHECK-COUNT-2: "llvm.intr.ctlz"
-// The work item's window, from its first item n: n / tiles and
-// n - (n / tiles) tiles, the quotients from m and l.
+// The work item's window (its size from an opaque copy of the pairs), from
+// its first item n: n / tiles and n - (n / tiles) tiles, the quotients from
+// m and l.
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, $1;", "=r,r"
 // CHECK: %[[HI:[0-9]+]] = llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%{{[0-9]+}}, %[[M]]) : (i32, i32) -> i32
 // CHECK-NEXT: llvm.lshr %[[HI]], %[[L]] : i32
-// CHECK-NEXT: %[[N2:[0-9]+]] = llvm.add %[[N:[0-9]+]], %[[N]] : i32
+// CHECK: %[[N2:[0-9]+]] = llvm.add %[[N:[0-9]+]], %[[N]] : i32
 // CHECK-NEXT: %[[HI2:[0-9]+]] = llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%[[N2]], %[[M]]) : (i32, i32) -> i32
 // CHECK-NEXT: %[[Q:[0-9]+]] = llvm.lshr %[[HI2]], %[[L]] : i32
 // CHECK-NEXT: %[[QD:[0-9]+]] = llvm.mul %[[Q]], %[[TILES]] : i32

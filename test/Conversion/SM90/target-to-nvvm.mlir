@@ -554,15 +554,27 @@ llvm.func @work_item_fast(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32, %m0: i32,
 
 // A masked order without the launch's tail and with reversed Q tiles, by
 // div.u32 and rem.u32: windows of 2 x grid items of the Q tile fastest order
-// (the last one to the end of the items), [begin, end) with begin = a x
+// from 22 Q tiles on (below, one window of all items with few pairs, or of
+// one pair's items; the size from an opaque copy of the pairs, which keeps
+// it in the kernels' item loops), the last one to the end of the items,
+// [begin, end) with begin = a x
 // q_tiles + b and end = a' x q_tiles + b'; in a window the rank slowest, its
 // segment's pairs per rank dividing the offset past the segment's first
 // item; the pair from a, one more for ranks below b; the Q tile counts from
 // the last.
 // CHECK-LABEL: llvm.func @work_item_plain
 // CHECK-SAME: (%[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: i32, %[[H:.*]]: i32, %[[G:.*]]: i32)
-// CHECK-NEXT: %[[WINDOW:.*]] = llvm.add %[[G]], %[[G]] : i32
-// CHECK-NEXT: %[[TOTAL:.*]] = llvm.mul %[[N]], %[[P]] : i32
+// CHECK-NEXT: %[[PAIRS:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, $1;", "=r,r" %[[P]] : (i32) -> i32
+// CHECK-NEXT: %[[C3:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT: %[[CTAS:.*]] = llvm.mul %[[PAIRS]], %[[C3]] : i32
+// CHECK-NEXT: %[[FEW:.*]] = llvm.icmp "ule" %[[CTAS]], %[[G]] : i32
+// CHECK-NEXT: %[[ALL:.*]] = llvm.mul %[[N]], %[[PAIRS]] : i32
+// CHECK-NEXT: %[[C22:.*]] = llvm.mlir.constant(22 : i32) : i32
+// CHECK-NEXT: %[[LONG:.*]] = llvm.icmp "ule" %[[C22]], %[[N]] : i32
+// CHECK-NEXT: %[[SHORT:.*]] = llvm.select %[[FEW]], %[[ALL]], %[[N]] : i1, i32
+// CHECK-NEXT: %[[ROUNDS:.*]] = llvm.add %[[G]], %[[G]] : i32
+// CHECK-NEXT: %[[WINDOW:.*]] = llvm.select %[[LONG]], %[[ROUNDS]], %[[SHORT]] : i1, i32
+// CHECK-NEXT: %[[TOTAL:.*]] = llvm.mul %[[N]], %[[PAIRS]] : i32
 // CHECK:      %[[WHOLE:.*]] = llvm.udiv %[[TOTAL]], %[[WINDOW]] : i32
 // CHECK:      %[[LAST:.*]] = llvm.sub %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: %[[IDX:.*]] = llvm.udiv %[[I]], %[[WINDOW]] : i32
@@ -622,25 +634,26 @@ llvm.func @work_item_plain(%i: i32, %n: i32, %p: i32, %h: i32, %g: i32) {
 // slowest over the last t pairs; the windows where pairs x 1 <= grid.
 // CHECK-LABEL: llvm.func @work_item_tail
 // CHECK-SAME: (%[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: i32, %[[H:.*]]: i32, %[[G:.*]]: i32, %[[T:.*]]: i32)
+// CHECK-NEXT: %[[PAIRS:.*]] = llvm.inline_asm has_side_effects {{.*}} %[[P]] : (i32) -> i32
+// CHECK-NEXT: %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[CTAS:.*]] = llvm.mul %[[PAIRS]], %[[C1]] : i32
+// CHECK-NEXT: %[[FEW:.*]] = llvm.icmp "ule" %[[CTAS]], %[[G]] : i32
 // CHECK:      llvm.sub %[[I]], %{{.*}} : i32
 // CHECK:      %[[STEP:.*]] = llvm.udiv %[[WITHIN:.*]], %[[PER:.*]] : i32
 // CHECK-NEXT: %[[W_RANK:.*]] = llvm.add %{{.*}}, %[[STEP]] : i32
 // CHECK:      %[[COLUMN:.*]] = llvm.urem %[[WITHIN]], %[[PER]] : i32
 // CHECK-NEXT: %[[W_PAIR:.*]] = llvm.add %{{.*}}, %[[COLUMN]] : i32
-// CHECK-NEXT: %[[RANK_F:.*]] = llvm.urem %[[I]], %[[N]] : i32
-// CHECK-NEXT: %[[PAIR_F:.*]] = llvm.udiv %[[I]], %[[N]] : i32
 // CHECK-NEXT: %[[FIRST:.*]] = llvm.sub %[[P]], %[[T]] : i32
 // CHECK-NEXT: %[[START:.*]] = llvm.mul %[[FIRST]], %[[N]] : i32
 // CHECK-NEXT: %[[IN_TAIL:.*]] = llvm.icmp "ule" %[[START]], %[[I]] : i32
 // CHECK-NEXT: %[[OFFSET:.*]] = llvm.sub %[[I]], %[[START]] : i32
+// CHECK-NEXT: %[[RANK_F:.*]] = llvm.urem %[[I]], %[[N]] : i32
 // CHECK-NEXT: %[[RANK_T:.*]] = llvm.udiv %[[OFFSET]], %[[T]] : i32
 // CHECK-NEXT: %[[RANK_O:.*]] = llvm.select %[[IN_TAIL]], %[[RANK_T]], %[[RANK_F]] : i1, i32
+// CHECK-NEXT: %[[PAIR_F:.*]] = llvm.udiv %[[I]], %[[N]] : i32
 // CHECK-NEXT: %[[OF_TAIL:.*]] = llvm.urem %[[OFFSET]], %[[T]] : i32
 // CHECK-NEXT: %[[PAIR_T:.*]] = llvm.add %[[FIRST]], %[[OF_TAIL]] : i32
 // CHECK-NEXT: %[[PAIR_O:.*]] = llvm.select %[[IN_TAIL]], %[[PAIR_T]], %[[PAIR_F]] : i1, i32
-// CHECK-NEXT: %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT: %[[CTAS:.*]] = llvm.mul %[[P]], %[[C1]] : i32
-// CHECK-NEXT: %[[FEW:.*]] = llvm.icmp "ule" %[[CTAS]], %[[G]] : i32
 // CHECK-NEXT: %[[RANK:.*]] = llvm.select %[[FEW]], %[[W_RANK]], %[[RANK_O]] : i1, i32
 // CHECK-NEXT: %[[PAIR:.*]] = llvm.select %[[FEW]], %[[W_PAIR]], %[[PAIR_O]] : i1, i32
 // CHECK-NEXT: %[[BATCH:.*]] = llvm.udiv %[[PAIR]], %[[H]] : i32

@@ -37,11 +37,11 @@
 // CHECK-NEXT: %[[HEAD:[0-9]+]] = llvm.mul %[[CFIRST]], %[[TILES:[0-9]+]] : i32
 // CHECK-NEXT: %[[IN:[0-9]+]] = llvm.icmp "ule" %[[HEAD]], %[[ITEM:[0-9]+]] : i32
 // CHECK-NEXT: %[[DELTA:[0-9]+]] = llvm.sub %[[ITEM]], %[[HEAD]] : i32
-// CHECK-NEXT: %[[RANK:[0-9]+]] = llvm.udiv %[[DELTA]], %[[T]] : i32
+// CHECK: %[[RANK:[0-9]+]] = llvm.udiv %[[DELTA]], %[[T]] : i32
 // CHECK-NEXT: llvm.select %[[IN]], %[[RANK]], %{{[0-9]+}} : i1, i32
-// CHECK-NEXT: %[[R:[0-9]+]] = llvm.urem %[[DELTA]], %[[T]] : i32
+// CHECK: %[[R:[0-9]+]] = llvm.urem %[[DELTA]], %[[T]] : i32
 // CHECK-NEXT: %[[PAIR:[0-9]+]] = llvm.add %[[CFIRST]], %[[R]] : i32
-// CHECK-NEXT: llvm.select %[[IN]], %[[PAIR]], %{{[0-9]+}} : i1, i32
+// CHECK: llvm.select %[[IN]], %[[PAIR]], %{{[0-9]+}} : i1, i32
 // CHECK: llvm.return
 
 // Without the option: no parameter, no key, the fixed order.

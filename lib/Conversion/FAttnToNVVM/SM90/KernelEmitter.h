@@ -97,6 +97,12 @@ struct BuilderIntOps {
   }
   Bool le(Int a, Int b) { return e.icmp(ICmp::ule, a, b); }
   Bool isOdd(Int a) { return e.icmp(ICmp::ne, e.andI(a, e.i32(1)), e.i32(0)); }
+  /// `a` through a mov that LLVM does not move: what is computed from it
+  /// stays in the loop that computes it.
+  Int opaque(Int a) {
+    return e.inlineAsm(e.i32(), "mov.b32 $0, $1;", "=r,r", {a},
+                       /*sideEffects=*/true);
+  }
 
 private:
   const FastDivisor *fastDivisor(Value d) const {

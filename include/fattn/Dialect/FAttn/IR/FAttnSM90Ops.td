@@ -564,15 +564,19 @@ def FAttn_SM90WorkItemOp : FAttn_SM90Op<"work_item",
 
     - without `masked`, the Q tile's rank fastest: rank = index mod q_tiles,
       pair = index / q_tiles;
-    - with `masked` and without `tail_pairs`, in windows: the items of the
-      Q tile fastest order cut into windows of 2 x grid (the last window
-      also takes the items past the last whole one), each window's items
-      with the rank slowest, then the pair (a window [begin, end) of that
-      order, begin = a x q_tiles + b, end = a' x q_tiles + b', gives rank r
-      the pairs [a + (r < b), a' + (r < b')));
-    - with `masked` and `tail_pairs` T (WorkOrder.h's tailPairCount,
-      1 <= T <= pairs): where pairs x ctas_per_pair <= grid (few pairs) in
-      windows, as above; otherwise, with F = pairs - T, the first
+    - with `masked` and q_tiles >= 22 (WorkOrder.h's kMinWindowQTiles),
+      without `tail_pairs` or with few pairs (pairs x ctas_per_pair <=
+      grid), in windows: the items of the Q tile fastest order cut into
+      windows of 2 x grid (the last window also takes the items past the
+      last whole one), each window's items with the rank slowest, then the
+      pair (a window [begin, end) of that order, begin = a x q_tiles + b,
+      end = a' x q_tiles + b', gives rank r the pairs
+      [a + (r < b), a' + (r < b')));
+    - otherwise with `masked` and without `tail_pairs`: with few pairs the
+      rank slowest, rank = index / pairs, pair = index mod pairs; with many
+      the rank fastest, as without `masked`;
+    - otherwise with `masked` and `tail_pairs` T (WorkOrder.h's
+      tailPairCount, 1 <= T <= pairs): with F = pairs - T, the first
       F x q_tiles items with the rank fastest and each later one, at
       o = index - F x q_tiles, the rank slowest over the last T pairs,
       rank = o / T, pair = F + o mod T.
@@ -585,8 +589,8 @@ def FAttn_SM90WorkItemOp : FAttn_SM90Op<"work_item",
     divisor marked true takes its FastDivision.h multiplier m and shift l
     from `magic` (m, then l, for each marked divisor in that order):
     n / d = mulhi(2 n, m) >> l and n mod d = n - (n / d) d. Every other
-    division, those by `tail_pairs` and within a window included, is
-    `div.u32` or `rem.u32`.
+    division, those by `pairs`, by `tail_pairs` and within a window
+    included, is `div.u32` or `rem.u32`.
 
     ```mlir
     %q_tile, %head, %batch = fattn.sm90.work_item %index, q_tiles = %n, pairs = %p, heads = %h, grid = %g, ctas_per_pair = 3, fast_divisors = [true, true] magic(%m0, %l0, %m1, %l1) tail_pairs = %t masked reverse_q_tiles

@@ -101,6 +101,7 @@ struct Int64Ops {
   Int rem(Int a, Int b) { return a % b; }
   Bool le(Int a, Int b) { return a <= b; }
   Bool isOdd(Int a) { return (a & 1) != 0; }
+  Int opaque(Int a) { return a; }
 };
 
 } // namespace mlir::fattn

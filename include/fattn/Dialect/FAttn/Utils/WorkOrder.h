@@ -12,7 +12,8 @@
 // (Q tile rank, pair) with pair = batch * heads + head:
 //   - Q tile fastest, without a mask: w = pair * numQTiles + rank. The CTAs
 //     of a round share pairs, and so their K and V in L2.
-//   - Masked attention (items of unequal length) in windows: the items of
+//   - Masked attention (items of unequal length) of at least
+//     kMinWindowQTiles Q tiles in windows: the items of
 //     the Q tile fastest order are cut into windows of two rounds (2 G
 //     items; the last window also takes the items past the last whole one),
 //     and each window takes its items with the rank slowest (longest first
@@ -32,6 +33,11 @@
 //     the longest CTA 20% past the ideal at 8k and 16k;
 //     windows of whole rounds keep it within 0.1-1.6% at the benchmark's
 //     shapes, 1.3-3.4% at 3k (unit-tested, WorkOrderTest.cpp).
+//   - Masked attention of fewer Q tiles: with few pairs the rank slowest
+//     over all pairs, rank = w / pairs, pair = w mod pairs; with many the Q
+//     tile fastest (or the launcher's tail, below). Its items are short and
+//     its pairs' K and V small: the windows' longer decode and their
+//     spread over more pairs measured slower there (kMinWindowQTiles).
 //   - With the launcher's tail (launchTail) and many pairs (pairs *
 //     ctasPerPair > G): the Q tile fastest, then, for the last T pairs ("the
 //     tail"), the Q tile slowest: their items follow the others as w = head
@@ -41,7 +47,9 @@
 //     leaves the last round and a part of one unpaired, 3% of the makespan
 //     at the benchmark's causal 2k. T is a launch parameter, chosen by the
 //     launcher (chooseTailPairs: the least makespan in a model of the
-//     rounds) within kMaxTailBytes of K and V. With few pairs the windows.
+//     rounds) within kMaxTailBytes of K and V. With few pairs the tail is
+//     all pairs (the rank slowest over all), or the windows from
+//     kMinWindowQTiles Q tiles on.
 // With reverseQTiles, rank 0 is the last Q tile (the longest causal one).
 //
 //===----------------------------------------------------------------------===//
@@ -62,13 +70,19 @@ struct WorkOrderParams {
   /// Items differ in length (causal or windowed attention).
   bool masked;
   bool reverseQTiles;
-  /// Masked with launchTail: the tail applies where pairs * ctasPerPair >
-  /// grid (many pairs), the windows otherwise.
+  /// Masked: pairs are few where pairs * ctasPerPair <= grid (above).
   int64_t ctasPerPair;
-  /// Masked: the launcher passes the tail's pairs (tailPairCount); without
-  /// it the windows throughout.
+  /// Masked: the launcher passes the tail's pairs (tailPairCount).
   bool launchTail = false;
 };
+
+/// Masked attention takes the windows from this many Q tiles on: 4k rows
+/// and more at block_m 192 (16-bit head dim 64), 3k and more at 128 (head
+/// dims 128 and 256). Below, with fewer and shorter items, the windows
+/// measured slower than the orders before them (H100, causal 1k and 2k:
+/// head dim 256 -16% and -7%, head dim 64 -1.5%), from there faster (4k-16k:
+/// +1% to +7%, GQA prefill +3% to +11%; docs/PERF.md).
+inline constexpr int64_t kMinWindowQTiles = 22;
 
 template <typename Int> struct WorkItem { Int qTile, pair; };
 template <typename Int> struct RankAndPair { Int rank, pair; };
@@ -86,8 +100,8 @@ typename Ops::Int workIndex(Ops &ops, typename Ops::Int round,
 
 /// The tail's pairs T (above) of masked attention with launchTail, 1 <= T
 /// <= pairs, from the launcher's `requested` count (a tail of 0 or 1 pair is
-/// the Q tile fastest throughout; with few pairs, where decodeWorkItem takes
-/// the windows, pairs); 0 otherwise, where decodeWorkItem takes no T.
+/// the Q tile fastest throughout; with few pairs, all of them); 0
+/// otherwise, where decodeWorkItem takes no T.
 /// Computed once per launch; `Ops` as decodeWorkItem's.
 template <typename Ops>
 typename Ops::Int tailPairCount(Ops &ops, typename Ops::Int pairs,
@@ -101,9 +115,10 @@ typename Ops::Int tailPairCount(Ops &ops, typename Ops::Int pairs,
   return ops.select(few, pairs, tail);
 }
 
-/// The (rank, pair) of item `index` in the windows of masked attention
-/// (above). A window holds the items [begin, end) of the Q tile fastest
-/// order, v = pair * numQTiles + rank; with begin = a numQTiles + b and end
+/// The (rank, pair) of item `index` in windows of `window` items (above:
+/// 2 G; one window of all items is the rank slowest over all pairs, windows
+/// of numQTiles items the Q tile fastest). A window holds the items [begin,
+/// end) of the Q tile fastest order, v = pair * numQTiles + rank; with begin = a numQTiles + b and end
 /// = a' numQTiles + b', rank r has the pairs [a + (r < b), a' + (r < b')),
 /// n + (r < b') - (r < b) of them (n = a' - a): ranks below min(b, b') have
 /// n pairs, those up to max(b, b') n + 1 (b < b') or n - 1, the others n.
@@ -112,8 +127,7 @@ typename Ops::Int tailPairCount(Ops &ops, typename Ops::Int pairs,
 template <typename Ops>
 RankAndPair<typename Ops::Int>
 windowedItem(Ops &ops, typename Ops::Int index, typename Ops::Int numQTiles,
-             typename Ops::Int pairs, typename Ops::Int grid) {
-  auto window = ops.add(grid, grid);
+             typename Ops::Int pairs, typename Ops::Int window) {
   auto total = ops.mul(numQTiles, pairs);
   // The last window takes the items past the last whole one.
   auto last = ops.sub(ops.max(ops.div(total, window), ops.cst(1)), ops.cst(1));
@@ -149,40 +163,56 @@ windowedItem(Ops &ops, typename Ops::Int index, typename Ops::Int numQTiles,
 /// Work item `index` (< numQTiles * pairs), with `tailPairs` from
 /// tailPairCount where the launcher passes it (launchTail; else unused).
 /// Besides the above, `Ops` provides div, rem, lt and le on non-negative
-/// values (Int, Int), min and max.
+/// values (Int, Int), min, max and opaque (the value, which a kernel
+/// recomputes its uses of in each item).
 template <typename Ops>
 WorkItem<typename Ops::Int>
 decodeWorkItem(Ops &ops, typename Ops::Int index, typename Ops::Int numQTiles,
                typename Ops::Int pairs, typename Ops::Int grid,
                const WorkOrderParams &p, typename Ops::Int tailPairs) {
-  bool tail = p.masked && p.launchTail;
-  RankAndPair<typename Ops::Int> item;
-  if (p.masked)
-    item = windowedItem(ops, index, numQTiles, pairs, grid);
-  if (!p.masked || tail) {
+  if (!p.masked) {
     auto rank = ops.rem(index, numQTiles);
-    auto pair = ops.div(index, numQTiles);
-    if (tail) {
-      auto first = ops.sub(pairs, tailPairs);
-      auto head = ops.mul(first, numQTiles);
-      auto inTail = ops.le(head, index);
-      // Out of the tail the offset is negative (or wraps): its quotient is
-      // not selected.
-      auto offset = ops.sub(index, head);
-      rank = ops.select(inTail, ops.div(offset, tailPairs), rank);
-      pair =
-          ops.select(inTail, ops.add(first, ops.rem(offset, tailPairs)), pair);
-      // With few pairs the windows, as without the launcher's tail.
-      auto few = ops.le(ops.mul(pairs, ops.cst(p.ctasPerPair)), grid);
-      rank = ops.select(few, item.rank, rank);
-      pair = ops.select(few, item.pair, pair);
-    }
-    item = {rank, pair};
+    return {p.reverseQTiles ? ops.sub(ops.sub(numQTiles, ops.cst(1)), rank)
+                            : rank,
+            ops.div(index, numQTiles)};
   }
-  auto qTile = p.reverseQTiles
-                   ? ops.sub(ops.sub(numQTiles, ops.cst(1)), item.rank)
-                   : item.rank;
-  return {qTile, item.pair};
+  // One decode for every masked order without the tail: windows of 2 G
+  // items from kMinWindowQTiles Q tiles on; below, with few pairs one
+  // window of all items (the rank slowest over all pairs), with many
+  // windows of one pair's items (the Q tile fastest). The window's size
+  // is computed per item from an opaque copy of `pairs`: hoisted out of
+  // the kernels' item loops, it and the window's bounds would hold
+  // registers there (ptxas spilled at head dim 128).
+  auto windowPairs = ops.opaque(pairs);
+  auto few = ops.le(ops.mul(windowPairs, ops.cst(p.ctasPerPair)), grid);
+  auto total = ops.mul(numQTiles, windowPairs);
+  auto longEnough = ops.le(ops.cst(kMinWindowQTiles), numQTiles);
+  auto window = ops.select(longEnough, ops.add(grid, grid),
+                           ops.select(few, total, numQTiles));
+  RankAndPair<typename Ops::Int> windowed =
+      windowedItem(ops, index, numQTiles, windowPairs, window);
+  auto rank = windowed.rank;
+  auto pair = windowed.pair;
+  if (p.launchTail) {
+    // Many pairs: the Q tile fastest, then the tail's last T pairs with
+    // the rank slowest (few pairs: the windows above).
+    auto first = ops.sub(pairs, tailPairs);
+    auto head = ops.mul(first, numQTiles);
+    auto inTail = ops.le(head, index);
+    // Out of the tail the offset is negative (or wraps): its quotient is
+    // not selected.
+    auto offset = ops.sub(index, head);
+    auto tailRank = ops.select(inTail, ops.div(offset, tailPairs),
+                               ops.rem(index, numQTiles));
+    auto tailPair =
+        ops.select(inTail, ops.add(first, ops.rem(offset, tailPairs)),
+                   ops.div(index, numQTiles));
+    rank = ops.select(few, rank, tailRank);
+    pair = ops.select(few, pair, tailPair);
+  }
+  auto qTile =
+      p.reverseQTiles ? ops.sub(ops.sub(numQTiles, ops.cst(1)), rank) : rank;
+  return {qTile, pair};
 }
 
 /// The CTA that takes item `index` (the inverse of workIndex).
