@@ -474,9 +474,9 @@ using SM90TargetOps = TargetOpSet<
     SM90RingBarrierOp, SM90MBarrierInitOp, SM90MBarrierWaitOp,
     SM90MBarrierArriveOp, SM90MBarrierArriveExpectTxOp, SM90NamedBarrierOp,
     SM90NamedBarrierArriveOp, SM90TmaLoadOp, SM90WgmmaFenceOp, SM90TmaStoreOp,
-    SM90BulkReduceAddOp, SM90BulkCommitGroupOp, SM90BulkWaitGroupReadOp, SM90FenceProxyAsyncOp,
-    SM90WgmmaDescriptorOp, SM90WgmmaCommitGroupOp, SM90WgmmaWaitGroupOp,
-    SM90WgmmaOp, SM90WgmmaRsOp, SM90WorkItemOp>;
+    SM90BulkReduceAddOp, SM90BulkCommitGroupOp, SM90BulkWaitGroupReadOp,
+    SM90FenceProxyAsyncOp, SM90WgmmaDescriptorOp, SM90WgmmaCommitGroupOp,
+    SM90WgmmaWaitGroupOp, SM90WgmmaOp, SM90WgmmaRsOp, SM90WorkItemOp>;
 
 } // namespace
 
