@@ -230,7 +230,7 @@ struct SM90KernelConfig {
   bool hasTailPairs() const { return workOrderTail; }
   /// The work order of persistent kernels (WorkOrder.h). ctasPerPair
   /// bounds the launcher's tail: where pairs * ctasPerPair <= grid, the
-  /// masked windows instead. One CTA per pair for every 256 bytes of a key's
+  /// masked order without it instead (WorkOrder.h). One CTA per pair for every 256 bytes of a key's
   /// K and V row (four at head dim 256 in 16 bits); three at 16-bit head dim
   /// 128, where, before the windows, 64 pairs at 4k causal ran 8% faster
   /// with the Q tile fastest than with the rank slowest over all pairs
