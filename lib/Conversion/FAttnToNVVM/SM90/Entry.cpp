@@ -71,9 +71,9 @@ void SM90KernelEmitter::beginWorkLoop(StringRef name, StringRef exitLabel) {
   tileBase = tb;
   workOrdinal = wi;
   // The item's Q tile, head and batch (WorkOrder.h: the Q tile fastest, for
-  // L2; with a mask, in windows of two rounds, longest first, or the tail's
-  // pairs Q tile slowest), dividing by a multiplier and a shift where this
-  // role has them (addFastDivisor).
+  // L2; with a mask, from 22 Q tiles in windows of two rounds, longest
+  // first, or the tail's pairs Q tile slowest), dividing by a multiplier and
+  // a shift where this role has them (addFastDivisor).
   Value heads = e.arg("heads_q");
   SmallVector<bool, 2> fast;
   SmallVector<Value, 4> magic;
