@@ -5,13 +5,20 @@
 kernels of one fattn.attention_grad configuration from upstream ops (nvgpu,
 gpu, memref, vector, scf, arith, math) and the body's fattn.q_tile_range; this
 script executes that IR (printed in the generic form) for every CTA of the
-three grids, 128 threads in lockstep on numpy arrays: nvgpu.ldmatrix and
-nvgpu.mma.sync with the PTX fragment layouts (m8n8 b16 matrices, m16n8k16 A,
-B and C fragments), cp.async copies with their zero fill, shuffles, barriers
+three grids that the kernels' descriptions (fattn.grad_kernel) give:
+ceil(seq_q / block_m) Q tiles for preprocess and postprocess, ceil(seq_k /
+block_n) KV tiles for the main kernel. Each kernel runs its CTA's threads (its
+gpu.func's known_block_size, which must match the description's threads) in
+lockstep on numpy arrays: nvgpu.ldmatrix and nvgpu.mma.sync per warp of 32
+with the PTX fragment layouts (m8n8 b16 matrices, m16n8k16 A, B and C
+fragments), cp.async copies with their zero fill, shuffles within each warp (a
+shuffle in a branch that a part of a warp did not take is an error), barriers
 (lockstep makes every barrier hold), masked scf.if regions, f32 atomics,
-16-bit rounding where the IR rounds. dQ, dK and dV (poisoned with NaN, as are
-the workspaces) are compared with the analytic float64 gradients of the same
-rounded inputs:
+16-bit rounding where the IR rounds. Loop bounds, the conditions of scf.if
+with results, the offsets of shared memory views and fattn.q_tile_range's
+operands must be uniform across the whole CTA. dQ, dK and dV (poisoned with
+NaN, as are the workspaces) are compared with the analytic float64 gradients
+of the same rounded inputs:
 
   P = exp(S - LSE), D = rowsum(dO * O), dV = P^T dO, dP = dO V^T,
   dS = P (dP - D) (1 - tanh^2 with a softcap), dK = scale dS^T Q, dQ = scale dS K.
@@ -30,7 +37,7 @@ import sys
 
 import numpy as np
 
-THREADS = 128
+WARP = 32
 # Relative L2 error bounds against float64 (the kernels round P and dS to the
 # element type, as FlashAttention-2 does).
 TOLERANCE = {"bf16": 1e-2, "f16": 2e-3}
@@ -113,6 +120,26 @@ def array_attr(op, key):
     return [int(x) for x in m.group(1).split(",")] if m and m.group(1) else []
 
 
+def block_size(func):
+    """The threads of a gpu.func's CTA: its known_block_size (x; y and z are 1)."""
+    m = re.search(r"known_block_size = array<i32: (\d+), (\d+), (\d+)>", func.line)
+    if not m:
+        raise NotImplementedError(f"a kernel without known_block_size: {func.line}")
+    x, y, z = (int(v) for v in m.groups())
+    if (y, z) != (1, 1) or x <= 0 or x % WARP:
+        raise NotImplementedError(f"a CTA of {x} x {y} x {z} threads")
+    return x
+
+
+def kernel_info(func):
+    """The integers of a kernel's description (fattn.grad_kernel: block_m,
+    block_n, threads, ...)."""
+    m = re.search(r"fattn\.grad_kernel = \{([^}]*)\}", func.attrs)
+    if not m:
+        raise NotImplementedError("a kernel without its fattn.grad_kernel description")
+    return {key: int(value) for key, value in re.findall(r"(\w+) = (-?\d+) : i64", m.group(1))}
+
+
 def result_type(op):
     return op.attrs.rsplit("->", 1)[1].strip()
 
@@ -154,9 +181,20 @@ class CTA:
         self.buffers = buffers  # pointer argument -> (flat array, element type)
 
     def run(self, func, args, block_id):
-        self.env, self.block_id, self.shared = {}, block_id, {}
-        self.mask = np.ones(THREADS, bool)
+        """One CTA of `func` at `block_id`; `args` holds pointer arguments (buffer
+        names) and integers, which every thread receives."""
+        self.start(func, block_id)
+        args = [np.full(self.threads, x, np.int64) if isinstance(x, (int, np.integer)) else x
+                for x in args]
         self.execute(func.regions[0], args)
+
+    def start(self, func, block_id):
+        """The state of a fresh CTA of `func`, every thread active."""
+        self.threads = block_size(func)
+        if kernel_info(func)["threads"] != self.threads:
+            raise AssertionError("the description's threads differ from known_block_size")
+        self.env, self.block_id, self.shared = {}, block_id, {}
+        self.mask = np.ones(self.threads, bool)
 
     def execute(self, block, args):
         for name, value in zip(block.args, args):
@@ -176,12 +214,13 @@ class CTA:
 
     def step(self, op):
         n, o, env, mask = op.name, [self.env.get(x) for x in op.operands], self.env, self.mask
+        threads = self.threads
 
         def give(*values):
             for name, value in zip(op.results, values):
                 env[name] = value
 
-        full = lambda value, dtype: np.full(THREADS, value, dtype)
+        full = lambda value, dtype: np.full(threads, value, dtype)
         if n == "llvm.mlir.poison":
             give({})
         elif n == "llvm.mlir.constant":
@@ -198,7 +237,7 @@ class CTA:
             text, t = m.group(1).strip(), result_type(op)
             if text.startswith("dense<"):
                 shape, _ = vector_shape(t)
-                give(np.full((THREADS,) + shape, float(m.group(2)), np.float32))
+                give(np.full((threads,) + shape, float(m.group(2)), np.float32))
             elif t == "i1":
                 give(full(text == "true", bool))
             elif t in ("index", "i32", "i64"):
@@ -228,7 +267,7 @@ class CTA:
         elif n == "arith.select":
             c = o[0]
             if np.asarray(o[1]).ndim > 1:
-                c = c.reshape((THREADS,) + (1,) * (np.asarray(o[1]).ndim - 1))
+                c = c.reshape((threads,) + (1,) * (np.asarray(o[1]).ndim - 1))
             give(np.where(c, o[1], o[2]))
         elif n in ("arith.addf", "arith.subf", "arith.mulf"):
             f = {"addf": np.add, "subf": np.subtract, "mulf": np.multiply}[n.split(".")[1]]
@@ -249,28 +288,31 @@ class CTA:
             give(o[0][(slice(None),) + tuple(array_attr(op, "static_position"))])
         elif n == "vector.from_elements":
             shape, _ = vector_shape(result_type(op))
-            give(np.stack(o, axis=1).reshape((THREADS,) + shape).astype(np.float32))
+            give(np.stack(o, axis=1).reshape((threads,) + shape).astype(np.float32))
         elif n == "vector.broadcast":
             shape, _ = vector_shape(result_type(op))
-            give(np.broadcast_to(o[0][:, None, :], (THREADS,) + shape).copy())
+            give(np.broadcast_to(o[0][:, None, :], (threads,) + shape).copy())
         elif n == "vector.shuffle":
             give(np.concatenate([o[0], o[1]], axis=1)[:, array_attr(op, "mask")])
         elif n == "vector.reduction":
             give(o[0].sum(axis=1).astype(np.float32))
         elif n == "gpu.thread_id":
-            give(np.arange(THREADS, dtype=np.int64))
+            if re.search(r"dim (\w)", op.attrs).group(1) == "x":
+                give(np.arange(threads, dtype=np.int64))
+            else:  # a CTA of threads x 1 x 1
+                give(full(0, np.int64))
         elif n == "gpu.block_id":
             axis = "xyz".index(re.search(r"dim (\w)", op.attrs).group(1))
             give(full(self.block_id[axis], np.int64))
         elif n == "gpu.shuffle":
             # shfl.sync names every lane of the warp: a warp that runs it in
             # part (a branch some of its lanes did not take) hangs on a GPU.
-            lanes = mask.reshape(-1, 32)
+            lanes = mask.reshape(-1, WARP)
             if (lanes.any(axis=1) & ~lanes.all(axis=1)).any():
                 raise AssertionError("a shuffle in a branch taken by a part of a warp")
             mode = re.search(r"shuffle_mode (\w+)", op.attrs).group(1)
-            lane = np.arange(THREADS) % 32
-            source = np.arange(THREADS) - lane + (lane ^ o[1] if mode == "xor" else o[1] % 32)
+            lane = np.arange(threads) % WARP
+            source = np.arange(threads) - lane + (lane ^ o[1] if mode == "xor" else o[1] % WARP)
             give(o[0][source], full(True, bool))
         elif n in ("gpu.barrier", "nvgpu.device_async_wait"):
             pass
@@ -304,7 +346,7 @@ class CTA:
         elif n == "vector.load":
             memory, index = o[0], o[1:]
             width = vector_shape(result_type(op))[0][0]
-            out = np.zeros((THREADS, width), np.float32)
+            out = np.zeros((threads, width), np.float32)
             for t in np.nonzero(mask)[0]:
                 out[t] = memory.data[tuple(i[t] for i in index[:-1]) +
                                      (slice(index[-1][t], index[-1][t] + width),)]
@@ -316,14 +358,14 @@ class CTA:
                             (slice(index[-1][t], index[-1][t] + value.shape[1]),)] = \
                     round_to(value[t], memory.element)
         elif n == "memref.load":
-            out = np.zeros(THREADS, np.float32)
+            out = np.zeros(threads, np.float32)
             out[mask] = o[0].data[o[1][mask]]
             give(out)
         elif n == "memref.store":
             o[1].data[o[2][mask]] = round_to(o[0][mask], o[1].element)
         elif n == "memref.atomic_rmw":
             np.add.at(o[1].data, o[2][mask], o[0][mask])
-            give(np.zeros(THREADS, np.float32))
+            give(np.zeros(threads, np.float32))
         elif n == "scf.for":
             lower, upper, step = (self.uniform(x) for x in o[:3])
             carried = o[3:]
@@ -372,14 +414,14 @@ class CTA:
     def ldmatrix(self, memory, row, col, tiles, transpose):
         """Each lane's registers of `tiles` 8x8 b16 matrices whose rows lanes
         8j..8j+7 address (PTX ldmatrix; .trans delivers the transposes)."""
-        out = np.zeros((THREADS, tiles, 2), np.float32)
-        for warp in range(THREADS // 32):
-            lanes = np.arange(32) + 32 * warp
+        out = np.zeros((self.threads, tiles, 2), np.float32)
+        for warp in range(self.threads // WARP):
+            lanes = np.arange(WARP) + WARP * warp
             for j in range(tiles):
                 rows = np.stack([memory.data[row[lanes[8 * j + i]],
                                              col[lanes[8 * j + i]]:col[lanes[8 * j + i]] + 8]
                                  for i in range(8)])
-                for lane in range(32):
+                for lane in range(WARP):
                     g, t = lane // 4, lane % 4
                     out[lanes[lane], j] = (rows[2 * t:2 * t + 2, g] if transpose
                                            else rows[g, 2 * t:2 * t + 2])
@@ -390,17 +432,17 @@ class CTA:
         """mma.sync m16n8k16 with f32 accumulators, per warp, in the PTX fragment
         layouts (A: 4 x 2, B: 2 x 2, C and D: 2 x 2 per lane)."""
         d = np.zeros_like(c)
-        for warp in range(THREADS // 32):
+        for warp in range(c.shape[0] // WARP):
             A, B, C = np.zeros((16, 16)), np.zeros((16, 8)), np.zeros((16, 8))
-            for lane in range(32):
-                g, t, x = lane // 4, lane % 4, 32 * warp + lane
+            for lane in range(WARP):
+                g, t, x = lane // 4, lane % 4, WARP * warp + lane
                 A[g, 2 * t:2 * t + 2], A[g + 8, 2 * t:2 * t + 2] = a[x, 0], a[x, 1]
                 A[g, 2 * t + 8:2 * t + 10], A[g + 8, 2 * t + 8:2 * t + 10] = a[x, 2], a[x, 3]
                 B[2 * t:2 * t + 2, g], B[2 * t + 8:2 * t + 10, g] = b[x, 0], b[x, 1]
                 C[g, 2 * t:2 * t + 2], C[g + 8, 2 * t:2 * t + 2] = c[x, 0], c[x, 1]
             D = (A @ B + C).astype(np.float32)
-            for lane in range(32):
-                g, t, x = lane // 4, lane % 4, 32 * warp + lane
+            for lane in range(WARP):
+                g, t, x = lane // 4, lane % 4, WARP * warp + lane
                 d[x, 0], d[x, 1] = D[g, 2 * t:2 * t + 2], D[g + 8, 2 * t:2 * t + 2]
         return d
 
@@ -513,12 +555,14 @@ def main(cta_class=CTA, pipeline="fattn-sm80-grad-pipeline", doc=__doc__, head_d
         _, s, h, dim = tensors[name].shape
         strides += [s * h * dim, dim, h * dim]  # (b, h, s) of BSHD storage
     strides += [a.heads_q * sq, sq]
-    args = list(tensors) + [np.full(THREADS, x, np.int64)
-                            for x in [b, a.heads_q, heads_kv, sq, sk] + strides]
+    args = list(tensors) + [b, a.heads_q, heads_kv, sq, sk] + strides
     cta = cta_class(buffers)
-    for role, grid in (("preprocess", (-(-sq // 64), a.heads_q, b)),
-                       ("main", (-(-sk // 64), heads_kv, b)),
-                       ("postprocess", (-(-sq // 64), a.heads_q, b))):
+    # The grids of the kernel descriptions (what fattn's runtime launches):
+    # Q tiles of block_m rows, KV tiles of block_n keys.
+    info = {role: kernel_info(f) for role, f in kernels.items()}
+    for role, grid in (("preprocess", (-(-sq // info["preprocess"]["block_m"]), a.heads_q, b)),
+                       ("main", (-(-sk // info["main"]["block_n"]), heads_kv, b)),
+                       ("postprocess", (-(-sq // info["postprocess"]["block_m"]), a.heads_q, b))):
         for z in range(grid[2]):
             for y in range(grid[1]):
                 for x in range(grid[0]):
