@@ -11,10 +11,10 @@ using namespace mlir::fattn;
 
 void mlir::fattn::buildSM90GradPipeline(
     OpPassManager &pm, const SM90GradPipelineOptions &options) {
-  // The sm_80 kernels' tiles, which the sm_90a main kernel keeps: 64 keys
-  // (one wgmma's M) and Q tiles of 64 rows, so that the preprocess and
-  // postprocess kernels and the workspaces are the same.
-  pm.addPass(createFAttnTileGrad(FAttnTileGradOptions{64, 64}));
+  // KV tiles of 128 keys (two warpgroups of 64, wgmma's M) and the sm_80
+  // kernels' Q tiles of 64 rows, so that the preprocess and postprocess
+  // kernels and the workspaces are the same.
+  pm.addPass(createFAttnTileGrad(FAttnTileGradOptions{64, 128}));
   pm.addPass(createConvertFAttnGradToNVVMSM90(
       ConvertFAttnGradToNVVMSM90Options{options.keepTargetOps}));
 }
@@ -23,7 +23,7 @@ void mlir::fattn::registerFAttnSM90GradPipeline() {
   PassPipelineRegistration<SM90GradPipelineOptions>(
       "fattn-sm90-grad-pipeline",
       "Lower fattn.attention_grad functions to three sm_90a backward kernels "
-      "(the main one on wgmma, cp.async, f32 atomics) in a gpu.module of "
+      "(the main one on wgmma, cp.async, bulk reductions) in a gpu.module of "
       "LLVM/NVVM ops",
       buildSM90GradPipeline);
 }

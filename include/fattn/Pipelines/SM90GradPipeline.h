@@ -19,7 +19,7 @@ struct SM90GradPipelineOptions
 
 /// fattn.attention_grad functions (memref form) -> the three sm_90a backward
 /// kernels of each in gpu.module @fattn_kernels, as LLVM/NVVM ready for
-/// gpu-module-to-binary: --fattn-tile-grad="block-m=64 block-n=64", then
+/// gpu-module-to-binary: --fattn-tile-grad="block-m=64 block-n=128", then
 /// --convert-fattn-grad-to-nvvm-sm90.
 void buildSM90GradPipeline(OpPassManager &pm,
                            const SM90GradPipelineOptions &options);

@@ -24,10 +24,12 @@
 
 namespace mlir::fattn::sm80grad {
 
-/// Threads per CTA of every backward kernel (4 warps).
+/// Threads per CTA of the preprocess and postprocess kernels and of the
+/// sm_80 main kernel (4 warps).
 constexpr int64_t kThreads = 128;
-/// Rows of Q per tile and keys per KV tile: the main kernel's warps own 16
-/// keys each (block_n) and, for dQ, 16 rows each (block_m).
+/// Rows of Q per tile and keys per KV tile of the sm_80 main kernel: its
+/// warps own 16 keys each (block_n) and, for dQ, 16 rows each (block_m).
+/// Every kernel's Q tiles have kBlockM rows.
 constexpr int64_t kBlockM = 64, kBlockN = 64;
 /// The head dims the kernels take: multiples of 16 up to this.
 constexpr int64_t kMaxHeadDim = 128;
@@ -53,14 +55,17 @@ class GradKernelBuilder;
 
 /// What sets the sm_80 and sm_90a backward kernels apart: the gpu.module's
 /// chip, their name in diagnostics, the head dims the main kernel takes
-/// (multiples of `headDimGranule` up to kMaxHeadDim) and the main kernel's
-/// body, which returns its dynamic shared memory. The preprocess and
-/// postprocess kernels are the same on both.
+/// (multiples of `headDimGranule` up to kMaxHeadDim), the keys of its KV
+/// tile (the tiled op's block_n), its threads, and its body, which returns
+/// its dynamic shared memory. The preprocess and postprocess kernels are the
+/// same on both.
 struct GradTarget {
   StringRef chip;
   StringRef features;
   StringRef name;
   int64_t headDimGranule;
+  int64_t blockN;
+  int64_t mainThreads;
   int64_t (*buildMain)(GradKernelBuilder &k, ValueRange args,
                        QTileRangeOp qTileRange);
 };
@@ -141,6 +146,13 @@ public:
   /// scf.if with no results.
   void ifThen(Value cond, llvm::function_ref<void()> then);
 };
+
+/// LSE·log2(e) and D of query row `row` of (batch, head), as
+/// loadRowStatistics stores them.
+Value rowLseLog2(GradKernelBuilder &k, const GradParams &p, Value batch,
+                 Value head, Value row);
+Value rowDelta(GradKernelBuilder &k, const GradParams &p, Value batch,
+               Value head, Value row);
 
 /// By the threads below kBlockM, one query row each: LSE·log2(e) of rows
 /// [row0, row0 + kBlockM) of (batch, head) into `lseTile` (+inf where no

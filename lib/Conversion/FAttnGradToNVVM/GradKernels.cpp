@@ -74,10 +74,10 @@ FailureOr<GradConfig> sm80grad::readGradConfig(TiledAttentionGradOp op,
       return op.emitOpError() << lowering << " need unit-stride rows (the "
                               << "last dim contiguous), found " << type;
   }
-  if (op.getBlockM() != kBlockM || op.getBlockN() != kBlockN)
+  if (op.getBlockM() != kBlockM || op.getBlockN() != target.blockN)
     return op.emitOpError()
-           << lowering << " take " << kBlockM << " x " << kBlockN
-           << " tiles (block-m=" << kBlockM << " block-n=" << kBlockN
+           << lowering << " take " << kBlockM << " x " << target.blockN
+           << " tiles (block-m=" << kBlockM << " block-n=" << target.blockN
            << "), found " << op.getBlockM() << " x " << op.getBlockN();
   if (op.getDeterministic())
     return op.emitOpError()
@@ -245,34 +245,48 @@ void GradKernelBuilder::ifThen(Value cond, llvm::function_ref<void()> then) {
   then();
 }
 
+Value sm80grad::rowLseLog2(GradKernelBuilder &k, const GradParams &p,
+                          Value batch, Value head, Value row) {
+  ImplicitLocOpBuilder &b = k.b;
+  Value valid = k.lt(row, p.seqQ);
+  Value lse = memref::LoadOp::create(
+      b, p.view(GradTensor::LSE),
+      ValueRange{k.offset(p, GradTensor::LSE, batch, head,
+                          k.select(valid, row, k.idx(0)), {})});
+  Value inf = k.f32Const(std::numeric_limits<float>::infinity());
+  Value noKeys = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OEQ, lse,
+      k.f32Const(-std::numeric_limits<float>::infinity()));
+  Value dead = arith::OrIOp::create(
+      b, noKeys,
+      arith::XOrIOp::create(b, valid,
+                            arith::ConstantOp::create(b, b.getBoolAttr(true))));
+  return k.select(
+      dead, inf,
+      arith::MulFOp::create(b, lse, k.f32Const(llvm::numbers::log2ef)));
+}
+
+Value sm80grad::rowDelta(GradKernelBuilder &k, const GradParams &p,
+                         Value batch, Value head, Value row) {
+  ImplicitLocOpBuilder &b = k.b;
+  Value valid = k.lt(row, p.seqQ);
+  Value delta = memref::LoadOp::create(
+      b, p.view(GradTensor::Delta),
+      ValueRange{k.workspaceOffset(p, batch, head,
+                                   k.select(valid, row, k.idx(0)), 1)});
+  return k.select(valid, delta, k.f32Const(0.0f));
+}
+
 void sm80grad::loadRowStatistics(GradKernelBuilder &k, const GradParams &p,
                                  Value tid, Value batch, Value head, Value row0,
                                  Value lseTile, Value deltaTile) {
   ImplicitLocOpBuilder &b = k.b;
   k.ifThen(k.lt(tid, k.idx(kBlockM)), [&] {
     Value row = k.add(row0, tid);
-    Value valid = k.lt(row, p.seqQ);
-    Value readRow = k.select(valid, row, k.idx(0));
-    Value lse = memref::LoadOp::create(
-        b, p.view(GradTensor::LSE),
-        ValueRange{k.offset(p, GradTensor::LSE, batch, head, readRow, {})});
-    Value inf = k.f32Const(std::numeric_limits<float>::infinity());
-    Value noKeys = arith::CmpFOp::create(
-        b, arith::CmpFPredicate::OEQ, lse,
-        k.f32Const(-std::numeric_limits<float>::infinity()));
-    Value dead = arith::OrIOp::create(
-        b, noKeys,
-        arith::XOrIOp::create(
-            b, valid, arith::ConstantOp::create(b, b.getBoolAttr(true))));
-    Value lseLog2 = k.select(
-        dead, inf,
-        arith::MulFOp::create(b, lse, k.f32Const(llvm::numbers::log2ef)));
-    memref::StoreOp::create(b, lseLog2, lseTile, ValueRange{tid});
-    Value delta = memref::LoadOp::create(
-        b, p.view(GradTensor::Delta),
-        ValueRange{k.workspaceOffset(p, batch, head, readRow, 1)});
-    memref::StoreOp::create(b, k.select(valid, delta, k.f32Const(0.0f)),
-                            deltaTile, ValueRange{tid});
+    memref::StoreOp::create(b, rowLseLog2(k, p, batch, head, row), lseTile,
+                            ValueRange{tid});
+    memref::StoreOp::create(b, rowDelta(k, p, batch, head, row), deltaTile,
+                            ValueRange{tid});
   });
 }
 
@@ -389,8 +403,9 @@ TiledAttentionGradOp gradOpOf(func::FuncOp func) {
   return count == 1 ? found : TiledAttentionGradOp();
 }
 
-DictionaryAttr kernelInfo(OpBuilder &b, const GradConfig &cfg, StringRef role,
-                          int64_t sharedBytes) {
+DictionaryAttr kernelInfo(OpBuilder &b, const GradConfig &cfg,
+                          const GradTarget &target, StringRef role,
+                          int64_t threads, int64_t sharedBytes) {
   SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("role", b.getStringAttr(role)),
       b.getNamedAttr("dtype", b.getStringAttr(cfg.isBF16() ? "bf16" : "f16")),
@@ -400,8 +415,8 @@ DictionaryAttr kernelInfo(OpBuilder &b, const GradConfig &cfg, StringRef role,
       b.getNamedAttr("window_left", b.getI64IntegerAttr(cfg.windowLeft)),
       b.getNamedAttr("window_right", b.getI64IntegerAttr(cfg.windowRight)),
       b.getNamedAttr("block_m", b.getI64IntegerAttr(kBlockM)),
-      b.getNamedAttr("block_n", b.getI64IntegerAttr(kBlockN)),
-      b.getNamedAttr("threads", b.getI64IntegerAttr(kThreads)),
+      b.getNamedAttr("block_n", b.getI64IntegerAttr(target.blockN)),
+      b.getNamedAttr("threads", b.getI64IntegerAttr(threads)),
       b.getNamedAttr("dynamic_smem_bytes", b.getI64IntegerAttr(sharedBytes)),
   };
   return b.getDictionaryAttr(entries);
@@ -452,8 +467,9 @@ LogicalResult sm80grad::buildGradKernels(ModuleOp module,
       kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                       ob.getUnitAttr());
       // Also ptxas's register budget (nvvm.maxntid, __launch_bounds__).
+      int64_t threads = role == "main" ? target.mainThreads : kThreads;
       kernel.setKnownBlockSizeAttr(
-          ob.getDenseI32ArrayAttr({static_cast<int32_t>(kThreads), 1, 1}));
+          ob.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
       ImplicitLocOpBuilder b(op.getLoc(), ctx);
       b.setInsertionPointToStart(&kernel.getBody().front());
       GradKernelBuilder k(b, *cfg);
@@ -467,7 +483,7 @@ LogicalResult sm80grad::buildGradKernels(ModuleOp module,
         buildPostprocessBody(k, args);
       gpu::ReturnOp::create(b);
       kernel->setAttr(kGradKernelInfoAttrName,
-                      kernelInfo(ob, *cfg, role, sharedBytes));
+                      kernelInfo(ob, *cfg, target, role, threads, sharedBytes));
     }
     func.erase();
   }
@@ -477,5 +493,6 @@ LogicalResult sm80grad::buildGradKernels(ModuleOp module,
 LogicalResult mlir::fattn::buildSM80GradKernels(ModuleOp module) {
   return buildGradKernels(module,
                           GradTarget{"sm_80", "", "the sm_80 backward kernels",
-                                     /*headDimGranule=*/16, buildMainBody});
+                                     /*headDimGranule=*/16, kBlockN, kThreads,
+                                     buildMainBody});
 }

@@ -1,6 +1,6 @@
-// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=64" --convert-fattn-grad-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --check-prefix=L3
+// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=128" --convert-fattn-grad-to-nvvm-sm90="keep-target-ops=true" | FileCheck %s --check-prefix=L3
 // The L3 kernels are valid IR that prints and parses back.
-// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=64" --convert-fattn-grad-to-nvvm-sm90="keep-target-ops=true" | fattn-opt -split-input-file | FileCheck %s --check-prefix=L3
+// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=128" --convert-fattn-grad-to-nvvm-sm90="keep-target-ops=true" | fattn-opt -split-input-file | FileCheck %s --check-prefix=L3
 // RUN: fattn-opt %s -split-input-file --fattn-sm90-grad-pipeline | FileCheck %s --check-prefix=L4
 
 // Causal GQA (4 query heads per 2 KV heads), bf16, head dim 64: the sm_80
@@ -10,47 +10,74 @@
 // L3: gpu.func @bwd_preprocess(
 // L3-SAME: role = "preprocess"
 // L3: vector.reduction <add>
-// Main: the tiles from the dynamic shared memory's first 1024-byte
-// boundary; K, V, Q and dO in 64-column atoms (64 x 64 at head dim 64),
-// dS^T with a pitch of 72, LSE and D, and the staged dQ (f32, a pitch of 72).
+// Main: two warpgroups (256 threads) on 128 keys. The tiles from the
+// dynamic shared memory's first 1024-byte boundary: K and V in 64-column
+// atoms (each warpgroup's 64 keys one 64 x 64 tile at head dim 64), Q and dO
+// in two buffers each, dS^T of the 128 keys with a pitch of 72, LSE and D,
+// and the staged dQ (f32, a pitch of 72), one tile per warpgroup here.
 // L3: gpu.func @bwd_main(
-// L3-SAME: dynamic_smem_bytes = 61952 : i64, head_dim = 64 : i64, role = "main"
-// L3-SAME: known_block_size = array<i32: 128, 1, 1>
+// L3-SAME: block_n = 128 : i64
+// L3-SAME: dynamic_smem_bytes = 122368 : i64, head_dim = 64 : i64, role = "main"
+// L3-SAME: threads = 256 : i64
+// L3-SAME: known_block_size = array<i32: 256, 1, 1>
 // L3: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // L3: %[[ADDR:.*]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
 // L3: %[[REM:.*]] = arith.remui %[[ADDR]], %c1024
 // L3: %[[PAD:.*]] = arith.remui %{{.*}}, %c1024
-// L3: %[[K:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
-// L3: %[[V:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
-// L3: %[[Q:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
-// L3: %[[DO:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
-// L3: %[[DST:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x72xbf16, #gpu.address_space<workgroup>>
-// L3: memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
-// L3: memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
-// L3: %[[DQS:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64x72xf32, #gpu.address_space<workgroup>>
-// K's 16-byte units into the swizzled atom: row r, unit u at u ^ (r mod 8).
+// L3: %[[K:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// L3: %[[V:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// L3: %[[Q:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// L3: %[[DO:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// L3: %[[DST:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<128x72xbf16, #gpu.address_space<workgroup>>
+// L3: %[[LSE:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
+// L3: %[[D:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
+// L3: %[[DQS:.*]] = memref.view %[[SMEM]][%{{.*}}][] : {{.*}} to memref<128x72xf32, #gpu.address_space<workgroup>>
+// The items: the group's query heads times the range's Q tiles (at least
+// one as a divisor).
+// L3: fattn.q_tile_range %{{.*}} {block_m = 64 : i64, block_n = 128 : i64, window_left = -1 : i64, window_right = 0 : i64}
+// L3: arith.maxsi
+// L3: arith.maxsi
+// K's 16-byte units into the swizzled atom: row r, unit u at u ^ (r mod 8);
+// both warpgroups' keys of K and V, then the first item's Q and dO: one
+// group. The first item's LSE and D into registers.
 // L3: %[[SW:.*]] = arith.xori %{{.*}}, %{{.*}} : index
 // L3: %[[COL:.*]] = arith.muli %[[SW]], %c8
 // L3: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[K]][%{{.*}}, %[[COL]]], 8, %{{.*}} {bypassL1}
 // L3: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[V]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1}
-// L3: nvgpu.device_async_wait
-// L3: fattn.q_tile_range
-// L3: scf.for
-// L3: scf.for %{{.*}} = %lo to %hi {{.*}} -> (vector<32xf32>, vector<32xf32>) {
-// L3: gpu.barrier
-// Per Q tile: the thread index and the shared address through a shuffle
-// (computed in the loop, not hoisted), the four tiles' descriptors.
+// L3: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[K]][
+// L3: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[V]][
+// L3: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[Q]][
+// L3: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[DO]][
+// L3: %[[FIRST:.*]] = nvgpu.device_async_create_group
+// L3: memref.load
+// L3: memref.load
+// L3: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<32xf32>, vector<32xf32>, f32, f32) {
+// Per item: the previous item done with the other buffer, LSE and D; the
+// thread index through a shuffle (computed in the loop, not hoisted); this
+// item's LSE and D into shared memory; the next item's Q and dO into the
+// other buffer (its index clamped to the last item's, zeros past it), its
+// LSE and D into registers; this item's copies done.
+// L3-NEXT: gpu.barrier
 // L3: gpu.shuffle  idx
-// L3: %[[SHARED:.*]], %{{.*}} = gpu.shuffle  idx
-// L3: %[[KD:.*]] = fattn.sm90.wgmma_descriptor %[[SHARED]][%c0_i32], leading_bytes = 16
-// L3: %[[VD:.*]] = fattn.sm90.wgmma_descriptor %[[SHARED]][%c8192_i32], leading_bytes = 16
-// L3: %[[QD:.*]] = fattn.sm90.wgmma_descriptor %[[SHARED]][%c16384_i32], leading_bytes = 16
-// L3: %[[DOD:.*]] = fattn.sm90.wgmma_descriptor %[[SHARED]][%c24576_i32], leading_bytes = 16
+// L3: memref.store %{{.*}}, %[[LSE]][
+// L3-NEXT: memref.store %{{.*}}, %[[D]][
+// L3: arith.minsi
 // L3: nvgpu.device_async_copy %{{.*}}, %[[Q]][
 // L3: nvgpu.device_async_copy %{{.*}}, %[[DO]][
-// L3: nvgpu.device_async_wait
+// L3: %[[NEXT:.*]] = nvgpu.device_async_create_group
+// L3: memref.load
+// L3: memref.load
+// L3: nvgpu.device_async_wait %[[NEXT]] {numGroups = 1 : i32}
 // L3-NEXT: fattn.sm90.fence_proxy_async
 // L3-NEXT: gpu.barrier
+// The five descriptors: the warpgroup's K and V, the item's buffer of Q and
+// dO, the whole K tile (dQ's B).
+// L3: %[[SHARED:.*]], %{{.*}} = gpu.shuffle  idx
+// L3: %[[KD:.*]] = fattn.sm90.wgmma_descriptor %[[SHARED]][%{{.*}}], leading_bytes = 16
+// L3: %[[VD:.*]] = fattn.sm90.wgmma_descriptor %[[SHARED]][%{{.*}}], leading_bytes = 16
+// L3: %[[QD:.*]] = fattn.sm90.wgmma_descriptor %[[SHARED]][%{{.*}}], leading_bytes = 16
+// L3: %[[DOD:.*]] = fattn.sm90.wgmma_descriptor %[[SHARED]][%{{.*}}], leading_bytes = 16
+// L3: fattn.sm90.wgmma_descriptor %[[SHARED]][%{{.*}}], leading_bytes = 16
 // S^T = K Q^T: 4 k steps of 32 bytes (one atom), N = 64 queries.
 // L3: fattn.sm90.wgmma_fence
 // L3: %[[S0:.*]] = fattn.sm90.wgmma %[[KD]], %[[QD]], %{{.*}}, element_type = bf16 : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
@@ -68,7 +95,7 @@
 // The mask on the tiles that need it, P^T, dS^T into shared memory.
 // L3: scf.if %{{.*}} -> (vector<32xf32>) {
 // L3: math.exp2 %{{.*}} : vector<32xf32>
-// L3: vector.store %{{.*}}, %[[DST]][%{{.*}}, %{{.*}}] : memref<64x72xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// L3: vector.store %{{.*}}, %[[DST]][%{{.*}}, %{{.*}}] : memref<128x72xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // P^T and dS^T packed as the A fragments; dV += P^T dO and dK += dS^T Q
 // with dO and Q N-major (transposed), 2048 bytes (128 units) per k step.
 // L3: %[[P0:.*]] = fattn.sm90.pack_pair %{{.*}}, %{{.*}}, element_type = bf16
@@ -80,35 +107,39 @@
 // L3: fattn.sm90.wgmma_rs {{.*}} transposed
 // L3: fattn.sm90.wgmma_rs [{{.*}}], %[[QD]] transposed, [{{.*}}], element_type = bf16, accumulate
 // L3: fattn.sm90.wgmma_commit_group
-// The previous tile's bulk reductions done reading the staged dQ; dS's A
-// fragments by ldmatrix.trans of dS^T, dQ = dS K (K N-major) into the staged
-// dQ; one bulk reduction per row of the tile within seq_q into dq_accum.
+// The previous item's bulk reductions done reading the staged dQ; dS's A
+// fragments of the warpgroup's 64 keys by ldmatrix.trans of dS^T, dQ's
+// share of them = dS K (the warpgroup's K, N-major) into the warpgroup's
+// staged rows; one bulk reduction per staged row within seq_q into
+// dq_accum.
 // L3: fattn.sm90.bulk_wait_group_read pending = 0
 // L3-NEXT: gpu.barrier
-// L3: %[[DS:.*]] = nvgpu.ldmatrix %[[DST]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<64x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// L3: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// L3-COUNT-4: nvgpu.ldmatrix %[[DST]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<128x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // L3: fattn.sm90.wgmma_fence
 // L3: fattn.sm90.wgmma_rs [{{.*}}], %[[KD]] transposed, [{{.*}}], element_type = bf16 :
 // L3: fattn.sm90.wgmma_commit_group
 // L3-NEXT: fattn.sm90.wgmma_wait_group pending = 0
-// L3-COUNT-16: vector.store %{{.*}}, %[[DQS]][%{{.*}}, %{{.*}}] : memref<64x72xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// L3-COUNT-16: vector.store %{{.*}}, %[[DQS]][%{{.*}}, %{{.*}}] : memref<128x72xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // L3-NEXT: fattn.sm90.fence_proxy_async
 // L3-NEXT: gpu.barrier
 // The addresses by every thread (their shuffles take whole warps), the
-// reduction by the threads of rows within seq_q.
+// reduction by the threads of staged rows within seq_q (128: both
+// warpgroups' shares).
 // L3: memref.extract_aligned_pointer_as_index %{{.*}} : memref<?xf32, #gpu.address_space<global>> -> index
 // L3: %[[DSTADDR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
 // L3: arith.constant 288 : index
 // L3: %[[SRCADDR:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// L3: arith.constant 128 : index
 // L3: %[[ROWS:.*]] = arith.andi
 // L3-NEXT: scf.if %[[ROWS]] {
 // L3-NEXT: %{{.*}} = arith.constant 256 : i32
 // L3-NEXT: fattn.sm90.bulk_reduce_add %[[DSTADDR]], %[[SRCADDR]], bytes = %{{.*}}
 // L3-NEXT: fattn.sm90.bulk_commit_group
 // L3-NEXT: }
-// dK times the scale and dV, stored after the loops.
-// L3: scf.yield
-// L3: scf.yield
+// The next item's LSE and D carried.
+// L3: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>, vector<32xf32>, f32, f32
+// The last item's zero fill done; dK times the scale and dV stored.
+// L3: nvgpu.device_async_wait %[[FIRST]] {numGroups = 0 : i32}
 // L3: arith.constant dense<1.250000e-01> : vector<2xf32>
 // L3: vector.store %{{.*}} {alignment = 4 : i64} : memref<?xbf16, #gpu.address_space<global>>, vector<2xbf16>
 // The last bulk reductions read shared memory until the kernel waits.
@@ -140,15 +171,15 @@ func.func @bwd(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<
 
 // -----
 
-// Head dim 128, f16, a softcap: two atoms per tile (64 x 128 as 128 x 64),
-// S^T to dS^T in two parts of 32 queries (m64n32, 16 registers; the second
-// part's rows of Q and dO 4096 bytes on), dK, dV and dQ in two parts of 64
-// columns each (the second atom 8192 bytes on).
+// Head dim 128, f16, a softcap: two atoms per tile (64 x 128 as 128 x 64
+// per warpgroup's keys), S^T to dS^T in two parts of 32 queries (m64n32,
+// 16 registers; the second part's rows of Q and dO 4096 bytes on), dK and
+// dV in two parts of 64 columns each (the second atom 8192 bytes on).
 // L3-LABEL: gpu.module @fattn_kernels
 // L3: gpu.func @bwd_d128_main(
-// L3-SAME: dynamic_smem_bytes = 111104 : i64, head_dim = 128 : i64, role = "main", scale = 0.088388346135616302 : f64, softcap = 2.000000e+01 : f64
-// L3: memref.view {{.*}} to memref<128x64xf16, #gpu.address_space<workgroup>>
-// L3: scf.for %{{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>) {
+// L3-SAME: dynamic_smem_bytes = 185856 : i64, head_dim = 128 : i64, role = "main", scale = 0.088388346135616302 : f64, softcap = 2.000000e+01 : f64
+// L3: memref.view {{.*}} to memref<256x64xf16, #gpu.address_space<workgroup>>
+// L3: scf.for %{{.*}} -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, f32, f32) {
 // L3: fattn.sm90.wgmma %{{.*}}, element_type = f16 : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
 // The fifth k step: the second atom, 8192 bytes (512 units) on.
 // L3: arith.constant 512 : i64
@@ -158,17 +189,23 @@ func.func @bwd(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>, %v: memref<
 // The second part of the queries: Q's rows 32.. (4096 bytes, 256 units).
 // L3: arith.constant 256 : i64
 // L3: fattn.sm90.wgmma %{{.*}}, element_type = f16 : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
-// dQ in two parts of 64 columns, dS's fragments loaded for each; the staged
-// dQ's rows of 136 f32 (544 bytes), 512 bytes each into dq_accum.
-// L3: nvgpu.ldmatrix
+// dQ: each warpgroup its atom (the warpgroup's index times 8192 bytes) over
+// the 128 keys, the first warpgroup's keys of K then the second's (16384
+// bytes on), dS's fragments of each 64 keys loaded before their product;
+// the staged dQ's rows of 136 f32 (544 bytes), 512 bytes each into
+// dq_accum, by the threads of the 64 staged rows.
+// L3: fattn.sm90.bulk_wait_group_read pending = 0
+// L3: arith.constant 8192 : index
+// L3-COUNT-4: nvgpu.ldmatrix
 // L3: fattn.sm90.wgmma_fence
-// L3: fattn.sm90.wgmma_rs {{.*}} transposed, [{{.*}}], element_type = f16 :
-// L3-COUNT-16: vector.store {{.*}} : memref<64x136xf32, #gpu.address_space<workgroup>>, vector<2xf32>
-// L3: nvgpu.ldmatrix
+// L3: fattn.sm90.wgmma_rs {{.*}}, %{{.*}} transposed, [{{.*}}], element_type = f16 :
+// L3: arith.constant 16384 : index
+// L3-COUNT-4: nvgpu.ldmatrix
 // L3: fattn.sm90.wgmma_fence
-// L3: fattn.sm90.wgmma_rs {{.*}} transposed, [{{.*}}], element_type = f16 :
+// L3: fattn.sm90.wgmma_rs {{.*}} transposed, [{{.*}}], element_type = f16, accumulate
 // L3-COUNT-16: vector.store {{.*}} : memref<64x136xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // L3: arith.constant 544 : index
+// L3: arith.constant 64 : index
 // L3: fattn.sm90.bulk_reduce_add %{{.*}}, %{{.*}}, bytes = %c512_i32
 
 // L4-LABEL: gpu.module @fattn_kernels

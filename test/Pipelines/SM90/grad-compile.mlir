@@ -8,7 +8,7 @@
 // fattn.attention_grad into the three backward kernels of
 // fattn-sm90-grad-pipeline (the main one on wgmma) in one PTX, one cubin and
 // one description, which differs from sm_80's in its arch and the main
-// kernel's shared memory. Head dims 64 and 128, f16 and bf16, causal or not,
+// kernel's KV tile (block_n 128), threads and shared memory. Head dims 64 and 128, f16 and bf16, causal or not,
 // a softcap: every kernel assembles without spills or stack.
 // PTXAS-NOT: warning
 // PTXAS-COUNT-12: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -19,11 +19,13 @@
 // PTX: .visible .entry bwd_d64_bf16_causal_preprocess(
 // PTX: .maxntid 128, 1, 1
 // PTX: shfl.sync.bfly.b32
+// The main kernel: two warpgroups; the next item's copies pending while
+// this one's complete.
 // PTX: .visible .entry bwd_d64_bf16_causal_main(
-// PTX: .maxntid 128, 1, 1
+// PTX: .maxntid 256, 1, 1
 // PTX: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, %r{{[0-9]+}};
 // PTX: cp.async.commit_group;
-// PTX: cp.async.wait_group 0;
+// PTX: cp.async.wait_group 1;
 // PTX: fence.proxy.async.shared::cta;
 // PTX: bar.sync 0;
 // PTX: wgmma.fence.sync.aligned;
@@ -54,21 +56,21 @@
 // JSON: "align_bytes": 16,
 // JSON: "arch": "sm_90a",
 // JSON: "block_m": 64,
-// JSON: "block_n": 64,
+// JSON: "block_n": 128,
 // JSON: "cubin": "bwd_d128_bf16.cubin",
 // JSON: "head_dim": 128,
 // JSON: "kernels": [
 // JSON: "dynamic_smem_bytes": 0,
 // JSON-NEXT: "entry": "bwd_d128_bf16_preprocess",
-// JSON: "dynamic_smem_bytes": 111104,
+// JSON: "dynamic_smem_bytes": 185856,
 // JSON-NEXT: "entry": "bwd_d128_bf16_main",
 // JSON-NEXT: "grid": [
 // JSON-NEXT: [
 // JSON-NEXT: "seq_k",
-// JSON-NEXT: 64
+// JSON-NEXT: 128
 // JSON: "heads_kv",
 // JSON: "role": "main",
-// JSON-NEXT: "threads": 128
+// JSON-NEXT: "threads": 256
 // JSON: "entry": "bwd_d128_bf16_postprocess",
 // JSON: "kind": "attention_grad",
 // JSON: "name": "dq_accum",

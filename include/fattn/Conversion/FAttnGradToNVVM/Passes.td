@@ -74,12 +74,15 @@ def ConvertFAttnGradToNVVMSM90
     parameters and launches (docs/KERNEL-ABI.md, "Backward"), in
     `gpu.module @fattn_kernels [#nvvm.target<chip = "sm_90a">]`; the
     preprocess and postprocess kernels are the sm_80 ones, the main kernel
-    runs on one warpgroup per (KV tile of 64 keys, KV head, batch):
+    runs on two warpgroups per (KV tile of 128 keys, KV head, batch), each
+    owning 64 of the keys (the tiled op's block_n must be 128):
 
-    - K and V once, then per Q tile of `fattn.q_tile_range` Q and dO, by
-      `nvgpu.device_async_copy` (zero fill past the sequences) into
-      128-byte-swizzled 64-column atoms of shared memory, the layout that
-      wgmma's matrix descriptors (`fattn.sm90.wgmma_descriptor`) name;
+    - K and V once, then per item (query head of the group, Q tile of
+      `fattn.q_tile_range`) Q and dO, by `nvgpu.device_async_copy` (zero
+      fill past the sequences) into 128-byte-swizzled 64-column atoms of
+      shared memory, the layout that wgmma's matrix descriptors
+      (`fattn.sm90.wgmma_descriptor`) name; the next item's into a second
+      buffer while this one runs, its LSE and D into registers;
     - S^T = K Q^T and dP^T = V dO^T by `fattn.sm90.wgmma` (both operands in
       shared memory), P^T = exp2(S^T scale log2(e) - LSE log2(e)) with the
       mask and the softcap, dS^T = P^T (dP^T - D) (times 1 - tanh^2);
@@ -87,8 +90,10 @@ def ConvertFAttnGradToNVVMSM90
       accumulators of S^T and dS^T, packed by `fattn.sm90.pack_pair`, are
       the A fragments; dO and Q are N-major, transposed B);
     - dS^T through shared memory to dS's A fragments (`nvgpu.ldmatrix`
-      transposed), dQ = dS K by `fattn.sm90.wgmma_rs` per 64 columns,
-      added into `dq_accum` with f32 atomics; dK times the scale and dV
+      transposed), dQ = dS K by `fattn.sm90.wgmma_rs` (each warpgroup its
+      64-column atoms over the 128 keys; at head dim 64 each its own keys'
+      share), staged in shared memory and added into `dq_accum` by one
+      `fattn.sm90.bulk_reduce_add` per row; dK times the scale and dV
       stored at the end.
 
     With `keep-target-ops` the pass stops there (L3: upstream ops and the

@@ -72,7 +72,7 @@ struct ConvertFAttnGradToNVVMSM90Pass
     // What the pass would leave in place, named (as the sm_80 pass does).
     if (failed(refuseOpsNotLowered<AttentionGradOp>(
             module, getArgument(),
-            "run --fattn-tile-grad=\"block-m=64 block-n=64\" first "
+            "run --fattn-tile-grad=\"block-m=64 block-n=128\" first "
             "(--fattn-sm90-grad-pipeline runs both)")) ||
         failed(refuseOpsNotLowered<TiledAttentionOp>(
             module, getArgument(), "--convert-fattn-to-nvvm-sm90 lowers it")) ||

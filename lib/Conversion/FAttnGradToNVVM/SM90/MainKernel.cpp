@@ -1,38 +1,44 @@
 //===- MainKernel.cpp - the sm_90a backward's main kernel -----------------===//
 //
-// One CTA per (KV tile, KV head, batch), one warpgroup (128 threads) that
-// owns the 64 keys of the KV tile (wgmma's M) and, for dQ, the 64 rows of
-// each Q tile:
+// One CTA per (KV tile of 128 keys, KV head, batch), two warpgroups (256
+// threads); warpgroup g owns keys [64g, 64g + 64) of the KV tile (wgmma's M)
+// for S^T, dP^T, dK and dV, and both share each Q tile:
 //
 //   K, V  -> shared memory (cp.async into 128-byte-swizzled atoms)
-//   for each query head of the group, for each Q tile of q_tile_range:
-//     Q, dO -> shared memory (the same); LSE·log2(e) and D -> shared memory
-//     S^T  = K Q^T, dP^T = V dO^T        (wgmma, both operands in smem)
+//   for each (query head of the group, Q tile of q_tile_range), in order:
+//     the next one's Q, dO -> the other of two buffers (cp.async), its
+//     LSE·log2(e) and D -> registers; this one's LSE and D -> shared memory
+//     S^T  = K_g Q^T, dP^T = V_g dO^T    (wgmma, both operands in smem)
 //     [softcap·tanh(S^T·scale / softcap)], [mask outside [full_lo, full_hi)]
 //     P^T  = exp2(S^T·scale·log2(e) - LSE·log2(e))
 //     dS^T = P^T ∘ (dP^T - D)            [∘ (1 - tanh²) when capped]
-//     dV += P^T dO, dK += dS^T Q         (wgmma, P^T and dS^T from registers,
+//     dV_g += P^T dO, dK_g += dS^T Q     (wgmma, P^T and dS^T from registers,
 //                                         dO and Q N-major: transposed B)
 //     dS^T -> shared memory; dS by ldmatrix.trans
-//     dQ = dS K, per 64 columns          (wgmma, dS from registers, K N-major)
+//     dQ = dS K                          (wgmma, dS from registers, K N-major:
+//                                         the warpgroups split its columns,
+//                                         or at one atom each adds its keys')
 //     dQ -> shared memory; dq_accum += dQ (a bulk reduction per row)
 //   dK·scale and dV -> global memory
 //
 // The accumulator of S^T (keys x queries) is, k step by k step, the A
 // fragment of the next wgmma: P^T and dS^T never leave registers for dV and
-// dK, as in FlashAttention-3. The tiles are loaded by cp.async rather than
-// TMA so that the kernels keep the sm_80 backward's parameters (pointers and
-// strides, no tensor maps: docs/KERNEL-ABI.md "Backward") and the runtime
-// launches them unchanged; cp.async's zero fill covers the rows past the
-// sequences. The copies write the layout that TMA's 128-byte swizzle would
-// (16-byte unit u of row r of a 64-column atom at unit u ^ (r mod 8)), which
-// the wgmma descriptors (fattn.sm90.wgmma_descriptor) name.
+// dK, as in FlashAttention-3. Two warpgroups on 128 keys halve the loads of
+// Q and dO and the reductions of dQ per FLOP against one on 64 keys, which
+// left the kernel bound by L2's throughput; the next Q tile's loads run
+// during this one's products (the CTA has the SM to itself: 255 registers
+// per thread). The tiles are loaded by cp.async rather than TMA so that the
+// kernels keep the sm_80 backward's parameters (pointers and strides, no
+// tensor maps: docs/KERNEL-ABI.md "Backward"); cp.async's zero fill covers
+// the rows past the sequences. The copies write the layout that TMA's
+// 128-byte swizzle would (16-byte unit u of row r of a 64-column atom at
+// unit u ^ (r mod 8)), which the wgmma descriptors
+// (fattn.sm90.wgmma_descriptor) name.
 //
-// dQ leaves through shared memory: per Q tile, each of its rows is one
+// dQ leaves through shared memory: per Q tile, each staged row is one
 // fattn.sm90.bulk_reduce_add of d f32 into the row of dq_accum (rows of the
 // workspace are contiguous), where per-element atomics took one L2
-// operation per element and thread (the kernel was bound by L2's
-// throughput, 85% of it, with the SMs 14% busy).
+// operation per element and thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +72,8 @@ constexpr int64_t kAtomColumns = 64;
 constexpr int64_t kStep = 16;
 /// f32 accumulator registers per thread of an m64n64 wgmma.
 constexpr int64_t kAccRegisters = 32;
+/// Threads of a warpgroup, and the keys each owns (wgmma's M).
+constexpr int64_t kGroupThreads = 128, kGroupKeys = 64;
 
 /// The queries of S^T, dP^T, P^T and dS^T in registers at a time (the N of
 /// their wgmma): 32 at head dim 128, whose dK and dV take 128 registers
@@ -80,28 +88,41 @@ constexpr int64_t kScoresPitch = kBlockM + 8;
 /// the four rows a store of 8-byte pairs covers start 32 bytes apart in the
 /// banks (a row of the workspace, d f32, is one bulk reduction).
 int64_t stagedGradQueryPitch(int64_t headDim) { return headDim + 8; }
+/// Whether the warpgroups split dQ's atoms, each computing its own over all
+/// the tile's keys; at one atom (head dim 64) each computes dQ's share of
+/// its own keys instead, staged apart and reduced on its own, since wgmma's
+/// N-major B cannot start inside an atom.
+bool splitsGradQueryColumns(int64_t headDim) {
+  return (headDim / kAtomColumns) % kSM90Warpgroups == 0;
+}
+int64_t stagedGradQueryBuffers(int64_t headDim) {
+  return splitsGradQueryColumns(headDim) ? 1 : kSM90Warpgroups;
+}
 
 /// Byte offsets of the kernel's shared memory from its 1024-byte-aligned
-/// base; `bytes` includes the slack of the alignment.
+/// base; `bytes` includes the slack of the alignment. K and V hold each
+/// warpgroup's 64 keys as one tile of `tile` bytes (64 rows in d / 64
+/// atoms); Q and dO two such tiles each, this Q tile's and the next one's.
 struct SM90MainLayout {
-  int64_t key, value, query, gradOutput, gradScoresT, lse, delta, gradQuery,
-      bytes;
+  int64_t tile, key, value, query, gradOutput, gradScoresT, lse, delta,
+      gradQuery, bytes;
 };
 
 SM90MainLayout sm90MainLayout(const GradConfig &cfg) {
-  // 64 rows of 128 bytes per atom: tiles are multiples of 8192 bytes.
-  int64_t tile = kBlockN * cfg.headDim * 2;
   SM90MainLayout l;
+  // 64 rows of 128 bytes per atom: tiles are multiples of 8192 bytes.
+  l.tile = kGroupKeys * cfg.headDim * 2;
   l.key = 0;
-  l.value = l.key + tile;
-  l.query = l.value + tile;
-  l.gradOutput = l.query + tile;
-  l.gradScoresT = l.gradOutput + tile;
-  l.lse = l.gradScoresT + kBlockN * kScoresPitch * 2;
+  l.value = l.key + kSM90Warpgroups * l.tile;
+  l.query = l.value + kSM90Warpgroups * l.tile;
+  l.gradOutput = l.query + 2 * l.tile;
+  l.gradScoresT = l.gradOutput + 2 * l.tile;
+  l.lse = l.gradScoresT + kSM90BlockN * kScoresPitch * 2;
   l.delta = l.lse + kBlockM * 4;
   // 16-byte aligned, as the bulk reductions' sources.
   l.gradQuery = l.delta + kBlockM * 4;
-  l.bytes = l.gradQuery + kBlockM * stagedGradQueryPitch(cfg.headDim) * 4 +
+  l.bytes = l.gradQuery + stagedGradQueryBuffers(cfg.headDim) * kBlockM *
+                              stagedGradQueryPitch(cfg.headDim) * 4 +
             kSwizzleBytes;
   return l;
 }
@@ -122,6 +143,12 @@ public:
   int64_t build(QTileRangeOp qTileRange);
 
 private:
+  /// One (query head, Q tile) of the CTA's loop, and the buffer of its Q
+  /// and dO.
+  struct Item {
+    Value head, qTile, buffer;
+  };
+
   GradKernelBuilder &k;
   ImplicitLocOpBuilder &b;
   int64_t d;
@@ -130,27 +157,37 @@ private:
   VectorType accType;
   Type tokenType;
 
-  Value tid, warp, lane, groupRow, pairCol, warpKeys;
+  /// The thread, its warpgroup, its warp and lane in the warpgroup, its
+  /// accumulator row and column pair, the warp's first of the warpgroup's
+  /// rows (keys of S^T, queries of dQ) and the warpgroup's first key.
+  Value tid, group, warp, lane, groupRow, pairCol, warpKeys, groupKeys;
   Value kvTile, kvHead, batch, keyBase;
   Value keyTile, valueTile, queryTile, gradOutputTile, gradScoresT, lseTile,
       deltaTile, stagedGradQuery;
-  /// Matrix descriptors of the four 16-bit tiles.
-  Value keyDesc, valueDesc, queryDesc, gradOutputDesc;
+  /// Matrix descriptors of the warpgroup's K and V, of the item's Q and dO,
+  /// and of the whole K tile (dQ's B).
+  Value keyDesc, valueDesc, queryDesc, gradOutputDesc, keyTileDesc;
   /// The shared memory's first 1024-byte boundary (an i32 address).
   Value alignedAddress;
   SM90MainLayout layout;
+  /// The CTA's items: (first query head + i / qTiles, lo + i % qTiles).
+  Value firstHead, qTileLo, qTiles;
 
   int64_t parts() const { return d / kAtomColumns; }
+  /// 64-column atoms of a tile times its 64 rows: rows of a tile's view.
+  int64_t atomRows() const { return parts() * kBlockM; }
   /// The thread's indices from thread index `thread`.
   void deriveThreadIndices(Value thread) {
     tid = thread;
-    warp = k.div(tid, 32);
+    group = k.div(tid, kGroupThreads);
+    warp = k.div(k.rem(tid, kGroupThreads), 32);
     lane = k.rem(tid, 32);
     // The accumulator's rows (g, g + 8 of the warp's 16) and column pair
     // (2t) of this thread.
     groupRow = k.div(lane, 4);
     pairCol = k.mul(k.rem(lane, 4), k.idx(2));
     warpKeys = k.mul(warp, k.idx(16));
+    groupKeys = k.mul(group, k.idx(kGroupKeys));
   }
   /// The i32 `value` as LLVM cannot hoist it out of a loop (a shuffle from
   /// the lane itself): the thread's indices and the matrix descriptors
@@ -170,26 +207,34 @@ private:
     return arith::IndexCastUIOp::create(b, b.getIndexType(), opaque(t));
   }
   Value opaqueThreadIndex() { return opaqueIndex(tid); }
-  /// The four tiles' matrix descriptors from the aligned address. The
-  /// leading byte offset is unused: every wgmma reads one atom's columns
-  /// (K-major: 32 bytes of a row; N-major: 64 columns).
-  void deriveDescriptors(Value address) {
-    auto descriptor = [&](int64_t offset) {
-      return SM90WgmmaDescriptorOp::create(
-                 b, b.getI64Type(), address,
-                 arith::ConstantIntOp::create(b, offset, 32),
-                 b.getI64IntegerAttr(16))
+  Value i32(Value index) {
+    return arith::IndexCastUIOp::create(b, b.getI32Type(), index);
+  }
+  /// The descriptors from the aligned address, those of Q and dO in buffer
+  /// `buffer`. The leading byte offset is unused: every wgmma reads one
+  /// atom's columns (K-major: 32 bytes of a row; N-major: 64 columns).
+  void deriveDescriptors(Value address, Value buffer) {
+    auto descriptor = [&](int64_t offset, Value tiles) {
+      Value bytes = k.add(k.idx(offset), k.mul(tiles, k.idx(layout.tile)));
+      return SM90WgmmaDescriptorOp::create(b, b.getI64Type(), address,
+                                           i32(bytes), b.getI64IntegerAttr(16))
           .getResult();
     };
-    keyDesc = descriptor(layout.key);
-    valueDesc = descriptor(layout.value);
-    queryDesc = descriptor(layout.query);
-    gradOutputDesc = descriptor(layout.gradOutput);
+    keyDesc = descriptor(layout.key, group);
+    valueDesc = descriptor(layout.value, group);
+    queryDesc = descriptor(layout.query, buffer);
+    gradOutputDesc = descriptor(layout.gradOutput, buffer);
+    keyTileDesc = descriptor(layout.key, k.idx(0));
   }
   Value i64(int64_t v) { return arith::ConstantIntOp::create(b, v, 64); }
   /// `desc` moved by `bytes` (a multiple of 16) in shared memory.
   Value moved(Value desc, int64_t bytes) {
     return bytes == 0 ? desc : arith::AddIOp::create(b, desc, i64(bytes / 16));
+  }
+  Value moved(Value desc, Value bytes) {
+    Value units = arith::IndexCastUIOp::create(b, b.getI64Type(),
+                                               k.div(bytes, int64_t{16}));
+    return arith::AddIOp::create(b, desc, units);
   }
   /// The registers of an m64nN accumulator: as a vector (for the math) and
   /// as wgmma's struct.
@@ -225,8 +270,12 @@ private:
     return out;
   }
 
-  void copySwizzled(Value tile, GradTensor t, Value head, Value firstRow,
-                    Value seqLen, SmallVector<Value> &tokens);
+  void copySwizzled(Value tile, Value firstAtomRow, GradTensor t, Value head,
+                    Value firstRow, Value seqLen, Value wanted,
+                    SmallVector<Value> &tokens);
+  Item item(Value index, Value last = Value());
+  Value copyItem(const Item &it, Value wanted, SmallVector<Value> tokens);
+  std::pair<Value, Value> itemRowStatistics(const Item &it);
   Value waitedAccumulator(Value accStruct);
   Value ssProduct(Value rowsDesc, Value colsDesc, int64_t columns);
   Value rsProduct(ArrayRef<Value> a, Value bDesc, Value acc, bool accumulate);
@@ -236,25 +285,35 @@ private:
   void scoresPart(Value row0, Value masked, int64_t firstColumn,
                   SmallVector<Value> &dKStructs, SmallVector<Value> &dVStructs,
                   ArrayRef<Value> dK, ArrayRef<Value> dV);
-  SmallVector<Value> qTileBody(Value head, Value qTile, Value fullLo,
-                               Value fullHi, ValueRange carried);
+  SmallVector<Value> gradScoresFragments(Value firstKey, int64_t steps);
+  void stageGradQuery(Value dQ, Value firstRow, Value firstColumn);
+  void gradQuery(Value row0, Value head);
+  SmallVector<Value> itemBody(const Item &it, Value fullLo, Value fullHi,
+                              ValueRange carried);
   void storeKV(ArrayRef<Value> acc, GradTensor t, double scale);
 };
 
-/// Rows [firstRow, firstRow + 64) of `t` (zeros past `seqLen`) into `tile`,
-/// a memref<(d/64 * 64) x 64> of 64-column atoms, 128-byte swizzled.
-void SM90MainKernelBuilder::copySwizzled(Value tile, GradTensor t, Value head,
+/// Rows [firstRow, firstRow + 64) of `t` (zeros past `seqLen`, or all zeros
+/// unless `wanted`) into `tile`, a memref<N x 64> of 64-column atoms,
+/// 128-byte swizzled, from its row `firstAtomRow`.
+void SM90MainKernelBuilder::copySwizzled(Value tile, Value firstAtomRow,
+                                         GradTensor t, Value head,
                                          Value firstRow, Value seqLen,
+                                         Value wanted,
                                          SmallVector<Value> &tokens) {
   int64_t unitsPerRow = d / 8;
-  for (int64_t i = 0; i < kBlockM * unitsPerRow / kThreads; ++i) {
-    Value unit = k.add(tid, k.idx(i * kThreads));
+  int64_t threads = kSM90Warpgroups * kGroupThreads;
+  for (int64_t i = 0; i < kBlockM * unitsPerRow / threads; ++i) {
+    Value unit = k.add(tid, k.idx(i * threads));
     Value r = k.div(unit, unitsPerRow);
     Value column = k.rem(unit, unitsPerRow);
-    Value atomRow = k.add(k.mul(k.div(column, 8), k.idx(kBlockM)), r);
+    Value atomRow = k.add(
+        firstAtomRow, k.add(k.mul(k.div(column, 8), k.idx(kBlockM)), r));
     Value swizzled = arith::XOrIOp::create(b, k.rem(column, 8), k.rem(r, 8));
     Value row = k.add(firstRow, r);
     Value valid = k.lt(row, seqLen);
+    if (wanted)
+      valid = arith::AndIOp::create(b, valid, wanted);
     // Rows past the sequence: no bytes read, 16 zero bytes written.
     Value src = k.select(
         valid, k.offset(p, t, batch, head, row, k.mul(column, k.idx(8))),
@@ -264,6 +323,40 @@ void SM90MainKernelBuilder::copySwizzled(Value tile, GradTensor t, Value head,
         b, tokenType, tile, ValueRange{atomRow, k.mul(swizzled, k.idx(8))},
         p.view(t), ValueRange{src}, b.getIndexAttr(8), count, b.getUnitAttr()));
   }
+}
+
+/// The CTA's item `index` (its head and Q tile those of item `last` past
+/// it, so that every address stays within the tensors); its Q and dO in
+/// buffer index mod 2.
+SM90MainKernelBuilder::Item SM90MainKernelBuilder::item(Value index,
+                                                        Value last) {
+  Value position = last ? arith::MinSIOp::create(b, index, last) : index;
+  return Item{k.add(firstHead, arith::DivUIOp::create(b, position, qTiles)),
+              k.add(qTileLo, arith::RemUIOp::create(b, position, qTiles)),
+              k.rem(index, 2)};
+}
+
+/// The cp.async group of `tokens`' copies and `it`'s Q and dO into its
+/// buffer (zeros unless `wanted`).
+Value SM90MainKernelBuilder::copyItem(const Item &it, Value wanted,
+                                      SmallVector<Value> tokens) {
+  Value row0 = k.mul(it.qTile, k.idx(kBlockM));
+  Value firstAtomRow = k.mul(it.buffer, k.idx(atomRows()));
+  copySwizzled(queryTile, firstAtomRow, GradTensor::Q, it.head, row0, p.seqQ,
+               wanted, tokens);
+  copySwizzled(gradOutputTile, firstAtomRow, GradTensor::DO, it.head, row0,
+               p.seqQ, wanted, tokens);
+  return nvgpu::DeviceAsyncCreateGroupOp::create(b, tokenType, tokens);
+}
+
+/// LSE·log2(e) and D of `it`'s row tid mod 64 (the threads below kBlockM
+/// store them; the others' loads hit the same lines, and no branch keeps
+/// the values apart).
+std::pair<Value, Value>
+SM90MainKernelBuilder::itemRowStatistics(const Item &it) {
+  Value row = k.add(k.mul(it.qTile, k.idx(kBlockM)), k.rem(tid, kBlockM));
+  return {rowLseLog2(k, p, batch, it.head, row),
+          rowDelta(k, p, batch, it.head, row)};
 }
 
 /// The thread's registers of `accStruct` after fattn.sm90.wgmma_wait_group,
@@ -358,7 +451,7 @@ Value SM90MainKernelBuilder::mask(Value scores, Value row0) {
   Value negInf = arith::ConstantOp::create(
       b, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
   Value offset = arith::SubIOp::create(b, p.seqK, p.seqQ);
-  Value firstKey = k.add(k.add(keyBase, warpKeys), groupRow);
+  Value firstKey = k.add(k.add(keyBase, k.add(groupKeys, warpKeys)), groupRow);
   SmallVector<Value> x = elements(scores);
   for (int64_t j = 0; j < static_cast<int64_t>(x.size()); ++j) {
     Value key = k.add(firstKey, k.idx(8 * ((j % 4) / 2)));
@@ -448,7 +541,8 @@ void SM90MainKernelBuilder::scoresPart(Value row0, Value masked,
       int64_t first = 4 * i + 2 * h;
       Value pair = vector::ShuffleOp::create(
           b, gradScores, gradScores, ArrayRef<int64_t>{first, first + 1});
-      Value key = k.add(warpKeys, k.add(groupRow, k.idx(8 * h)));
+      Value key =
+          k.add(k.add(groupKeys, warpKeys), k.add(groupRow, k.idx(8 * h)));
       Value col = k.add(k.idx(firstColumn + 8 * i), pairCol);
       vector::StoreOp::create(b, arith::TruncFOp::create(b, half2, pair),
                               gradScoresT, ValueRange{key, col});
@@ -472,33 +566,132 @@ void SM90MainKernelBuilder::scoresPart(Value row0, Value masked,
   SM90WgmmaCommitGroupOp::create(b);
 }
 
-SmallVector<Value> SM90MainKernelBuilder::qTileBody(Value head, Value qTile,
-                                                    Value fullLo, Value fullHi,
-                                                    ValueRange carried) {
-  SmallVector<Value> dK(carried.begin(), carried.begin() + parts());
-  SmallVector<Value> dV(carried.begin() + parts(), carried.end());
-  // The previous tile's readers of Q, dO, dS^T, LSE and D are done (its
-  // wgmma waited for every group).
-  gpu::BarrierOp::create(b);
-  auto entryIndices =
-      std::make_tuple(tid, warp, lane, groupRow, pairCol, warpKeys);
-  deriveThreadIndices(opaqueThreadIndex());
-  deriveDescriptors(opaque(alignedAddress));
-  Value row0 = k.mul(qTile, k.idx(kBlockM));
-  SmallVector<Value> tokens;
-  copySwizzled(queryTile, GradTensor::Q, head, row0, p.seqQ, tokens);
-  copySwizzled(gradOutputTile, GradTensor::DO, head, row0, p.seqQ, tokens);
-  Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, tokenType, tokens);
-  loadRowStatistics(k, p, tid, batch, head, row0, lseTile, deltaTile);
-  nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(0));
-  // The copies' writes before wgmma's reads (the async proxy).
+/// dS's A fragments of the warp's 16 queries over keys [firstKey,
+/// firstKey + 16 steps) of the tile, by ldmatrix.trans of dS^T.
+SmallVector<Value> SM90MainKernelBuilder::gradScoresFragments(Value firstKey,
+                                                              int64_t steps) {
+  Value aTransRow = k.add(k.rem(lane, 8), k.mul(k.div(lane, 16), k.idx(8)));
+  Value bCol = k.mul(k.rem(k.div(lane, 8), 2), k.idx(8));
+  auto fragType = VectorType::get({4, 2}, k.elem);
+  auto word = VectorType::get({1}, b.getI32Type());
+  SmallVector<Value> fragments;
+  for (int64_t kk = 0; kk < steps; ++kk) {
+    Value frag = nvgpu::LdMatrixOp::create(
+        b, fragType, gradScoresT,
+        ValueRange{k.add(firstKey, k.add(k.idx(kk * kStep), aTransRow)),
+                   k.add(warpKeys, bCol)},
+        /*transpose=*/true, /*numTiles=*/4);
+    for (int64_t r = 0; r < 4; ++r) {
+      Value pair = vector::ExtractOp::create(b, frag, ArrayRef<int64_t>{r});
+      fragments.push_back(vector::ExtractOp::create(
+          b, vector::BitCastOp::create(b, word, pair), ArrayRef<int64_t>{0}));
+    }
+  }
+  return fragments;
+}
+
+/// The warpgroup's m64n64 part of dQ into the staged dQ at (firstRow,
+/// firstColumn): the warp's 16 rows are queries 16w.. as its rows of S^T
+/// are keys 16w.., the thread's rows g and g + 8.
+void SM90MainKernelBuilder::stageGradQuery(Value dQ, Value firstRow,
+                                           Value firstColumn) {
+  auto pair = VectorType::get({2}, k.f32);
+  for (int64_t i = 0; i < kAccRegisters / 4; ++i)
+    for (int64_t h = 0; h < 2; ++h) {
+      int64_t first = 4 * i + 2 * h;
+      Value row =
+          k.add(firstRow, k.add(warpKeys, k.add(groupRow, k.idx(8 * h))));
+      Value col = k.add(firstColumn, k.add(k.idx(8 * i), pairCol));
+      vector::StoreOp::create(
+          b, vector::ShuffleOp::create(b, pair, dQ, dQ, {first, first + 1}),
+          stagedGradQuery, ValueRange{row, col});
+    }
+}
+
+/// dQ = dS K of the Q tile at row0 into dq_accum's rows of `head`, through
+/// the staged dQ. dS^T is whole in shared memory, the previous tile's
+/// reductions are done reading the staged dQ.
+void SM90MainKernelBuilder::gradQuery(Value row0, Value head) {
+  int64_t halfSteps = kGroupKeys / kStep;
+  auto product = [&](Value firstKey, Value bDesc, Value acc, bool accumulate) {
+    // dS's fragments are loaded for each product: held across the parts,
+    // their registers beside dK, dV and dQ's spill at head dim 128.
+    SmallVector<Value> fragments = gradScoresFragments(firstKey, halfSteps);
+    SM90WgmmaFenceOp::create(b);
+    Value dQStruct = rsProduct(fragments, bDesc, acc, accumulate);
+    SM90WgmmaCommitGroupOp::create(b);
+    SM90WgmmaWaitGroupOp::create(b, b.getI64IntegerAttr(0));
+    return waitedAccumulator(dQStruct);
+  };
+  int64_t stagedRows = kBlockM;
+  if (splitsGradQueryColumns(d)) {
+    // The warpgroup's atoms of dQ over the tile's keys, each warpgroup's 64
+    // keys of K (N-major) in turn.
+    int64_t groupParts = parts() / kSM90Warpgroups;
+    for (int64_t j = 0; j < groupParts; ++j) {
+      Value atom = k.add(k.mul(group, k.idx(groupParts)), k.idx(j));
+      Value atomBytes = k.mul(atom, k.idx(kBlockM * 128));
+      Value dQ = zeroAcc();
+      for (int64_t half = 0; half < kSM90Warpgroups; ++half)
+        dQ = product(k.idx(half * kGroupKeys),
+                     moved(keyTileDesc,
+                           k.add(atomBytes, k.idx(half * layout.tile))),
+                     dQ, /*accumulate=*/half > 0);
+      stageGradQuery(dQ, k.idx(0), k.mul(atom, k.idx(kAtomColumns)));
+    }
+  } else {
+    // dQ's share of the warpgroup's own keys, staged in its own rows.
+    stagedRows = kSM90Warpgroups * kBlockM;
+    for (int64_t c = 0; c < parts(); ++c) {
+      Value dQ = product(groupKeys, moved(keyDesc, c * kBlockM * 128),
+                         zeroAcc(), /*accumulate=*/false);
+      stageGradQuery(dQ, k.mul(group, k.idx(kBlockM)),
+                     k.idx(c * kAtomColumns));
+    }
+  }
+  // The staged rows to the async proxy; one thread per staged row of the
+  // tile within seq_q adds it to its row of dq_accum.
   SM90FenceProxyAsyncOp::create(b);
   gpu::BarrierOp::create(b);
+  // The row's addresses, computed here by every thread: the shuffles that
+  // keep them from being hoisted out of the loop (where their (batch, head)
+  // part would hold registers beside dK and dV) take the whole warp.
+  Value row = k.add(row0, k.rem(tid, kBlockM));
+  Value offset =
+      k.workspaceOffset(p, opaqueIndex(batch), opaqueIndex(head), row, d);
+  Value address = k.add(memref::ExtractAlignedPointerAsIndexOp::create(
+                            b, p.view(GradTensor::DQAccum)),
+                        k.mul(offset, k.idx(4)));
+  Value destination = LLVM::IntToPtrOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 1),
+      arith::IndexCastUIOp::create(b, b.getI64Type(), address).getResult());
+  int64_t pitchBytes = stagedGradQueryPitch(d) * 4;
+  Value source = arith::AddIOp::create(
+      b, opaque(alignedAddress),
+      i32(k.add(k.idx(layout.gradQuery), k.mul(tid, k.idx(pitchBytes)))));
+  k.ifThen(
+      arith::AndIOp::create(b, k.lt(tid, k.idx(stagedRows)), k.lt(row, p.seqQ)),
+      [&] {
+        SM90BulkReduceAddOp::create(b, destination, source,
+                                    arith::ConstantIntOp::create(b, d * 4, 32));
+        SM90BulkCommitGroupOp::create(b);
+      });
+}
+
+/// One item: its Q and dO in their buffer (complete), LSE and D in shared
+/// memory; dK and dV carried in `carried` (64-column parts).
+SmallVector<Value> SM90MainKernelBuilder::itemBody(const Item &it,
+                                                   Value fullLo, Value fullHi,
+                                                   ValueRange carried) {
+  SmallVector<Value> dK(carried.begin(), carried.begin() + parts());
+  SmallVector<Value> dV(carried.begin() + parts(), carried.end());
+  deriveDescriptors(opaque(alignedAddress), it.buffer);
+  Value row0 = k.mul(it.qTile, k.idx(kBlockM));
 
   // S^T to dS^T, dV and dK in parts of scoreColumns queries.
-  Value belowFull = k.lt(qTile, fullLo);
+  Value belowFull = k.lt(it.qTile, fullLo);
   Value aboveFull =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, qTile, fullHi);
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, it.qTile, fullHi);
   Value masked = arith::OrIOp::create(b, belowFull, aboveFull);
   SmallVector<Value> dKStructs, dVStructs;
   for (int64_t first = 0; first < kBlockM; first += scoreColumns(d)) {
@@ -515,91 +708,13 @@ SmallVector<Value> SM90MainKernelBuilder::qTileBody(Value head, Value qTile,
   // (their issuers wait, the barrier holds the others), and dS^T is whole.
   SM90BulkWaitGroupReadOp::create(b, b.getI64IntegerAttr(0));
   gpu::BarrierOp::create(b);
-  // dS's A fragments of the warp's 16 queries by ldmatrix.trans of dS^T,
-  // loaded again for each part of dQ: held across the parts, their 16
-  // registers beside dK, dV and dQ's tipped ptxas into spills at head dim 128.
-  Value aTransRow = k.add(k.rem(lane, 8), k.mul(k.div(lane, 16), k.idx(8)));
-  Value bCol = k.mul(k.rem(k.div(lane, 8), 2), k.idx(8));
-  auto fragType = VectorType::get({4, 2}, k.elem);
-  auto word = VectorType::get({1}, b.getI32Type());
-  auto gradScoresFragments = [&] {
-    SmallVector<Value> gradScoresRowsA;
-    for (int64_t kk = 0; kk < kBlockN / kStep; ++kk) {
-      Value frag = nvgpu::LdMatrixOp::create(
-          b, fragType, gradScoresT,
-          ValueRange{k.add(k.idx(kk * kStep), aTransRow),
-                     k.add(warpKeys, bCol)},
-          /*transpose=*/true, /*numTiles=*/4);
-      for (int64_t r = 0; r < 4; ++r) {
-        Value pair = vector::ExtractOp::create(b, frag, ArrayRef<int64_t>{r});
-        gradScoresRowsA.push_back(vector::ExtractOp::create(
-            b, vector::BitCastOp::create(b, word, pair), ArrayRef<int64_t>{0}));
-      }
-    }
-    return gradScoresRowsA;
-  };
-
-  // dQ = dS K per 64 columns, into shared memory (the warp's 16 queries, the
-  // thread's rows g and g + 8).
-  auto pair = VectorType::get({2}, k.f32);
-  for (int64_t c = 0; c < parts(); ++c) {
-    // The fragments' registers written before the fence, as wgmma needs.
-    SmallVector<Value> gradScoresRowsA = gradScoresFragments();
-    SM90WgmmaFenceOp::create(b);
-    Value dQStruct =
-        rsProduct(gradScoresRowsA, moved(keyDesc, c * kBlockN * 128), zeroAcc(),
-                  /*accumulate=*/false);
-    SM90WgmmaCommitGroupOp::create(b);
-    SM90WgmmaWaitGroupOp::create(b, b.getI64IntegerAttr(0));
-    Value dQ = waitedAccumulator(dQStruct);
-    // The warp's 16 rows of dQ are queries 16w.. as its rows of S^T are
-    // keys 16w..
-    for (int64_t i = 0; i < kAccRegisters / 4; ++i)
-      for (int64_t h = 0; h < 2; ++h) {
-        int64_t first = 4 * i + 2 * h;
-        Value row = k.add(warpKeys, k.add(groupRow, k.idx(8 * h)));
-        Value col = k.add(k.idx(c * kAtomColumns + 8 * i), pairCol);
-        vector::StoreOp::create(
-            b, vector::ShuffleOp::create(b, pair, dQ, dQ, {first, first + 1}),
-            stagedGradQuery, ValueRange{row, col});
-      }
-  }
-  // The staged rows to the async proxy; one thread per row of the tile
-  // within seq_q adds it to its row of dq_accum.
-  SM90FenceProxyAsyncOp::create(b);
-  gpu::BarrierOp::create(b);
-  // The row's addresses, computed here by every thread: the shuffles that
-  // keep them from being hoisted out of the loop (where their (batch, head)
-  // part would hold registers beside dK and dV) take the whole warp.
-  Value row = k.add(row0, tid);
-  Value offset =
-      k.workspaceOffset(p, opaqueIndex(batch), opaqueIndex(head), row, d);
-  Value address = k.add(memref::ExtractAlignedPointerAsIndexOp::create(
-                            b, p.view(GradTensor::DQAccum)),
-                        k.mul(offset, k.idx(4)));
-  Value destination = LLVM::IntToPtrOp::create(
-      b, LLVM::LLVMPointerType::get(b.getContext(), 1),
-      arith::IndexCastUIOp::create(b, b.getI64Type(), address).getResult());
-  int64_t pitchBytes = stagedGradQueryPitch(d) * 4;
-  Value source = arith::AddIOp::create(
-      b, opaque(alignedAddress),
-      arith::IndexCastUIOp::create(
-          b, b.getI32Type(),
-          k.add(k.idx(layout.gradQuery), k.mul(tid, k.idx(pitchBytes)))));
-  k.ifThen(
-      arith::AndIOp::create(b, k.lt(tid, k.idx(kBlockM)), k.lt(row, p.seqQ)),
-      [&] {
-        SM90BulkReduceAddOp::create(b, destination, source,
-                                    arith::ConstantIntOp::create(b, d * 4, 32));
-        SM90BulkCommitGroupOp::create(b);
-      });
+  gradQuery(row0, it.head);
   // The last wait covered dK's and dV's groups too.
   SmallVector<Value> results;
   for (Value s : dKStructs)
     results.push_back(waitedAccumulator(s));
   for (Value s : dVStructs)
     results.push_back(waitedAccumulator(s));
-  std::tie(tid, warp, lane, groupRow, pairCol, warpKeys) = entryIndices;
   return results;
 }
 
@@ -612,7 +727,8 @@ void SM90MainKernelBuilder::storeKV(ArrayRef<Value> acc, GradTensor t,
       DenseElementsAttr::get(pair,
                              b.getF32FloatAttr(static_cast<float>(scale))));
   for (int64_t h = 0; h < 2; ++h) {
-    Value key = k.add(k.add(keyBase, warpKeys), k.add(groupRow, k.idx(8 * h)));
+    Value key = k.add(k.add(keyBase, k.add(groupKeys, warpKeys)),
+                      k.add(groupRow, k.idx(8 * h)));
     k.ifThen(k.lt(key, p.seqK), [&] {
       for (auto [c, part] : llvm::enumerate(acc))
         for (int64_t i = 0; i < kAccRegisters / 4; ++i) {
@@ -640,7 +756,7 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
   kvHead = gpu::BlockIdOp::create(b, gpu::Dimension::y);
   batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   deriveThreadIndices(threadIndex);
-  keyBase = k.mul(kvTile, k.idx(kBlockN));
+  keyBase = k.mul(kvTile, k.idx(kSM90BlockN));
 
   // The tiles from the first 1024-byte boundary of the dynamic shared
   // memory: the swizzle is a function of the address bits 4-9.
@@ -653,8 +769,7 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
   Value pad = k.rem(arith::SubIOp::create(b, k.idx(kSwizzleBytes),
                                           k.rem(address, kSwizzleBytes)),
                     kSwizzleBytes);
-  alignedAddress =
-      arith::IndexCastUIOp::create(b, b.getI32Type(), k.add(address, pad));
+  alignedAddress = i32(k.add(address, pad));
   auto view = [&](int64_t offset, ArrayRef<int64_t> shape, Type type) {
     auto tileType =
         MemRefType::get(shape, type, MemRefLayoutAttrInterface(), workgroup);
@@ -662,22 +777,19 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
                                   ValueRange{})
         .getResult();
   };
-  int64_t atomRows = parts() * kBlockM;
-  keyTile = view(layout.key, {atomRows, kAtomColumns}, k.elem);
-  valueTile = view(layout.value, {atomRows, kAtomColumns}, k.elem);
-  queryTile = view(layout.query, {atomRows, kAtomColumns}, k.elem);
-  gradOutputTile = view(layout.gradOutput, {atomRows, kAtomColumns}, k.elem);
-  gradScoresT = view(layout.gradScoresT, {kBlockN, kScoresPitch}, k.elem);
+  keyTile = view(layout.key, {kSM90Warpgroups * atomRows(), kAtomColumns},
+                 k.elem);
+  valueTile = view(layout.value, {kSM90Warpgroups * atomRows(), kAtomColumns},
+                   k.elem);
+  queryTile = view(layout.query, {2 * atomRows(), kAtomColumns}, k.elem);
+  gradOutputTile =
+      view(layout.gradOutput, {2 * atomRows(), kAtomColumns}, k.elem);
+  gradScoresT = view(layout.gradScoresT, {kSM90BlockN, kScoresPitch}, k.elem);
   lseTile = view(layout.lse, {kBlockM}, k.f32);
   deltaTile = view(layout.delta, {kBlockM}, k.f32);
-  stagedGradQuery =
-      view(layout.gradQuery, {kBlockM, stagedGradQueryPitch(d)}, k.f32);
-
-  SmallVector<Value> tokens;
-  copySwizzled(keyTile, GradTensor::K, kvHead, keyBase, p.seqK, tokens);
-  copySwizzled(valueTile, GradTensor::V, kvHead, keyBase, p.seqK, tokens);
-  Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, tokenType, tokens);
-  nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(0));
+  stagedGradQuery = view(
+      layout.gradQuery,
+      {stagedGradQueryBuffers(d) * kBlockM, stagedGradQueryPitch(d)}, k.f32);
 
   // The body's Q tile range, on this kernel's values.
   IRMapping mapping;
@@ -685,27 +797,72 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
   mapping.map(qTileRange.getSeqQ(), p.seqQ);
   mapping.map(qTileRange.getSeqK(), p.seqK);
   auto range = cast<QTileRangeOp>(b.clone(*qTileRange, mapping));
-
+  // The items: every query head of the group, each over the range's Q tiles
+  // (qTiles at least 1 as a divisor; no item when the range is empty).
   Value groupSize = arith::DivUIOp::create(b, p.headsQ, p.headsKV);
-  Value firstHead = k.mul(kvHead, groupSize);
+  firstHead = k.mul(kvHead, groupSize);
+  qTileLo = range.getLo();
+  Value rangeTiles = arith::MaxSIOp::create(
+      b, arith::SubIOp::create(b, range.getHi(), qTileLo), k.idx(0));
+  qTiles = arith::MaxSIOp::create(b, rangeTiles, k.idx(1));
+  Value items = k.mul(groupSize, rangeTiles);
+
+  // K and V, then the first item's Q and dO: one group.
+  SmallVector<Value> tokens;
+  for (int64_t g = 0; g < kSM90Warpgroups; ++g) {
+    Value firstKey = k.add(keyBase, k.idx(g * kGroupKeys));
+    copySwizzled(keyTile, k.idx(g * atomRows()), GradTensor::K, kvHead,
+                 firstKey, p.seqK, Value(), tokens);
+    copySwizzled(valueTile, k.idx(g * atomRows()), GradTensor::V, kvHead,
+                 firstKey, p.seqK, Value(), tokens);
+  }
+  Item first = item(k.idx(0));
+  Value firstCopies = copyItem(first, k.lt(k.idx(0), items), tokens);
+  auto [firstLse, firstDelta] = itemRowStatistics(first);
+
   SmallVector<Value> inits(2 * parts());
   for (Value &v : inits)
     v = zeroAcc();
-  scf::ForOp heads = k.forLoop(
-      k.idx(0), groupSize, inits, [&](Value member, ValueRange carried) {
-        Value head = k.add(firstHead, member);
-        scf::ForOp tiles =
-            k.forLoop(range.getLo(), range.getHi(), carried,
-                      [&](Value qTile, ValueRange acc) {
-                        return qTileBody(head, qTile, range.getFullLo(),
-                                         range.getFullHi(), acc);
-                      });
-        return SmallVector<Value>(tiles.getResults());
+  inits.append({firstLse, firstDelta});
+  Value fullLo = range.getFullLo(), fullHi = range.getFullHi();
+  scf::ForOp loop = k.forLoop(
+      k.idx(0), items, inits, [&](Value index, ValueRange carried) {
+        // The previous item's readers of the buffer the next one fills, and
+        // of LSE and D, are done (its wgmma waited for every group).
+        gpu::BarrierOp::create(b);
+        auto entryIndices = std::make_tuple(tid, group, warp, lane, groupRow,
+                                            pairCol, warpKeys, groupKeys);
+        deriveThreadIndices(opaqueThreadIndex());
+        Value lse = carried[2 * parts()], delta = carried[2 * parts() + 1];
+        k.ifThen(k.lt(tid, k.idx(kBlockM)), [&] {
+          memref::StoreOp::create(b, lse, lseTile, ValueRange{tid});
+          memref::StoreOp::create(b, delta, deltaTile, ValueRange{tid});
+        });
+        // The next item's Q and dO into the other buffer (zeros past the
+        // last item), its LSE and D into registers, while this one runs.
+        Value nextIndex = k.add(index, k.idx(1));
+        Item next = item(nextIndex, arith::SubIOp::create(b, items, k.idx(1)));
+        Value copies = copyItem(next, k.lt(nextIndex, items), {});
+        auto [nextLse, nextDelta] = itemRowStatistics(next);
+        // This item's copies are done (the next one's may be pending).
+        nvgpu::DeviceAsyncWaitOp::create(b, copies, b.getI32IntegerAttr(1));
+        // The copies' writes before wgmma's reads (the async proxy).
+        SM90FenceProxyAsyncOp::create(b);
+        gpu::BarrierOp::create(b);
+        SmallVector<Value> results =
+            itemBody(item(index), fullLo, fullHi,
+                     carried.take_front(2 * parts()));
+        results.append({nextLse, nextDelta});
+        std::tie(tid, group, warp, lane, groupRow, pairCol, warpKeys,
+                 groupKeys) = entryIndices;
+        return results;
       });
-  SmallVector<Value> dK(heads.getResults().begin(),
-                        heads.getResults().begin() + parts());
-  SmallVector<Value> dV(heads.getResults().begin() + parts(),
-                        heads.getResults().end());
+  // The last item's zero fill done before the kernel ends.
+  nvgpu::DeviceAsyncWaitOp::create(b, firstCopies, b.getI32IntegerAttr(0));
+  SmallVector<Value> dK(loop.getResults().begin(),
+                        loop.getResults().begin() + parts());
+  SmallVector<Value> dV(loop.getResults().begin() + parts(),
+                        loop.getResults().begin() + 2 * parts());
   storeKV(dK, GradTensor::DK, k.cfg.scale);
   storeKV(dV, GradTensor::DV, 1.0);
   // The last bulk reductions read shared memory until they are done.
@@ -723,5 +880,6 @@ LogicalResult mlir::fattn::buildSM90GradKernels(ModuleOp module) {
   // PTX 8.0: wgmma and the sm_90a target.
   return buildGradKernels(
       module, GradTarget{"sm_90a", "+ptx80", "the sm_90a backward kernels",
-                         /*headDimGranule=*/kAtomColumns, buildSM90MainBody});
+                         /*headDimGranule=*/kAtomColumns, kSM90BlockN,
+                         kSM90Warpgroups * kGroupThreads, buildSM90MainBody});
 }

@@ -12,7 +12,12 @@
 
 namespace mlir::fattn::sm80grad {
 
-/// The main kernel's body (one warpgroup, wgmma); returns its dynamic
+/// Warpgroups of the main kernel's CTA, each owning 64 keys of its KV tile.
+constexpr int64_t kSM90Warpgroups = 2;
+/// Keys per KV tile of the main kernel (the tiled op's block_n).
+constexpr int64_t kSM90BlockN = 64 * kSM90Warpgroups;
+
+/// The main kernel's body (two warpgroups, wgmma); returns its dynamic
 /// shared memory in bytes.
 int64_t buildSM90MainBody(GradKernelBuilder &k, ValueRange args,
                           QTileRangeOp qTileRange);
