@@ -11,8 +11,9 @@ using namespace mlir::fattn;
 
 void mlir::fattn::buildSM80GradPipeline(
     OpPassManager &pm, const SM80GradPipelineOptions &options) {
-  // The kernels' tiles (GradKernelBuilder.h): 4 warps of 16 keys, 16 rows.
-  pm.addPass(createFAttnTileGrad(FAttnTileGradOptions{64, 64}));
+  // The kernels' tiles (GradKernelBuilder.h): Q tiles of 64 rows, KV tiles
+  // of 128 keys (8 warps of 16).
+  pm.addPass(createFAttnTileGrad(FAttnTileGradOptions{64, 128}));
   pm.addPass(createConvertFAttnGradToNVVMSM80(
       ConvertFAttnGradToNVVMSM80Options{options.keepTargetOps}));
 }

@@ -19,7 +19,7 @@ struct SM80GradPipelineOptions
 
 /// fattn.attention_grad functions (memref form) -> the three sm_80 backward
 /// kernels of each in gpu.module @fattn_kernels, as LLVM/NVVM ready for
-/// gpu-module-to-binary: --fattn-tile-grad="block-m=64 block-n=64", then
+/// gpu-module-to-binary: --fattn-tile-grad="block-m=64 block-n=128", then
 /// --convert-fattn-grad-to-nvvm-sm80.
 void buildSM80GradPipeline(OpPassManager &pm,
                            const SM80GradPipelineOptions &options);

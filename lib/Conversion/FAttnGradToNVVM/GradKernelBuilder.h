@@ -24,13 +24,15 @@
 
 namespace mlir::fattn::sm80grad {
 
-/// Threads per CTA of the preprocess and postprocess kernels and of the
-/// sm_80 main kernel (4 warps).
+/// Threads per CTA of the preprocess and postprocess kernels (4 warps).
 constexpr int64_t kThreads = 128;
-/// Rows of Q per tile and keys per KV tile of the sm_80 main kernel: its
-/// warps own 16 keys each (block_n) and, for dQ, 16 rows each (block_m).
-/// Every kernel's Q tiles have kBlockM rows.
+/// Rows of every kernel's Q tiles (block_m), and the 64 rows of the sm_90a
+/// main kernel's atoms.
 constexpr int64_t kBlockM = 64, kBlockN = 64;
+/// The sm_80 main kernel: 8 warps per KV tile of 128 keys (block_n); warp w
+/// owns keys 16w.. for dK and dV and, for dQ, 16 rows of each Q tile in
+/// half of the head dim.
+constexpr int64_t kMainThreads = 256, kMainBlockN = 128;
 /// The head dims the kernels take: multiples of 16 up to this.
 constexpr int64_t kMaxHeadDim = 128;
 
@@ -147,21 +149,13 @@ public:
   void ifThen(Value cond, llvm::function_ref<void()> then);
 };
 
-/// LSE·log2(e) and D of query row `row` of (batch, head), as
-/// loadRowStatistics stores them.
+/// LSE·log2(e) of query row `row` of (batch, head) (+inf where no
+/// probability survives: rows past seq_q, rows without keys whose LSE is
+/// -inf), and D (0 past seq_q).
 Value rowLseLog2(GradKernelBuilder &k, const GradParams &p, Value batch,
                  Value head, Value row);
 Value rowDelta(GradKernelBuilder &k, const GradParams &p, Value batch,
                Value head, Value row);
-
-/// By the threads below kBlockM, one query row each: LSE·log2(e) of rows
-/// [row0, row0 + kBlockM) of (batch, head) into `lseTile` (+inf where no
-/// probability survives: rows past seq_q, rows without keys whose LSE is
-/// -inf) and D into `deltaTile` (0 past seq_q), both memref<kBlockM x f32>
-/// in shared memory.
-void loadRowStatistics(GradKernelBuilder &k, const GradParams &p, Value tid,
-                       Value batch, Value head, Value row0, Value lseTile,
-                       Value deltaTile);
 
 /// Builds the kernels' bodies (GradKernels.cpp, MainKernel.cpp).
 void buildPreprocessBody(GradKernelBuilder &k, ValueRange args);

@@ -277,19 +277,6 @@ Value sm80grad::rowDelta(GradKernelBuilder &k, const GradParams &p,
   return k.select(valid, delta, k.f32Const(0.0f));
 }
 
-void sm80grad::loadRowStatistics(GradKernelBuilder &k, const GradParams &p,
-                                 Value tid, Value batch, Value head, Value row0,
-                                 Value lseTile, Value deltaTile) {
-  ImplicitLocOpBuilder &b = k.b;
-  k.ifThen(k.lt(tid, k.idx(kBlockM)), [&] {
-    Value row = k.add(row0, tid);
-    memref::StoreOp::create(b, rowLseLog2(k, p, batch, head, row), lseTile,
-                            ValueRange{tid});
-    memref::StoreOp::create(b, rowDelta(k, p, batch, head, row), deltaTile,
-                            ValueRange{tid});
-  });
-}
-
 //===----------------------------------------------------------------------===//
 // Preprocess and postprocess
 //===----------------------------------------------------------------------===//
@@ -493,6 +480,6 @@ LogicalResult sm80grad::buildGradKernels(ModuleOp module,
 LogicalResult mlir::fattn::buildSM80GradKernels(ModuleOp module) {
   return buildGradKernels(module,
                           GradTarget{"sm_80", "", "the sm_80 backward kernels",
-                                     /*headDimGranule=*/16, kBlockN, kThreads,
-                                     buildMainBody});
+                                     /*headDimGranule=*/16, kMainBlockN,
+                                     kMainThreads, buildMainBody});
 }

@@ -185,7 +185,7 @@ struct ConvertFAttnGradToNVVMSM80Pass
     ModuleOp module = getOperation();
     if (failed(refuseOpsNotLowered<AttentionGradOp>(
             module, getArgument(),
-            "run --fattn-tile-grad=\"block-m=64 block-n=64\" first "
+            "run --fattn-tile-grad=\"block-m=64 block-n=128\" first "
             "(--fattn-sm80-grad-pipeline runs both)")) ||
         failed(refuseOpsNotLowered<TiledAttentionOp>(
             module, getArgument(), "--convert-fattn-to-nvvm lowers it")) ||

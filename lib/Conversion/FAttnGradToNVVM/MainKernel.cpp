@@ -1,12 +1,14 @@
 //===- MainKernel.cpp - the sm_80 backward's main kernel ------------------===//
 //
-// One CTA per (KV tile, KV head, batch), 4 warps; warp w owns keys
-// [16w, 16w + 16) of the KV tile for dK and dV, and rows [16w, 16w + 16) of
-// each Q tile for dQ:
+// One CTA per (KV tile of 128 keys, KV head, batch), 8 warps; warp w owns
+// keys [16w, 16w + 16) of the KV tile for dK and dV and, for dQ, rows
+// [16(w mod 4), 16(w mod 4) + 16) of each Q tile in head-dim columns
+// [(w / 4) d/2, (w / 4 + 1) d/2):
 //
 //   K, V  -> shared memory (cp.async, zero fill past seq_k)
-//   for each query head of the group, for each Q tile of q_tile_range:
-//     Q, dO -> shared memory (cp.async); LSE·log2(e) and D -> shared memory
+//   for each (query head of the group, Q tile of q_tile_range), in order:
+//     this one's LSE·log2(e) and D (registers) -> shared memory; the next
+//     one's Q, dO -> the other of two buffers (cp.async)
 //     S^T  = K_w Q^T                    (ldmatrix K, Q; mma.sync)
 //     [softcap·tanh(S^T·scale / softcap)]
 //     [mask, on the tiles outside [full_lo, full_hi)]
@@ -15,15 +17,21 @@
 //     dP^T = V_w dO^T
 //     dS^T = P^T ∘ (dP^T - D)            [∘ (1 - tanh²) when capped]
 //     dK_w += dS^T Q                    (dS^T from registers, Q by .trans)
-//     dS^T -> shared memory; dQ_w = dS K (ldmatrix.trans of both)
+//     dS^T -> shared memory; the next item's LSE·log2(e), D -> registers
+//     dQ_w = dS K over the 128 keys     (ldmatrix.trans of both)
 //     dq_accum += dQ_w                  (f32 atomics)
 //   dK·scale and dV -> global memory
 //
 // The m16n8k16 accumulator of S^T has rows = keys and columns = queries, so
 // two adjacent n8 column tiles of P^T (or dS^T) are one A fragment of the
 // k16 step over queries: neither P nor dS needs shared memory for dV and dK.
-// S^T to dS^T is computed in parts of 16 or 32 queries and dQ in parts of 64
-// columns, to keep within 255 registers (partRows, kPartColumns).
+// S^T to dS^T is computed in parts of 16 or 32 queries to keep within 255
+// registers (partRows). Eight warps on 128 keys halve the loads of Q and dO
+// and the dQ atomics per FLOP against four on 64 keys, which left the kernel
+// bound by L2's throughput (FlashAttention-2's sm80 backward also takes
+// 64 x 128 tiles with 8 warps); with 256 threads of up to 255 registers the
+// CTA has the SM to itself, so the next item's loads run during this one's
+// products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +45,7 @@
 
 #include "llvm/Support/MathExtras.h"
 
-#include <algorithm>
+#include <cassert>
 #include <limits>
 #include <tuple>
 
@@ -46,29 +54,27 @@ using namespace mlir::fattn;
 using namespace mlir::fattn::sm80grad;
 
 namespace {
-/// The head-dim columns of dQ in registers at a time: parts that keep the
-/// d = 128 kernel within 255 registers beside its dK and dV accumulators.
-constexpr int64_t kPartColumns = 64;
-
-/// The queries of S^T, P^T, dP^T and dS^T in registers at a time, for the
-/// same reason: 16 above head dim 64 (32 spills at 128), else 32.
+/// The queries of S^T, P^T, dP^T and dS^T in registers at a time: 16 above
+/// head dim 64 (32 spills at 128), else 32.
 int64_t partRows(int64_t headDim) { return headDim > 64 ? 16 : 32; }
 
-/// Byte offsets of the main kernel's shared memory.
+/// Byte offsets of the main kernel's shared memory. Q and dO are two
+/// buffers of kBlockM rows each (one view of 2 kBlockM rows), this item's
+/// and the next one's.
 struct MainLayout {
   int64_t key, value, query, gradOutput, gradScoresT, lse, delta, bytes;
 };
 
 MainLayout mainLayout(const GradConfig &cfg) {
   MainLayout l;
-  int64_t kvTile = kBlockN * cfg.pitch() * 2;
-  int64_t qTile = kBlockM * cfg.pitch() * 2;
+  int64_t kvTile = kMainBlockN * cfg.pitch() * 2;
+  int64_t qBuffers = 2 * kBlockM * cfg.pitch() * 2;
   l.key = 0;
   l.value = l.key + kvTile;
   l.query = l.value + kvTile;
-  l.gradOutput = l.query + qTile;
-  l.gradScoresT = l.gradOutput + qTile;
-  l.lse = l.gradScoresT + kBlockN * (kBlockM + 8) * 2;
+  l.gradOutput = l.query + qBuffers;
+  l.gradScoresT = l.gradOutput + qBuffers;
+  l.lse = l.gradScoresT + kMainBlockN * (kBlockM + 8) * 2;
   l.delta = l.lse + kBlockM * 4;
   l.bytes = l.delta + kBlockM * 4;
   return l;
@@ -92,6 +98,12 @@ public:
   int64_t build(QTileRangeOp qTileRange);
 
 private:
+  /// One (query head, Q tile) of the CTA's loop, and the first row of its
+  /// Q and dO buffer in their views (0 or kBlockM).
+  struct Item {
+    Value head, qTile, bufferRow;
+  };
+
   GradKernelBuilder &k;
   ImplicitLocOpBuilder &b;
   int64_t d;
@@ -102,14 +114,18 @@ private:
 
   // Per thread.
   Value tid, warp, lane, groupRow, pairCol;
-  Value aRow, aCol, bRow, bCol, aTransRow;
-  Value kvTile, kvHead, batch, keyBase, warpKeys;
+  Value aRow, aCol, bRow, bCol, aTransRow, warpKeys;
+  Value kvTile, kvHead, batch, keyBase;
   // Shared memory views.
   Value keyTile, valueTile, queryTile, gradOutputTile, gradScoresT, lseTile,
       deltaTile;
+  /// The CTA's items: (first query head + i / qTiles, lo + i % qTiles).
+  Value firstHead, qTileLo, qTiles;
 
-  /// The warp's and the lane's indices from the thread index `thread`.
-  void deriveLaneIndices(Value thread) {
+  /// The thread's, its warp's and its lane's indices from the thread index
+  /// `thread`.
+  void deriveThreadIndices(Value thread) {
+    tid = thread;
     warp = k.div(thread, 32);
     lane = k.rem(thread, 32);
     // The accumulator's row (g) and column pair (2t) of this lane.
@@ -125,23 +141,23 @@ private:
     warpKeys = k.mul(warp, k.idx(16));
   }
 
-  struct LaneIndices {
-    Value warp, lane, groupRow, pairCol, aRow, aCol, bRow, bCol, aTransRow,
-        warpKeys;
+  struct ThreadIndices {
+    Value tid, warp, lane, groupRow, pairCol, aRow, aCol, bRow, bCol,
+        aTransRow, warpKeys;
   };
-  LaneIndices laneIndices() const {
-    return {warp, lane, groupRow, pairCol,   aRow,
-            aCol, bRow, bCol,     aTransRow, warpKeys};
+  ThreadIndices threadIndices() const {
+    return {tid,  warp, lane, groupRow,  pairCol, aRow,
+            aCol, bRow, bCol, aTransRow, warpKeys};
   }
-  void setLaneIndices(const LaneIndices &l) {
-    std::tie(warp, lane, groupRow, pairCol, aRow, aCol, bRow, bCol, aTransRow,
-             warpKeys) =
-        std::tie(l.warp, l.lane, l.groupRow, l.pairCol, l.aRow, l.aCol, l.bRow,
-                 l.bCol, l.aTransRow, l.warpKeys);
+  void setThreadIndices(const ThreadIndices &l) {
+    std::tie(tid, warp, lane, groupRow, pairCol, aRow, aCol, bRow, bCol,
+             aTransRow, warpKeys) =
+        std::tie(l.tid, l.warp, l.lane, l.groupRow, l.pairCol, l.aRow, l.aCol,
+                 l.bRow, l.bCol, l.aTransRow, l.warpKeys);
   }
 
   /// The thread index as LLVM cannot hoist it out of a loop (a shuffle
-  /// from the lane itself): indices derived from it inside a Q tile are
+  /// from the lane itself): indices derived from it inside an item are
   /// recomputed there, so each shared memory address is a base register
   /// and an immediate offset instead of one hoisted 64-bit register per
   /// ldmatrix (which spills at head dim 128).
@@ -183,43 +199,105 @@ private:
     return vector::ShuffleOp::create(b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3});
   }
 
-  void copyTile(Value tile, GradTensor t, Value head, Value firstRow,
-                Value seqLen, SmallVector<Value> &tokens);
-  Frags transposedScores(Value rowsTile, Value colsTile, int64_t firstTile);
+  void copyTile(Value tile, Value firstTileRow, GradTensor t, Value head,
+                Value firstRow, Value seqLen, int64_t rows, Value wanted,
+                SmallVector<Value> &tokens);
+  Item item(Value index, Value last = Value());
+  Value copyItem(const Item &it, Value wanted, SmallVector<Value> tokens);
+  std::pair<Value, Value> itemRowStatistics(const Item &it);
+  Frags transposedScores(Value rowsTile, Value colsTile, Value colsFirstRow,
+                         int64_t firstTile);
   Frags mask(const Frags &scores, Value row0, int64_t firstTile);
   Value rowValues(Value tile, int64_t nt);
-  void accumulate(const Frags &lhsT, Value rhsTile, Frags &acc,
-                  int64_t firstTile);
-  void scoresPart(Value row0, Value masked, int64_t firstTile, Frags &dK,
-                  Frags &dV);
-  SmallVector<Value> qTileBody(Value head, Value qTile, Value fullLo,
-                               Value fullHi, ValueRange carried);
+  void accumulate(const Frags &lhsT, Value rhsTile, Value rhsFirstRow,
+                  Frags &acc, int64_t firstTile);
+  void scoresPart(Value row0, Value bufferRow, Value masked, int64_t firstTile,
+                  Frags &dK, Frags &dV);
+  void gradQuery(Value row0, Value head);
+  SmallVector<Value> itemBody(const Item &it, const Item &next, Value fullLo,
+                              Value fullHi, ValueRange carried);
   void storeKV(const Frags &acc, GradTensor t, double scale);
 };
 
-void MainKernelBuilder::copyTile(Value tile, GradTensor t, Value head,
-                                 Value firstRow, Value seqLen,
+/// Rows [firstRow, firstRow + rows) of `t` (zeros past `seqLen`, or all
+/// zeros unless `wanted`) into `tile` from its row `firstTileRow`, 16 bytes
+/// per thread and copy.
+void MainKernelBuilder::copyTile(Value tile, Value firstTileRow, GradTensor t,
+                                 Value head, Value firstRow, Value seqLen,
+                                 int64_t rows, Value wanted,
                                  SmallVector<Value> &tokens) {
   int64_t chunksPerRow = d / 8;
-  for (int64_t i = 0; i < kBlockM * chunksPerRow / kThreads; ++i) {
-    Value chunk = k.add(tid, k.idx(i * kThreads));
+  int64_t chunks = rows * chunksPerRow;
+  for (int64_t i = 0; i * kMainThreads < chunks; ++i) {
+    Value chunk = k.add(tid, k.idx(i * kMainThreads));
     Value r = k.div(chunk, chunksPerRow);
+    Value tileRow = k.add(firstTileRow, r);
     Value col = k.mul(k.rem(chunk, chunksPerRow), k.idx(8));
     Value row = k.add(firstRow, r);
     Value valid = k.lt(row, seqLen);
+    if (wanted)
+      valid = arith::AndIOp::create(b, valid, wanted);
+    if ((i + 1) * kMainThreads > chunks) {
+      // The threads past the tile (Q and dO at head dims 16 + 32j: 8d
+      // chunks, 128 short of a multiple of 256) write zeros into the 16
+      // bytes of padding of row chunk - chunks of `tile` (its view spans
+      // both buffers, 2 kBlockM rows), which no thread reads: each thread
+      // a place of its own, where a repeated chunk would race.
+      int64_t past = (i + 1) * kMainThreads - chunks;
+      assert(past <= 2 * kBlockM && "the padding of both buffers' rows");
+      (void)past;
+      Value inside = k.lt(chunk, k.idx(chunks));
+      tileRow = k.select(inside, tileRow,
+                         arith::SubIOp::create(b, chunk, k.idx(chunks)));
+      col = k.select(inside, col, k.idx(d));
+      valid = arith::AndIOp::create(b, valid, inside);
+    }
     // Rows past the sequence: no bytes read, 16 zero bytes written.
     Value src =
         k.select(valid, k.offset(p, t, batch, head, row, col), k.idx(0));
     Value count = k.select(valid, k.idx(8), k.idx(0));
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-        b, tokenType, tile, ValueRange{r, col}, p.view(t), ValueRange{src},
-        b.getIndexAttr(8), count, b.getUnitAttr()));
+        b, tokenType, tile, ValueRange{tileRow, col}, p.view(t),
+        ValueRange{src}, b.getIndexAttr(8), count, b.getUnitAttr()));
   }
 }
 
+/// The CTA's item `index` (its head and Q tile those of item `last` past
+/// it, so that every address stays within the tensors); its Q and dO in
+/// buffer index mod 2.
+MainKernelBuilder::Item MainKernelBuilder::item(Value index, Value last) {
+  Value position = last ? arith::MinSIOp::create(b, index, last) : index;
+  return Item{k.add(firstHead, arith::DivUIOp::create(b, position, qTiles)),
+              k.add(qTileLo, arith::RemUIOp::create(b, position, qTiles)),
+              k.mul(k.rem(index, 2), k.idx(kBlockM))};
+}
+
+/// The cp.async group of `tokens`' copies and `it`'s Q and dO into its
+/// buffer (zeros unless `wanted`).
+Value MainKernelBuilder::copyItem(const Item &it, Value wanted,
+                                  SmallVector<Value> tokens) {
+  Value row0 = k.mul(it.qTile, k.idx(kBlockM));
+  copyTile(queryTile, it.bufferRow, GradTensor::Q, it.head, row0, p.seqQ,
+           kBlockM, wanted, tokens);
+  copyTile(gradOutputTile, it.bufferRow, GradTensor::DO, it.head, row0,
+           p.seqQ, kBlockM, wanted, tokens);
+  return nvgpu::DeviceAsyncCreateGroupOp::create(b, tokenType, tokens);
+}
+
+/// LSE·log2(e) and D of `it`'s row tid mod 64 (the threads below kBlockM
+/// store them; the others' loads hit the same lines, and no branch keeps
+/// the values apart).
+std::pair<Value, Value> MainKernelBuilder::itemRowStatistics(const Item &it) {
+  Value row = k.add(k.mul(it.qTile, k.idx(kBlockM)), k.rem(tid, kBlockM));
+  return {rowLseLog2(k, p, batch, it.head, row),
+          rowDelta(k, p, batch, it.head, row)};
+}
+
 /// rowsTile_w colsTileᵀ for the warp's 16 rows of `rowsTile` (keys) and
-/// partRows rows of `colsTile` (queries) from n8 tile `firstTile` on.
+/// partRows rows of `colsTile` (queries, from its row `colsFirstRow`) from
+/// n8 tile `firstTile` on.
 Frags MainKernelBuilder::transposedScores(Value rowsTile, Value colsTile,
+                                          Value colsFirstRow,
                                           int64_t firstTile) {
   Frags acc(partRows(d) / 8);
   for (Value &a : acc)
@@ -229,8 +307,9 @@ Frags MainKernelBuilder::transposedScores(Value rowsTile, Value colsTile,
                        k.add(k.idx(ks * 16), aCol), 4, false);
     for (auto [i, accTile] : llvm::enumerate(acc)) {
       int64_t nt = firstTile + static_cast<int64_t>(i);
-      Value bFrag = ldmatrix(colsTile, k.add(k.idx(nt * 8), bRow),
-                             k.add(k.idx(ks * 16), bCol), 2, false);
+      Value bFrag =
+          ldmatrix(colsTile, k.add(colsFirstRow, k.add(k.idx(nt * 8), bRow)),
+                   k.add(k.idx(ks * 16), bCol), 2, false);
       accTile = mma(a, bFrag, accTile);
     }
   }
@@ -274,25 +353,27 @@ Value MainKernelBuilder::rowValues(Value tile, int64_t nt) {
 
 /// acc (16 keys x d) += lhsT (16 keys x partRows queries from n8 tile
 /// `firstTile` on, accumulator tiles) times those rows of rhsTile (queries
-/// x d, by ldmatrix.trans).
-void MainKernelBuilder::accumulate(const Frags &lhsT, Value rhsTile, Frags &acc,
+/// x d from its row `rhsFirstRow`, by ldmatrix.trans).
+void MainKernelBuilder::accumulate(const Frags &lhsT, Value rhsTile,
+                                   Value rhsFirstRow, Frags &acc,
                                    int64_t firstTile) {
   for (int64_t kk = 0; kk < static_cast<int64_t>(lhsT.size()) / 2; ++kk) {
     Value a = packA(lhsT[2 * kk], lhsT[2 * kk + 1]);
     int64_t firstRow = firstTile * 8 + kk * 16;
     for (int64_t dn = 0; dn < d / 8; ++dn) {
-      Value bFrag = ldmatrix(rhsTile, k.add(k.idx(firstRow), aRow),
-                             k.idx(dn * 8), 2, true);
+      Value bFrag =
+          ldmatrix(rhsTile, k.add(rhsFirstRow, k.add(k.idx(firstRow), aRow)),
+                   k.idx(dn * 8), 2, true);
       acc[dn] = mma(a, bFrag, acc[dn]);
     }
   }
 }
 
-void MainKernelBuilder::scoresPart(Value row0, Value masked, int64_t firstTile,
-                                   Frags &dK, Frags &dV) {
+void MainKernelBuilder::scoresPart(Value row0, Value bufferRow, Value masked,
+                                   int64_t firstTile, Frags &dK, Frags &dV) {
   // S^T (capped: softcap·tanh(S^T·scale / softcap)), masked on the tiles
   // that need it.
-  Frags scores = transposedScores(keyTile, queryTile, firstTile);
+  Frags scores = transposedScores(keyTile, queryTile, bufferRow, firstTile);
   double softcap = k.cfg.softcap;
   Frags tanhs;
   if (softcap > 0) {
@@ -332,10 +413,11 @@ void MainKernelBuilder::scoresPart(Value row0, Value masked, int64_t firstTile,
     probs.push_back(
         math::Exp2Op::create(b, arith::SubFOp::create(b, scaled, lse)));
   }
-  accumulate(probs, gradOutputTile, dV, firstTile);
+  accumulate(probs, gradOutputTile, bufferRow, dV, firstTile);
 
   // dS^T = P^T ∘ (dP^T - D), times the softcap's derivative 1 - tanh².
-  Frags gradProbs = transposedScores(valueTile, gradOutputTile, firstTile);
+  Frags gradProbs =
+      transposedScores(valueTile, gradOutputTile, bufferRow, firstTile);
   Frags gradScores;
   Value one = splat(1.0f, accType);
   for (auto [i, pair] : llvm::enumerate(llvm::zip(probs, gradProbs))) {
@@ -350,7 +432,7 @@ void MainKernelBuilder::scoresPart(Value row0, Value masked, int64_t firstTile,
     }
     gradScores.push_back(ds);
   }
-  accumulate(gradScores, queryTile, dK, firstTile);
+  accumulate(gradScores, queryTile, bufferRow, dK, firstTile);
 
   // dS^T to shared memory, in the 16-bit type both products take.
   for (auto [i, ds] : llvm::enumerate(gradScores)) {
@@ -367,73 +449,75 @@ void MainKernelBuilder::scoresPart(Value row0, Value masked, int64_t firstTile,
   }
 }
 
-SmallVector<Value> MainKernelBuilder::qTileBody(Value head, Value qTile,
-                                                Value fullLo, Value fullHi,
-                                                ValueRange carried) {
+/// dQ = dS K of the Q tile at row0 over the KV tile's 128 keys, added into
+/// dq_accum's rows of `head`: warp w its rows 16(w mod 4).. and head-dim
+/// columns (w / 4) d/2.., at most 64 columns (8 accumulator tiles, 32
+/// registers beside dK's and dV's). dS^T is whole in shared memory.
+void MainKernelBuilder::gradQuery(Value row0, Value head) {
+  int64_t columns = d / 2;
+  Value warpRows = k.mul(k.rem(warp, 4), k.idx(16));
+  Value firstCol = k.mul(k.div(warp, 4), k.idx(columns));
+  Frags dQ(columns / 8);
+  for (Value &a : dQ)
+    a = zeroAcc();
+  for (int64_t kk = 0; kk < kMainBlockN / 16; ++kk) {
+    Value a = ldmatrix(gradScoresT, k.add(k.idx(kk * 16), aTransRow),
+                       k.add(warpRows, bCol), 4, true);
+    for (auto [i, accTile] : llvm::enumerate(dQ)) {
+      Value col = k.add(firstCol, k.idx(static_cast<int64_t>(i) * 8));
+      Value bFrag =
+          ldmatrix(keyTile, k.add(k.idx(kk * 16), aRow), col, 2, true);
+      accTile = mma(a, bFrag, accTile);
+    }
+  }
+  for (int64_t half = 0; half < 2; ++half) {
+    Value row = k.add(k.add(row0, warpRows), k.add(groupRow, k.idx(8 * half)));
+    k.ifThen(k.lt(row, p.seqQ), [&] {
+      Value base = k.add(k.workspaceOffset(p, batch, head, row, d),
+                         k.add(firstCol, pairCol));
+      for (auto [i, accTile] : llvm::enumerate(dQ))
+        for (int64_t e = 0; e < 2; ++e) {
+          int64_t col = static_cast<int64_t>(i) * 8 + e;
+          Value x =
+              vector::ExtractOp::create(b, accTile, ArrayRef<int64_t>{half, e});
+          memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, x,
+                                      p.view(GradTensor::DQAccum),
+                                      ValueRange{k.add(base, k.idx(col))});
+        }
+    });
+  }
+}
+
+/// One item: its Q and dO in their buffer (complete), LSE and D in shared
+/// memory; dK and dV carried in `carried` (d / 8 accumulator tiles each).
+/// Returns them, then `next`'s LSE·log2(e) and D.
+SmallVector<Value> MainKernelBuilder::itemBody(const Item &it,
+                                               const Item &next, Value fullLo,
+                                               Value fullHi,
+                                               ValueRange carried) {
   int64_t frags = d / 8;
   Frags dK(carried.begin(), carried.begin() + frags);
   Frags dV(carried.begin() + frags, carried.end());
-  // The previous tile's readers of Q, dO, dS^T, LSE and D are done.
-  gpu::BarrierOp::create(b);
-  LaneIndices entryIndices = laneIndices();
-  deriveLaneIndices(opaqueThreadIndex());
-  Value row0 = k.mul(qTile, k.idx(kBlockM));
-  SmallVector<Value> tokens;
-  copyTile(queryTile, GradTensor::Q, head, row0, p.seqQ, tokens);
-  copyTile(gradOutputTile, GradTensor::DO, head, row0, p.seqQ, tokens);
-  Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, tokenType, tokens);
-  loadRowStatistics(k, p, tid, batch, head, row0, lseTile, deltaTile);
-  nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(0));
-  gpu::BarrierOp::create(b);
+  Value row0 = k.mul(it.qTile, k.idx(kBlockM));
 
   // S^T to dS^T in parts of partRows queries (registers).
-  Value belowFull = k.lt(qTile, fullLo);
+  Value belowFull = k.lt(it.qTile, fullLo);
   Value aboveFull =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, qTile, fullHi);
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, it.qTile, fullHi);
   Value masked = arith::OrIOp::create(b, belowFull, aboveFull);
   int64_t rows = partRows(d);
   for (int64_t part = 0; part < kBlockM / rows; ++part)
-    scoresPart(row0, masked, part * rows / 8, dK, dV);
+    scoresPart(row0, it.bufferRow, masked, part * rows / 8, dK, dV);
+  // dS^T is whole.
   gpu::BarrierOp::create(b);
-
-  // dQ_w = dS K over the warp's 16 query rows.
-  // (in parts of kPartColumns columns of the head dim).
-  Value warpRows = k.mul(warp, k.idx(16));
-  for (int64_t firstCol = 0; firstCol < d; firstCol += kPartColumns) {
-    int64_t tiles = std::min(kPartColumns, d - firstCol) / 8;
-    Frags dQ(tiles);
-    for (Value &a : dQ)
-      a = zeroAcc();
-    for (int64_t kk = 0; kk < kBlockN / 16; ++kk) {
-      Value a = ldmatrix(gradScoresT, k.add(k.idx(kk * 16), aTransRow),
-                         k.add(warpRows, bCol), 4, true);
-      for (auto [i, accTile] : llvm::enumerate(dQ)) {
-        int64_t col = firstCol + static_cast<int64_t>(i) * 8;
-        Value bFrag =
-            ldmatrix(keyTile, k.add(k.idx(kk * 16), aRow), k.idx(col), 2, true);
-        accTile = mma(a, bFrag, accTile);
-      }
-    }
-    for (int64_t half = 0; half < 2; ++half) {
-      Value row =
-          k.add(k.add(row0, warpRows), k.add(groupRow, k.idx(8 * half)));
-      k.ifThen(k.lt(row, p.seqQ), [&] {
-        Value base = k.add(k.workspaceOffset(p, batch, head, row, d), pairCol);
-        for (auto [i, accTile] : llvm::enumerate(dQ))
-          for (int64_t e = 0; e < 2; ++e) {
-            int64_t col = firstCol + static_cast<int64_t>(i) * 8 + e;
-            Value x = vector::ExtractOp::create(b, accTile,
-                                                ArrayRef<int64_t>{half, e});
-            memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, x,
-                                        p.view(GradTensor::DQAccum),
-                                        ValueRange{k.add(base, k.idx(col))});
-          }
-      });
-    }
-  }
-  setLaneIndices(entryIndices);
+  // The next item's LSE and D into registers, loaded during dQ: loaded
+  // with its Q and dO, they were live across the scores parts beside dK and
+  // dV, and spilled at head dim 112 with a softcap.
+  auto [nextLse, nextDelta] = itemRowStatistics(next);
+  gradQuery(row0, it.head);
   SmallVector<Value> results(dK);
   results.append(dV);
+  results.append({nextLse, nextDelta});
   return results;
 }
 
@@ -461,12 +545,12 @@ void MainKernelBuilder::storeKV(const Frags &acc, GradTensor t, double scale) {
 
 int64_t MainKernelBuilder::build(QTileRangeOp qTileRange) {
   MainLayout layout = mainLayout(k.cfg);
-  tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value threadIndex = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   kvTile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   kvHead = gpu::BlockIdOp::create(b, gpu::Dimension::y);
   batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
-  deriveLaneIndices(tid);
-  keyBase = k.mul(kvTile, k.idx(kBlockN));
+  deriveThreadIndices(threadIndex);
+  keyBase = k.mul(kvTile, k.idx(kMainBlockN));
 
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
@@ -474,21 +558,15 @@ int64_t MainKernelBuilder::build(QTileRangeOp qTileRange) {
       b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                          MemRefLayoutAttrInterface(), workgroup));
   int64_t pitch = k.cfg.pitch();
-  keyTile = k.sharedTile(smem, layout.key, kBlockN, pitch, k.elem);
-  valueTile = k.sharedTile(smem, layout.value, kBlockN, pitch, k.elem);
-  queryTile = k.sharedTile(smem, layout.query, kBlockM, pitch, k.elem);
+  keyTile = k.sharedTile(smem, layout.key, kMainBlockN, pitch, k.elem);
+  valueTile = k.sharedTile(smem, layout.value, kMainBlockN, pitch, k.elem);
+  queryTile = k.sharedTile(smem, layout.query, 2 * kBlockM, pitch, k.elem);
   gradOutputTile =
-      k.sharedTile(smem, layout.gradOutput, kBlockM, pitch, k.elem);
+      k.sharedTile(smem, layout.gradOutput, 2 * kBlockM, pitch, k.elem);
   gradScoresT =
-      k.sharedTile(smem, layout.gradScoresT, kBlockN, kBlockM + 8, k.elem);
+      k.sharedTile(smem, layout.gradScoresT, kMainBlockN, kBlockM + 8, k.elem);
   lseTile = k.sharedTile(smem, layout.lse, kBlockM, 0, k.f32);
   deltaTile = k.sharedTile(smem, layout.delta, kBlockM, 0, k.f32);
-
-  SmallVector<Value> tokens;
-  copyTile(keyTile, GradTensor::K, kvHead, keyBase, p.seqK, tokens);
-  copyTile(valueTile, GradTensor::V, kvHead, keyBase, p.seqK, tokens);
-  Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, tokenType, tokens);
-  nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(0));
 
   // The body's Q tile range, on this kernel's values.
   IRMapping mapping;
@@ -496,25 +574,64 @@ int64_t MainKernelBuilder::build(QTileRangeOp qTileRange) {
   mapping.map(qTileRange.getSeqQ(), p.seqQ);
   mapping.map(qTileRange.getSeqK(), p.seqK);
   auto range = cast<QTileRangeOp>(b.clone(*qTileRange, mapping));
-
+  // The items: every query head of the group, each over the range's Q tiles
+  // (qTiles at least 1 as a divisor; no item when the range is empty).
   Value groupSize = arith::DivUIOp::create(b, p.headsQ, p.headsKV);
-  Value firstHead = k.mul(kvHead, groupSize);
-  SmallVector<Value> inits(2 * (d / 8));
+  firstHead = k.mul(kvHead, groupSize);
+  qTileLo = range.getLo();
+  Value rangeTiles = arith::MaxSIOp::create(
+      b, arith::SubIOp::create(b, range.getHi(), qTileLo), k.idx(0));
+  qTiles = arith::MaxSIOp::create(b, rangeTiles, k.idx(1));
+  Value items = k.mul(groupSize, rangeTiles);
+
+  // K and V, then the first item's Q and dO: one group.
+  SmallVector<Value> tokens;
+  copyTile(keyTile, k.idx(0), GradTensor::K, kvHead, keyBase, p.seqK,
+           kMainBlockN, Value(), tokens);
+  copyTile(valueTile, k.idx(0), GradTensor::V, kvHead, keyBase, p.seqK,
+           kMainBlockN, Value(), tokens);
+  Item first = item(k.idx(0));
+  Value firstCopies = copyItem(first, k.lt(k.idx(0), items), tokens);
+  auto [firstLse, firstDelta] = itemRowStatistics(first);
+
+  int64_t frags = d / 8;
+  SmallVector<Value> inits(2 * frags);
   for (Value &v : inits)
     v = zeroAcc();
-  scf::ForOp heads = k.forLoop(
-      k.idx(0), groupSize, inits, [&](Value member, ValueRange carried) {
-        Value head = k.add(firstHead, member);
-        scf::ForOp tiles =
-            k.forLoop(range.getLo(), range.getHi(), carried,
-                      [&](Value qTile, ValueRange acc) {
-                        return qTileBody(head, qTile, range.getFullLo(),
-                                         range.getFullHi(), acc);
-                      });
-        return SmallVector<Value>(tiles.getResults());
+  inits.append({firstLse, firstDelta});
+  Value fullLo = range.getFullLo(), fullHi = range.getFullHi();
+  scf::ForOp loop = k.forLoop(
+      k.idx(0), items, inits, [&](Value index, ValueRange carried) {
+        // The previous item's readers of the buffer the next one fills, of
+        // LSE and D and of dS^T are done.
+        gpu::BarrierOp::create(b);
+        ThreadIndices entryIndices = threadIndices();
+        deriveThreadIndices(opaqueThreadIndex());
+        Value lse = carried[2 * frags], delta = carried[2 * frags + 1];
+        k.ifThen(k.lt(tid, k.idx(kBlockM)), [&] {
+          memref::StoreOp::create(b, lse, lseTile, ValueRange{tid});
+          memref::StoreOp::create(b, delta, deltaTile, ValueRange{tid});
+        });
+        // The next item's Q and dO into the other buffer (zeros past the
+        // last item) while this one runs; its LSE and D come during this
+        // one's dQ.
+        Value nextIndex = k.add(index, k.idx(1));
+        Item next = item(nextIndex, arith::SubIOp::create(b, items, k.idx(1)));
+        Value copies = copyItem(next, k.lt(nextIndex, items), {});
+        // This item's copies are done (the next one's may be pending).
+        nvgpu::DeviceAsyncWaitOp::create(b, copies, b.getI32IntegerAttr(1));
+        gpu::BarrierOp::create(b);
+        SmallVector<Value> results =
+            itemBody(item(index), next, fullLo, fullHi,
+                     carried.take_front(2 * frags));
+        setThreadIndices(entryIndices);
+        return results;
       });
-  Frags dK(heads.getResults().begin(), heads.getResults().begin() + d / 8);
-  Frags dV(heads.getResults().begin() + d / 8, heads.getResults().end());
+  // The last item's zero fill done before the kernel ends.
+  nvgpu::DeviceAsyncWaitOp::create(b, firstCopies, b.getI32IntegerAttr(0));
+  Frags dK(loop.getResults().begin(), loop.getResults().begin() + frags);
+  Frags dV(loop.getResults().begin() + frags,
+           loop.getResults().begin() + 2 * frags);
   storeKV(dK, GradTensor::DK, k.cfg.scale);
   storeKV(dV, GradTensor::DV, 1.0);
   return layout.bytes;

@@ -1,4 +1,4 @@
-// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=64" --convert-fattn-grad-to-nvvm-sm80 -verify-diagnostics
+// RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=128" --convert-fattn-grad-to-nvvm-sm80 -verify-diagnostics
 
 // What the sm_80 backward kernels do not take is a diagnostic on the tiled
 // op (at the attention_grad's location). (FP8 has no gradient op at all:

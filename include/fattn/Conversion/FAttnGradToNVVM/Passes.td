@@ -11,24 +11,26 @@ def ConvertFAttnGradToNVVMSM80
                 "kernels (FlashAttention-2's backward)";
   let description = [{
     Every func.func whose body holds one `fattn.tiled_attention_grad`
-    (from `--fattn-tile-grad="block-m=64 block-n=64"`) becomes three
+    (from `--fattn-tile-grad="block-m=64 block-n=128"`) becomes three
     kernels in `gpu.module @fattn_kernels [#nvvm.target<chip = "sm_80">]`,
     one per grid of the op, launched in order (docs/KERNEL-ABI.md,
     "Backward"):
 
     - `<function>_preprocess`, per Q tile of a query head: D =
       rowsum(dO * O) into the f32 workspace `delta`, zeros into `dq_accum`;
-    - `<function>_main`, per KV tile of a KV head (4 warps, 16 keys each):
-      K and V copied once into shared memory, then for each query head of
-      the group the Q tiles of `fattn.q_tile_range` (Q, dO by cp.async,
-      the LSE and D): S^T = K Q^T (capped with a softcap), the mask on the
-      tiles that need it,
+    - `<function>_main`, per KV tile of 128 keys of a KV head (8 warps,
+      16 keys each): K and V copied once into shared memory, then per item
+      (query head of the group, Q tile of `fattn.q_tile_range`) Q and dO
+      by cp.async (the next item's into a second buffer while this one
+      runs), the LSE and D: S^T = K Q^T (capped with a softcap), the mask
+      on the tiles that need it,
       P^T = exp2(S^T scale log2(e) - LSE log2(e)), dV += P^T dO,
       dP^T = V dO^T, dS^T = P^T (dP^T - D) (times 1 - tanh^2 with a
       softcap), dK += dS^T Q (P^T and dS^T
       stay in registers as the A operands), dS^T through shared memory
-      for dQ = dS K (ldmatrix.trans), added into `dq_accum` with f32
-      atomics; dK times the scale and dV stored at the end;
+      for dQ = dS K over the 128 keys (ldmatrix.trans; each warp 16 rows
+      of the Q tile in half of the head dim), added into `dq_accum` with
+      f32 atomics; dK times the scale and dV stored at the end;
     - `<function>_postprocess`, per Q tile: dQ = scale * dq_accum.
 
     The kernels are built from upstream ops: `nvgpu.device_async_copy`
