@@ -11,10 +11,10 @@ using namespace mlir::fattn;
 
 void mlir::fattn::buildSM90GradPipeline(
     OpPassManager &pm, const SM90GradPipelineOptions &options) {
-  // KV tiles of 128 keys (two warpgroups of 64, wgmma's M) and the sm_80
+  // KV tiles of one or two warpgroups' 64 keys (wgmma's M) and the sm_80
   // kernels' Q tiles of 64 rows, so that the preprocess and postprocess
   // kernels and the workspaces are the same.
-  pm.addPass(createFAttnTileGrad(FAttnTileGradOptions{64, 128}));
+  pm.addPass(createFAttnTileGrad(FAttnTileGradOptions{64, options.blockN}));
   pm.addPass(createConvertFAttnGradToNVVMSM90(
       ConvertFAttnGradToNVVMSM90Options{options.keepTargetOps}));
 }

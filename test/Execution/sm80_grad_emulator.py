@@ -452,7 +452,7 @@ class CTA:
 # ---------------------------------------------------------------------------
 
 def kernel_ir(fattn_opt, dtype, head_dim, causal, window_left, window_right, softcap,
-              pipeline="fattn-sm80-grad-pipeline"):
+              pipeline="fattn-sm80-grad-pipeline", options=""):
     t = f"memref<?x?x?x{head_dim}x{dtype}>"
     attrs = [f"softcap = {softcap} : f32"] if softcap > 0 else []
     if causal:
@@ -466,7 +466,7 @@ def kernel_ir(fattn_opt, dtype, head_dim, causal, window_left, window_right, sof
               f"  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : {t}, {t}, {t}, {t}, {t}, "
               f"memref<?x?x?xf32>) outs(%dq, %dk, %dv : {t}, {t}, {t})"
               f"{' {' + ', '.join(attrs) + '}' if attrs else ''}\n  return\n}}\n")
-    proc = subprocess.run([fattn_opt, "-", f"--{pipeline}=keep-target-ops=true",
+    proc = subprocess.run([fattn_opt, "-", f"--{pipeline}=keep-target-ops=true {options}".strip(),
                            "--mlir-print-op-generic"], input=source, capture_output=True,
                           text=True)
     if proc.returncode != 0:
@@ -521,12 +521,15 @@ def main(cta_class=CTA, pipeline="fattn-sm80-grad-pipeline", doc=__doc__, head_d
     p.add_argument("--window-right", type=int, default=-1)
     p.add_argument("--softcap", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--pipeline-options", default="",
+                   help="more options of the pipeline, e.g. block-n=64")
     a = p.parse_args()
     heads_kv = a.heads_kv or a.heads_q
     right = 0 if a.causal else a.window_right
 
     top = parse(kernel_ir(a.fattn_opt, a.dtype, a.head_dim, a.causal, a.window_left,
-                          a.window_right, a.softcap, pipeline).splitlines())
+                          a.window_right, a.softcap, pipeline,
+                          a.pipeline_options).splitlines())
     kernels = {re.search(r'sym_name = "(\w+)"', f.attrs).group(1).rsplit("_", 1)[1]: f
                for f in top.ops[0].regions[0].ops[0].regions[0].ops if f.name == "gpu.func"}
 

@@ -236,6 +236,13 @@ LogicalResult addGradPipeline(PassManager &pm, func::FuncOp func,
              << "--pipeline-options '" << pipelineOptions
              << "' is not valid for " << name << ": " << error;
   }
+  if constexpr (std::is_same_v<Options, fattn::SM90GradPipelineOptions>) {
+    // The tile that is faster at this head dim, unless the options give one.
+    if (!options.blockN.hasValue())
+      if (fattn::AttentionGradOp grad = attentionGradBody(func))
+        options.blockN = fattn::sm90GradBlockN(
+            cast<ShapedType>(grad.getQuery().getType()).getShape().back());
+  }
   buildPipeline(pm, options);
   return success();
 }

@@ -15,12 +15,18 @@ struct SM90GradPipelineOptions
       llvm::cl::desc("Stop at the kernels of upstream and fattn.sm90 target "
                      "ops (L3)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> blockN{
+      *this, "block-n",
+      llvm::cl::desc("Keys per KV tile of the main kernel: 128 (two "
+                     "warpgroups) or 64 (one); fattn-compile picks by head "
+                     "dim (sm90GradBlockN)"),
+      llvm::cl::init(128)};
 };
 
 /// fattn.attention_grad functions (memref form) -> the three sm_90a backward
 /// kernels of each in gpu.module @fattn_kernels, as LLVM/NVVM ready for
-/// gpu-module-to-binary: --fattn-tile-grad="block-m=64 block-n=128", then
-/// --convert-fattn-grad-to-nvvm-sm90.
+/// gpu-module-to-binary: --fattn-tile-grad="block-m=64 block-n=<block-n>",
+/// then --convert-fattn-grad-to-nvvm-sm90.
 void buildSM90GradPipeline(OpPassManager &pm,
                            const SM90GradPipelineOptions &options);
 

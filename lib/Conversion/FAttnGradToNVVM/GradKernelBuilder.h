@@ -45,6 +45,9 @@ struct GradConfig {
   /// 0: none; else S = softcap * tanh(scale * Q K^T / softcap).
   double softcap = 0.0;
   int64_t windowLeft = -1, windowRight = -1;
+  /// Keys per KV tile of the main kernel (the tiled op's block_n), and its
+  /// threads.
+  int64_t blockN = 0, mainThreads = 0;
 
   bool isBF16() const { return elementType.isBF16(); }
   /// Shared memory row pitch of the Q, dO, K and V tiles, in elements: 8
@@ -58,16 +61,19 @@ class GradKernelBuilder;
 /// What sets the sm_80 and sm_90a backward kernels apart: the gpu.module's
 /// chip, their name in diagnostics, the head dims the main kernel takes
 /// (multiples of `headDimGranule` up to kMaxHeadDim), the keys of its KV
-/// tile (the tiled op's block_n), its threads, and its body, which returns
-/// its dynamic shared memory. The preprocess and postprocess kernels are the
-/// same on both.
+/// tiles (the tiled op's block_n) with its threads, and its body, which
+/// returns its dynamic shared memory. The preprocess and postprocess
+/// kernels are the same on both.
 struct GradTarget {
   StringRef chip;
   StringRef features;
   StringRef name;
   int64_t headDimGranule;
-  int64_t blockN;
-  int64_t mainThreads;
+  /// The main kernel's threads on KV tiles of `blockN` keys at head dim
+  /// `headDim`, or 0 where it takes no such tiles ...
+  int64_t (*mainThreads)(int64_t blockN, int64_t headDim);
+  /// ... and the tiles it takes, as the diagnostic names them.
+  StringRef tiles;
   int64_t (*buildMain)(GradKernelBuilder &k, ValueRange args,
                        QTileRangeOp qTileRange);
 };

@@ -74,11 +74,12 @@ FailureOr<GradConfig> sm80grad::readGradConfig(TiledAttentionGradOp op,
       return op.emitOpError() << lowering << " need unit-stride rows (the "
                               << "last dim contiguous), found " << type;
   }
-  if (op.getBlockM() != kBlockM || op.getBlockN() != target.blockN)
+  cfg.blockN = op.getBlockN();
+  cfg.mainThreads = target.mainThreads(cfg.blockN, d);
+  if (op.getBlockM() != kBlockM || cfg.mainThreads == 0)
     return op.emitOpError()
-           << lowering << " take " << kBlockM << " x " << target.blockN
-           << " tiles (block-m=" << kBlockM << " block-n=" << target.blockN
-           << "), found " << op.getBlockM() << " x " << op.getBlockN();
+           << lowering << " take " << target.tiles << ", found "
+           << op.getBlockM() << " x " << op.getBlockN() << " at head dim " << d;
   if (op.getDeterministic())
     return op.emitOpError()
            << lowering << " add dQ with f32 atomics in no fixed order; "
@@ -390,8 +391,7 @@ TiledAttentionGradOp gradOpOf(func::FuncOp func) {
   return count == 1 ? found : TiledAttentionGradOp();
 }
 
-DictionaryAttr kernelInfo(OpBuilder &b, const GradConfig &cfg,
-                          const GradTarget &target, StringRef role,
+DictionaryAttr kernelInfo(OpBuilder &b, const GradConfig &cfg, StringRef role,
                           int64_t threads, int64_t sharedBytes) {
   SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("role", b.getStringAttr(role)),
@@ -402,7 +402,7 @@ DictionaryAttr kernelInfo(OpBuilder &b, const GradConfig &cfg,
       b.getNamedAttr("window_left", b.getI64IntegerAttr(cfg.windowLeft)),
       b.getNamedAttr("window_right", b.getI64IntegerAttr(cfg.windowRight)),
       b.getNamedAttr("block_m", b.getI64IntegerAttr(kBlockM)),
-      b.getNamedAttr("block_n", b.getI64IntegerAttr(target.blockN)),
+      b.getNamedAttr("block_n", b.getI64IntegerAttr(cfg.blockN)),
       b.getNamedAttr("threads", b.getI64IntegerAttr(threads)),
       b.getNamedAttr("dynamic_smem_bytes", b.getI64IntegerAttr(sharedBytes)),
   };
@@ -454,7 +454,7 @@ LogicalResult sm80grad::buildGradKernels(ModuleOp module,
       kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                       ob.getUnitAttr());
       // Also ptxas's register budget (nvvm.maxntid, __launch_bounds__).
-      int64_t threads = role == "main" ? target.mainThreads : kThreads;
+      int64_t threads = role == "main" ? cfg->mainThreads : kThreads;
       kernel.setKnownBlockSizeAttr(
           ob.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
       ImplicitLocOpBuilder b(op.getLoc(), ctx);
@@ -470,7 +470,7 @@ LogicalResult sm80grad::buildGradKernels(ModuleOp module,
         buildPostprocessBody(k, args);
       gpu::ReturnOp::create(b);
       kernel->setAttr(kGradKernelInfoAttrName,
-                      kernelInfo(ob, *cfg, target, role, threads, sharedBytes));
+                      kernelInfo(ob, *cfg, role, threads, sharedBytes));
     }
     func.erase();
   }
@@ -478,8 +478,12 @@ LogicalResult sm80grad::buildGradKernels(ModuleOp module,
 }
 
 LogicalResult mlir::fattn::buildSM80GradKernels(ModuleOp module) {
-  return buildGradKernels(module,
-                          GradTarget{"sm_80", "", "the sm_80 backward kernels",
-                                     /*headDimGranule=*/16, kMainBlockN,
-                                     kMainThreads, buildMainBody});
+  auto mainThreads = [](int64_t blockN, int64_t) {
+    return blockN == kMainBlockN ? kMainThreads : int64_t{0};
+  };
+  return buildGradKernels(
+      module, GradTarget{"sm_80", "", "the sm_80 backward kernels",
+                         /*headDimGranule=*/16, mainThreads,
+                         "64 x 128 tiles (block-m=64 block-n=128)",
+                         buildMainBody});
 }

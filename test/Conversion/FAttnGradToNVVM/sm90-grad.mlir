@@ -2,6 +2,7 @@
 // The L3 kernels are valid IR that prints and parses back.
 // RUN: fattn-opt %s -split-input-file --fattn-tile-grad="block-m=64 block-n=128" --convert-fattn-grad-to-nvvm-sm90="keep-target-ops=true" | fattn-opt -split-input-file | FileCheck %s --check-prefix=L3
 // RUN: fattn-opt %s -split-input-file --fattn-sm90-grad-pipeline | FileCheck %s --check-prefix=L4
+// RUN: fattn-opt %s -split-input-file --fattn-sm90-grad-pipeline="keep-target-ops=true block-n=64" | FileCheck %s --check-prefix=ONE
 
 // Causal GQA (4 query heads per 2 KV heads), bf16, head dim 64: the sm_80
 // preprocess and postprocess kernels and the sm_90a main kernel, with the
@@ -147,6 +148,28 @@
 // L3-NEXT: gpu.return
 // L3: gpu.func @bwd_postprocess(
 // L3-SAME: role = "postprocess"
+
+// With block-n=64 (fattn-compile's tile at head dim 64): one warpgroup,
+// K and V of 64 keys, dS^T of 64, one staged dQ whose 64 rows the threads
+// below 64 reduce.
+// ONE-LABEL: gpu.func @bwd_main(
+// ONE-SAME: block_n = 64 : i64
+// ONE-SAME: dynamic_smem_bytes = 78336 : i64
+// ONE-SAME: threads = 128 : i64
+// ONE-SAME: known_block_size = array<i32: 128, 1, 1>
+// ONE: memref.view {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// ONE: memref.view {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// ONE: memref.view {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// ONE: memref.view {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// ONE: memref.view {{.*}} to memref<64x72xbf16, #gpu.address_space<workgroup>>
+// ONE: memref.view {{.*}} to memref<64x72xf32, #gpu.address_space<workgroup>>
+// ONE: fattn.q_tile_range {{.*}} {block_m = 64 : i64, block_n = 64 : i64
+// ONE: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// ONE: fattn.sm90.bulk_wait_group_read pending = 0
+// ONE-COUNT-4: nvgpu.ldmatrix {{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>
+// ONE: arith.constant 64 : index
+// ONE: fattn.sm90.bulk_reduce_add
+// ONE: gpu.func @bwd_postprocess(
 
 // L4-LABEL: gpu.module @fattn_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // L4-NOT: fattn.sm90

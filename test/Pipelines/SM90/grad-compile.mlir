@@ -8,7 +8,8 @@
 // fattn.attention_grad into the three backward kernels of
 // fattn-sm90-grad-pipeline (the main one on wgmma) in one PTX, one cubin and
 // one description, which differs from sm_80's in its arch and the main
-// kernel's KV tile (block_n 128), threads and shared memory. Head dims 64 and 128, f16 and bf16, causal or not,
+// kernel's KV tile (block_n 128 at head dim 128, 64 at 64), threads and
+// shared memory. Head dims 64 and 128, f16 and bf16, causal or not,
 // a softcap: every kernel assembles without spills or stack.
 // PTXAS-NOT: warning
 // PTXAS-COUNT-12: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -19,10 +20,10 @@
 // PTX: .visible .entry bwd_d64_bf16_causal_preprocess(
 // PTX: .maxntid 128, 1, 1
 // PTX: shfl.sync.bfly.b32
-// The main kernel: two warpgroups; the next item's copies pending while
-// this one's complete.
+// The main kernel: one warpgroup at head dim 64 (fattn-compile's tile,
+// sm90GradBlockN); the next item's copies pending while this one's complete.
 // PTX: .visible .entry bwd_d64_bf16_causal_main(
-// PTX: .maxntid 256, 1, 1
+// PTX: .maxntid 128, 1, 1
 // PTX: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, %r{{[0-9]+}};
 // PTX: cp.async.commit_group;
 // PTX: cp.async.wait_group 1;

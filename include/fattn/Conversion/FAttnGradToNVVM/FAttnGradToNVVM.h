@@ -35,8 +35,12 @@ LogicalResult buildSM80GradKernels(ModuleOp module);
 
 /// As buildSM80GradKernels, with the sm_90a main kernel (wgmma; the
 /// preprocess and postprocess kernels are the same) in a gpu.module for
-/// sm_90a.
+/// sm_90a. Its KV tiles have 64 keys (one warpgroup) or 128 (two).
 LogicalResult buildSM90GradKernels(ModuleOp module);
+
+/// The sm_90a main kernel's faster KV tile (block_n) at head dim `headDim`:
+/// 128 keys where two warpgroups split dQ's 64-column atoms, else 64.
+int64_t sm90GradBlockN(int64_t headDim);
 
 /// nvgpu.mma.sync m16n8k16 on bf16 (which upstream's NVGPU-to-NVVM pattern
 /// does not take) as nvvm.mma.sync on the 32-bit registers of the

@@ -88,15 +88,18 @@ constexpr int64_t kScoresPitch = kBlockM + 8;
 /// the four rows a store of 8-byte pairs covers start 32 bytes apart in the
 /// banks (a row of the workspace, d f32, is one bulk reduction).
 int64_t stagedGradQueryPitch(int64_t headDim) { return headDim + 8; }
+/// The warpgroups of the CTA: one per 64 keys of the KV tile.
+int64_t warpgroups(const GradConfig &cfg) { return cfg.blockN / kGroupKeys; }
 /// Whether the warpgroups split dQ's atoms, each computing its own over all
 /// the tile's keys; at one atom (head dim 64) each computes dQ's share of
 /// its own keys instead, staged apart and reduced on its own, since wgmma's
 /// N-major B cannot start inside an atom.
-bool splitsGradQueryColumns(int64_t headDim) {
-  return (headDim / kAtomColumns) % kSM90Warpgroups == 0;
+bool splitsGradQueryColumns(const GradConfig &cfg) {
+  return warpgroups(cfg) > 1 &&
+         (cfg.headDim / kAtomColumns) % warpgroups(cfg) == 0;
 }
-int64_t stagedGradQueryBuffers(int64_t headDim) {
-  return splitsGradQueryColumns(headDim) ? 1 : kSM90Warpgroups;
+int64_t stagedGradQueryBuffers(const GradConfig &cfg) {
+  return splitsGradQueryColumns(cfg) ? 1 : warpgroups(cfg);
 }
 
 /// Byte offsets of the kernel's shared memory from its 1024-byte-aligned
@@ -113,15 +116,15 @@ SM90MainLayout sm90MainLayout(const GradConfig &cfg) {
   // 64 rows of 128 bytes per atom: tiles are multiples of 8192 bytes.
   l.tile = kGroupKeys * cfg.headDim * 2;
   l.key = 0;
-  l.value = l.key + kSM90Warpgroups * l.tile;
-  l.query = l.value + kSM90Warpgroups * l.tile;
+  l.value = l.key + warpgroups(cfg) * l.tile;
+  l.query = l.value + warpgroups(cfg) * l.tile;
   l.gradOutput = l.query + 2 * l.tile;
   l.gradScoresT = l.gradOutput + 2 * l.tile;
-  l.lse = l.gradScoresT + kSM90BlockN * kScoresPitch * 2;
+  l.lse = l.gradScoresT + cfg.blockN * kScoresPitch * 2;
   l.delta = l.lse + kBlockM * 4;
   // 16-byte aligned, as the bulk reductions' sources.
   l.gradQuery = l.delta + kBlockM * 4;
-  l.bytes = l.gradQuery + stagedGradQueryBuffers(cfg.headDim) * kBlockM *
+  l.bytes = l.gradQuery + stagedGradQueryBuffers(cfg) * kBlockM *
                               stagedGradQueryPitch(cfg.headDim) * 4 +
             kSwizzleBytes;
   return l;
@@ -302,7 +305,7 @@ void SM90MainKernelBuilder::copySwizzled(Value tile, Value firstAtomRow,
                                          Value wanted,
                                          SmallVector<Value> &tokens) {
   int64_t unitsPerRow = d / 8;
-  int64_t threads = kSM90Warpgroups * kGroupThreads;
+  int64_t threads = k.cfg.mainThreads;
   for (int64_t i = 0; i < kBlockM * unitsPerRow / threads; ++i) {
     Value unit = k.add(tid, k.idx(i * threads));
     Value r = k.div(unit, unitsPerRow);
@@ -624,15 +627,16 @@ void SM90MainKernelBuilder::gradQuery(Value row0, Value head) {
     return waitedAccumulator(dQStruct);
   };
   int64_t stagedRows = kBlockM;
-  if (splitsGradQueryColumns(d)) {
+  int64_t groups = warpgroups(k.cfg);
+  if (splitsGradQueryColumns(k.cfg)) {
     // The warpgroup's atoms of dQ over the tile's keys, each warpgroup's 64
     // keys of K (N-major) in turn.
-    int64_t groupParts = parts() / kSM90Warpgroups;
+    int64_t groupParts = parts() / groups;
     for (int64_t j = 0; j < groupParts; ++j) {
       Value atom = k.add(k.mul(group, k.idx(groupParts)), k.idx(j));
       Value atomBytes = k.mul(atom, k.idx(kBlockM * 128));
       Value dQ = zeroAcc();
-      for (int64_t half = 0; half < kSM90Warpgroups; ++half)
+      for (int64_t half = 0; half < groups; ++half)
         dQ = product(k.idx(half * kGroupKeys),
                      moved(keyTileDesc,
                            k.add(atomBytes, k.idx(half * layout.tile))),
@@ -641,7 +645,7 @@ void SM90MainKernelBuilder::gradQuery(Value row0, Value head) {
     }
   } else {
     // dQ's share of the warpgroup's own keys, staged in its own rows.
-    stagedRows = kSM90Warpgroups * kBlockM;
+    stagedRows = groups * kBlockM;
     for (int64_t c = 0; c < parts(); ++c) {
       Value dQ = product(groupKeys, moved(keyDesc, c * kBlockM * 128),
                          zeroAcc(), /*accumulate=*/false);
@@ -756,7 +760,7 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
   kvHead = gpu::BlockIdOp::create(b, gpu::Dimension::y);
   batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   deriveThreadIndices(threadIndex);
-  keyBase = k.mul(kvTile, k.idx(kSM90BlockN));
+  keyBase = k.mul(kvTile, k.idx(k.cfg.blockN));
 
   // The tiles from the first 1024-byte boundary of the dynamic shared
   // memory: the swizzle is a function of the address bits 4-9.
@@ -777,19 +781,19 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
                                   ValueRange{})
         .getResult();
   };
-  keyTile = view(layout.key, {kSM90Warpgroups * atomRows(), kAtomColumns},
-                 k.elem);
-  valueTile = view(layout.value, {kSM90Warpgroups * atomRows(), kAtomColumns},
-                   k.elem);
+  int64_t groups = warpgroups(k.cfg);
+  keyTile = view(layout.key, {groups * atomRows(), kAtomColumns}, k.elem);
+  valueTile = view(layout.value, {groups * atomRows(), kAtomColumns}, k.elem);
   queryTile = view(layout.query, {2 * atomRows(), kAtomColumns}, k.elem);
   gradOutputTile =
       view(layout.gradOutput, {2 * atomRows(), kAtomColumns}, k.elem);
-  gradScoresT = view(layout.gradScoresT, {kSM90BlockN, kScoresPitch}, k.elem);
+  gradScoresT = view(layout.gradScoresT, {k.cfg.blockN, kScoresPitch}, k.elem);
   lseTile = view(layout.lse, {kBlockM}, k.f32);
   deltaTile = view(layout.delta, {kBlockM}, k.f32);
   stagedGradQuery = view(
       layout.gradQuery,
-      {stagedGradQueryBuffers(d) * kBlockM, stagedGradQueryPitch(d)}, k.f32);
+      {stagedGradQueryBuffers(k.cfg) * kBlockM, stagedGradQueryPitch(d)},
+      k.f32);
 
   // The body's Q tile range, on this kernel's values.
   IRMapping mapping;
@@ -809,7 +813,7 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
 
   // K and V, then the first item's Q and dO: one group.
   SmallVector<Value> tokens;
-  for (int64_t g = 0; g < kSM90Warpgroups; ++g) {
+  for (int64_t g = 0; g < groups; ++g) {
     Value firstKey = k.add(keyBase, k.idx(g * kGroupKeys));
     copySwizzled(keyTile, k.idx(g * atomRows()), GradTensor::K, kvHead,
                  firstKey, p.seqK, Value(), tokens);
@@ -876,10 +880,25 @@ int64_t sm80grad::buildSM90MainBody(GradKernelBuilder &k, ValueRange args,
   return SM90MainKernelBuilder(k, args).build(qTileRange);
 }
 
+int64_t mlir::fattn::sm90GradBlockN(int64_t headDim) {
+  // Two warpgroups where they split dQ's atoms; at one atom (head dim 64)
+  // their shares of dQ double its reductions, and one warpgroup on 64 keys,
+  // two CTAs per SM, was faster (docs/PERF.md, 2026-12-07).
+  return headDim % (2 * kAtomColumns) == 0 ? 2 * kGroupKeys : kGroupKeys;
+}
+
 LogicalResult mlir::fattn::buildSM90GradKernels(ModuleOp module) {
+  // A warpgroup per 64 keys, one or two.
+  auto mainThreads = [](int64_t blockN, int64_t) {
+    return blockN == kGroupKeys || blockN == 2 * kGroupKeys
+               ? blockN / kGroupKeys * kGroupThreads
+               : int64_t{0};
+  };
   // PTX 8.0: wgmma and the sm_90a target.
   return buildGradKernels(
       module, GradTarget{"sm_90a", "+ptx80", "the sm_90a backward kernels",
-                         /*headDimGranule=*/kAtomColumns, kSM90BlockN,
-                         kSM90Warpgroups * kGroupThreads, buildSM90MainBody});
+                         /*headDimGranule=*/kAtomColumns, mainThreads,
+                         "64 x 64 or 64 x 128 tiles (block-m=64, block-n=64 "
+                         "or 128)",
+                         buildSM90MainBody});
 }

@@ -12,13 +12,8 @@
 
 namespace mlir::fattn::sm80grad {
 
-/// Warpgroups of the main kernel's CTA, each owning 64 keys of its KV tile.
-constexpr int64_t kSM90Warpgroups = 2;
-/// Keys per KV tile of the main kernel (the tiled op's block_n).
-constexpr int64_t kSM90BlockN = 64 * kSM90Warpgroups;
-
-/// The main kernel's body (two warpgroups, wgmma); returns its dynamic
-/// shared memory in bytes.
+/// The main kernel's body (a warpgroup per 64 keys of the KV tile, wgmma);
+/// returns its dynamic shared memory in bytes.
 int64_t buildSM90MainBody(GradKernelBuilder &k, ValueRange args,
                           QTileRangeOp qTileRange);
 
