@@ -162,6 +162,10 @@ Value rowLseLog2(GradKernelBuilder &k, const GradParams &p, Value batch,
                  Value head, Value row);
 Value rowDelta(GradKernelBuilder &k, const GradParams &p, Value batch,
                Value head, Value row);
+/// By the threads below kBlockM: `lse` and `delta`, their rows' values,
+/// into memref<kBlockM x f32> `lseTile` and `deltaTile` at the thread's row.
+void storeRowStatistics(GradKernelBuilder &k, Value tid, Value lse,
+                        Value delta, Value lseTile, Value deltaTile);
 
 /// Builds the kernels' bodies (GradKernels.cpp, MainKernel.cpp).
 void buildPreprocessBody(GradKernelBuilder &k, ValueRange args);

@@ -278,6 +278,15 @@ Value sm80grad::rowDelta(GradKernelBuilder &k, const GradParams &p,
   return k.select(valid, delta, k.f32Const(0.0f));
 }
 
+void sm80grad::storeRowStatistics(GradKernelBuilder &k, Value tid, Value lse,
+                                  Value delta, Value lseTile,
+                                  Value deltaTile) {
+  k.ifThen(k.lt(tid, k.idx(kBlockM)), [&] {
+    memref::StoreOp::create(k.b, lse, lseTile, ValueRange{tid});
+    memref::StoreOp::create(k.b, delta, deltaTile, ValueRange{tid});
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Preprocess and postprocess
 //===----------------------------------------------------------------------===//

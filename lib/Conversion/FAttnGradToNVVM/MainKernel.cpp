@@ -608,10 +608,7 @@ int64_t MainKernelBuilder::build(QTileRangeOp qTileRange) {
         ThreadIndices entryIndices = threadIndices();
         deriveThreadIndices(opaqueThreadIndex());
         Value lse = carried[2 * frags], delta = carried[2 * frags + 1];
-        k.ifThen(k.lt(tid, k.idx(kBlockM)), [&] {
-          memref::StoreOp::create(b, lse, lseTile, ValueRange{tid});
-          memref::StoreOp::create(b, delta, deltaTile, ValueRange{tid});
-        });
+        storeRowStatistics(k, tid, lse, delta, lseTile, deltaTile);
         // The next item's Q and dO into the other buffer (zeros past the
         // last item) while this one runs; its LSE and D come during this
         // one's dQ.

@@ -838,10 +838,7 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
                                             pairCol, warpKeys, groupKeys);
         deriveThreadIndices(opaqueThreadIndex());
         Value lse = carried[2 * parts()], delta = carried[2 * parts() + 1];
-        k.ifThen(k.lt(tid, k.idx(kBlockM)), [&] {
-          memref::StoreOp::create(b, lse, lseTile, ValueRange{tid});
-          memref::StoreOp::create(b, delta, deltaTile, ValueRange{tid});
-        });
+        storeRowStatistics(k, tid, lse, delta, lseTile, deltaTile);
         // The next item's Q and dO into the other buffer (zeros past the
         // last item), its LSE and D into registers, while this one runs.
         Value nextIndex = k.add(index, k.idx(1));
