@@ -76,8 +76,9 @@ def ConvertFAttnGradToNVVMSM90
     parameters and launches (docs/KERNEL-ABI.md, "Backward"), in
     `gpu.module @fattn_kernels [#nvvm.target<chip = "sm_90a">]`; the
     preprocess and postprocess kernels are the sm_80 ones, the main kernel
-    runs on two warpgroups per (KV tile of 128 keys, KV head, batch), each
-    owning 64 of the keys (the tiled op's block_n must be 128):
+    runs a warpgroup per 64 keys of each (KV tile, KV head, batch), each
+    owning its 64 keys (the tiled op's block_n is 64 or 128: one or two
+    warpgroups):
 
     - K and V once, then per item (query head of the group, Q tile of
       `fattn.q_tile_range`) Q and dO, by `nvgpu.device_async_copy` (zero

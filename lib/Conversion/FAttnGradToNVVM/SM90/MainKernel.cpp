@@ -1,8 +1,10 @@
 //===- MainKernel.cpp - the sm_90a backward's main kernel -----------------===//
 //
-// One CTA per (KV tile of 128 keys, KV head, batch), two warpgroups (256
-// threads); warpgroup g owns keys [64g, 64g + 64) of the KV tile (wgmma's M)
-// for S^T, dP^T, dK and dV, and both share each Q tile:
+// One CTA per (KV tile, KV head, batch), a warpgroup (128 threads) per 64
+// keys of the KV tile: two on 128 keys (fattn-compile's tile at head dim
+// 128), one on 64 (at 64; sm90GradBlockN). Warpgroup g owns keys
+// [64g, 64g + 64) (wgmma's M) for S^T, dP^T, dK and dV, and the warpgroups
+// share each Q tile:
 //
 //   K, V  -> shared memory (cp.async into 128-byte-swizzled atoms)
 //   for each (query head of the group, Q tile of q_tile_range), in order:
@@ -25,9 +27,9 @@
 // fragment of the next wgmma: P^T and dS^T never leave registers for dV and
 // dK, as in FlashAttention-3. Two warpgroups on 128 keys halve the loads of
 // Q and dO and the reductions of dQ per FLOP against one on 64 keys, which
-// left the kernel bound by L2's throughput; the next Q tile's loads run
-// during this one's products (the CTA has the SM to itself: 255 registers
-// per thread). The tiles are loaded by cp.async rather than TMA so that the
+// left the kernel bound by L2's throughput at head dim 128; the next Q
+// tile's loads run during this one's products (a CTA of two warpgroups has
+// the SM to itself: 255 registers per thread). The tiles are loaded by cp.async rather than TMA so that the
 // kernels keep the sm_80 backward's parameters (pointers and strides, no
 // tensor maps: docs/KERNEL-ABI.md "Backward"); cp.async's zero fill covers
 // the rows past the sequences. The copies write the layout that TMA's
