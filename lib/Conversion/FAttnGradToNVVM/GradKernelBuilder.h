@@ -28,7 +28,7 @@ namespace mlir::fattn::sm80grad {
 constexpr int64_t kThreads = 128;
 /// Rows of every kernel's Q tiles (block_m), and the 64 rows of the sm_90a
 /// main kernel's atoms.
-constexpr int64_t kBlockM = 64, kBlockN = 64;
+constexpr int64_t kBlockM = 64;
 /// The sm_80 main kernel: 8 warps per KV tile of 128 keys (block_n); warp w
 /// owns keys 16w.. for dK and dV and, for dQ, 16 rows of each Q tile in
 /// half of the head dim.

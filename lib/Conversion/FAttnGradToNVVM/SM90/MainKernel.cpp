@@ -395,7 +395,7 @@ Value SM90MainKernelBuilder::ssProduct(Value rowsDesc, Value colsDesc,
   Type type = structOf(columns / 2);
   Value acc = LLVM::ZeroOp::create(b, type);
   for (int64_t kk = 0; kk < d / kStep; ++kk) {
-    int64_t bytes = (kk / 4) * kBlockN * 128 + (kk % 4) * 32;
+    int64_t bytes = (kk / 4) * kBlockM * 128 + (kk % 4) * 32;
     acc = SM90WgmmaOp::create(b, type, moved(rowsDesc, bytes),
                               moved(colsDesc, bytes), acc, element,
                               kk ? b.getUnitAttr() : UnitAttr());
