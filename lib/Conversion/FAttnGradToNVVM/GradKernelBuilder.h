@@ -21,6 +21,7 @@
 
 #include <array>
 #include <functional>
+#include <utility>
 
 namespace mlir::fattn::sm80grad {
 
@@ -162,6 +163,21 @@ Value rowLseLog2(GradKernelBuilder &k, const GradParams &p, Value batch,
                  Value head, Value row);
 Value rowDelta(GradKernelBuilder &k, const GradParams &p, Value batch,
                Value head, Value row);
+/// The items of a main kernel's CTA, one loop over (query head of its KV
+/// head's group, Q tile of its q_tile_range): item i is (firstHead +
+/// i / qTiles, qTileLo + i % qTiles), `count` of them (none where the range
+/// is empty, where qTiles is 1 as a divisor).
+struct GradItems {
+  Value firstHead, qTileLo, qTiles, count;
+
+  /// Item `index`'s query head and Q tile; those of item `last` past it,
+  /// where given, so that a prefetch's addresses stay within the tensors.
+  std::pair<Value, Value> at(GradKernelBuilder &k, Value index,
+                             Value last) const;
+};
+GradItems gradItems(GradKernelBuilder &k, const GradParams &p, Value kvHead,
+                    QTileRangeOp range);
+
 /// By the threads below kBlockM: `lse` and `delta`, their rows' values,
 /// into memref<kBlockM x f32> `lseTile` and `deltaTile` at the thread's row.
 void storeRowStatistics(GradKernelBuilder &k, Value tid, Value lse,

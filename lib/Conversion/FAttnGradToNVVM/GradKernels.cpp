@@ -278,6 +278,29 @@ Value sm80grad::rowDelta(GradKernelBuilder &k, const GradParams &p,
   return k.select(valid, delta, k.f32Const(0.0f));
 }
 
+GradItems sm80grad::gradItems(GradKernelBuilder &k, const GradParams &p,
+                              Value kvHead, QTileRangeOp range) {
+  ImplicitLocOpBuilder &b = k.b;
+  GradItems items;
+  Value groupSize = arith::DivUIOp::create(b, p.headsQ, p.headsKV);
+  items.firstHead = k.mul(kvHead, groupSize);
+  items.qTileLo = range.getLo();
+  Value rangeTiles = arith::MaxSIOp::create(
+      b, arith::SubIOp::create(b, range.getHi(), items.qTileLo), k.idx(0));
+  items.qTiles = arith::MaxSIOp::create(b, rangeTiles, k.idx(1));
+  items.count = k.mul(groupSize, rangeTiles);
+  return items;
+}
+
+std::pair<Value, Value> GradItems::at(GradKernelBuilder &k, Value index,
+                                      Value last) const {
+  Value position =
+      last ? arith::MinSIOp::create(k.b, index, last).getResult() : index;
+  Value head =
+      k.add(firstHead, arith::DivUIOp::create(k.b, position, qTiles));
+  return {head, k.add(qTileLo, arith::RemUIOp::create(k.b, position, qTiles))};
+}
+
 void sm80grad::storeRowStatistics(GradKernelBuilder &k, Value tid, Value lse,
                                   Value delta, Value lseTile,
                                   Value deltaTile) {

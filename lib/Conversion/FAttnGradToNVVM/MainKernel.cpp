@@ -119,8 +119,8 @@ private:
   // Shared memory views.
   Value keyTile, valueTile, queryTile, gradOutputTile, gradScoresT, lseTile,
       deltaTile;
-  /// The CTA's items: (first query head + i / qTiles, lo + i % qTiles).
-  Value firstHead, qTileLo, qTiles;
+  /// The CTA's items.
+  GradItems cta;
 
   /// The thread's, its warp's and its lane's indices from the thread index
   /// `thread`.
@@ -266,10 +266,8 @@ void MainKernelBuilder::copyTile(Value tile, Value firstTileRow, GradTensor t,
 /// it, so that every address stays within the tensors); its Q and dO in
 /// buffer index mod 2.
 MainKernelBuilder::Item MainKernelBuilder::item(Value index, Value last) {
-  Value position = last ? arith::MinSIOp::create(b, index, last) : index;
-  return Item{k.add(firstHead, arith::DivUIOp::create(b, position, qTiles)),
-              k.add(qTileLo, arith::RemUIOp::create(b, position, qTiles)),
-              k.mul(k.rem(index, 2), k.idx(kBlockM))};
+  auto [head, qTile] = cta.at(k, index, last);
+  return Item{head, qTile, k.mul(k.rem(index, 2), k.idx(kBlockM))};
 }
 
 /// The cp.async group of `tokens`' copies and `it`'s Q and dO into its
@@ -574,15 +572,8 @@ int64_t MainKernelBuilder::build(QTileRangeOp qTileRange) {
   mapping.map(qTileRange.getSeqQ(), p.seqQ);
   mapping.map(qTileRange.getSeqK(), p.seqK);
   auto range = cast<QTileRangeOp>(b.clone(*qTileRange, mapping));
-  // The items: every query head of the group, each over the range's Q tiles
-  // (qTiles at least 1 as a divisor; no item when the range is empty).
-  Value groupSize = arith::DivUIOp::create(b, p.headsQ, p.headsKV);
-  firstHead = k.mul(kvHead, groupSize);
-  qTileLo = range.getLo();
-  Value rangeTiles = arith::MaxSIOp::create(
-      b, arith::SubIOp::create(b, range.getHi(), qTileLo), k.idx(0));
-  qTiles = arith::MaxSIOp::create(b, rangeTiles, k.idx(1));
-  Value items = k.mul(groupSize, rangeTiles);
+  cta = gradItems(k, p, kvHead, range);
+  Value items = cta.count;
 
   // K and V, then the first item's Q and dO: one group.
   SmallVector<Value> tokens;

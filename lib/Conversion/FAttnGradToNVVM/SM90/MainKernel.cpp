@@ -175,8 +175,8 @@ private:
   /// The shared memory's first 1024-byte boundary (an i32 address).
   Value alignedAddress;
   SM90MainLayout layout;
-  /// The CTA's items: (first query head + i / qTiles, lo + i % qTiles).
-  Value firstHead, qTileLo, qTiles;
+  /// The CTA's items.
+  GradItems cta;
 
   int64_t parts() const { return d / kAtomColumns; }
   /// 64-column atoms of a tile times its 64 rows: rows of a tile's view.
@@ -335,10 +335,8 @@ void SM90MainKernelBuilder::copySwizzled(Value tile, Value firstAtomRow,
 /// buffer index mod 2.
 SM90MainKernelBuilder::Item SM90MainKernelBuilder::item(Value index,
                                                         Value last) {
-  Value position = last ? arith::MinSIOp::create(b, index, last) : index;
-  return Item{k.add(firstHead, arith::DivUIOp::create(b, position, qTiles)),
-              k.add(qTileLo, arith::RemUIOp::create(b, position, qTiles)),
-              k.rem(index, 2)};
+  auto [head, qTile] = cta.at(k, index, last);
+  return Item{head, qTile, k.rem(index, 2)};
 }
 
 /// The cp.async group of `tokens`' copies and `it`'s Q and dO into its
@@ -803,15 +801,8 @@ int64_t SM90MainKernelBuilder::build(QTileRangeOp qTileRange) {
   mapping.map(qTileRange.getSeqQ(), p.seqQ);
   mapping.map(qTileRange.getSeqK(), p.seqK);
   auto range = cast<QTileRangeOp>(b.clone(*qTileRange, mapping));
-  // The items: every query head of the group, each over the range's Q tiles
-  // (qTiles at least 1 as a divisor; no item when the range is empty).
-  Value groupSize = arith::DivUIOp::create(b, p.headsQ, p.headsKV);
-  firstHead = k.mul(kvHead, groupSize);
-  qTileLo = range.getLo();
-  Value rangeTiles = arith::MaxSIOp::create(
-      b, arith::SubIOp::create(b, range.getHi(), qTileLo), k.idx(0));
-  qTiles = arith::MaxSIOp::create(b, rangeTiles, k.idx(1));
-  Value items = k.mul(groupSize, rangeTiles);
+  cta = gradItems(k, p, kvHead, range);
+  Value items = cta.count;
 
   // K and V, then the first item's Q and dO: one group.
   SmallVector<Value> tokens;
