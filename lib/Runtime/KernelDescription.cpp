@@ -201,6 +201,7 @@ bool resolveParamName(ParamSpec &p, const KernelDescription &desc, ObjectReader 
   static const std::pair<const char *, ScalarName> scalars[] = {
       {"scale", ScalarName::Scale},
       {"scale_log2", ScalarName::ScaleLog2},
+      {"rescale_margin", ScalarName::RescaleMargin},
       {"softcap", ScalarName::Softcap}};
   for (const auto &[n, s] : scalars) {
     if (p.name == n) {
@@ -457,6 +458,13 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
   const Value *meta = root.find("meta");
   if (meta && meta->kind() != Kind::Object)
     return r.fail("\"meta\" must be an object");
+  if (meta) {
+    ObjectReader m(*meta, "\"meta\": ", error);
+    if (!m.readNumber("rescale_threshold", desc.rescaleThreshold, false))
+      return false;
+    if (!(desc.rescaleThreshold >= 0.0 && std::isfinite(desc.rescaleThreshold)))
+      return m.fail("\"rescale_threshold\" must be a finite number >= 0");
+  }
 
   if (const Value *descale = root.find("descale"))
     if (!parseDescale(*descale, desc, error))
@@ -473,12 +481,30 @@ bool parseKernelDescription(std::string_view text, KernelDescription &desc, std:
       return false;
   if (!parseRuntimeScalars(desc, r))
     return false;
+  if (hasScalarParam(desc, ScalarName::RescaleMargin) && desc.rescaleThreshold == 0.0)
+    return r.fail("\"params\" has \"rescale_margin\" but \"meta\" has no positive "
+                  "\"rescale_threshold\" to derive it from");
   if (desc.hasWorkOrder && !hasParamFrom(desc, ParamSource::TailPairs))
     return r.fail("\"work_order\" is present but \"params\" has no \"tail_pairs\"");
   if (desc.workspaceBytesPerCta && !hasParamFrom(desc, ParamSource::Workspace))
     return r.fail("\"workspace_bytes_per_cta\" is present but \"params\" has no "
                   "\"workspace\" pointer");
   return !desc.hasDescale || checkDescalePointers(desc, error);
+}
+
+double scalarParamValue(const KernelDescription &desc, ScalarName name, double scale,
+                        double softcap) {
+  switch (name) {
+  case ScalarName::Scale:
+    return scale;
+  case ScalarName::ScaleLog2:
+    return scale * M_LOG2E;
+  case ScalarName::RescaleMargin:
+    return desc.rescaleThreshold / (scale * M_LOG2E);
+  case ScalarName::Softcap:
+    return softcap;
+  }
+  return 0.0;
 }
 
 } // namespace fattn::runtime

@@ -467,10 +467,7 @@ bool applyLaunchScalars(const KernelDescription &desc, const LaunchScalars *scal
     const ParamSpec &p = desc.params[i];
     if (p.source != ParamSource::Scalar)
       continue;
-    double v = p.scalar == ScalarName::Scale       ? scalars->scale
-               : p.scalar == ScalarName::ScaleLog2 ? scalars->scale * M_LOG2E
-                                                   : scalars->softcap;
-    float f = float(v);
+    float f = float(scalarParamValue(desc, p.scalar, scalars->scale, scalars->softcap));
     std::memcpy(plan.params[i].bytes, &f, sizeof(f));
   }
   return true;
@@ -541,10 +538,7 @@ bool planLaunch(const KernelDescription &desc, const TensorArg *tensors,
       break;
     }
     case ParamSource::Scalar: {
-      double v = p.scalar == ScalarName::Scale       ? desc.scale
-                 : p.scalar == ScalarName::ScaleLog2 ? desc.scale * M_LOG2E
-                                                     : desc.softcap;
-      float f = float(v);
+      float f = float(scalarParamValue(desc, p.scalar, desc.scale, desc.softcap));
       putBytes(slot, &f, sizeof(f));
       break;
     }

@@ -377,6 +377,34 @@ void testLaunchPlanRuntimeScalars() {
                  "\"runtime_scalars\" lists \"softcap\" but \"params\" has no \"softcap\"");
 }
 
+// `rescale_margin`: the rescale threshold of "meta" over scale·log2(e), for
+// the launch's scale.
+void testLaunchPlanRescaleMargin() {
+  std::string text = replaceOnce(kDescription,
+                                 "{\"name\": \"lse_stride_h\", \"type\": \"u64\"}",
+                                 "{\"name\": \"lse_stride_h\", \"type\": \"u64\"}, "
+                                 "{\"name\": \"scale_log2\", \"type\": \"f32\"}, "
+                                 "{\"name\": \"rescale_margin\", \"type\": \"f32\"}");
+  std::string runtime =
+      replaceOnce(text, "\"params\":", "\"runtime_scalars\": [\"scale\"], \"params\":");
+  KernelDescription d = exampleDescription(
+      replaceOnce(runtime, "\"params\":", "\"meta\": {\"rescale_threshold\": 8}, \"params\":"));
+  CHECK(d.rescaleThreshold == 8.0);
+  Problem p(2, 8, 2, 1000, 2049, 128, true);
+  LaunchPlan plan;
+  std::string error;
+  CHECK(buildLaunchPlan(d, p.tensors.data(), 5, 132, plan, error));
+  LaunchScalars scalars{0.25, 0.0};
+  CHECK(applyLaunchScalars(d, &scalars, plan, error));
+  CHECK(slotAs<float>(plan, 24) == float(0.25 * M_LOG2E));
+  CHECK(slotAs<float>(plan, 25) == float(8.0 / (0.25 * M_LOG2E)));
+  CHECK_CONTAINS(descError(runtime), "\"params\" has \"rescale_margin\" but \"meta\" has no "
+                                     "positive \"rescale_threshold\"");
+  CHECK_CONTAINS(descError(replaceOnce(runtime, "\"params\":",
+                                       "\"meta\": {\"rescale_threshold\": -1}, \"params\":")),
+                 "\"meta\": \"rescale_threshold\" must be a finite number >= 0");
+}
+
 void testLaunchPlanCluster() {
   std::string text =
       replaceOnce(kDescription, "\"block_n\": 64,", "\"block_n\": 64, \"cluster\": [2, 1, 1],");
@@ -1027,6 +1055,7 @@ int main() {
       {"LaunchPlan", testLaunchPlan},
       {"LaunchPlanScalarsAndGridNames", testLaunchPlanScalarsAndGridNames},
       {"LaunchPlanRuntimeScalars", testLaunchPlanRuntimeScalars},
+      {"LaunchPlanRescaleMargin", testLaunchPlanRescaleMargin},
       {"LaunchPlanCluster", testLaunchPlanCluster},
       {"LaunchPlanErrors", testLaunchPlanErrors},
       {"TensorMapPlan", testTensorMapPlan},

@@ -81,7 +81,11 @@ constexpr const char *kTransposedWgmmaE4M3K32 =
 /// Workspace: the runtime's zeroed scratch buffer of the launch's device and
 /// stream ("workspace_bytes_per_cta" bytes per CTA of the grid).
 enum class ParamSource { Pointer, Size, Stride, Scalar, TensorMap, Workspace, TailPairs };
-enum class ScalarName { Scale, ScaleLog2, Softcap };
+/// The f32 parameters a launch derives from its scale and softcap:
+/// `scale`, `scale_log2` (scale·log2 e), `rescale_margin` (the rescale
+/// threshold over scale·log2 e: how far, in scores, a row's max may grow
+/// before the kernel rescales) and `softcap`.
+enum class ScalarName { Scale, ScaleLog2, RescaleMargin, Softcap };
 
 struct ParamSpec {
   std::string name;
@@ -126,6 +130,9 @@ struct KernelDescription {
   /// each launch (LaunchScalars), not `scale` / `softcap` above.
   bool runtimeScale = false, runtimeSoftcap = false;
   bool hasLse = false;
+  /// "meta"."rescale_threshold" (log2 units; 0: none), which a
+  /// `rescale_margin` parameter needs.
+  double rescaleThreshold = 0.0;
   int64_t blockM = 0, blockN = 0;
   uint32_t threads = 0;
   uint32_t dynamicSmemBytes = 0;
@@ -152,6 +159,11 @@ struct KernelDescription {
 /// Parses and checks a description. On failure returns false with `error` set
 /// ("kernel description: params[3]: unknown parameter name \"qq\"").
 bool parseKernelDescription(std::string_view json, KernelDescription &desc, std::string &error);
+
+/// The value of the scalar parameter `name` for a launch with this scale
+/// and softcap.
+double scalarParamValue(const KernelDescription &desc, ScalarName name, double scale,
+                        double softcap);
 
 } // namespace fattn::runtime
 

@@ -156,7 +156,10 @@ KernelDescription mlir::fattn::describeSM80Kernel(DictionaryAttr info,
     d.addParam("lse_stride_b", "u64");
     d.addParam("lse_stride_h", "u64");
   }
-  d.addRuntimeScalars(dynamicScale, flag("dynamic_softcap"));
+  // Without a softcap a runtime scale comes as `scale_log2`.
+  bool dynamicSoftcap = flag("dynamic_softcap");
+  d.addRuntimeScalars(dynamicScale, dynamicSoftcap,
+                      /*scaleAsLog2=*/!dynamicSoftcap && d.softcap == 0.0);
   d.meta.stages = i64("stages");
   return d;
 }

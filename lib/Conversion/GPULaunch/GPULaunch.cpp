@@ -453,22 +453,18 @@ FailureOr<Value> LaunchEmitter::parameter(const rt::ParamSpec &param,
         return softcapOperand;
       if (param.scalar == rt::ScalarName::Scale)
         return scaleOperand;
-      Value log2e = arith::ConstantFloatOp::create(
-          b, loc, b.getF32Type(), APFloat(static_cast<float>(M_LOG2E)));
-      return arith::MulFOp::create(b, loc, scaleOperand, log2e).getResult();
+      auto f32 = [&](double v) {
+        return arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
+                                              APFloat(static_cast<float>(v)));
+      };
+      Value scaleLog2 = arith::MulFOp::create(b, loc, scaleOperand, f32(M_LOG2E));
+      if (param.scalar == rt::ScalarName::ScaleLog2)
+        return scaleLog2;
+      return arith::DivFOp::create(b, loc, f32(desc.rescaleThreshold), scaleLog2)
+          .getResult();
     }
-    double value = 0;
-    switch (param.scalar) {
-    case rt::ScalarName::Scale:
-      value = desc.scale;
-      break;
-    case rt::ScalarName::ScaleLog2:
-      value = desc.scale * M_LOG2E;
-      break;
-    case rt::ScalarName::Softcap:
-      value = desc.softcap;
-      break;
-    }
+    double value =
+        rt::scalarParamValue(desc, param.scalar, desc.scale, desc.softcap);
     return arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
                                           APFloat(float(value)))
         .getResult();

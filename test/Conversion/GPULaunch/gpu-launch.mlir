@@ -195,3 +195,35 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A runtime scale taken as scale·log2(e) and, with the rescale threshold of
+// the description's meta, as the threshold over that (`rescale_margin`),
+// both computed from the call's operand.
+// CHECK-LABEL: func.func @m(
+// CHECK-SAME: %{{.*}}: memref<1x2x100x64xf16>, %[[S:.*]]: f32)
+// CHECK: scf.if
+// CHECK: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK: %[[SL2:.*]] = arith.mulf %[[S]], %[[LOG2E]] : f32
+// CHECK: %[[LOG2E2:.*]] = arith.constant 1.44269502 : f32
+// CHECK: %[[SL2B:.*]] = arith.mulf %[[S]], %[[LOG2E2]] : f32
+// CHECK: %[[T:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK: %[[MARGIN:.*]] = arith.divf %[[T]], %[[SL2B]] : f32
+// CHECK: gpu.launch_func @kernels::@m_kernel
+// CHECK-SAME: %[[SL2]] : f32, %[[MARGIN]] : f32)
+module attributes {gpu.container_module} {
+  func.func private @m_attention(memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, f32)
+      attributes {fattn.kernel_ref = @kernels::@m_kernel}
+  func.func @m(%q: memref<1x2x100x64xf16>, %s: f32) {
+    call @m_attention(%q, %q, %q, %q, %s) {fattn.launch_tensors = ["q", "k", "v", "o", "scale"]}
+        : (memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, memref<1x2x100x64xf16>, f32) -> ()
+    return
+  }
+  gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
+    llvm.func @m_kernel(%q: !llvm.ptr, %k: !llvm.ptr, %v: !llvm.ptr, %o: !llvm.ptr, %sl2: f32, %margin: f32)
+        attributes {gpu.kernel, nvvm.kernel, fattn.kernel_description = "{\"version\": 1, \"arch\": \"sm_90a\", \"entry\": \"m_kernel\", \"cubin\": \"m.cubin\", \"dtype\": \"f16\", \"head_dim_qk\": 64, \"head_dim_v\": 64, \"scale\": 0.125, \"causal\": false, \"window_left\": -1, \"window_right\": -1, \"softcap\": 0.0, \"has_lse\": false, \"block_m\": 128, \"block_n\": 128, \"threads\": 384, \"dynamic_smem_bytes\": 0, \"grid\": [[\"seq_q\", 128]], \"runtime_scalars\": [\"scale\"], \"meta\": {\"rescale_threshold\": 8}, \"params\": [{\"name\": \"q\", \"type\": \"ptr\"}, {\"name\": \"k\", \"type\": \"ptr\"}, {\"name\": \"v\", \"type\": \"ptr\"}, {\"name\": \"o\", \"type\": \"ptr\"}, {\"name\": \"scale_log2\", \"type\": \"f32\"}, {\"name\": \"rescale_margin\", \"type\": \"f32\"}]}"} {
+      llvm.return
+    }
+  }
+}

@@ -8,9 +8,12 @@
 // RUN: %ptxas -arch=sm_80 -v %t/d64_scale_lse.ptx -o %t/b.cubin 2>&1 | FileCheck %s --check-prefix=SPILLS
 
 // The scale and the softcap as operands: the sm_80 kernel takes them as its
-// last parameters (f32), derives scale / softcap (with a softcap) or
-// scale·log2(e) (without) once per thread, before the loops, and folds no
-// scale in: 1/sqrt(128) is 0f3DB504F3, 1/sqrt(64)·log2(e) 0f3E38AA3B.
+// last parameters (f32) and folds no scale in: 1/sqrt(128) is 0f3DB504F3,
+// 1/sqrt(64)·log2(e) 0f3E38AA3B. With a softcap it derives scale / softcap
+// once per thread, before the loops. Without one it takes scale·log2(e)
+// itself (`scale_log2`, which the launch computes) and multiplies by it as it
+// comes (ptxas reads it from the constant bank; log2(e) = 0f3FB8AA3B is not
+// in the kernel); the LSE is (scale_log2·max + log2 l)·ln 2 (0f3F317218).
 // PTX-LABEL: .entry d128_scale_softcap(
 // PTX: .param .u64 d128_scale_softcap_param_23,
 // PTX-NEXT: .param .f32 d128_scale_softcap_param_24,
@@ -28,8 +31,15 @@
 // PTX-SCALE: .param .f32 d64_scale_lse_param_24
 // PTX-SCALE-NEXT: )
 // PTX-SCALE: ld.param.b32 %[[S:r[0-9]+]], [d64_scale_lse_param_24];
-// PTX-SCALE: mul.rn.f32 %{{r[0-9]+}}, %[[S]], 0f3FB8AA3B;
+// PTX-SCALE-NOT: 0f3FB8AA3B
 // PTX-SCALE-NOT: 0f3E38AA3B
+// PTX-SCALE: fma.rn.f32 %{{r[0-9]+}}, %{{r[0-9]+}}, %[[S]], %{{r[0-9]+}};
+// PTX-SCALE-NOT: 0f3FB8AA3B
+// PTX-SCALE-NOT: 0f3E38AA3B
+// PTX-SCALE: lg2.approx.f32 %[[LG:r[0-9]+]],
+// PTX-SCALE-NEXT: fma.rn.f32 %[[L:r[0-9]+]], %{{r[0-9]+}}, %[[S]], %[[LG]];
+// PTX-SCALE-NEXT: mul.rn.f32 %{{r[0-9]+}}, %[[L]], 0f3F317218;
+// PTX-SCALE-NOT: 0f3FB8AA3B
 // PTX-SCALE-NOT: tanh
 
 // The description lists the parameters and says which scalars the caller
@@ -45,7 +55,7 @@
 // JSON-NEXT: ],
 // JSON-NEXT: "scale": 0.088388347648318433,
 // JSON-NEXT: "softcap": 0,
-// JSON-SCALE: "name": "scale",
+// JSON-SCALE: "name": "scale_log2",
 // JSON-SCALE-NEXT: "type": "f32"
 // JSON-SCALE-NEXT: }
 // JSON-SCALE-NEXT: ],

@@ -110,11 +110,15 @@ struct KernelDescription {
   }
   /// Appends the runtime scalars' parameters (f32, the scale then the
   /// softcap): the last parameters of a kernel. The scale's parameter is
-  /// `scale`, or with `scaleAsLog2` `scale_log2`, scale·log2(e) (which the
-  /// launch computes).
-  void addRuntimeScalars(bool scale, bool softcap, bool scaleAsLog2 = false) {
+  /// `scale`, or with `scaleAsLog2` `scale_log2`, scale·log2(e), then with
+  /// `rescaleMargin` `rescale_margin`, meta.rescaleThreshold / scale·log2(e)
+  /// (both computed by the launch).
+  void addRuntimeScalars(bool scale, bool softcap, bool scaleAsLog2 = false,
+                         bool rescaleMargin = false) {
     if (scale) {
       addParam(scaleAsLog2 ? "scale_log2" : "scale", "f32");
+      if (rescaleMargin)
+        addParam("rescale_margin", "f32");
       runtimeScalars.push_back("scale");
     }
     if (softcap) {

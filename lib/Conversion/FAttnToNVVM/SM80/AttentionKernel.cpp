@@ -604,16 +604,18 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
     lseStrideH = args[a++];
   }
   // Runtime scalars, and what the loops need of them, once per thread.
+  // Without a softcap the scale comes as scale·log2(e) (`scale_log2`), what
+  // the softmax multiplies by: used as it comes, ptxas reads it from a
+  // uniform register, where a product of it would take a register of each
+  // thread through the loops.
   if (cfg.dynamicScale)
-    scaleParam = args[a++];
+    (cfg.hasSoftcap() ? scaleParam : scaleLog2Param) = args[a++];
   if (cfg.dynamicSoftcap)
     softcapParam = args[a++];
   if (cfg.hasSoftcap() && (scaleParam || softcapParam))
     softcapInner = arith::DivFOp::create(
         b, scaleParam ? scaleParam : cf(cfg.scale),
         softcapParam ? softcapParam : cf(cfg.softcap));
-  if (!cfg.hasSoftcap() && scaleParam)
-    scaleLog2Param = arith::MulFOp::create(b, scaleParam, cf(kLog2E));
 
   smem = LLVM::AddressOfOp::create(b, smemGlobal);
   deriveIndices(/*fresh=*/false);
@@ -687,7 +689,6 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   Value group = arith::DivUIOp::create(b, lane, c32(4));
   Value inGroup = arith::RemUIOp::create(b, lane, c32(4));
   double lseScale = cfg.hasSoftcap() ? 1.0 : cfg.scale;
-  Value lseScaleParam = cfg.hasSoftcap() ? Value() : scaleParam;
 
   // O goes through shared memory so that it leaves in 16-byte row chunks
   // instead of 4-byte pieces: each warp writes its rows into its own rows of
@@ -725,13 +726,17 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(lead.thenBlock());
       Value max = result[accCount + mf * 2 + half];
-      Value ln =
-          arith::MulFOp::create(b, math::Log2Op::create(b, sum), cf(kLn2));
-      Value value = arith::AddFOp::create(
-          b,
-          arith::MulFOp::create(b, max,
-                                lseScaleParam ? lseScaleParam : cf(lseScale)),
-          ln);
+      Value value;
+      if (scaleLog2Param) { // (scale_log2·max + log2 l)·ln 2
+        Value log2Sum = math::Log2Op::create(b, sum);
+        value = arith::MulFOp::create(
+            b, math::FmaOp::create(b, max, scaleLog2Param, log2Sum), cf(kLn2));
+      } else {
+        Value ln =
+            arith::MulFOp::create(b, math::Log2Op::create(b, sum), cf(kLn2));
+        value = arith::AddFOp::create(
+            b, arith::MulFOp::create(b, max, cf(lseScale)), ln);
+      }
       value = select(hasKeys, value, negInf);
       Value off = add(add(mul(toI64(batch), lseStrideB),
                           mul(toI64(head), lseStrideH)),

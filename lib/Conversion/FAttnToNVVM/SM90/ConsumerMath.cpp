@@ -62,9 +62,12 @@ LLVM::LLVMFuncOp SM90KernelEmitter::signature() {
     maps.push_back("o");
   for (const char *t : maps)
     params.push_back({string(t) + "_map", ptr, /*tensorMap=*/true});
-  // Runtime scalars last (describeSM90Kernel: `scale`, then `softcap`).
+  // Runtime scalars last (describeSM90Kernel: `scale` or `scale_log2` and
+  // `rescale_margin`, then `softcap`).
   if (cfg.dynamicScale)
     params.push_back({cfg.takesScaleLog2() ? "scale_log2" : "scale", e.f32()});
+  if (cfg.takesRescaleMargin())
+    params.push_back({"rescale_margin", e.f32()});
   if (cfg.dynamicSoftcap)
     params.push_back({"softcap", e.f32()});
   return e.beginFunction(cfg.name, params, cfg.threads());
@@ -74,11 +77,12 @@ void SM90KernelEmitter::loadRuntimeScalars() {
   if (cfg.dynamicSoftcap)
     softcapParam = e.arg("softcap");
   if (cfg.takesScaleLog2()) {
-    // Used as it comes, never derived from: ptxas then reads it from the
-    // constant bank in each instruction, and no register holds it (or a
-    // product of it) through the loops, whose budget is tight.
+    // Used as they come, never derived from: ptxas then reads them from
+    // uniform registers, and no register of a thread holds them (or a
+    // product of them) through the loops, whose budget is tight.
     scaleLog2Param = e.arg("scale_log2");
-    negScaleLog2Param = e.fneg(scaleLog2Param);
+    if (cfg.takesRescaleMargin())
+      rescaleMarginParam = e.arg("rescale_margin");
     return;
   }
   // With a softcap the softmax's scale is 1, a constant; scale / softcap
@@ -349,17 +353,16 @@ TileSoftmax SM90KernelEmitter::emitSoftmax(Value scores, Value j,
     // 2^threshold, and O and l, both in units of the kept max, need no
     // rescale.
     if (lazyRescale) {
-      // max > kept + threshold / scaleLog2; with a runtime scale as
-      // (max - kept) scaleLog2 > threshold, which divides by nothing (a
-      // kept max of -inf gives +inf, taken; both -inf give NaN, kept).
-      grew[r] =
-          scaleLog2Param
-              ? e.fcmp(FCmp::ogt,
-                       e.fmul(e.fsub(mx, oldMax[r]), scaleLog2Param),
-                       e.f32(cfg.rescaleThreshold))
-              : e.fcmp(FCmp::ogt, mx,
-                       e.fadd(oldMax[r],
-                              e.f32(cfg.rescaleThreshold / scaleLog2)));
+      // max > kept + threshold / scaleLog2: one add off the max's path. A
+      // runtime scale's margin comes with it (`rescale_margin`), so that
+      // the test costs no more than with a constant. The first tile's kept
+      // max is -inf: any max above it is taken.
+      Value margin = rescaleMarginParam
+                         ? rescaleMarginParam
+                         : e.f32(cfg.rescaleThreshold / scaleLog2);
+      grew[r] = e.fcmp(FCmp::ogt, mx,
+                       oldMax[r] == negInf ? negInf
+                                           : e.fadd(oldMax[r], margin));
       mx = e.select(grew[r], mx, oldMax[r]);
     }
     out.max[r] = mx;

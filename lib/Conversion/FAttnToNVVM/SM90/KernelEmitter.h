@@ -313,9 +313,10 @@ private:
   bool softcap;
   float softmaxScale, scaleLog2;
   /// Runtime scalars (kernel parameters; null when constant,
-  /// loadRuntimeScalars): scale·log2(e) and its negation without a softcap;
-  /// with one, the softcap and scale / softcap.
-  Value scaleLog2Param, negScaleLog2Param;
+  /// loadRuntimeScalars): without a softcap scale·log2(e) and, with
+  /// conditional rescaling, the threshold over it; with one, the softcap
+  /// and scale / softcap.
+  Value scaleLog2Param, rescaleMarginParam;
   Value softcapParam, softcapInnerParam;
   /// The constant scale·log2(e), or its runtime value.
   Value scaleLog2Value() {
@@ -387,8 +388,8 @@ private:
   /// as 0, so that exp2(s * x + this) is 0 for x = -inf rather than NaN.
   Value negScaledMax(Value max) {
     Value safe = e.select(e.fcmp(FCmp::oeq, max, negInf), zero, max);
-    return e.fmul(safe, negScaleLog2Param ? negScaleLog2Param
-                                          : e.f32(-scaleLog2));
+    return e.fmul(safe, scaleLog2Param ? e.fneg(scaleLog2Param)
+                                       : e.f32(-scaleLog2));
   }
   /// Conditional rescaling lets a warp skip O's rescale, except with
   /// per-block V descales, whose rescale moves O into each tile's units.

@@ -453,8 +453,8 @@ std::string mlir::fattn::describeSM90Kernel(const SM90KernelConfig &c) {
     map.box = {1, 1, 64, SM90KernelConfig::kOutputAtomColumns};
     d.addTensorMap(map);
   }
-  d.addRuntimeScalars(c.dynamicScale, c.dynamicSoftcap,
-                      c.takesScaleLog2());
+  d.addRuntimeScalars(c.dynamicScale, c.dynamicSoftcap, c.takesScaleLog2(),
+                      c.takesRescaleMargin());
   if (c.valueTransposed)
     d.valueLayout = kTransposedValueLayout;
   // What the launcher needs to choose `tail_pairs` (WorkOrder.h's

@@ -176,6 +176,10 @@ struct SM90KernelConfig {
   /// the softmax multiplies by) rather than `scale`: without a softcap,
   /// whose scores take scale / softcap instead.
   bool takesScaleLog2() const { return dynamicScale && !hasSoftcap(); }
+  /// Whether it also takes `rescale_margin`, rescaleThreshold / scale_log2.
+  bool takesRescaleMargin() const {
+    return takesScaleLog2() && rescaleThreshold > 0.0f;
+  }
   int64_t windowLeft = -1, windowRight = -1;
   bool hasLse = false;
   /// The schedule's shape (from SM90Options): consumer warpgroups of 64 rows
