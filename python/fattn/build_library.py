@@ -120,10 +120,13 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
         a.setdefault("runtime_scalars", runtime_scalars_wanted())
         config = KernelConfig.make(**a)
         check_head_dims(config)
+        # The backward compiles the scale and the softcap in: it is derived
+        # from the values, whatever the forward takes at launch.
+        with_values = KernelConfig.make(**dict(a, runtime_scalars=False))
         backward = None
         if grad or grad_all:
             try:
-                backward = grad_of(config)
+                backward = grad_of(with_values)
             except ValueError:
                 if grad:
                     raise
@@ -134,19 +137,19 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
             configs.append(backward)
             if with_sm90a:
                 try:
-                    configs.append(grad_of(config, "sm_90a"))
+                    configs.append(grad_of(with_values, "sm_90a"))
                 except ValueError:
                     pass  # the sm_80 backward serves it
     return list(dict.fromkeys(configs))  # unique, in order
 
 
 def grad_of(config: KernelConfig, arch: str = GRAD_ARCH) -> GradKernelConfig:
-    """The backward kernel by `arch`'s kernels of a forward configuration
-    (ValueError naming the limit where there is none; a runtime softcap has no
-    value to compile in)."""
-    if config.runtime_scalars and config.softcap > 0:
-        raise ValueError(f"{config.key}: the backward compiles the softcap in; build the "
-                         "forward without runtime scalars")
+    """The backward kernel by `arch`'s kernels of a forward configuration with
+    its scale and softcap compiled in (ValueError naming the limit where there
+    is none)."""
+    if config.runtime_scalars:
+        raise ValueError(f"{config.key}: the backward compiles the scale and the softcap "
+                         "in; pass the configuration with their values")
     return GradKernelConfig.for_forward(config, arch)
 
 

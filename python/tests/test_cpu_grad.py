@@ -152,7 +152,7 @@ def test_library_holds_backward_kernels(tmp_path):
         lib.add(fwd, write_compiled(tmp_path / "out3", desc))
 
 
-def test_build_library_grad_configs():
+def test_build_library_grad_configs(monkeypatch):
     configs = build_library.make_configs(
         build_library.parse_spec("dtype=bf16,head_dim=64|256,causal=1"), "sm_80", grad_all=True)
     keys = [c.key for c in configs]
@@ -162,6 +162,15 @@ def test_build_library_grad_configs():
                     "sm_80-bf16-d256x256-causal-wl-1-wr0-sc00000000-s3d800000-nolse"]
     with pytest.raises(ValueError, match="multiples of 16 up to 128, got 256"):
         build_library.make_configs(build_library.parse_spec("head_dim=256,grad=1"), "sm_80")
+    # A forward that takes the softcap and the scale at launch; its backward
+    # compiles the spec's values in.
+    monkeypatch.setenv("FATTN_RUNTIME_SCALARS", "1")
+    capped = build_library.make_configs(
+        build_library.parse_spec("head_dim=64,causal=1,softcap=30,scale=0.5,grad=1"), "sm_80")
+    assert [c.key for c in capped] == ["sm_80-bf16-d64x64-causal-wl-1-wr0-rt-softcap-lse",
+                                       "grad-sm_80-bf16-d64-causal-wl-1-wr0-sc41f00000-s3f000000"]
+    with pytest.raises(ValueError, match="pass the configuration with their values"):
+        build_library.grad_of(capped[0])
     training = build_library.make_configs(build_library.PRESETS["training"](), "sm_80")
     grads = [c for c in training if isinstance(c, GradKernelConfig)]
     assert len(grads) == 12 and all(c.arch == "sm_80" for c in grads)
