@@ -481,9 +481,8 @@ def runtime_scalars_wanted() -> bool:
     """Whether flash_attn_func and build_library's presets use the kernels that
     take the scale and the softcap at each launch, one kernel for every value
     (FATTN_RUNTIME_SCALARS=1, read when a call's configuration is first
-    checked), or the kernels that compile them in, one per value (the default:
-    1-3.5% faster at 16-bit head dims 64 and 128 on an H100, equal at 256 and
-    with a softcap; docs/PERF.md)."""
+    checked), or the kernels that compile them in, one per value (the default;
+    docs/PERF.md compares them)."""
     return os.environ.get("FATTN_RUNTIME_SCALARS") == "1"
 
 
