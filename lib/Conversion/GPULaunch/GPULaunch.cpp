@@ -457,10 +457,12 @@ FailureOr<Value> LaunchEmitter::parameter(const rt::ParamSpec &param,
         return arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
                                               APFloat(static_cast<float>(v)));
       };
-      Value scaleLog2 = arith::MulFOp::create(b, loc, scaleOperand, f32(M_LOG2E));
+      Value scaleLog2 =
+          arith::MulFOp::create(b, loc, scaleOperand, f32(M_LOG2E));
       if (param.scalar == rt::ScalarName::ScaleLog2)
         return scaleLog2;
-      return arith::DivFOp::create(b, loc, f32(desc.rescaleThreshold), scaleLog2)
+      return arith::DivFOp::create(b, loc, f32(desc.rescaleThreshold),
+                                   scaleLog2)
           .getResult();
     }
     double value =
