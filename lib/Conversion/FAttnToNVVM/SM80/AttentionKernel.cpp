@@ -605,9 +605,9 @@ void KernelEmitter::emit(LLVM::LLVMFuncOp func, LLVM::GlobalOp smemGlobal) {
   }
   // Runtime scalars, and what the loops need of them, once per thread.
   // Without a softcap the scale comes as scale·log2(e) (`scale_log2`), what
-  // the softmax multiplies by: used as it comes, ptxas reads it from a
-  // uniform register, where a product of it would take a register of each
-  // thread through the loops.
+  // the softmax multiplies by: used as it comes, ptxas reads it from the
+  // constant bank in each FMA, where a product of it would take a register
+  // of each thread through the loops.
   if (cfg.dynamicScale)
     (cfg.hasSoftcap() ? scaleParam : scaleLog2Param) = args[a++];
   if (cfg.dynamicSoftcap)
