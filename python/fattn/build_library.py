@@ -120,11 +120,11 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
         a.setdefault("runtime_scalars", runtime_scalars_wanted())
         config = KernelConfig.make(**a)
         check_head_dims(config)
-        # The backward compiles the scale and the softcap in: it is derived
-        # from the values, whatever the forward takes at launch.
-        with_values = KernelConfig.make(**dict(a, runtime_scalars=False))
         backward = None
         if grad or grad_all:
+            # The backward compiles the scale and the softcap in: it is
+            # derived from the values, whatever the forward takes at launch.
+            with_values = KernelConfig.make(**dict(a, runtime_scalars=False))
             try:
                 backward = grad_of(with_values)
             except ValueError:
