@@ -201,8 +201,9 @@ FATTN_RUNTIME_API fattnStatus fattnGradKernelLoadData(const char *description_js
 /* Unloads the modules, frees the cached workspaces and the handle. NULL is ignored. */
 FATTN_RUNTIME_API void fattnGradKernelDestroy(fattnGradKernel kernel);
 
-/* The bytes of the f32 workspaces (delta and dq_accum) a launch with these
-   tensors needs, from the same checks as the launch, without a GPU; 0 when
+/* The bytes of the workspaces a launch with these tensors needs (the f32
+   delta and dq_accum, and for a "deterministic" description the u32
+   dq_semaphore), from the same checks as the launch, without a GPU; 0 when
    there is nothing to launch. */
 FATTN_RUNTIME_API fattnStatus fattnGradKernelWorkspaceBytes(fattnGradKernel kernel,
                                                             const fattnTensor *tensors,

@@ -15,7 +15,8 @@ const char *gradTensorName(int tensor) {
 }
 
 const char *gradWorkspaceName(int workspace) {
-  return workspace == kDelta ? "delta" : workspace == kDQAccum ? "dq_accum" : "?";
+  static const char *names[] = {"delta", "dq_accum", "dq_semaphore"};
+  return workspace >= 0 && workspace < kNumGradWorkspaces ? names[workspace] : "?";
 }
 
 namespace {
@@ -65,8 +66,8 @@ bool resolveGradParam(GradParamSpec &p, ObjectReader &r) {
   }
   return r.fail("unknown parameter name \"" + p.name +
                 "\" (the runtime fills q, k, v, o, do, lse, dq, dk, dv, delta, dq_accum, "
-                "batch, heads_q, heads_kv, seq_q, seq_k, <tensor>_stride_<b|h|s> and "
-                "lse_stride_<b|h>)");
+                "dq_semaphore, batch, heads_q, heads_kv, seq_q, seq_k, "
+                "<tensor>_stride_<b|h|s> and lse_stride_<b|h>)");
 }
 
 bool parseGradParam(const Value &v, size_t index, GradKernelDescription &desc, std::string &error) {
@@ -93,15 +94,37 @@ std::string shapeText(const Value &shape) {
   return s + "]";
 }
 
-/// "workspaces": delta and dq_accum, f32, with the shapes the kernels index
-/// (contiguous; the runtime allocates them, so nothing else is accepted).
+/// Why a non-deterministic description cannot have dq_semaphore.
+constexpr const char *kSemaphoreNeedsDeterministic =
+    " (\"dq_semaphore\" is for the deterministic kernels only, and \"deterministic\" is not true)";
+
+/// Whether an entry of "workspaces" is named dq_semaphore.
+bool listsSemaphore(const Value &list) {
+  for (const Value &e : list.asArray()) {
+    const Value *name = e.kind() == Kind::Object ? e.find("name") : nullptr;
+    if (name && name->kind() == Kind::String && name->asString() == gradWorkspaceName(kDQSemaphore))
+      return true;
+  }
+  return false;
+}
+
+/// "workspaces": delta and dq_accum, f32, and with "deterministic" the u32
+/// dq_semaphore, with the shapes the kernels index (contiguous; the runtime
+/// allocates them, so nothing else is accepted).
 bool parseWorkspaces(const Value &list, const GradKernelDescription &desc, ObjectReader &top,
                      std::string &error) {
   const auto &entries = list.asArray();
-  if (entries.size() != kNumGradWorkspaces)
+  size_t count = desc.deterministic ? 3 : 2;
+  if (entries.size() != count) {
+    if (desc.deterministic)
+      return top.fail("\"workspaces\" must have 3 entries (delta, dq_accum, dq_semaphore) "
+                      "where \"deterministic\" is true, found " +
+                      std::to_string(entries.size()));
     return top.fail("\"workspaces\" must have 2 entries (delta, dq_accum), found " +
-                    std::to_string(entries.size()));
-  bool seen[kNumGradWorkspaces] = {false, false};
+                    std::to_string(entries.size()) +
+                    (listsSemaphore(list) ? kSemaphoreNeedsDeterministic : ""));
+  }
+  bool seen[kNumGradWorkspaces] = {false, false, false};
   for (size_t i = 0; i < entries.size(); ++i) {
     ObjectReader r(entries[i], "workspaces[" + std::to_string(i) + "]: ", error);
     if (entries[i].kind() != Kind::Object)
@@ -110,13 +133,21 @@ bool parseWorkspaces(const Value &list, const GradKernelDescription &desc, Objec
     if (!r.checkKeys({"name", "dtype", "shape"}) || !r.readString("name", name) ||
         !r.readString("dtype", dtype))
       return false;
-    int w = name == "delta" ? kDelta : name == "dq_accum" ? kDQAccum : -1;
+    int w = -1;
+    for (int k = 0; k < int(count); ++k)
+      if (name == gradWorkspaceName(k))
+        w = k;
+    if (w < 0 && desc.deterministic)
+      return r.fail("\"name\" = \"" + name + "\" is not one of delta, dq_accum, dq_semaphore");
     if (w < 0)
-      return r.fail("\"name\" = \"" + name + "\" is not one of delta, dq_accum");
+      return r.fail("\"name\" = \"" + name + "\" is not one of delta, dq_accum" +
+                    (name == gradWorkspaceName(kDQSemaphore) ? kSemaphoreNeedsDeterministic : ""));
     if (seen[w])
       return r.fail("workspace \"" + name + "\" is listed twice");
     seen[w] = true;
-    if (dtype != "f32")
+    if (w == kDQSemaphore && dtype != "u32")
+      return r.fail("\"dtype\" = \"" + dtype + "\": the dq_semaphore workspace is u32");
+    if (w != kDQSemaphore && dtype != "f32")
       return r.fail("\"dtype\" = \"" + dtype + "\": the workspaces are f32");
     const Value *shape = r.get("shape", Kind::Array, true);
     if (!shape)
@@ -167,9 +198,10 @@ bool parseGradKernels(const Value &list, GradKernelDescription &desc, ObjectRead
 }
 
 /// Every tensor and workspace must reach the kernels: one that a kernel
-/// ignored would leave a gradient unwritten.
+/// ignored would leave a gradient unwritten. dq_semaphore is the
+/// deterministic kernels' pointer, and theirs only.
 bool checkGradPointers(const GradKernelDescription &desc, ObjectReader &r) {
-  for (int t = 0; t < kNumGradTensors + kNumGradWorkspaces; ++t) {
+  for (int t = 0; t < kNumGradTensors + kDQSemaphore; ++t) {
     bool workspace = t >= kNumGradTensors;
     bool found = false;
     for (const GradParamSpec &p : desc.params)
@@ -181,6 +213,15 @@ bool checkGradPointers(const GradKernelDescription &desc, ObjectReader &r) {
                     (workspace ? gradWorkspaceName(t - kNumGradTensors) : gradTensorName(t)) +
                     "\" pointer");
   }
+  bool semaphore = false;
+  for (const GradParamSpec &p : desc.params)
+    semaphore |= p.source == GradParamSource::Workspace && p.workspace == kDQSemaphore;
+  if (semaphore && !desc.deterministic)
+    return r.fail(std::string("\"params\" has a \"dq_semaphore\" pointer") +
+                  kSemaphoreNeedsDeterministic);
+  if (!semaphore && desc.deterministic)
+    return r.fail("\"params\" has no \"dq_semaphore\" pointer (\"deterministic\" is true: the "
+                  "kernels order dQ's additions with it)");
   return true;
 }
 
@@ -194,8 +235,9 @@ bool parseGradKernelDescription(std::string_view text, GradKernelDescription &de
     return false;
   ObjectReader r(root, "", error);
   if (!r.checkKeys({"version", "kind", "arch", "cubin", "ptx", "dtype", "head_dim", "scale",
-                    "causal", "window_left", "window_right", "softcap", "block_m", "block_n",
-                    "align_bytes", "params", "workspaces", "kernels", "meta"}))
+                    "causal", "window_left", "window_right", "softcap", "deterministic",
+                    "block_m", "block_n", "align_bytes", "params", "workspaces", "kernels",
+                    "meta"}))
     return false;
   int64_t version = 0, align = 16;
   std::string kind;
@@ -215,6 +257,7 @@ bool parseGradKernelDescription(std::string_view text, GradKernelDescription &de
                   "\": the backward takes f16, bf16 or f32");
   if (!r.readInt("head_dim", desc.headDim, 1, 1024) || !r.readNumber("scale", desc.scale) ||
       !r.readBool("causal", desc.causal) ||
+      !r.readBool("deterministic", desc.deterministic, false) ||
       !r.readInt("window_left", desc.windowLeft, -1, INT64_MAX) ||
       !r.readInt("window_right", desc.windowRight, -1, INT64_MAX) ||
       !r.readNumber("softcap", desc.softcap) || !r.readInt("block_m", desc.blockM, 1, 1 << 16) ||
@@ -383,6 +426,8 @@ bool planGradLaunch(const GradKernelDescription &desc, const TensorArg *tensors,
   uint64_t rows = sizes.batch * sizes.headsQ * sizes.seqQ;
   plan.workspaceBytes[kDelta] = rows * sizeof(float);
   plan.workspaceBytes[kDQAccum] = rows * uint64_t(desc.headDim) * sizeof(float);
+  if (desc.deterministic)
+    plan.workspaceBytes[kDQSemaphore] = rows * sizeof(uint32_t);
   for (int w = 0; w < kNumGradWorkspaces; ++w) {
     plan.workspaceOffsets[w] = plan.totalWorkspaceBytes;
     plan.totalWorkspaceBytes += (plan.workspaceBytes[w] + 255) / 256 * 256;

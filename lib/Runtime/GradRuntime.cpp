@@ -19,7 +19,7 @@ struct fattnGradKernel_ {
   GradKernelDescription desc;
   std::string image, ptxImage;
   DeviceModules modules;
-  /// The runtime's f32 workspaces (launches that pass none).
+  /// The runtime's workspaces (launches that pass none).
   StreamWorkspaces workspaces;
 
   std::string where() const {

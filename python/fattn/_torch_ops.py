@@ -31,8 +31,9 @@ def fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, softmax_scale: Option
         arch: Optional[str], q_descale: Optional[torch.Tensor],
         k_descale: Optional[torch.Tensor], v_descale: Optional[torch.Tensor],
         descale_block_q: Optional[int], descale_block_kv: Optional[int],
-        v_layout: Optional[str]) -> Tuple[torch.Tensor, torch.Tensor]:
-    """flash_attn_func's forward: (out, lse), lse empty ([0]) without return_lse."""
+        v_layout: Optional[str], deterministic: bool) -> Tuple[torch.Tensor, torch.Tensor]:
+    """flash_attn_func's forward: (out, lse), lse empty ([0]) without return_lse.
+    `deterministic` changes nothing here: it is the backward's (fattn::bwd)."""
     result = interface._forward(q, k, v, softmax_scale, causal, tuple(window_size), softcap,
                                 return_lse, arch, None, None, q_descale, k_descale, v_descale,
                                 descale_block_q, descale_block_kv, v_layout)
@@ -43,7 +44,8 @@ def fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, softmax_scale: Option
 
 @fwd.register_fake
 def _fwd_fake(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch,
-              q_descale, k_descale, v_descale, descale_block_q, descale_block_kv, v_layout):
+              q_descale, k_descale, v_descale, descale_block_q, descale_block_kv, v_layout,
+              deterministic):
     """The results' metadata, as flash_attn_func allocates them (contiguous)."""
     b, sq, hq = q.shape[0], q.shape[1], q.shape[2]
     dv = v.shape[3] if v_layout is None else v.shape[2]
@@ -56,29 +58,31 @@ def _fwd_fake(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, 
 @torch.library.custom_op("fattn::bwd", mutates_args=())
 def bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
         out: torch.Tensor, lse: torch.Tensor, softmax_scale: Optional[float], causal: bool,
-        window_size: Sequence[int], softcap: float
+        window_size: Sequence[int], softcap: float, deterministic: bool
         ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """flash_attn_func's backward: (dq, dk, dv) for the output's gradient dout."""
+    """flash_attn_func's backward: (dq, dk, dv) for the output's gradient dout;
+    `deterministic`: by the kernels that add dQ in a fixed order."""
     return _backward.backward(dout, q, k, v, out, lse, softmax_scale, causal,
-                              tuple(window_size), softcap)
+                              tuple(window_size), softcap, deterministic=deterministic)
 
 
 @bwd.register_fake
-def _bwd_fake(dout, q, k, v, out, lse, softmax_scale, causal, window_size, softcap):
+def _bwd_fake(dout, q, k, v, out, lse, softmax_scale, causal, window_size, softcap,
+              deterministic):
     """dq, dk, dv: contiguous, shaped and typed like q, k, v."""
     return tuple(t.new_empty(t.shape) for t in (q, k, v))
 
 
 # fattn::fwd's arguments after q, k, v (none of them differentiable).
-_FWD_OTHER_ARGS = 12
+_FWD_OTHER_ARGS = 13
 
 
 def _setup_context(ctx, inputs, output):
     (q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch, q_descale,
-     k_descale, v_descale, descale_block_q, descale_block_kv, v_layout) = inputs
+     k_descale, v_descale, descale_block_q, descale_block_kv, v_layout, deterministic) = inputs
     out, lse = output
     ctx.save_for_backward(q, k, v, out, lse)
-    ctx.args = (softmax_scale, causal, list(window_size), softcap)
+    ctx.args = (softmax_scale, causal, list(window_size), softcap, deterministic)
     # Why there would be no backward, told when one is asked for (not for a
     # forward of inputs that merely require grad).
     ctx.unsupported = None
@@ -108,18 +112,20 @@ fwd.register_autograd(_fwd_backward, setup_context=_setup_context)
 
 def op_call(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch, out,
             lse_out, q_descale, k_descale, v_descale, descale_block_q, descale_block_kv,
-            v_layout, need_lse=False):
+            v_layout, need_lse=False, deterministic=False):
     """flash_attn_func through the operator (under torch.compile, or when a
-    gradient is wanted: need_lse, the LSE the backward reads), then the results
-    copied into out / lse_out where given. Arguments are brought to the
-    operator's schema types here; every other check runs in the operator."""
+    gradient is wanted: need_lse, the LSE the backward reads; deterministic, the
+    backward's kernels), then the results copied into out / lse_out where given.
+    Arguments are brought to the operator's schema types here; every other check
+    runs in the operator."""
     return_lse = check_flag("return_lse", return_lse)
     if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2):
         raise ValueError(f"window_size must be a pair of ints (left, right), got {window_size!r}")
     o, lse = torch.ops.fattn.fwd(
         q, k, v, None if softmax_scale is None else float(softmax_scale),
         check_flag("causal", causal), list(window_size), float(softcap), return_lse or need_lse,
-        arch, q_descale, k_descale, v_descale, descale_block_q, descale_block_kv, v_layout)
+        arch, q_descale, k_descale, v_descale, descale_block_q, descale_block_kv, v_layout,
+        check_flag("deterministic", deterministic))
     if out is not None:
         out.copy_(o)
         o = out

@@ -3,7 +3,9 @@
 The sm_80 backward kernels (fattn.attention_grad; docs/KERNEL-ABI.md, "Backward")
 run on sm_80 and, through their PTX, sm_90 GPUs, whichever kernels ran the
 forward. FATTN_GRAD_ARCH=sm_90a runs the sm_90a backward kernels instead on sm_90
-GPUs, for head dims 64 and 128.
+GPUs, for head dims 64 and 128. deterministic=True runs the kernels of either arch
+that add dQ in a fixed order (fattn.attention_grad's `deterministic`), so that two
+runs on the same inputs give bit-identical dq, dk and dv.
 fattn._torch_ops registers this as the operator torch.ops.fattn.bwd, the backward
 of torch.ops.fattn.fwd.
 """
@@ -19,16 +21,12 @@ from .kernels import get_kernel
 
 _GRAD_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
 
-DETERMINISTIC_MESSAGE = (
-    "deterministic=True is not supported for training: fattn's backward kernels add dQ "
-    "with float32 atomics in no fixed order, so gradients may differ in the last bits run "
-    "to run (pass deterministic=False)")
-
 
 def grad_config(dtype, head_dim: int, head_dim_v: int, softmax_scale: Optional[float],
                 causal: bool, window_size: Sequence[int], softcap: float,
-                arch: str = GRAD_ARCH) -> GradKernelConfig:
-    """The backward kernel of a forward call by `arch`'s kernels; NotImplementedError
+                arch: str = GRAD_ARCH, deterministic: bool = False) -> GradKernelConfig:
+    """The backward kernel of a forward call by `arch`'s kernels (with
+    `deterministic`, those that add dQ in a fixed order); NotImplementedError
     naming the limit where the backward kernels do not take it (FP8, head dims, ...)."""
     name = str(dtype).replace("torch.", "")
     if name not in _GRAD_DTYPES:
@@ -40,24 +38,26 @@ def grad_config(dtype, head_dim: int, head_dim_v: int, softmax_scale: Optional[f
     scale = 1.0 / math.sqrt(head_dim) if softmax_scale is None else softmax_scale
     try:
         return GradKernelConfig.make(_GRAD_DTYPES[name], head_dim, causal, window_size[0],
-                                     window_size[1], softcap, scale, arch)
+                                     window_size[1], softcap, scale, arch, deterministic)
     except ValueError as e:
         raise NotImplementedError(f"fattn.flash_attn_func has no backward for this call: "
                                   f"{e}") from None
 
 
 def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bool,
-             window_size: Sequence[int], softcap: float, arch: Optional[str] = None) -> Tuple:
+             window_size: Sequence[int], softcap: float, arch: Optional[str] = None,
+             deterministic: bool = False) -> Tuple:
     """dq, dk, dv (contiguous, q's, k's and v's shapes and dtype) of flash_attn_func's
     out = attention(q, k, v) for the output's gradient dout, from the forward's out
     and lse ([batch, heads_q, seqlen_q], float32). `arch`: the backward kernels'
     ("sm_80" or "sm_90a"; the sm_90a ones need an sm_90 GPU), where a caller such as
-    bench/bench_bwd.py runs both side by side; None: grad_arch_for's choice."""
+    bench/bench_bwd.py runs both side by side; None: grad_arch_for's choice.
+    `deterministic`: the kernels that add dQ in a fixed order (bit-identical runs)."""
     torch = _torch()
     if arch is None:
         arch = grad_arch_for(torch.cuda.get_device_capability(q.device), q.shape[3])
     config = grad_config(q.dtype, q.shape[3], v.shape[3], softmax_scale, causal, window_size,
-                         softcap, arch)
+                         softcap, arch, deterministic)
     b, sq, hq, d = q.shape
     sk = k.shape[1]
     if b == 0 or hq == 0 or sq == 0 or sk == 0:
@@ -75,7 +75,8 @@ def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bo
     tensors.append(TensorDesc.make(lse.data_ptr(), "f32", tuple(lse.shape), lse.stride()))
     tensors += [_logical(t, dtype) for t in (dq, dk, dv)]
     kernel = get_kernel(config)
-    # The f32 workspaces from torch's allocator: ordered on the stream, and CUDA-graph safe.
+    # The workspaces from torch's allocator: ordered on the stream, and CUDA-graph safe
+    # (the deterministic kernels' dQ counters too: their preprocess zeroes them).
     size = kernel.workspace_bytes(tensors)
     workspace = torch.empty(size, dtype=torch.uint8, device=q.device)
     device = q.device.index

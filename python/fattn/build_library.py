@@ -21,6 +21,8 @@ sm_80 backward kernels, which sm_90 GPUs run too); --grad skips the configuratio
 the backward does not take. --preset training builds what the GPU autograd tests use.
 --grad-sm90a adds the sm_90a backward kernels of those configurations whose head dim
 they take (64, 128), which flash_attn_func runs on sm_90 GPUs with FATTN_GRAD_ARCH=sm_90a.
+--grad-deterministic adds, beside each backward kernel, the one that adds dQ in a fixed
+order (flash_attn_func(..., deterministic=True) runs it).
 --preset bench-grad builds what bench/bench_bwd.py times: both archs' forwards with
 the LSE and both backwards.
 -j N compiles N kernels at a time. A kernel already in DIR is kept if this
@@ -101,12 +103,14 @@ def parse_spec(spec: str) -> List[Dict]:
 
 
 def make_configs(arg_dicts: List[Dict], default_arch: str,
-                 grad_all: bool = False, grad_sm90a: bool = False) -> List[AnyConfig]:
+                 grad_all: bool = False, grad_sm90a: bool = False,
+                 grad_deterministic: bool = False) -> List[AnyConfig]:
     """The configurations to build; `grad_all`: with the backward of each that
     the backward kernels take (an explicit grad=1 that they do not take is a
     ValueError); `grad_sm90a` (or a configuration's own "grad_sm90a", as a
     preset gives it): with each backward, the sm_90a one where its kernels take
-    the head dim."""
+    the head dim; `grad_deterministic` (or "grad_deterministic"): with each
+    backward, the deterministic one of the same arch."""
     configs: List[AnyConfig] = []
     for a in arg_dicts:
         a = dict(a)
@@ -114,6 +118,7 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
             raise ValueError(f"configuration {a} has no head_dim")
         grad = a.pop("grad", False)
         with_sm90a = a.pop("grad_sm90a", False) or grad_sm90a
+        with_deterministic = a.pop("grad_deterministic", False) or grad_deterministic
         a.setdefault("arch", default_arch)
         a.setdefault("dtype", "bf16")
         # The kernels flash_attn_func asks for.
@@ -134,23 +139,28 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
                 config = dataclasses.replace(config, has_lse=True)  # what the backward reads
         configs += [config, short_seqs_tuning(config, 1, 1)]
         if backward is not None:
-            configs.append(backward)
+            backwards = [backward]
             if with_sm90a:
                 try:
-                    configs.append(grad_of(with_values, "sm_90a"))
+                    backwards.append(grad_of(with_values, "sm_90a"))
                 except ValueError:
                     pass  # the sm_80 backward serves it
+            if with_deterministic:
+                backwards += [grad_of(with_values, g.arch, deterministic=True)
+                              for g in backwards]
+            configs += backwards
     return list(dict.fromkeys(configs))  # unique, in order
 
 
-def grad_of(config: KernelConfig, arch: str = GRAD_ARCH) -> GradKernelConfig:
-    """The backward kernel by `arch`'s kernels of a forward configuration with
-    its scale and softcap compiled in (ValueError naming the limit where there
-    is none)."""
+def grad_of(config: KernelConfig, arch: str = GRAD_ARCH,
+            deterministic: bool = False) -> GradKernelConfig:
+    """The backward kernel by `arch`'s kernels (`deterministic`: those that add
+    dQ in a fixed order) of a forward configuration with its scale and softcap
+    compiled in (ValueError naming the limit where there is none)."""
     if config.runtime_scalars:
         raise ValueError(f"{config.key}: the backward compiles the scale and the softcap "
                          "in; pass the configuration with their values")
-    return GradKernelConfig.for_forward(config, arch)
+    return GradKernelConfig.for_forward(config, arch, deterministic)
 
 
 def _duration(seconds: float) -> str:
@@ -210,6 +220,9 @@ def main(argv=None) -> int:
     p.add_argument("--grad-sm90a", action="store_true",
                    help="with each backward kernel, the sm_90a one where it takes the head "
                    "dim (FATTN_GRAD_ARCH=sm_90a runs them)")
+    p.add_argument("--grad-deterministic", action="store_true",
+                   help="with each backward kernel, the deterministic one (dQ added in a fixed "
+                   "order; flash_attn_func(..., deterministic=True) runs it)")
     p.add_argument("--force", action="store_true", help="rebuild kernels already present")
     p.add_argument("--dry-run", action="store_true", help="list the configurations only")
     args = p.parse_args(argv)
@@ -222,7 +235,8 @@ def main(argv=None) -> int:
             arg_dicts += json.loads(args.config_file.read_text())
         for name in args.preset:
             arg_dicts += PRESETS[name]()
-        configs = make_configs(arg_dicts, args.arch, args.grad, args.grad_sm90a)
+        configs = make_configs(arg_dicts, args.arch, args.grad, args.grad_sm90a,
+                               args.grad_deterministic)
     except (ValueError, TypeError, OSError) as e:
         p.error(str(e))
     if not configs:

@@ -3,8 +3,9 @@
 The backward kernels are the sm_80 ones (fattn-sm80-grad-pipeline, FlashAttention-2's
 design; docs/KERNEL-ABI.md, "Backward"): they also run on sm_90 GPUs, whose driver
 compiles their PTX. Their limits are the compiler's (lib/Conversion/FAttnGradToNVVM):
-f16 or bf16, one head dim for Q, K and V, a multiple of 16 up to 128, dQ accumulated
-with f32 atomics in no fixed order (no `deterministic`).
+f16 or bf16, one head dim for Q, K and V, a multiple of 16 up to 128. They add dQ with
+f32 atomics in no fixed order, or, with `deterministic` (fattn.attention_grad's
+attribute), in increasing KV tile order, so that runs give bit-identical gradients.
 
 The sm_90a backward kernels (fattn-sm90-grad-pipeline: the main kernel on wgmma, the same
 parameters) take head dims 64 and 128; flash_attn_func uses them only when asked:
@@ -59,7 +60,8 @@ def grad_arch_for(capability, head_dim: int) -> str:
 @dataclass(frozen=True)
 class GradKernelConfig:
     """One fattn.attention_grad configuration, canonical (build with `make`);
-    the mask, scale and softcap follow KernelConfig's rules."""
+    the mask, scale and softcap follow KernelConfig's rules. `deterministic`:
+    the kernels add dQ in a fixed order (bit-identical runs)."""
 
     arch: str
     dtype: str
@@ -69,11 +71,12 @@ class GradKernelConfig:
     window_right: int
     softcap: float
     scale: float
+    deterministic: bool = False
 
     @staticmethod
     def make(dtype: str, head_dim: int, causal: bool = False, window_left: int = -1,
              window_right: int = -1, softcap: float = 0.0, scale: float | None = None,
-             arch: str = GRAD_ARCH) -> "GradKernelConfig":
+             arch: str = GRAD_ARCH, deterministic: bool = False) -> "GradKernelConfig":
         if not isinstance(dtype, str) or dtype not in GRAD_DTYPES:
             raise ValueError(f"the backward kernels take dtype {' or '.join(GRAD_DTYPES)}, "
                              f"got {dtype!r}")
@@ -89,6 +92,7 @@ class GradKernelConfig:
                              f"{GRAD_HEAD_DIM_GRANULES[arch]} up to {GRAD_MAX_HEAD_DIM}, got "
                              f"{head_dim!r}")
         causal = check_flag("causal", causal)
+        deterministic = check_flag("deterministic", deterministic)
         wl = check_window("window_left", window_left)
         wr = check_window("window_right", window_right)
         if causal:
@@ -97,40 +101,50 @@ class GradKernelConfig:
         causal = wl < 0 and wr == 0
         scale = check_scale(1.0 / math.sqrt(head_dim) if scale is None else scale)
         return GradKernelConfig(arch, dtype, int(head_dim), causal, wl, wr,
-                                check_softcap(softcap), scale)
+                                check_softcap(softcap), scale, deterministic)
 
     @staticmethod
-    def for_forward(config: KernelConfig, arch: str = GRAD_ARCH) -> "GradKernelConfig":
-        """The backward of a forward configuration by `arch`'s kernels; ValueError
-        naming the limit where the backward kernels do not take it
-        (check_grad_support, and `arch`'s head dims)."""
+    def for_forward(config: KernelConfig, arch: str = GRAD_ARCH,
+                    deterministic: bool = False) -> "GradKernelConfig":
+        """The backward of a forward configuration by `arch`'s kernels (with
+        `deterministic`, those that add dQ in a fixed order); ValueError naming
+        the limit where the backward kernels do not take it (check_grad_support,
+        and `arch`'s head dims)."""
         check_grad_support(config)
         return GradKernelConfig.make(config.dtype, config.head_dim_qk, config.causal,
                                      config.window_left, config.window_right, config.softcap,
-                                     config.scale, arch)
+                                     config.scale, arch, deterministic)
 
     @property
     def key(self) -> str:
-        """A file-name-safe, exact key (scale and softcap by their float32 bits)."""
+        """A file-name-safe, exact key (scale and softcap by their float32 bits;
+        "-det" at the end for the deterministic kernels)."""
         mask = "causal" if self.causal else "full"
         return (f"grad-{self.arch}-{self.dtype}-d{self.head_dim}-{mask}"
                 f"-wl{self.window_left}-wr{self.window_right}"
-                f"-sc{f32_bits(self.softcap)}-s{f32_bits(self.scale)}")
+                f"-sc{f32_bits(self.softcap)}-s{f32_bits(self.scale)}"
+                + ("-det" if self.deterministic else ""))
 
     # What the library, the compiler and the kernel cache ask of every configuration.
     tuned_for = None
     runtime_scalars = False
 
     def to_json(self) -> Dict[str, Any]:
-        return {"kind": GRAD_KIND, "arch": self.arch, "dtype": self.dtype,
-                "head_dim": self.head_dim, "causal": self.causal,
-                "window_left": self.window_left, "window_right": self.window_right,
-                "softcap": self.softcap, "scale": self.scale}
+        """The configuration's fields as a description writes them
+        ("deterministic" only when true, as fattn-compile writes it)."""
+        d = {"kind": GRAD_KIND, "arch": self.arch, "dtype": self.dtype,
+             "head_dim": self.head_dim, "causal": self.causal,
+             "window_left": self.window_left, "window_right": self.window_right,
+             "softcap": self.softcap, "scale": self.scale}
+        if self.deterministic:
+            d["deterministic"] = True
+        return d
 
     @staticmethod
     def from_json(d: Mapping[str, Any]) -> "GradKernelConfig":
         return GradKernelConfig.make(d["dtype"], d["head_dim"], d["causal"], d["window_left"],
-                                     d["window_right"], d["softcap"], d["scale"], d["arch"])
+                                     d["window_right"], d["softcap"], d["scale"], d["arch"],
+                                     d.get("deterministic", False))
 
     @staticmethod
     def from_description(desc: Mapping[str, Any]) -> "GradKernelConfig":

@@ -397,7 +397,8 @@ def _check_arguments(q, k, v, descales, softmax_scale, causal, window_size, soft
 
 def _check_unsupported(dropout_p, alibi_slopes, deterministic, return_attn_probs) -> None:
     """FlashAttention-2's arguments that fattn takes only at their defaults
-    (deterministic: any bool, the forward pass is deterministic)."""
+    (deterministic: any bool; the forward pass is deterministic, and with it the
+    backward adds dQ in a fixed order)."""
     if isinstance(dropout_p, (bool, str, bytes)) or dropout_p is None:
         raise TypeError(f"dropout_p must be a number, got {dropout_p!r}")
     if isinstance(dropout_p, (int, float)):  # without try: torch.compile traces this
@@ -452,8 +453,11 @@ def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[flo
     kernels, on sm_80 and sm_90 GPUs alike; the returned LSE carries no gradient).
     The backward takes float16/bfloat16 with one head dim for q, k, v, a multiple of
     16 up to 128; any other call raises NotImplementedError naming the limit when
-    its backward runs. deterministic=True raises NotImplementedError when a gradient
-    is wanted (dQ is accumulated with atomics in no fixed order).
+    its backward runs. deterministic=True makes the backward run the kernels that add
+    dQ in a fixed order (KV tile by KV tile), so that two backward passes on the same
+    inputs give bit-identical gradients; without it dQ is accumulated with atomics in
+    no fixed order and may differ in the last bits run to run. The forward pass is
+    deterministic either way.
 
     FP8 (sm_90a): q, k, v all torch.float8_e4m3fn, out bfloat16, computing
     softmax(softmax_scale * (dq q)(dk k)^T + mask)(dv v) with the float32 factors
@@ -482,18 +486,15 @@ def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[flo
     """
     _check_unsupported(dropout_p, alibi_slopes, deterministic, return_attn_probs)
     grad = _grad_wanted(q, k, v)
-    if grad:
-        if deterministic:
-            from .backward import DETERMINISTIC_MESSAGE
-            raise NotImplementedError(DETERMINISTIC_MESSAGE)
-        if _compiled_call is None:
-            raise NotImplementedError("fattn.flash_attn_func's backward needs torch 2.4 or "
-                                      "later (torch.library.custom_op); call it under "
-                                      "torch.no_grad() for inference")
+    if grad and _compiled_call is None:
+        raise NotImplementedError("fattn.flash_attn_func's backward needs torch 2.4 or "
+                                  "later (torch.library.custom_op); call it under "
+                                  "torch.no_grad() for inference")
     if _compiled_call is not None and (grad or _is_compiling()):
         return _compiled_call(q, k, v, softmax_scale, causal, window_size, softcap, return_lse,
                               arch, out, lse_out, q_descale, k_descale, v_descale,
-                              descale_block_q, descale_block_kv, v_layout, need_lse=grad)
+                              descale_block_q, descale_block_kv, v_layout, need_lse=grad,
+                              deterministic=deterministic)
     return _forward(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, arch,
                     out, lse_out, q_descale, k_descale, v_descale, descale_block_q,
                     descale_block_kv, v_layout)

@@ -94,7 +94,8 @@ def grad_func_name(config: GradKernelConfig) -> str:
 def attention_grad_mlir(config: GradKernelConfig) -> str:
     """A func.func whose body is one fattn.attention_grad on strided [b, h, s, d]
     views (dynamic batch, heads and seq; a static head dim) for a GradKernelConfig:
-    ins q, k, v, o, do and the f32 LSE [b, h, s], outs dq, dk, dv."""
+    ins q, k, v, o, do and the f32 LSE [b, h, s], outs dq, dk, dv; the unit
+    attribute `deterministic` for the kernels that add dQ in a fixed order."""
     et = _MLIR_TYPES[config.dtype]
     t = f"memref<?x?x?x{config.head_dim}x{et}, strided<[?, ?, ?, 1], offset: ?>>"
     lse = "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
@@ -111,6 +112,8 @@ def attention_grad_mlir(config: GradKernelConfig) -> str:
             attrs.append(f"window_right = {config.window_right} : i64")
     if config.softcap > 0:
         attrs.append(f"softcap = {mlir_float(config.softcap)} : f32")
+    if config.deterministic:
+        attrs.append("deterministic")
     return (
         f"// fattn backward kernel configuration {config.key}\n"
         f"func.func @{grad_func_name(config)}({args}) {{\n"

@@ -133,7 +133,9 @@ def head_dim_sweep_specs() -> List[Dict]:
 
 # Training (flash_attn_func's backward, python/tests/test_gpu_autograd.py): the
 # forward with its LSE on both archs and the sm_80 backward kernel of each
-# ("grad": build_library's backward flag).
+# ("grad": build_library's backward flag), and for bf16 without a window the
+# deterministic one too ("grad_deterministic": build_library's --grad-deterministic
+# for this configuration).
 TRAINING_HEAD_DIMS = (64, 128)
 # (causal, window_left, window_right)
 TRAINING_MASKS = ((False, -1, -1), (True, -1, -1), (False, 64, 32))
@@ -141,7 +143,8 @@ TRAINING_MASKS = ((False, -1, -1), (True, -1, -1), (False, 64, 32))
 
 def training_specs() -> List[Dict]:
     return [dict(arch=arch, dtype=dtype, head_dim_qk=d, head_dim_v=d, causal=c,
-                 window_left=wl, window_right=wr, has_lse=True, grad=True)
+                 window_left=wl, window_right=wr, has_lse=True, grad=True,
+                 grad_deterministic=dtype == "bf16" and (wl, wr) == (-1, -1))
             for arch in ("sm_80", "sm_90a") for dtype in TEST_DTYPES
             for d in TRAINING_HEAD_DIMS for c, wl, wr in TRAINING_MASKS]
 

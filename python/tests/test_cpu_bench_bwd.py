@@ -231,3 +231,178 @@ def test_table_from_rejects_other_files(tmp_path):
     fwd.write_text(json.dumps({"format": "bench_fwd/2", "meta": {}, "cells": []}))
     with pytest.raises(SystemExit):
         bench_bwd.tables_from([str(fwd)])
+
+
+# ---------------------------------------------------------------------------- --deterministic
+
+def test_without_deterministic_nothing_changes(capsys):
+    args = bench_bwd.parse_args([])
+    assert args.deterministic is False
+    assert bench_bwd.run_columns(False) == ("fattn", "fattn_sm90a", "cuDNN", "FA2")
+    assert bench_bwd.run_columns(True) == ("fattn", "fattn_det", "fattn_sm90a",
+                                           "fattn_sm90a_det", "cuDNN", "FA2")
+    run = cases()
+    assert not any(c.key.endswith("-det") for c in bench_bwd.kernel_configs(run, "bf16", "sm_80"))
+    bench_bwd.main(["--dry-run"])
+    assert "det" not in capsys.readouterr().out
+    columns, _ = bench_bwd.fattn_columns(Case(128, 4096, 4, 16, 16, True), "bf16", True, False)
+    assert list(columns) == ["fattn", "fattn_sm90a"]
+
+
+def test_deterministic_kernels_read_and_their_build_command(capsys):
+    run = cases()
+    for arch in ("sm_90a", "sm_80"):
+        keys = [c.key for c in bench_bwd.kernel_configs(run, "bf16", arch, deterministic=True)]
+        grads = [k for k in keys if k.startswith("grad-")]
+        assert len(grads) == 16 and len([k for k in grads if k.endswith("-det")]) == 8
+        assert "grad-sm_80-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000-det" in keys
+        assert "grad-sm_90a-bf16-d128-causal-wl-1-wr0-sc00000000-s3db504f3-det" in keys
+        # Each deterministic kernel beside its twin.
+        assert {k[:-len("-det")] for k in grads if k.endswith("-det")} == \
+            {k for k in grads if not k.endswith("-det")}
+    # The build command that dry-run prints makes every kernel the run reads.
+    for argv, dtype in ([], "bf16"), (["--dims", "96", "--causal", "1"], "f16"):
+        run = cases(*argv)
+        command = bench_bwd.build_command(run, dtype, deterministic=True)
+        assert command.endswith("--grad-deterministic")
+        words = command.split(" ")
+        library_argv = [w.strip('"') for w in words[words.index("fattn.build_library") + 1:]]
+        if '--configs' in library_argv:  # the spec was one quoted word
+            i = library_argv.index("--configs") + 1
+            assert library_argv[i].startswith("dtype=")
+        assert build_library.main(library_argv + ["--dry-run"]) == 0
+        built = set(capsys.readouterr().out.split())
+        for arch in ("sm_90a", "sm_80"):
+            read = {c.key for c in bench_bwd.kernel_configs(run, dtype, arch, True)}
+            assert read <= built, read - built
+    assert bench_bwd.build_command(cases(), "bf16", True) == \
+        "PYTHONPATH=python python3 -m fattn.build_library -j 2 -o DIR --preset bench-grad " \
+        "--grad-deterministic"
+
+
+def test_deterministic_columns_each_cell_can_run():
+    grid = Case(128, 4096, 4, 16, 16, True)
+    columns, why = bench_bwd.fattn_columns(grid, "bf16", True, deterministic=True)
+    assert columns == {"fattn": "sm_80", "fattn_det": "sm_80", "fattn_sm90a": "sm_90a",
+                       "fattn_sm90a_det": "sm_90a"} and why == {}
+    assert [bench_bwd.column_kernels(c) for c in columns] == \
+        [("sm_80", False), ("sm_80", True), ("sm_90a", False), ("sm_90a", True)]
+    columns, why = bench_bwd.fattn_columns(grid, "bf16", False, deterministic=True)
+    assert columns == {"fattn": "sm_80", "fattn_det": "sm_80"}
+    assert set(why) == {"fattn_sm90a", "fattn_sm90a_det"}
+    assert "sm_90 GPUs only" in why["fattn_sm90a_det"]
+    columns, why = bench_bwd.fattn_columns(Case(96, 4096, 4, 21, 21, False), "bf16", True,
+                                           deterministic=True)
+    assert columns == {"fattn": "sm_80", "fattn_det": "sm_80"}
+    assert "multiples of 64" in why["fattn_sm90a_det"]
+
+
+def test_dry_run_deterministic(capsys):
+    bench_bwd.main(["--dry-run", "--deterministic", "--quick"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == ("5 cells, bf16, columns: fattn, fattn_det, fattn_sm90a, fattn_sm90a_det, "
+                      "cuDNN, FA2 (fattn_sm90a, fattn_sm90a_det on sm_90 GPUs only)")
+    assert out[out.index("kernels read (12; forwards by sm_90a, an sm_90 GPU's default; "
+                         "--fwd-arch):")] is not None
+    for arch in ("sm_80", "sm_90a"):
+        for mask in ("full-wl-1-wr-1", "causal-wl-1-wr0"):
+            key = f"grad-{arch}-bf16-d128-{mask}-sc00000000-s3db504f3"
+            assert f"  {key}" in out and f"  {key}-det" in out
+    assert any(l.endswith("--preset bench-grad --grad-deterministic  (then FATTN_KERNEL_DIR=DIR)")
+               for l in out)
+    assert "fattn_det 220" in out[-1] and "fattn_sm90a_det 220" in out[-1]
+    # Two more columns of each cell to time: a longer estimate than without them.
+    bench_bwd.main(["--dry-run", "--quick"])
+    plain = capsys.readouterr().out.splitlines()[-1]
+    minutes = [float(l.split()[3]) for l in (out[-1], plain)]
+    assert minutes[0] >= minutes[1]
+
+
+def test_probe_tells_deterministic_kernels_apart(monkeypatch):
+    monkeypatch.setattr(bench_bwd, "is_sm90", lambda: True)
+    run = cases("--quick")
+    args = bench_bwd.parse_args(["--quick", "--deterministic"])
+    fake = FakeProbe()
+    monkeypatch.setattr(bench_bwd.subprocess, "run", fake)
+    assert bench_bwd.probe(run, args) == {}
+    keys = fake.calls[0]
+    assert len(keys) == len(set(keys)) == 12  # 3 configurations x 2 archs x det or not
+    assert keys[:4] == ["sm_80 d128 full 16/16", "sm_80 det d128 full 16/16",
+                        "sm_90a d128 full 16/16", "sm_90a det d128 full 16/16"]
+
+    bad = "sm_90a det d128 causal 16/16"
+    monkeypatch.setattr(bench_bwd.subprocess, "run", FakeProbe(fail=[bad]))
+    crashed = bench_bwd.probe(run, args)
+    assert list(crashed) == [bad]
+    causal = Case(128, 2048, 8, 16, 16, True)
+    assert bench_bwd.probe_key("sm_90a", causal, True) == bad
+    assert bench_bwd.probe_key("sm_90a", causal) != bad
+
+
+def test_deterministic_calls(monkeypatch):
+    """fattn_calls with --deterministic: each column's backward by its arch and
+    determinism; one that crashed in the probe reads ERR, its twin still runs."""
+    monkeypatch.setattr(bench_bwd, "is_sm90", lambda: True)
+    monkeypatch.setattr(bench_bwd.fattn, "flash_attn_func",
+                        lambda q, k, v, causal, return_lse, arch: ("out", "lse"))
+    launched = []
+    monkeypatch.setattr(bench_bwd, "fattn_backward",
+                        lambda *a, arch, deterministic: launched.append((arch, deterministic)))
+    case = Case(128, 2048, 8, 16, 16, True)
+    crashed = {bench_bwd.probe_key("sm_90a", case, True): "crashed: illegal memory access"}
+    for argv, expect in (([], ["fattn", "fattn_sm90a"]),
+                         (["--deterministic"], ["fattn", "fattn_det", "fattn_sm90a"])):
+        row = bench_bwd.new_row(case, "bf16")
+        calls = bench_bwd.fattn_calls("q", "k", "v", "dout", case, bench_bwd.parse_args(argv),
+                                      row, crashed)
+        assert list(calls) == expect
+        launched.clear()
+        for call in calls.values():
+            call()
+        assert launched == [bench_bwd.column_kernels(c) for c in expect]
+        if argv:
+            assert row["tflops"] == {"fattn_sm90a_det": "ERR"}
+            assert row["why"]["fattn_sm90a_det"].startswith("not run: in the probe, crashed")
+        else:
+            assert row["tflops"] == {} and row["why"] == {}
+
+
+def test_deterministic_json_and_tables(tmp_path):
+    grid = Case(128, 8192, 2, 16, 16, True)
+    full = Case(64, 1024, 16, 32, 32, False)
+    errs = {"dq": 4.1e-3, "dk": 3.2e-3, "dv": 2.9e-3}
+    run = [fake_row(grid, {"FA2": 250.0, "cuDNN": 480.0, "fattn": 300.0, "fattn_det": 270.0,
+                           "fattn_sm90a": 400.0, "fattn_sm90a_det": 320.0},
+                    rel_l2={"fattn": errs, "fattn_det": dict(errs, dq=4.0e-3),
+                            "fattn_sm90a": errs, "fattn_sm90a_det": dict(errs, dq=5.0e-3)}),
+           fake_row(full, {"FA2": 200.0, "cuDNN": 400.0, "fattn": 240.0, "fattn_det": 216.0,
+                           "fattn_sm90a": 300.0, "fattn_sm90a_det": "missing"},
+                    rel_l2={"fattn": errs, "fattn_det": errs, "fattn_sm90a": errs},
+                    why={"fattn_sm90a_det": "no kernel grad-sm_90a-bf16-d64-full-det"})]
+    assert run[0]["ratios"] == {"fattn/cuDNN": 0.625, "fattn/FA2": 1.2,
+                                "fattn_sm90a/cuDNN": round(400 / 480, 4), "fattn_sm90a/FA2": 1.6,
+                                "fattn_det/fattn": 0.9, "fattn_sm90a_det/fattn_sm90a": 0.8,
+                                "fattn_det/cuDNN": 0.5625, "fattn_det/FA2": 1.08,
+                                "fattn_sm90a_det/cuDNN": round(320 / 480, 4),
+                                "fattn_sm90a_det/FA2": 1.28}
+    assert "fattn_sm90a_det/fattn_sm90a" not in run[1]["ratios"]
+    assert run[1]["ratios"]["fattn_det/fattn"] == 0.9
+    path = tmp_path / "det.json"
+    bench_bwd.write_json(path, meta(), run)
+    assert json.loads(path.read_text())["cells"][0]["tflops"]["fattn_sm90a_det"] == 320.0
+
+    lines = bench_bwd.tables_from([str(path)]).splitlines()
+    header = next(l for l in lines if l.startswith("| head dim"))
+    assert header == ("| head dim | seqlen | causal | fattn sm_80 | fattn sm_80 det "
+                      "| fattn sm_90a | fattn sm_90a det | cuDNN | FA2 "
+                      "| sm_80 / cuDNN | sm_80 / FA2 | sm_90a / cuDNN | sm_90a / FA2 "
+                      "| sm_80 det / sm_80 | sm_90a det / sm_90a "
+                      "| sm_80 det / cuDNN | sm_80 det / FA2 | sm_90a det / cuDNN "
+                      "| sm_90a det / FA2 | max rel L2 of dQ, dK, dV vs FA2 "
+                      "(sm_80, sm_80 det, sm_90a, sm_90a det) |")
+    assert "| 128 | 8k | yes | 300 | 270 | 400 | 320 | 480 | 250 | 0.625 | 1.200 | 0.833 " \
+           "| 1.600 | 0.900 | 0.800 | 0.562 | 1.080 | 0.667 | 1.280 " \
+           "| 4.1e-03, 4.0e-03, 4.1e-03, 5.0e-03 |" in lines
+    assert "| 64 | 1k | no | 240 | 216 | 300 | missing | 400 | 200 | 0.600 | 1.200 | 0.750 " \
+           "| 1.500 | 0.900 | - | 0.540 | 1.080 | - | - | 4.1e-03, 4.1e-03, 4.1e-03, - |" in lines
+    assert "- fattn sm_90a det: no kernel grad-sm_90a-bf16-d64-full-det (1 cell)" in lines

@@ -1,11 +1,17 @@
 """The backward's kernel configurations, their .mlir, the library and build_library
-with backward kernels (no GPU, no torch; fattn-compile where it is built)."""
+with backward kernels (no GPU, no torch; fattn-compile where it is built), and the
+runtime's reading of backward descriptions (libfattn_runtime.so where it is built,
+on CUDA's stub driver library where the machine has no driver)."""
+import ctypes
 import json
 import re
+from pathlib import Path
 
 import pytest
 
-from fattn import build_library
+import fattn
+from fattn import _runtime, build_library, interface
+from fattn.backward import grad_config
 from fattn.compiler import CompileError, compile_kernel, find_compiler
 from fattn.config import KernelConfig
 from fattn.grad_config import (GRAD_ARCH_ENV, GradKernelConfig, check_grad_support,
@@ -40,6 +46,10 @@ def test_key_is_exact_and_distinct():
               GradKernelConfig.make("bf16", 64, causal=True, scale=0.2)]
     keys = {c.key} | {o.key for o in others}
     assert len(keys) == 7
+    # The deterministic kernels: a suffix, only when true.
+    d = GradKernelConfig.make("bf16", 64, causal=True, deterministic=True)
+    assert d.key == c.key + "-det" and d != c
+    assert GradKernelConfig.make("bf16", 64, causal=True, deterministic=False) == c
     # Never a forward key: both live in one library.
     assert not c.key.startswith(KernelConfig.make("sm_80", "bf16", 64).key[:6])
 
@@ -60,6 +70,20 @@ def test_key_is_exact_and_distinct():
 def test_make_errors(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         GradKernelConfig.make(**kwargs)
+
+
+def test_deterministic_is_a_checked_flag():
+    assert GradKernelConfig.make("bf16", 64, deterministic=1).deterministic is True
+    assert GradKernelConfig.make("bf16", 64).deterministic is False
+    with pytest.raises(TypeError, match="deterministic must be a bool, got 'yes'"):
+        GradKernelConfig.make("bf16", 64, deterministic="yes")
+    fwd = KernelConfig.make("sm_80", "bf16", 128, causal=True, has_lse=True)
+    assert GradKernelConfig.for_forward(fwd, "sm_90a", True) == \
+        GradKernelConfig.make("bf16", 128, causal=True, arch="sm_90a", deterministic=True)
+    # flash_attn_func's backward asks for it.
+    assert grad_config("bfloat16", 64, 64, None, True, (-1, -1), 0.0,
+                       deterministic=True).deterministic
+    assert not grad_config("bfloat16", 64, 64, None, True, (-1, -1), 0.0).deterministic
 
 
 def test_sm90a_backward_configurations():
@@ -94,6 +118,12 @@ def test_grad_arch_is_opt_in(monkeypatch):
 def test_json_round_trip_and_descriptions():
     c = GradKernelConfig.make("f16", 96, window_left=64, window_right=32, softcap=20.0)
     assert config_from_json(c.to_json()) == c
+    # "deterministic" as fattn-compile writes it: true, or absent.
+    assert "deterministic" not in c.to_json()
+    det = GradKernelConfig.make("bf16", 128, causal=True, arch="sm_90a", deterministic=True)
+    assert det.to_json()["deterministic"] is True and config_from_json(det.to_json()) == det
+    assert config_from_description(dict(det.to_json(), version=1, cubin="x.cubin", kernels=[],
+                                        params=[])) == det
     assert config_from_json(c.to_json()) != KernelConfig.make("sm_80", "f16", 96)
     desc = dict(c.to_json(), version=1, cubin="x.cubin", kernels=[], params=[])
     assert config_from_description(desc) == c
@@ -133,6 +163,12 @@ def test_mlir_of_a_backward_configuration():
     causal = attention_grad_mlir(causal_config)
     assert f"{{scale = {mlir_float(causal_config.scale)} : f32, causal = true}}" in causal
     assert "window" not in causal and "softcap" not in causal
+    assert "deterministic" not in text and "deterministic" not in causal
+    # The deterministic kernels: fattn.attention_grad's unit attribute, last.
+    det = attention_grad_mlir(GradKernelConfig.make("bf16", 64, causal=True, softcap=30.0,
+                                                    deterministic=True))
+    assert "{scale = 0.125 : f32, causal = true, softcap = 30.0 : f32, deterministic}" in det
+    assert "@fattn_bwd_grad_sm_80_bf16_d64_causal_" in det and "_det(" in det
     # The forward's .mlir is unchanged.
     assert "fattn.attention ins" in kernel_mlir(KernelConfig.make("sm_80", "bf16", 64))
 
@@ -150,6 +186,14 @@ def test_library_holds_backward_kernels(tmp_path):
     fwd = KernelConfig.make("sm_80", "bf16", 64, causal=True)
     with pytest.raises(LibraryError, match="a GradKernelConfig's description for a KernelConfig"):
         lib.add(fwd, write_compiled(tmp_path / "out3", desc))
+    # The deterministic kernels are another configuration, told apart by the description.
+    det = GradKernelConfig.make("bf16", 64, causal=True, deterministic=True)
+    with pytest.raises(LibraryError, match="deterministic: wanted True, description has False"):
+        lib.add(det, write_compiled(tmp_path / "out4", desc))
+    det_desc = dict(desc, deterministic=True)
+    det_path = lib.add(det, write_compiled(tmp_path / "out5", det_desc))
+    assert lib.find(det) == det_path and lib.find(c) == path
+    assert lib.reindex() == 2 and lib.find(det) == det_path
 
 
 def test_build_library_grad_configs(monkeypatch):
@@ -173,7 +217,11 @@ def test_build_library_grad_configs(monkeypatch):
         build_library.grad_of(capped[0])
     training = build_library.make_configs(build_library.PRESETS["training"](), "sm_80")
     grads = [c for c in training if isinstance(c, GradKernelConfig)]
-    assert len(grads) == 12 and all(c.arch == "sm_80" for c in grads)
+    assert len(grads) == 16 and all(c.arch == "sm_80" for c in grads)
+    # The deterministic backward of the bf16 configurations without a window.
+    assert sorted((c.head_dim, c.causal) for c in grads if c.deterministic) == [
+        (64, False), (64, True), (128, False), (128, True)]
+    assert all(c.dtype == "bf16" and c.window_left == -1 for c in grads if c.deterministic)
     assert all(c.has_lse for c in training if isinstance(c, KernelConfig))
     assert {c.arch for c in training if isinstance(c, KernelConfig)} == {"sm_80", "sm_90a"}
     # --grad-sm90a: the sm_90a backward beside each sm_80 one whose head dim it takes.
@@ -184,6 +232,15 @@ def test_build_library_grad_configs(monkeypatch):
         "grad-sm_80-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000",
         "grad-sm_90a-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000",
         "grad-sm_80-bf16-d96-full-wl-1-wr-1-sc00000000-s3dd105ec"]
+    # --grad-deterministic: the deterministic backward beside each of those.
+    det = build_library.make_configs(
+        build_library.parse_spec("dtype=bf16,head_dim=64,grad=1"), "sm_90a",
+        grad_sm90a=True, grad_deterministic=True)
+    assert [c.key for c in det if isinstance(c, GradKernelConfig)] == [
+        "grad-sm_80-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000",
+        "grad-sm_90a-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000",
+        "grad-sm_80-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000-det",
+        "grad-sm_90a-bf16-d64-full-wl-1-wr-1-sc00000000-s3e000000-det"]
 
 
 def test_build_library_builds_backward_kernels(tmp_path, capsys):
@@ -198,10 +255,13 @@ def test_build_library_builds_backward_kernels(tmp_path, capsys):
 
 @pytest.mark.skipif(find_compiler() is None, reason="needs fattn-compile")
 def test_fattn_compile_builds_the_configuration(tmp_path):
-    """The .mlir compiles into the three kernels, whose description is the configuration's."""
+    """The .mlir compiles into the three kernels, whose description is the configuration's
+    (the deterministic kernels' with their dQ counters)."""
     for c in (GradKernelConfig.make("bf16", 64, causal=True),
               GradKernelConfig.make("f16", 128, window_left=64, window_right=32, scale=0.1),
-              GradKernelConfig.make("bf16", 128, causal=True, softcap=30.0, arch="sm_90a")):
+              GradKernelConfig.make("bf16", 128, causal=True, softcap=30.0, arch="sm_90a"),
+              GradKernelConfig.make("bf16", 64, causal=True, deterministic=True),
+              GradKernelConfig.make("bf16", 64, arch="sm_90a", deterministic=True)):
         try:
             out = compile_kernel(c, tmp_path / c.key)
         except CompileError as e:
@@ -212,3 +272,129 @@ def test_fattn_compile_builds_the_configuration(tmp_path):
         assert config_from_description(desc) == c
         assert [k["role"] for k in desc["kernels"]] == ["preprocess", "main", "postprocess"]
         assert (out / desc["cubin"]).is_file() and (out / desc["ptx"]).is_file()
+        semaphore = [p for p in desc["params"] if p["name"] == "dq_semaphore"]
+        assert semaphore == ([{"name": "dq_semaphore", "type": "ptr"}] if c.deterministic else [])
+        assert [w["name"] for w in desc["workspaces"]] == \
+            ["delta", "dq_accum"] + (["dq_semaphore"] if c.deterministic else [])
+
+
+@pytest.mark.parametrize("func", ["flash_attn_func", "flash_attn_qkvpacked_func",
+                                  "flash_attn_kvpacked_func"])
+def test_deterministic_training_goes_to_the_operator(monkeypatch, func):
+    """deterministic=True with a gradient wanted no longer raises: the call goes
+    to the operator (fattn::fwd, whose backward reads the flag), told to ask for
+    the deterministic kernels (no torch: the operator and the tensors are stand-ins)."""
+    calls = []
+
+    def op_call(*args, need_lse=False, deterministic=False):
+        calls.append((need_lse, deterministic))
+        return "out"
+
+    monkeypatch.setattr(interface, "_grad_wanted", lambda q, k, v: True)
+    monkeypatch.setattr(interface, "_compiled_call", op_call)
+    monkeypatch.setattr(interface, "_unpack", lambda name, packed, dim, count, layout:
+                        [None] * count)
+    args = {"flash_attn_func": (None, None, None), "flash_attn_qkvpacked_func": (None,),
+            "flash_attn_kvpacked_func": (None, None)}[func]
+    for deterministic in (True, False):
+        assert getattr(fattn, func)(*args, deterministic=deterministic) == "out"
+    assert calls == [(True, True), (True, False)]
+
+
+def runtime_or_skip():
+    """libfattn_runtime.so; on a machine without a CUDA driver, loaded against the
+    toolkit's stub libcuda.so (nothing here calls the driver), else a skip."""
+    try:
+        return _runtime.load_library()
+    except FileNotFoundError:
+        pytest.skip("libfattn_runtime.so is not built")
+    except OSError as e:
+        if "libcuda" not in str(e):
+            raise
+    stubs = sorted(Path("/usr/local").glob("cuda*/lib*/stubs/libcuda.so"))
+    if not stubs:
+        pytest.skip("no CUDA driver and no stub libcuda.so to load the runtime against")
+    ctypes.CDLL(str(stubs[-1]), mode=ctypes.RTLD_GLOBAL)
+    return _runtime.load_library()
+
+
+def grad_description(config: GradKernelConfig) -> dict:
+    """A backward description as fattn-compile writes one for `config`
+    (docs/KERNEL-ABI.md, "Backward"; the kernels' entries and sizes made up)."""
+    params = [{"name": n, "type": "ptr"} for n in
+              ("q", "k", "v", "o", "do", "lse", "dq", "dk", "dv", "delta", "dq_accum")]
+    params += [{"name": n, "type": "u32"} for n in
+               ("batch", "heads_q", "heads_kv", "seq_q", "seq_k")]
+    params += [{"name": f"{t}_stride_{d}", "type": "u64"}
+               for t in ("q", "k", "v", "o", "do", "dq", "dk", "dv") for d in "bhs"]
+    params += [{"name": "lse_stride_b", "type": "u64"}, {"name": "lse_stride_h", "type": "u64"}]
+    rows = ["batch", "heads_q", "seq_q"]
+    workspaces = [{"name": "delta", "dtype": "f32", "shape": rows},
+                  {"name": "dq_accum", "dtype": "f32", "shape": rows + [config.head_dim]}]
+    if config.deterministic:
+        params.append({"name": "dq_semaphore", "type": "ptr"})
+        workspaces.append({"name": "dq_semaphore", "dtype": "u32", "shape": rows})
+    per_q_tile = [["seq_q", 64], ["heads_q", 1], ["batch", 1]]
+    kernels = [{"role": role, "entry": f"bwd_{role}", "grid": grid, "threads": 128,
+                "dynamic_smem_bytes": 0}
+               for role, grid in (("preprocess", per_q_tile),
+                                  ("main", [["seq_k", 128], ["heads_kv", 1], ["batch", 1]]),
+                                  ("postprocess", per_q_tile))]
+    return dict(config.to_json(), version=1, cubin="bwd.cubin", block_m=64, block_n=128,
+                params=params, workspaces=workspaces, kernels=kernels)
+
+
+def load_grad_kernel(tmp_path, desc: dict):
+    folder = tmp_path / f"kernel{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    (folder / "bwd.cubin").write_bytes(b"not loaded: no launch here")
+    (folder / "bwd.json").write_text(json.dumps(desc))
+    return _runtime.GradKernel(folder / "bwd.json")
+
+
+def grad_tensors(b=2, sq=100, sk=300, hq=8, hkv=2, d=64):
+    """q, k, v, o, do, lse, dq, dk, dv: BSHD storage as the runtime's logical
+    [b, h, s, d] views (made-up aligned addresses)."""
+    def bshd(address, s, h):
+        return _runtime.TensorDesc.make(address, "bf16", (b, h, s, d), (s * h * d, d, h * d, 1))
+    lse = _runtime.TensorDesc.make(0x60000, "f32", (b, hq, sq), (hq * sq, sq, 1))
+    return [bshd(0x10000, sq, hq), bshd(0x20000, sk, hkv), bshd(0x30000, sk, hkv),
+            bshd(0x40000, sq, hq), bshd(0x50000, sq, hq), lse, bshd(0x70000, sq, hq),
+            bshd(0x80000, sk, hkv), bshd(0x90000, sk, hkv)]
+
+
+def test_runtime_reads_deterministic_descriptions(tmp_path):
+    """The runtime takes the deterministic kernels' description (the flag, the
+    dq_semaphore parameter and its u32 workspace) and sizes the workspace with the
+    counters after delta and dq_accum; each half alone is refused, naming it."""
+    runtime_or_skip()
+    plain = GradKernelConfig.make("bf16", 64, causal=True)
+    det = GradKernelConfig.make("bf16", 64, causal=True, deterministic=True)
+    tensors = grad_tensors()
+    # delta [2, 8, 100] and dq_accum [2, 8, 100, 64] in f32, 6400 + 409600 bytes; the
+    # counters [2, 8, 100] in u32 after them, 6400 more.
+    assert load_grad_kernel(tmp_path, grad_description(plain)).workspace_bytes(tensors) == \
+        416000
+    assert load_grad_kernel(tmp_path, grad_description(det)).workspace_bytes(tensors) == \
+        416000 + 6400
+    # 7 rows: every workspace rounded up to 256 bytes.
+    assert load_grad_kernel(tmp_path, grad_description(det)).workspace_bytes(
+        grad_tensors(b=1, sq=7, hq=1, hkv=1)) == 256 + 1792 + 256
+    without_param = grad_description(det)
+    without_param["params"].pop()
+    without_workspace = grad_description(det)
+    without_workspace["workspaces"].pop()
+    with_param = grad_description(plain)
+    with_param["params"].append({"name": "dq_semaphore", "type": "ptr"})
+    with_workspace = grad_description(plain)
+    with_workspace["workspaces"].append(grad_description(det)["workspaces"][-1])
+    for desc, message in [
+            (without_param, '"params" has no "dq_semaphore" pointer ("deterministic" is true'),
+            (without_workspace, '"workspaces" must have 3 entries (delta, dq_accum, '
+                                'dq_semaphore) where "deterministic" is true, found 2'),
+            (with_param, '"params" has a "dq_semaphore" pointer ("dq_semaphore" is for the '
+                         'deterministic kernels only, and "deterministic" is not true)'),
+            (with_workspace, '"workspaces" must have 2 entries (delta, dq_accum), found 3 '
+                             '("dq_semaphore" is for the deterministic kernels only')]:
+        with pytest.raises(_runtime.FAttnRuntimeError, match=re.escape(message)):
+            load_grad_kernel(tmp_path, desc)

@@ -12,10 +12,10 @@ import fattn  # noqa: E402
 BF16 = torch.bfloat16
 
 
-def op_args(q, k, v, return_lse, v_layout=None):
+def op_args(q, k, v, return_lse, v_layout=None, deterministic=False):
     """fattn::fwd's arguments: causal, no window, no softcap, no descales."""
     return (q, k, v, None, True, [-1, -1], 0.0, return_lse, None, None, None, None, None, None,
-            v_layout)
+            v_layout, deterministic)
 
 
 def test_operator_is_registered():
@@ -79,7 +79,8 @@ def test_backward_operator_is_registered():
     schema = str(torch.ops.fattn.bwd.default._schema)
     assert schema.startswith("fattn::bwd(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, "
                              "Tensor lse, float? softmax_scale, bool causal")
-    assert schema.endswith("-> (Tensor, Tensor, Tensor)")
+    assert schema.endswith("bool deterministic) -> (Tensor, Tensor, Tensor)")
+    assert "bool deterministic) -> (Tensor, Tensor)" in str(torch.ops.fattn.fwd.default._schema)
 
 
 def test_autograd_through_the_fake_operators():
@@ -120,14 +121,46 @@ def test_unsupported_backward_names_the_limit(dtype, d, dv, message):
     assert grad_config(BF16, 64, 64, None, True, (-1, -1), 0.0).causal
 
 
-def test_deterministic_training_is_refused():
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_deterministic_reaches_the_backward(monkeypatch, deterministic):
+    """flash_attn_func(deterministic=...) records fattn::fwd, whose backward
+    fattn::bwd asks fattn.backward for the deterministic kernels or not (the
+    launches replaced by zeros on CPU tensors); the packed variants too."""
+    from fattn import backward as backward_module
+    asked = []
+
+    def forward(q, k, v, *args):
+        b, sq, hq, _ = q.shape
+        return torch.zeros(b, sq, hq, v.shape[3], dtype=q.dtype), torch.zeros(b, hq, sq)
+
+    def backward(dout, q, k, v, out, lse, softmax_scale, causal, window_size, softcap,
+                 arch=None, deterministic=False):
+        asked.append(deterministic)
+        return tuple(torch.zeros(t.shape, dtype=t.dtype) for t in (q, k, v))
+
+    monkeypatch.setattr(fattn.interface, "_forward", forward)
+    monkeypatch.setattr(backward_module, "backward", backward)
+    q, k, v = (torch.zeros(1, 16, h, 64, dtype=BF16, requires_grad=True) for h in (4, 2, 2))
+    out = fattn.flash_attn_func(q, k, v, causal=True, deterministic=deterministic)
+    out.float().sum().backward()
+    assert q.grad.shape == q.shape and k.grad.shape == k.shape
+    qkv = torch.zeros(1, 16, 3, 4, 64, dtype=BF16, requires_grad=True)
+    fattn.flash_attn_qkvpacked_func(qkv, deterministic=deterministic).float().sum().backward()
+    kv = torch.zeros(1, 16, 2, 2, 64, dtype=BF16, requires_grad=True)
+    fattn.flash_attn_kvpacked_func(q, kv, deterministic=deterministic).float().sum().backward()
+    assert asked == [deterministic] * 3
+
+
+def test_deterministic_training_is_accepted():
+    """deterministic=True no longer refuses a gradient: the call reaches the
+    checks of an ordinary one (here, the device check), with a gradient or without."""
     q = torch.zeros(1, 16, 4, 64, dtype=BF16, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="deterministic=True is not supported for "
-                                                  "training"):
+    with pytest.raises(ValueError, match="q must be a CUDA tensor"):
         fattn.flash_attn_func(q, q, q, deterministic=True)
-    # Inference stays deterministic (then the device check speaks).
     with torch.no_grad(), pytest.raises(ValueError, match="q must be a CUDA tensor"):
         fattn.flash_attn_func(q, q, q, deterministic=True)
+    with pytest.raises(TypeError, match="deterministic must be a bool"):
+        fattn.flash_attn_func(q, q, q, deterministic="yes")
 
 
 def test_fullgraph_trace_of_forward_and_backward_on_the_cpu():

@@ -12,7 +12,9 @@ dtype) plus ABS_FLOOR. Then: torch.compile(fullgraph=True) of a function calling
 flash_attn_func, forward and backward; CUDA-graph capture of a training step;
 training steps of a small transformer block and of a tiny transformers Llama
 (random weights, when transformers is installed) with fattn and with SDPA,
-losses and gradients compared.
+losses and gradients compared. deterministic=True: two backward passes on the
+same inputs give bit-identical gradients, by the sm_80 kernels and, with
+FATTN_GRAD_ARCH=sm_90a on an sm_90 GPU, by the sm_90a ones.
 
 Kernels: the `training` preset (python -m fattn.build_library --preset training)
 or fattn-compile on first use; see docs/GPU-TESTING.md.
@@ -33,7 +35,8 @@ from gpu_support import (TORCH_DTYPES, backend, config_for, ensure_kernel, make_
 from grad_reference import (assert_within_bound, grad_rel_l2, reference_gradients,  # noqa: E402
                             sdpa_gradients)
 import fattn  # noqa: E402
-from fattn.grad_config import GradKernelConfig  # noqa: E402
+from fattn.grad_config import (GRAD_ARCH, GRAD_ARCH_ENV, GradKernelConfig,  # noqa: E402
+                               grad_arch_for, requested_grad_arch)
 from fattn.presets import TEST_DTYPES, TRAINING_HEAD_DIMS, TRAINING_MASKS  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -49,14 +52,33 @@ CASES = [
 ]
 
 
-def need_kernels(q, k, v, causal, window=(-1, -1), softcap=0.0, scale=None):
+def need_kernels(q, k, v, causal, window=(-1, -1), softcap=0.0, scale=None,
+                 grad_arch=GRAD_ARCH, deterministic=False):
     """The forward (with its LSE) and the backward kernel of the call, or a skip."""
     if backend() == "naive":
         pytest.skip("the naive reference kernels have no backward")
     ensure_kernel(config_for(q, k, v, causal, window, softcap, scale, True))
     dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}[q.dtype]
     ensure_kernel(GradKernelConfig.make(dtype, q.shape[3], causal, window[0], window[1], softcap,
-                                        scale))
+                                        scale, grad_arch, deterministic))
+
+
+def check_against_float64(q, k, v, do, out, got, causal, window):
+    """out and the gradients `got` (dq, dk, dv) of flash_attn_func against float64
+    autograd of the reference, within the bound of a 16-bit backward."""
+    sq, sk, head_dim = q.shape[1], k.shape[1], q.shape[3]
+    scale = 1.0 / math.sqrt(head_dim)
+    mask = visible(sq, sk, window[0], 0 if causal else window[1], q.device)
+    out64, _, *ref = reference_gradients(q, k, v, do, scale, mask, torch.float64)
+    assert grad_rel_l2(out.detach(), out64) < 1e-2
+    base = sdpa_gradients(q, k, v, do, scale, causal, window)
+    source = "SDPA flash"
+    if base is None:
+        base = list(reference_gradients(q, k, v, do, scale, mask, q.dtype)[2:])
+        source = f"reference in {str(q.dtype).replace('torch.', '')}"
+    for x, leaf in zip(got, (q, k, v)):
+        assert x.shape == leaf.shape and x.dtype == q.dtype
+    assert_within_bound(got, ref, base, source)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "b{}_h{}-{}_sq{}_sk{}_{}".format(*c))
@@ -71,24 +93,57 @@ def test_gradients_against_float64(dtype, head_dim, causal, wl, wr, case):
                    for s, h in ((sq, hq), (sk, hk), (sk, hk), (sq, hq)))
     window = (wl, -1 if causal else wr)
     need_kernels(q, k, v, causal, window)
-    scale = 1.0 / math.sqrt(head_dim)
     leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
     out = fattn.flash_attn_func(*leaves, causal=causal, window_size=window)
     assert out.grad_fn is not None
     out.backward(do)
-    got = [t.grad for t in leaves]
+    check_against_float64(q, k, v, do, out, [t.grad for t in leaves], causal, window)
 
-    mask = visible(sq, sk, wl, 0 if causal else wr, q.device)
-    out64, _, *ref = reference_gradients(q, k, v, do, scale, mask, torch.float64)
-    assert grad_rel_l2(out.detach(), out64) < 1e-2
-    base = sdpa_gradients(q, k, v, do, scale, causal, window)
-    source = "SDPA flash"
-    if base is None:
-        base = list(reference_gradients(q, k, v, do, scale, mask, tdtype)[2:])
-        source = f"reference in {dtype}"
-    for x, leaf in zip(got, (q, k, v)):
-        assert x.shape == leaf.shape and x.dtype == tdtype
-    assert_within_bound(got, ref, base, source)
+
+def use_grad_arch(monkeypatch, arch: str, head_dim: int) -> None:
+    """Makes flash_attn_func's backward run `arch`'s kernels: sm_80's anywhere;
+    sm_90a's where the run asks for them (FATTN_GRAD_ARCH=sm_90a) on an sm_90
+    GPU, else a skip."""
+    capability = torch.cuda.get_device_capability()
+    if arch == "sm_90a":
+        if requested_grad_arch() != "sm_90a":
+            pytest.skip(f"the sm_90a backward kernels run with {GRAD_ARCH_ENV}=sm_90a")
+        if tuple(capability) != (9, 0):
+            pytest.skip("the sm_90a backward kernels need an sm_90 GPU")
+    monkeypatch.setenv(GRAD_ARCH_ENV, arch)
+    assert grad_arch_for(capability, head_dim) == arch
+
+
+# (batch, heads_q, heads_kv, seq_q, seq_k): lengths off the 64- and 128-row tiles,
+# several KV tiles adding into each Q tile's dQ.
+DETERMINISTIC_CASES = [(2, 8, 2, 1000, 1000), (1, 8, 2, 1000, 1111)]
+
+
+@pytest.mark.parametrize("case", DETERMINISTIC_CASES,
+                         ids=lambda c: "b{}_h{}-{}_sq{}_sk{}".format(*c))
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", TRAINING_HEAD_DIMS)
+@pytest.mark.parametrize("grad_arch", ["sm_80", "sm_90a"])
+def test_deterministic_backward_is_bit_identical(monkeypatch, grad_arch, head_dim, causal, case):
+    """deterministic=True: the kernels add dQ in a fixed order, so two backward
+    passes on the same inputs give the same dq, dk and dv to the bit; the
+    gradients are as accurate as the others."""
+    b, hq, hk, sq, sk = case
+    use_grad_arch(monkeypatch, grad_arch, head_dim)
+    gen = new_generator()
+    q, k, v, do = (make_bshd(b, s, h, head_dim, torch.bfloat16, "bshd", gen)
+                   for s, h in ((sq, hq), (sk, hk), (sk, hk), (sq, hq)))
+    need_kernels(q, k, v, causal, grad_arch=grad_arch, deterministic=True)
+    runs = []
+    for _ in range(2):
+        leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
+        out = fattn.flash_attn_func(*leaves, causal=causal, deterministic=True)
+        out.backward(do)
+        runs.append([t.grad for t in leaves])
+    for name, first, second in zip(("dq", "dk", "dv"), *runs):
+        assert torch.equal(first, second), \
+            f"{name} differs between two deterministic backward passes"
+    check_against_float64(q, k, v, do, out, runs[1], causal, (-1, -1))
 
 
 def test_gradient_of_a_broadcast_output_gradient_and_lse():
@@ -114,11 +169,8 @@ def test_gradient_of_a_broadcast_output_gradient_and_lse():
         assert out.grad_fn is None and lse.grad_fn is None
 
 
-def test_deterministic_and_unsupported_backward():
+def test_unsupported_backward():
     gen = new_generator()
-    q = make_bshd(1, 64, 2, 64, torch.bfloat16, "bshd", gen).requires_grad_(True)
-    with pytest.raises(NotImplementedError, match="deterministic=True is not supported"):
-        fattn.flash_attn_func(q, q, q, deterministic=True)
     q256 = make_bshd(1, 64, 2, 256, torch.bfloat16, "bshd", gen)
     ensure_kernel(config_for(q256, q256, q256, False, (-1, -1), 0.0, None, True))
     out = fattn.flash_attn_func(q256.requires_grad_(True), q256, q256)

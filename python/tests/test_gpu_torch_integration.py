@@ -113,7 +113,7 @@ def test_opcheck(return_lse):
     implementation against real results, AOT dispatch with dynamic shapes."""
     q, k, v = inputs(lse=return_lse)
     args = (q, k, v, None, True, [-1, -1], 0.0, return_lse, None, None, None, None, None, None,
-            None)
+            None, False)
     torch.library.opcheck(torch.ops.fattn.fwd.default, args)
 
 

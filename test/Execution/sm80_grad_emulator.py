@@ -14,7 +14,10 @@ with the PTX fragment layouts (m8n8 b16 matrices, m16n8k16 A, B and C
 fragments), cp.async copies with their zero fill, shuffles within each warp (a
 shuffle in a branch that a part of a warp did not take is an error), barriers
 (lockstep makes every barrier hold), masked scf.if regions, f32 atomics,
-16-bit rounding where the IR rounds. Loop bounds, the conditions of scf.if
+16-bit rounding where the IR rounds, and the deterministic kernels' dQ
+counters (a CTA that would wait for a counter that no earlier CTA of the
+launch order advances is an error; each Q tile's counter must end at the
+number of KV tiles that see it). Loop bounds, the conditions of scf.if
 with results, the offsets of shared memory views and fattn.q_tile_range's
 operands must be uniform across the whole CTA. dQ, dK and dV (poisoned with
 NaN, as are the workspaces) are compared with the analytic float64 gradients
@@ -133,11 +136,14 @@ def block_size(func):
 
 def kernel_info(func):
     """The integers of a kernel's description (fattn.grad_kernel: block_m,
-    block_n, threads, ...)."""
+    block_n, threads, ...), and deterministic (1) where it is set."""
     m = re.search(r"fattn\.grad_kernel = \{([^}]*)\}", func.attrs)
     if not m:
         raise NotImplementedError("a kernel without its fattn.grad_kernel description")
-    return {key: int(value) for key, value in re.findall(r"(\w+) = (-?\d+) : i64", m.group(1))}
+    info = {key: int(value) for key, value in re.findall(r"(\w+) = (-?\d+) : i64", m.group(1))}
+    if re.search(r"\bdeterministic\b", m.group(1)):
+        info["deterministic"] = 1
+    return info
 
 
 def result_type(op):
@@ -201,7 +207,7 @@ class CTA:
             self.env[name] = value
         for op in block.ops:
             result = self.step(op)
-            if op.name in ("scf.yield", "gpu.return"):
+            if op.name in ("scf.yield", "scf.condition", "gpu.return"):
                 return result
         return None
 
@@ -381,8 +387,40 @@ class CTA:
                     if region.ops and self.mask.any():
                         self.execute(region, [])
                 self.mask = mask
-        elif n == "scf.yield":
+        elif n == "scf.while":
+            # The deterministic kernels' wait for a Q tile's dQ counter. The
+            # CTAs run one after another in launch order, so every CTA that
+            # could pass the turn has finished: a wait that is not over at
+            # once would never end on a GPU either.
+            waiting, *carried = self.execute(op.regions[0], o)
+            if (np.asarray(waiting) & self.mask).any():
+                raise AssertionError("a CTA waits for a counter that no earlier CTA "
+                                     "will advance (a deadlock on the GPU)")
+            give(*carried)
+        elif n in ("scf.yield", "scf.condition"):
             return o
+        elif n == "llvm.getelementptr":
+            # Pointers to the counters: (buffer name, element offset per thread).
+            name, offset = o[0] if isinstance(o[0], tuple) else (o[0], 0)
+            give((name, offset + np.asarray(o[1], np.int64)))
+        elif n == "llvm.load":
+            name, offset = o[0]
+            out = np.zeros(threads, np.int64)
+            out[mask] = self.buffers[name][0][offset[mask]]
+            give(out)
+        elif n == "llvm.store":
+            name, offset = o[1]
+            self.buffers[name][0][offset[mask]] = np.asarray(o[0], np.int64)[mask] \
+                if np.ndim(o[0]) else o[0]
+        elif n == "llvm.atomicrmw":
+            if "bin_op = 1 " not in op.attrs:  # add
+                raise NotImplementedError(op.line)
+            name, offset = o[0]
+            value = np.broadcast_to(np.asarray(o[1], np.int64), (threads,))
+            np.add.at(self.buffers[name][0], offset[mask], value[mask])
+            give(np.zeros(threads, np.int64))
+        elif n == "llvm.fence":
+            pass
         elif n == "gpu.return":
             return []
         else:
@@ -452,9 +490,11 @@ class CTA:
 # ---------------------------------------------------------------------------
 
 def kernel_ir(fattn_opt, dtype, head_dim, causal, window_left, window_right, softcap,
-              pipeline="fattn-sm80-grad-pipeline", options=""):
+              pipeline="fattn-sm80-grad-pipeline", options="", deterministic=False):
     t = f"memref<?x?x?x{head_dim}x{dtype}>"
     attrs = [f"softcap = {softcap} : f32"] if softcap > 0 else []
+    if deterministic:
+        attrs.append("deterministic")
     if causal:
         attrs.append("causal = true")
     if window_left >= 0:
@@ -520,6 +560,7 @@ def main(cta_class=CTA, pipeline="fattn-sm80-grad-pipeline", doc=__doc__, head_d
     p.add_argument("--window-left", type=int, default=-1)
     p.add_argument("--window-right", type=int, default=-1)
     p.add_argument("--softcap", type=float, default=0.0)
+    p.add_argument("--deterministic", action="store_true")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--pipeline-options", default="",
                    help="more options of the pipeline, e.g. block-n=64")
@@ -529,7 +570,7 @@ def main(cta_class=CTA, pipeline="fattn-sm80-grad-pipeline", doc=__doc__, head_d
 
     top = parse(kernel_ir(a.fattn_opt, a.dtype, a.head_dim, a.causal, a.window_left,
                           a.window_right, a.softcap, pipeline,
-                          a.pipeline_options).splitlines())
+                          a.pipeline_options, a.deterministic).splitlines())
     kernels = {re.search(r'sym_name = "(\w+)"', f.attrs).group(1).rsplit("_", 1)[1]: f
                for f in top.ops[0].regions[0].ops[0].regions[0].ops if f.name == "gpu.func"}
 
@@ -553,16 +594,23 @@ def main(cta_class=CTA, pipeline="fattn-sm80-grad-pipeline", doc=__doc__, head_d
                "dv": nan(v.shape), "delta": nan((b, a.heads_q, sq)),
                "dq_accum": nan((b, a.heads_q, sq, d))}
     buffers = {name: (t.reshape(-1), a.dtype) for name, t in tensors.items()}
+    if a.deterministic:
+        # The Q tiles' dQ counters (u32), poisoned: the preprocess kernel zeroes them.
+        buffers["dq_semaphore"] = (np.full(b * a.heads_q * sq, 0xDEADBEEF, np.int64), "u32")
     strides = []
     for name in ("q", "k", "v", "o", "do", "dq", "dk", "dv"):
         _, s, h, dim = tensors[name].shape
         strides += [s * h * dim, dim, h * dim]  # (b, h, s) of BSHD storage
     strides += [a.heads_q * sq, sq]
     args = list(tensors) + [b, a.heads_q, heads_kv, sq, sk] + strides
+    if a.deterministic:
+        args.append("dq_semaphore")
     cta = cta_class(buffers)
     # The grids of the kernel descriptions (what fattn's runtime launches):
     # Q tiles of block_m rows, KV tiles of block_n keys.
     info = {role: kernel_info(f) for role, f in kernels.items()}
+    if any(("deterministic" in i) != a.deterministic for i in info.values()):
+        raise AssertionError("the kernels' deterministic attribute differs from the op's")
     for role, grid in (("preprocess", (-(-sq // info["preprocess"]["block_m"]), a.heads_q, b)),
                        ("main", (-(-sk // info["main"]["block_n"]), heads_kv, b)),
                        ("postprocess", (-(-sq // info["postprocess"]["block_m"]), a.heads_q, b))):
@@ -570,6 +618,19 @@ def main(cta_class=CTA, pipeline="fattn-sm80-grad-pipeline", doc=__doc__, head_d
             for y in range(grid[1]):
                 for x in range(grid[0]):
                     cta.run(kernels[role], args, (x, y, z))
+
+    if a.deterministic:
+        # Each Q tile's counter (at its first row) ends at the number of KV
+        # tiles that saw it, every one of which took its turn.
+        block_m, block_n = info["main"]["block_m"], info["main"]["block_n"]
+        counters = buffers["dq_semaphore"][0].reshape(b, a.heads_q, sq)[:, :, ::block_m]
+        for m in range(counters.shape[2]):
+            rows = visible[m * block_m:(m + 1) * block_m]
+            seen = sum(rows[:, n * block_n:(n + 1) * block_n].any()
+                       for n in range(-(-sk // block_n)))
+            if (counters[:, :, m] != seen).any():
+                raise AssertionError(f"Q tile {m}'s dQ counters {counters[:, :, m].ravel()} "
+                                     f"differ from its {seen} KV tiles")
 
     errors = {}
     for name, ref in zip(("dq", "dk", "dv"), expected):

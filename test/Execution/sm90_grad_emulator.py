@@ -214,8 +214,9 @@ class SM90CTA(sm80.CTA):
             size = self.uniform(o[2])
             for t in np.nonzero(self.mask)[0]:
                 self.pending[t].append((int(o[0][t]), int(o[1][t]), size))
-        elif n == "fattn.sm90.bulk_wait_group_read":
-            if sm80.int_attr(op, "pending") != 0:
+        elif n in ("fattn.sm90.bulk_wait_group_read", "nvvm.cp.async.bulk.wait_group"):
+            # Reads done or the writes too: the reductions are applied at once.
+            if sm80.int_attr(op, "pending" if n.startswith("fattn") else "group") != 0:
                 raise NotImplementedError(op.line)
             for t in np.nonzero(self.mask)[0]:
                 for reduction in self.pending[t]:
@@ -251,7 +252,7 @@ class SM90CTA(sm80.CTA):
             leading = sm80.int_attr(op, "leading_bytes")
             bits = (1 << 62) | ((1024 >> 4) << 32) | (((leading >> 4) & 0x3FFF) << 16)
             give(np.broadcast_to(((address >> 4) & 0x3FFF) | bits, (self.threads,)).copy())
-        elif n in ("fattn.sm90.fence_proxy_async", "fattn.sm90.wgmma_fence",
+        elif n in ("fattn.sm90.fence_proxy_async", "nvvm.fence.proxy", "fattn.sm90.wgmma_fence",
                    "fattn.sm90.wgmma_commit_group", "fattn.sm90.wgmma_wait_group",
                    "fattn.sm90.bulk_commit_group"):
             pass

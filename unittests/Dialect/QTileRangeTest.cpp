@@ -4,7 +4,10 @@
 // tile) must visit every Q tile with a row that sees some key of the KV
 // tile, and claim "no mask needed" only for Q tiles whose rows all see every
 // key of it; its masked/unmasked split must agree, pair by pair, with the
-// forward's computeKVTileRange on tiles that fit inside both sequences.
+// forward's computeKVTileRange on tiles that fit inside both sequences. The
+// deterministic backward also inverts it: the KV tiles whose Q tile range
+// holds a Q tile are exactly that Q tile's computeKVTileRange, each one's
+// rank the offset from its lo.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +67,38 @@ void checkAgainstBruteForce(int64_t seqQ, int64_t seqK,
 
 TEST(QTileRange, MatchesBruteForce) {
   forEachMaskCase(checkAgainstBruteForce);
+}
+
+/// The deterministic backward's order (waitForGradQueryTurn): KV tile kt
+/// adds its dQ of Q tile qt after the kt - lo KV tiles below it that visit
+/// qt, lo = computeKVTileRange(qt).lo. A KV tile missing from [lo, hi) would
+/// leave the counter short of a later tile's rank: a deadlock.
+void checkInverse(int64_t seqQ, int64_t seqK, const KVTileRangeParams &p) {
+  Int64Ops ops;
+  int64_t qTiles = (seqQ + p.blockM - 1) / p.blockM;
+  int64_t kTiles = (seqK + p.blockN - 1) / p.blockN;
+  for (int64_t qt = 0; qt < qTiles; ++qt) {
+    KVTileRange<int64_t> f = computeKVTileRange(ops, qt, seqQ, seqK, p);
+    for (int64_t kt = 0; kt < kTiles; ++kt) {
+      KVTileRange<int64_t> r = computeQTileRange(ops, kt, seqQ, seqK, p);
+      EXPECT_EQ(r.lo <= qt && qt < r.hi, f.lo <= kt && kt < f.hi)
+          << "seqQ=" << seqQ << " seqK=" << seqK << " bm=" << p.blockM
+          << " bn=" << p.blockN << " wl=" << p.windowLeft
+          << " wr=" << p.windowRight << ": Q tile " << qt << ", KV tile "
+          << kt;
+    }
+  }
+}
+
+TEST(QTileRange, InvertsTheKVTileRange) {
+  forEachMaskCase(checkInverse);
+  // The backward's tiles: 64 query rows, 64 or 128 keys.
+  for (int64_t seqQ : {1, 63, 64, 65, 200, 513})
+    for (int64_t seqK : {1, 100, 128, 129, 390, 1000})
+      for (int64_t bn : {64, 128})
+        for (auto [wl, wr] : {std::pair<int64_t, int64_t>{-1, -1},
+                              {-1, 0}, {100, 20}, {0, 0}, {300, -1}})
+          checkInverse(seqQ, seqK, {64, bn, wl, wr});
 }
 
 TEST(QTileRange, CausalSkipsThePast) {

@@ -40,6 +40,20 @@ std::string gradDescription() {
                    {"dtype": "f32", "name": "dq_accum", "shape": ["batch", "heads_q", "seq_q", 64]}]})";
 }
 
+/// The same backward with `deterministic`: the key, the dq_semaphore
+/// parameter after the others and its u32 workspace, one counter per query row.
+std::string deterministicGradDescription() {
+  std::string text = replaceOnce(gradDescription(), R"("causal": true,)",
+                                 R"("causal": true, "deterministic": true,)");
+  text = replaceOnce(text, R"({"name": "lse_stride_h", "type": "u64"})",
+                     R"({"name": "lse_stride_h", "type": "u64"}, )"
+                     R"({"name": "dq_semaphore", "type": "ptr"})");
+  return replaceOnce(text, R"("seq_q", 64]})",
+                     R"("seq_q", 64]}, )"
+                     R"({"dtype": "u32", "name": "dq_semaphore", "shape": ["batch", "heads_q", )"
+                     R"("seq_q"]})");
+}
+
 std::string gradError(const std::string &json) {
   GradKernelDescription desc;
   std::string error;
@@ -52,10 +66,16 @@ std::string gradError(const std::string &json) {
 #define CHECK_GRAD_ERROR(from, to, needle)                                                         \
   CHECK_CONTAINS(gradError(replaceOnce(gradDescription(), from, to)), needle)
 
-GradKernelDescription parsedGradDescription() {
+/// `json` (the deterministic description) with `from` replaced by `to` must
+/// fail with `needle` in the message.
+#define CHECK_DETERMINISTIC_ERROR(from, to, needle)                                                \
+  CHECK_CONTAINS(gradError(replaceOnce(deterministicGradDescription(), from, to)), needle)
+
+GradKernelDescription parsedGradDescription(bool deterministic = false) {
   GradKernelDescription desc;
   std::string error;
-  CHECK(parseGradKernelDescription(gradDescription(), desc, error));
+  CHECK(parseGradKernelDescription(
+      deterministic ? deterministicGradDescription() : gradDescription(), desc, error));
   CHECK(error.empty());
   return desc;
 }
@@ -115,6 +135,7 @@ void testGradDescriptionValid() {
   CHECK(desc.dtype == DType::BF16 && desc.headDim == 64 && desc.scale == 0.125);
   CHECK(desc.causal && desc.windowLeft == -1 && desc.windowRight == 0);
   CHECK(desc.blockM == 64 && desc.blockN == 64 && desc.alignBytes == 16);
+  CHECK(!desc.deterministic);
   CHECK(desc.params.size() == 42);
   CHECK(desc.params[4].source == GradParamSource::Pointer && desc.params[4].tensor == kGradDO);
   CHECK(desc.params[10].source == GradParamSource::Workspace &&
@@ -135,6 +156,11 @@ void testGradDescriptionValid() {
   std::string error;
   CHECK(parseGradKernelDescription(text, other, error));
   CHECK(other.ptx.empty() && other.alignBytes == 16 && other.params[16].type == ParamType::U32);
+  // "deterministic": false is its absence.
+  CHECK(parseGradKernelDescription(replaceOnce(gradDescription(), R"("causal": true,)",
+                                               R"("causal": true, "deterministic": false,)"),
+                                   other, error));
+  CHECK(!other.deterministic && other.params.size() == 42);
   // The forward's parser names the backward's loader.
   KernelDescription forward;
   CHECK(!parseKernelDescription(gradDescription(), forward, error));
@@ -370,4 +396,106 @@ void testGradLaunchPlanErrors() {
   GradLaunchPlan plan;
   CHECK(!buildGradLaunchPlan(desc, t.data(), kNumGradTensors, plan, error));
   CHECK_CONTAINS(error, "parameter 'q_stride_b' = 8589934592 does not fit in u32");
+}
+
+void testGradDeterministicDescription() {
+  GradKernelDescription desc = parsedGradDescription(/*deterministic=*/true);
+  CHECK(desc.deterministic && desc.causal);
+  CHECK(desc.params.size() == 43);
+  CHECK(desc.params[42].name == "dq_semaphore");
+  CHECK(desc.params[42].source == GradParamSource::Workspace &&
+        desc.params[42].workspace == kDQSemaphore);
+  CHECK(std::string(gradWorkspaceName(kDQSemaphore)) == "dq_semaphore");
+  // A third workspace of one u32 per query row, after delta and dq_accum:
+  // [2, 8, 100] u32 at 6400 + 409600.
+  GradProblem p;
+  std::vector<TensorArg> t = p.tensors();
+  GradLaunchPlan plan;
+  std::string error;
+  CHECK(buildGradLaunchPlan(desc, t.data(), kNumGradTensors, plan, error));
+  CHECK(error.empty() && !plan.empty && plan.launches.size() == 3);
+  CHECK(plan.workspaceBytes[kDelta] == 2 * 8 * 100 * 4);
+  CHECK(plan.workspaceBytes[kDQAccum] == 2 * 8 * 100 * 64 * 4);
+  CHECK(plan.workspaceBytes[kDQSemaphore] == 2 * 8 * 100 * 4);
+  CHECK(plan.workspaceOffsets[kDQAccum] == 6400 && plan.workspaceOffsets[kDQSemaphore] == 416000);
+  CHECK(plan.totalWorkspaceBytes == 416000 + 6400);
+  CHECK(slotValue(plan, desc, "dq_semaphore") == 0);
+  setGradWorkspace(desc, 0x1000000, plan);
+  CHECK(slotValue(plan, desc, "delta") == 0x1000000);
+  CHECK(slotValue(plan, desc, "dq_accum") == 0x1000000 + 6400);
+  CHECK(slotValue(plan, desc, "dq_semaphore") == 0x1000000 + 416000);
+  // The other parameters are those of the non-deterministic description.
+  CHECK(slotValue(plan, desc, "seq_k") == 300 && slotValue(plan, desc, "dv") == 0x90000);
+  // 7 rows: each workspace rounded up to 256 bytes.
+  p.b = 1, p.hq = 1, p.hkv = 1, p.sq = 7;
+  t = p.tensors();
+  CHECK(buildGradLaunchPlan(desc, t.data(), kNumGradTensors, plan, error));
+  CHECK(plan.workspaceBytes[kDQSemaphore] == 28);
+  CHECK(plan.workspaceOffsets[kDQSemaphore] == 256 + 1792);
+  CHECK(plan.totalWorkspaceBytes == 256 + 1792 + 256);
+  // Nothing to launch, no workspace.
+  p.sk = 0;
+  t = p.tensors();
+  CHECK(buildGradLaunchPlan(desc, t.data(), kNumGradTensors, plan, error));
+  CHECK(plan.empty && plan.totalWorkspaceBytes == 0);
+  // Without "deterministic" the semaphore takes no bytes and sits at the end.
+  GradKernelDescription plain = parsedGradDescription();
+  p = GradProblem();
+  t = p.tensors();
+  CHECK(buildGradLaunchPlan(plain, t.data(), kNumGradTensors, plan, error));
+  CHECK(plan.workspaceBytes[kDQSemaphore] == 0 && plan.workspaceOffsets[kDQSemaphore] == 416000);
+  CHECK(plan.totalWorkspaceBytes == 416000);
+}
+
+void testGradDeterministicErrors() {
+  const std::string semaphoreParam = R"(, {"name": "dq_semaphore", "type": "ptr"})";
+  const std::string semaphoreWorkspace =
+      R"(, {"dtype": "u32", "name": "dq_semaphore", "shape": ["batch", "heads_q", "seq_q"]})";
+  CHECK_DETERMINISTIC_ERROR(R"("deterministic": true)", R"("deterministic": 1)",
+                            "\"deterministic\" must be a bool");
+  // "deterministic" with the parameter or the workspace missing.
+  CHECK_DETERMINISTIC_ERROR(
+      semaphoreParam, "",
+      "kernel description: \"params\" has no \"dq_semaphore\" pointer "
+      "(\"deterministic\" is true: the kernels order dQ's additions with it)");
+  CHECK_DETERMINISTIC_ERROR(semaphoreWorkspace, "",
+                            "kernel description: \"workspaces\" must have 3 entries (delta, "
+                            "dq_accum, dq_semaphore) where \"deterministic\" is true, found 2");
+  // The parameter or the workspace without "deterministic".
+  CHECK_DETERMINISTIC_ERROR(R"(, "deterministic": true)", "",
+                            "kernel description: \"params\" has a \"dq_semaphore\" pointer "
+                            "(\"dq_semaphore\" is for the deterministic kernels only, and "
+                            "\"deterministic\" is not true)");
+  CHECK_GRAD_ERROR(R"("lse_stride_h", "type": "u64"})",
+                   R"("lse_stride_h", "type": "u64"})" + semaphoreParam,
+                   "\"params\" has a \"dq_semaphore\" pointer (\"dq_semaphore\" is for the "
+                   "deterministic kernels only");
+  CHECK_GRAD_ERROR(R"("seq_q", 64]})", R"("seq_q", 64]})" + semaphoreWorkspace,
+                   "kernel description: \"workspaces\" must have 2 entries (delta, dq_accum), "
+                   "found 3 (\"dq_semaphore\" is for the deterministic kernels only, and "
+                   "\"deterministic\" is not true)");
+  CHECK_GRAD_ERROR(R"("name": "dq_accum", "shape": ["batch", "heads_q", "seq_q", 64])",
+                   R"("name": "dq_semaphore", "shape": ["batch", "heads_q", "seq_q"])",
+                   "workspaces[1]: \"name\" = \"dq_semaphore\" is not one of delta, dq_accum "
+                   "(\"dq_semaphore\" is for the deterministic kernels only");
+  // The workspace's own checks.
+  CHECK_DETERMINISTIC_ERROR(
+      R"("dtype": "u32", "name": "dq_semaphore")", R"("dtype": "f32", "name": "dq_semaphore")",
+      "workspaces[2]: \"dtype\" = \"f32\": the dq_semaphore workspace is u32");
+  CHECK_DETERMINISTIC_ERROR(R"("dtype": "f32", "name": "delta")",
+                            R"("dtype": "u32", "name": "delta")",
+                            "workspaces[0]: \"dtype\" = \"u32\": the workspaces are f32");
+  CHECK_DETERMINISTIC_ERROR(R"("name": "dq_semaphore", "shape": ["batch", "heads_q", "seq_q"])",
+                            R"("name": "dq_semaphore", "shape": ["batch", "heads_q", "seq_q", 1])",
+                            "workspaces[2]: \"shape\" must be [\"batch\", \"heads_q\", "
+                            "\"seq_q\"], found [\"batch\", \"heads_q\", \"seq_q\", 1]");
+  CHECK_DETERMINISTIC_ERROR(R"("name": "dq_semaphore", "shape")", R"("name": "sem", "shape")",
+                            "workspaces[2]: \"name\" = \"sem\" is not one of delta, dq_accum, "
+                            "dq_semaphore");
+  CHECK_DETERMINISTIC_ERROR(R"("name": "dq_semaphore", "shape")", R"("name": "delta", "shape")",
+                            "workspaces[2]: workspace \"delta\" is listed twice");
+  CHECK_DETERMINISTIC_ERROR(semaphoreParam, semaphoreParam + semaphoreParam,
+                            "duplicate parameter name \"dq_semaphore\"");
+  CHECK_DETERMINISTIC_ERROR(R"("dq_semaphore", "type": "ptr")", R"("dq_semaphore", "type": "u64")",
+                            "parameter \"dq_semaphore\" cannot have type \"u64\" (expected ptr)");
 }

@@ -1041,6 +1041,8 @@ void testGradDescriptionValid();
 void testGradDescriptionErrors();
 void testGradLaunchPlan();
 void testGradLaunchPlanErrors();
+void testGradDeterministicDescription();
+void testGradDeterministicErrors();
 
 int main() {
   struct Test {
@@ -1073,6 +1075,8 @@ int main() {
       {"GradDescriptionErrors", testGradDescriptionErrors},
       {"GradLaunchPlan", testGradLaunchPlan},
       {"GradLaunchPlanErrors", testGradLaunchPlanErrors},
+      {"GradDeterministicDescription", testGradDeterministicDescription},
+      {"GradDeterministicErrors", testGradDeterministicErrors},
   };
   int passed = 0, failed = 0;
   for (const Test &t : tests) {

@@ -2,9 +2,10 @@
 //
 // docs/KERNEL-ABI.md, "Backward": one description ("kind": "attention_grad")
 // for the kernels of fattn.attention_grad, launched in order with one shared
-// parameter list and two f32 workspaces. Parsing is as strict as the
-// forward's (KernelDescription.h); the tensor checks and the parameter bytes
-// need no GPU and are unit-tested on machines without CUDA.
+// parameter list and two f32 workspaces (and, for the deterministic kernels,
+// a u32 one). Parsing is as strict as the forward's (KernelDescription.h); the
+// tensor checks and the parameter bytes need no GPU and are unit-tested on
+// machines without CUDA.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,10 +40,12 @@ enum GradTensor : int {
 /// "q", "k", "v", "o", "do", "lse", "dq", "dk", "dv".
 const char *gradTensorName(int tensor);
 
-/// The f32 workspaces of the backward (KERNEL-ABI.md): D = rowsum(dO O)
-/// [batch, heads_q, seq_q] and the dQ accumulator [batch, heads_q, seq_q,
-/// head_dim], both contiguous.
-enum GradWorkspace : int { kDelta = 0, kDQAccum = 1, kNumGradWorkspaces = 2 };
+/// The workspaces of the backward (KERNEL-ABI.md), all contiguous: the f32
+/// D = rowsum(dO O) [batch, heads_q, seq_q] and dQ accumulator [batch,
+/// heads_q, seq_q, head_dim], and for the deterministic kernels only, the u32
+/// counters [batch, heads_q, seq_q] that order the additions into dQ.
+enum GradWorkspace : int { kDelta = 0, kDQAccum = 1, kDQSemaphore = 2, kNumGradWorkspaces = 3 };
+/// "delta", "dq_accum", "dq_semaphore".
 const char *gradWorkspaceName(int workspace);
 
 enum class GradParamSource { Pointer, Workspace, Size, Stride };
@@ -72,6 +75,9 @@ struct GradKernelDescription {
   int64_t headDim = 0;
   double scale = 0.0, softcap = 0.0;
   bool causal = false;
+  /// dQ added in a fixed order ("deterministic"): the kernels take the
+  /// dq_semaphore parameter and workspace.
+  bool deterministic = false;
   int64_t windowLeft = -1, windowRight = -1;
   int64_t blockM = 0, blockN = 0;
   uint32_t alignBytes = 16;
@@ -97,7 +103,8 @@ struct GradLaunchPlan {
   std::vector<ParamSlot> params;
   /// Each workspace's bytes and offset in one buffer (256-byte aligned), and
   /// the buffer's size; the workspace parameters are filled by
-  /// setGradWorkspace.
+  /// setGradWorkspace. dq_semaphore has 0 bytes (at the buffer's end) unless
+  /// the description is deterministic.
   std::array<uint64_t, kNumGradWorkspaces> workspaceBytes{};
   std::array<uint64_t, kNumGradWorkspaces> workspaceOffsets{};
   uint64_t totalWorkspaceBytes = 0;

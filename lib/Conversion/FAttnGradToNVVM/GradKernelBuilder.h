@@ -49,6 +49,10 @@ struct GradConfig {
   /// Keys per KV tile of the main kernel (the tiled op's block_n), and its
   /// threads.
   int64_t blockN = 0, mainThreads = 0;
+  /// The main kernel adds each Q tile's dQ in increasing KV tile order
+  /// (waitForGradQueryTurn, passGradQueryTurn), so that dq_accum's sums are
+  /// bit-identical run to run.
+  bool deterministic = false;
 
   bool isBF16() const { return elementType.isBF16(); }
   /// Shared memory row pitch of the Q, dO, K and V tiles, in elements: 8
@@ -105,13 +109,17 @@ struct GradParams {
   Value batch, headsQ, headsKV, seqQ, seqK;
   /// (b, h, s) strides in elements, for kStridedTensors; LSE's (b, h).
   std::array<std::array<Value, 3>, kNumGradTensors> strides;
+  /// The deterministic kernels' dq_semaphore (!llvm.ptr<1> to u32
+  /// [b, hq, sq], contiguous): per Q tile, at its first row, the KV tiles
+  /// whose dQ has been added.
+  Value dqSemaphore;
 
   Value view(GradTensor t) const { return views[static_cast<int>(t)]; }
 };
 
 /// The types of the parameter list: 11 pointers, 5 u32 sizes, 26 u64
-/// strides.
-SmallVector<Type> gradKernelParamTypes(MLIRContext *ctx);
+/// strides, then for deterministic kernels the dq_semaphore pointer.
+SmallVector<Type> gradKernelParamTypes(MLIRContext *ctx, bool deterministic);
 
 /// Small builders over upstream ops, at a kernel's insertion point.
 class GradKernelBuilder {
@@ -177,6 +185,23 @@ struct GradItems {
 };
 GradItems gradItems(GradKernelBuilder &k, const GradParams &p, Value kvHead,
                     QTileRangeOp range);
+
+/// Deterministic dQ: the CTA of KV tile `kvTile` adds its dQ of Q tile
+/// `qTile` of `head` after the lower KV tiles that see that Q tile (the Q
+/// tile ranges of the main kernel's CTAs: computeKVTileRange of the Q tile at
+/// the kernel's tiles, QTileRange.h). Thread `tid` 0 waits until the Q tile's
+/// counter equals the CTA's rank among them; the barrier holds the others.
+/// Returns the counter's address, for passGradQueryTurn.
+Value waitForGradQueryTurn(GradKernelBuilder &k, const GradParams &p,
+                           Value tid, Value batch, Value head, Value qTile,
+                           Value kvTile);
+/// After the CTA's additions into the Q tile's rows: each thread's fence
+/// (fence.acq_rel.gpu) makes its own visible, the barrier waits for all, and
+/// thread 0 increments the counter after a fence of its own, passing the
+/// turn to the next KV tile.
+/// Additions that are not the thread's own memory operations (bulk
+/// reductions) must be complete before the call.
+void passGradQueryTurn(GradKernelBuilder &k, Value tid, Value counter);
 
 /// By the threads below kBlockM: `lse` and `delta`, their rows' values,
 /// into memref<kBlockM x f32> `lseTile` and `deltaTile` at the thread's row.

@@ -2,8 +2,9 @@
 //
 // One JSON description for the three kernels of a backward function
 // (docs/KERNEL-ABI.md, "Backward"): the configuration, the parameter list
-// they share, the f32 workspaces the caller allocates, and each kernel's
-// entry, grid and shared memory in launch order.
+// they share, the workspaces the caller allocates (f32, and the u32 dQ
+// counters of deterministic kernels), and each kernel's entry, grid and
+// shared memory in launch order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,9 @@ json::Object mlir::fattn::describeGradKernels(
       param((gradTensorName(t) + "_stride_" + dim).str(), "u64");
   param("lse_stride_b", "u64");
   param("lse_stride_h", "u64");
+  bool deterministic = info.contains("deterministic");
+  if (deterministic)
+    param("dq_semaphore", "ptr");
 
   json::Array launches;
   for (const auto &[entry, kernel] : kernels) {
@@ -63,7 +67,13 @@ json::Object mlir::fattn::describeGradKernels(
           {"name", "dq_accum"},
           {"dtype", "f32"},
           {"shape", json::Array{"batch", "heads_q", "seq_q", headDim}}}};
-  return json::Object{
+  // One counter per query row; the kernels use each Q tile's first.
+  if (deterministic)
+    workspaces.push_back(
+        json::Object{{"name", "dq_semaphore"},
+                     {"dtype", "u32"},
+                     {"shape", json::Array{"batch", "heads_q", "seq_q"}}});
+  json::Object description{
       {"version", 1},
       {"kind", "attention_grad"},
       {"arch", arch},
@@ -84,4 +94,7 @@ json::Object mlir::fattn::describeGradKernels(
       {"workspaces", std::move(workspaces)},
       {"kernels", std::move(launches)},
   };
+  if (deterministic)
+    description["deterministic"] = true;
+  return description;
 }

@@ -2,15 +2,17 @@
 //
 // buildSM80GradKernels turns each tiled backward function into its three
 // kernels: reads the configuration from the op, declares one gpu.func per
-// grid with the shared parameter list, and builds the preprocess (D and the
-// zeroed dQ accumulator) and postprocess (dQ) bodies here; the main body is
-// in MainKernel.cpp.
+// grid with the shared parameter list, and builds the preprocess (D, the
+// zeroed dQ accumulator and, when deterministic, the Q tiles' zeroed dQ
+// counters) and postprocess (dQ) bodies here; the main body is in
+// MainKernel.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GradKernelBuilder.h"
 
 #include "fattn/Conversion/FAttnGradToNVVM/FAttnGradToNVVM.h"
+#include "fattn/Dialect/FAttn/Utils/KVTileRangeBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -80,10 +82,7 @@ FailureOr<GradConfig> sm80grad::readGradConfig(TiledAttentionGradOp op,
     return op.emitOpError()
            << lowering << " take " << target.tiles << ", found "
            << op.getBlockM() << " x " << op.getBlockN() << " at head dim " << d;
-  if (op.getDeterministic())
-    return op.emitOpError()
-           << lowering << " add dQ with f32 atomics in no fixed order; "
-           << "'deterministic' is not supported";
+  cfg.deterministic = op.getDeterministic();
   cfg.scale = op.getScale().convertToDouble();
   cfg.softcap = op.getSoftcap().convertToDouble();
   cfg.windowLeft = static_cast<int64_t>(op.getWindowLeft());
@@ -101,10 +100,14 @@ StringRef sm80grad::gradTensorName(GradTensor t) {
   return names[static_cast<int>(t)];
 }
 
-SmallVector<Type> sm80grad::gradKernelParamTypes(MLIRContext *ctx) {
-  SmallVector<Type> types(kNumGradTensors, LLVM::LLVMPointerType::get(ctx, 1));
+SmallVector<Type> sm80grad::gradKernelParamTypes(MLIRContext *ctx,
+                                                 bool deterministic) {
+  Type pointer = LLVM::LLVMPointerType::get(ctx, 1);
+  SmallVector<Type> types(kNumGradTensors, pointer);
   types.append(5, IntegerType::get(ctx, 32));
   types.append(kStridedTensors.size() * 3 + 2, IntegerType::get(ctx, 64));
+  if (deterministic)
+    types.push_back(pointer);
   return types;
 }
 
@@ -192,6 +195,8 @@ GradParams GradKernelBuilder::readParams(ValueRange args,
       p.strides[static_cast<int>(t)][i] = stride();
   p.strides[static_cast<int>(GradTensor::LSE)][0] = stride();
   p.strides[static_cast<int>(GradTensor::LSE)][1] = stride();
+  if (cfg.deterministic)
+    p.dqSemaphore = args[next];
   return p;
 }
 
@@ -301,6 +306,78 @@ std::pair<Value, Value> GradItems::at(GradKernelBuilder &k, Value index,
   return {head, k.add(qTileLo, arith::RemUIOp::create(k.b, position, qTiles))};
 }
 
+/// The address of the counter of Q tile `qTile` of (batch, head) in
+/// dq_semaphore: the u32 at the tile's first row.
+static Value gradQuerySemaphore(GradKernelBuilder &k, const GradParams &p,
+                                Value batch, Value head, Value qTile) {
+  ImplicitLocOpBuilder &b = k.b;
+  Value row = k.mul(qTile, k.idx(kBlockM));
+  Value offset = arith::IndexCastOp::create(
+      b, b.getI64Type(), k.workspaceOffset(p, batch, head, row, 1));
+  return LLVM::GEPOp::create(b, p.dqSemaphore.getType(), b.getI32Type(),
+                             p.dqSemaphore, ValueRange{offset});
+}
+
+/// The GPU scope of the counters' synchronization (PTX .gpu).
+static constexpr StringLiteral kDeviceScope = "device";
+
+Value sm80grad::waitForGradQueryTurn(GradKernelBuilder &k,
+                                     const GradParams &p, Value tid,
+                                     Value batch, Value head, Value qTile,
+                                     Value kvTile) {
+  ImplicitLocOpBuilder &b = k.b;
+  const GradConfig &cfg = k.cfg;
+  KVTileRange<Value> seen = buildKVTileRange(
+      b, b.getLoc(), qTile, p.seqQ, p.seqK,
+      {kBlockM, cfg.blockN, cfg.windowLeft, cfg.windowRight});
+  // The KV tiles that visit the Q tile are [seen.lo, seen.hi) (the main
+  // kernel's Q tile ranges invert the forward's KV tile range:
+  // QTileRangeTest), this one `kvTile - seen.lo` of them below it.
+  Type i32 = b.getI32Type();
+  Value rank = arith::IndexCastOp::create(
+      b, i32, arith::SubIOp::create(b, kvTile, seen.lo));
+  Value counter = gradQuerySemaphore(k, p, batch, head, qTile);
+  k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, k.idx(0)),
+           [&] {
+             auto spin = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
+             {
+               OpBuilder::InsertionGuard guard(b);
+               b.setInsertionPointToStart(b.createBlock(&spin.getBefore()));
+               Value done = LLVM::LoadOp::create(
+                   b, i32, counter, /*alignment=*/4, /*isVolatile=*/false,
+                   /*isNonTemporal=*/false, /*isInvariant=*/false,
+                   /*isInvariantGroup=*/false, LLVM::AtomicOrdering::acquire,
+                   kDeviceScope);
+               Value waiting = arith::CmpIOp::create(
+                   b, arith::CmpIPredicate::ne, done, rank);
+               scf::ConditionOp::create(b, waiting, ValueRange{});
+               b.setInsertionPointToStart(b.createBlock(&spin.getAfter()));
+               scf::YieldOp::create(b);
+             }
+           });
+  gpu::BarrierOp::create(b);
+  return counter;
+}
+
+void sm80grad::passGradQueryTurn(GradKernelBuilder &k, Value tid,
+                                 Value counter) {
+  ImplicitLocOpBuilder &b = k.b;
+  LLVM::FenceOp::create(b, LLVM::AtomicOrdering::acq_rel, kDeviceScope);
+  gpu::BarrierOp::create(b);
+  // A fence, then a relaxed increment: NVPTX lowers a release atomicrmw to a
+  // relaxed atom without the fence.
+  k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, k.idx(0)),
+           [&] {
+             LLVM::FenceOp::create(b, LLVM::AtomicOrdering::acq_rel,
+                                   kDeviceScope);
+             LLVM::AtomicRMWOp::create(
+                 b, LLVM::AtomicBinOp::add, counter,
+                 arith::ConstantIntOp::create(b, 1, 32),
+                 LLVM::AtomicOrdering::monotonic, kDeviceScope,
+                 /*alignment=*/4);
+           });
+}
+
 void sm80grad::storeRowStatistics(GradKernelBuilder &k, Value tid, Value lse,
                                   Value delta, Value lseTile,
                                   Value deltaTile) {
@@ -360,6 +437,20 @@ void sm80grad::buildPreprocessBody(GradKernelBuilder &k, ValueRange args) {
           b, sum, p.view(GradTensor::Delta),
           ValueRange{k.workspaceOffset(p, batch, head, row, 1)});
     });
+    // The Q tile's dQ counter (deterministic), before the main kernel.
+    if (k.cfg.deterministic)
+      k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
+                                     k.idx(0)),
+               [&] {
+                 Value counter = LLVM::GEPOp::create(
+                     b, p.dqSemaphore.getType(), b.getI32Type(),
+                     p.dqSemaphore,
+                     ValueRange{arith::IndexCastOp::create(
+                         b, b.getI64Type(),
+                         k.workspaceOffset(p, batch, head, row, 1))});
+                 LLVM::StoreOp::create(
+                     b, arith::ConstantIntOp::create(b, 0, 32), counter, 4);
+               });
     auto vec4 = VectorType::get({4}, k.f32);
     Value zeros = arith::ConstantOp::create(
         b, vec4, DenseElementsAttr::get(vec4, b.getF32FloatAttr(0.0f)));
@@ -438,6 +529,8 @@ DictionaryAttr kernelInfo(OpBuilder &b, const GradConfig &cfg, StringRef role,
       b.getNamedAttr("threads", b.getI64IntegerAttr(threads)),
       b.getNamedAttr("dynamic_smem_bytes", b.getI64IntegerAttr(sharedBytes)),
   };
+  if (cfg.deterministic)
+    entries.push_back(b.getNamedAttr("deterministic", b.getUnitAttr()));
   return b.getDictionaryAttr(entries);
 }
 } // namespace
@@ -463,12 +556,12 @@ LogicalResult sm80grad::buildGradKernels(ModuleOp module,
     gpuModule = gpu::GPUModuleOp::create(ob, module.getLoc(), "fattn_kernels",
                                          ob.getArrayAttr({nvvmTarget}));
   }
-  auto functionType =
-      FunctionType::get(ctx, gradKernelParamTypes(ctx), TypeRange{});
   for (auto [func, op] : work) {
     FailureOr<GradConfig> cfg = readGradConfig(op, target);
     if (failed(cfg))
       return failure();
+    auto functionType = FunctionType::get(
+        ctx, gradKernelParamTypes(ctx, cfg->deterministic), TypeRange{});
     QTileRangeOp range;
     op.getBody().walk([&](QTileRangeOp r) { range = r; });
     if (!range)

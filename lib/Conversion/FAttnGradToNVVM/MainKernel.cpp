@@ -19,7 +19,8 @@
 //     dK_w += dS^T Q                    (dS^T from registers, Q by .trans)
 //     dS^T -> shared memory; the next item's LSE·log2(e), D -> registers
 //     dQ_w = dS K over the 128 keys     (ldmatrix.trans of both)
-//     dq_accum += dQ_w                  (f32 atomics)
+//     dq_accum += dQ_w                  (f32 atomics; deterministic: in the
+//                                        Q tile's turn, KV tiles in order)
 //   dK·scale and dV -> global memory
 //
 // The m16n8k16 accumulator of S^T has rows = keys and columns = queries, so
@@ -213,7 +214,7 @@ private:
                   Frags &acc, int64_t firstTile);
   void scoresPart(Value row0, Value bufferRow, Value masked, int64_t firstTile,
                   Frags &dK, Frags &dV);
-  void gradQuery(Value row0, Value head);
+  void gradQuery(Value row0, Value qTile, Value head);
   SmallVector<Value> itemBody(const Item &it, const Item &next, Value fullLo,
                               Value fullHi, ValueRange carried);
   void storeKV(const Frags &acc, GradTensor t, double scale);
@@ -447,11 +448,12 @@ void MainKernelBuilder::scoresPart(Value row0, Value bufferRow, Value masked,
   }
 }
 
-/// dQ = dS K of the Q tile at row0 over the KV tile's 128 keys, added into
-/// dq_accum's rows of `head`: warp w its rows 16(w mod 4).. and head-dim
-/// columns (w / 4) d/2.., at most 64 columns (8 accumulator tiles, 32
-/// registers beside dK's and dV's). dS^T is whole in shared memory.
-void MainKernelBuilder::gradQuery(Value row0, Value head) {
+/// dQ = dS K of Q tile `qTile` (first row row0) over the KV tile's 128 keys,
+/// added into dq_accum's rows of `head`: warp w its rows 16(w mod 4).. and
+/// head-dim columns (w / 4) d/2.., at most 64 columns (8 accumulator tiles,
+/// 32 registers beside dK's and dV's); deterministic, in the Q tile's turn.
+/// dS^T is whole in shared memory.
+void MainKernelBuilder::gradQuery(Value row0, Value qTile, Value head) {
   int64_t columns = d / 2;
   Value warpRows = k.mul(k.rem(warp, 4), k.idx(16));
   Value firstCol = k.mul(k.div(warp, 4), k.idx(columns));
@@ -468,6 +470,9 @@ void MainKernelBuilder::gradQuery(Value row0, Value head) {
       accTile = mma(a, bFrag, accTile);
     }
   }
+  Value counter;
+  if (k.cfg.deterministic)
+    counter = waitForGradQueryTurn(k, p, tid, batch, head, qTile, kvTile);
   for (int64_t half = 0; half < 2; ++half) {
     Value row = k.add(k.add(row0, warpRows), k.add(groupRow, k.idx(8 * half)));
     k.ifThen(k.lt(row, p.seqQ), [&] {
@@ -484,6 +489,8 @@ void MainKernelBuilder::gradQuery(Value row0, Value head) {
         }
     });
   }
+  if (k.cfg.deterministic)
+    passGradQueryTurn(k, tid, counter);
 }
 
 /// One item: its Q and dO in their buffer (complete), LSE and D in shared
@@ -512,7 +519,7 @@ SmallVector<Value> MainKernelBuilder::itemBody(const Item &it,
   // with its Q and dO, they were live across the scores parts beside dK and
   // dV, and spilled at head dim 112 with a softcap.
   auto [nextLse, nextDelta] = itemRowStatistics(next);
-  gradQuery(row0, it.head);
+  gradQuery(row0, it.qTile, it.head);
   SmallVector<Value> results(dK);
   results.append(dV);
   results.append({nextLse, nextDelta});

@@ -44,14 +44,6 @@ func.func @value_head_dim(%q: memref<1x2x64x64xbf16>, %k: memref<1x2x64x64xbf16>
 
 // -----
 
-func.func @deterministic(%q: memref<1x2x64x64xbf16>, %k: memref<1x2x64x64xbf16>, %v: memref<1x2x64x64xbf16>, %o: memref<1x2x64x64xbf16>, %do: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xbf16>, %dk: memref<1x2x64x64xbf16>, %dv: memref<1x2x64x64xbf16>) {
-  // expected-error @+1 {{'fattn.tiled_attention_grad' op the sm_90a backward kernels add dQ with f32 atomics in no fixed order; 'deterministic' is not supported}}
-  fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>) {deterministic}
-  return
-}
-
-// -----
-
 func.func @strided_rows(%q: memref<1x2x64x64xbf16, strided<[8192, 4096, 64, 2]>>, %k: memref<1x2x64x64xbf16>, %v: memref<1x2x64x64xbf16>, %o: memref<1x2x64x64xbf16>, %do: memref<1x2x64x64xbf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x2x64x64xbf16>, %dk: memref<1x2x64x64xbf16>, %dv: memref<1x2x64x64xbf16>) {
   // expected-error @+1 {{'fattn.tiled_attention_grad' op the sm_90a backward kernels need unit-stride rows (the last dim contiguous), found 'memref<1x2x64x64xbf16, strided<[8192, 4096, 64, 2]>>'}}
   fattn.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x2x64x64xbf16, strided<[8192, 4096, 64, 2]>>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64xf32>) outs(%dq, %dk, %dv : memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>, memref<1x2x64x64xbf16>)

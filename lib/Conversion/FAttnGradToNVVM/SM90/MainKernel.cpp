@@ -20,7 +20,8 @@
 //     dQ = dS K                          (wgmma, dS from registers, K N-major:
 //                                         the warpgroups split its columns,
 //                                         or at one atom each adds its keys')
-//     dQ -> shared memory; dq_accum += dQ (a bulk reduction per row)
+//     dQ -> shared memory; dq_accum += dQ (a bulk reduction per row;
+//                                  deterministic: in the Q tile's turn)
 //   dK·scale and dV -> global memory
 //
 // The accumulator of S^T (keys x queries) is, k step by k step, the A
@@ -53,6 +54,7 @@
 #include "fattn/Dialect/FAttn/Utils/KVTileRangeBuilder.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/IRMapping.h"
@@ -292,7 +294,7 @@ private:
                   ArrayRef<Value> dK, ArrayRef<Value> dV);
   SmallVector<Value> gradScoresFragments(Value firstKey, int64_t steps);
   void stageGradQuery(Value dQ, Value firstRow, Value firstColumn);
-  void gradQuery(Value row0, Value head);
+  void gradQuery(Value row0, Value qTile, Value head);
   SmallVector<Value> itemBody(const Item &it, Value fullLo, Value fullHi,
                               ValueRange carried);
   void storeKV(ArrayRef<Value> acc, GradTensor t, double scale);
@@ -611,10 +613,11 @@ void SM90MainKernelBuilder::stageGradQuery(Value dQ, Value firstRow,
     }
 }
 
-/// dQ = dS K of the Q tile at row0 into dq_accum's rows of `head`, through
-/// the staged dQ. dS^T is whole in shared memory, the previous tile's
-/// reductions are done reading the staged dQ.
-void SM90MainKernelBuilder::gradQuery(Value row0, Value head) {
+/// dQ = dS K of Q tile `qTile` (first row row0) into dq_accum's rows of
+/// `head`, through the staged dQ; deterministic, in the Q tile's turn. dS^T
+/// is whole in shared memory, the previous tile's reductions are done
+/// reading the staged dQ.
+void SM90MainKernelBuilder::gradQuery(Value row0, Value qTile, Value head) {
   int64_t halfSteps = kGroupKeys / kStep;
   auto product = [&](Value firstKey, Value bDesc, Value acc, bool accumulate) {
     // dS's fragments are loaded for each product: held across the parts,
@@ -673,13 +676,34 @@ void SM90MainKernelBuilder::gradQuery(Value row0, Value head) {
   Value source = arith::AddIOp::create(
       b, opaque(alignedAddress),
       i32(k.add(k.idx(layout.gradQuery), k.mul(tid, k.idx(pitchBytes)))));
-  k.ifThen(
-      arith::AndIOp::create(b, k.lt(tid, k.idx(stagedRows)), k.lt(row, p.seqQ)),
-      [&] {
-        SM90BulkReduceAddOp::create(b, destination, source,
-                                    arith::ConstantIntOp::create(b, d * 4, 32));
-        SM90BulkCommitGroupOp::create(b);
-      });
+  auto reduce = [&](Value issuers) {
+    k.ifThen(arith::AndIOp::create(b, issuers, k.lt(row, p.seqQ)), [&] {
+      SM90BulkReduceAddOp::create(b, destination, source,
+                                  arith::ConstantIntOp::create(b, d * 4, 32));
+      SM90BulkCommitGroupOp::create(b);
+    });
+  };
+  if (!k.cfg.deterministic) {
+    reduce(k.lt(tid, k.idx(stagedRows)));
+    return;
+  }
+  // In the Q tile's turn: the reductions after the acquired counter (the
+  // async proxy after the generic one), their writes complete before it
+  // passes. Warpgroups that stage shares of the same rows add them in turn.
+  Value counter = waitForGradQueryTurn(k, p, tid, batch, head, qTile, kvTile);
+  NVVM::FenceProxyOp::create(b, NVVM::ProxyKind::async_global, {});
+  int64_t rounds = stagedRows / kBlockM;
+  for (int64_t r = 0; r < rounds; ++r) {
+    Value first = k.idx(r * kBlockM), end = k.idx((r + 1) * kBlockM);
+    reduce(arith::AndIOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, tid, first),
+        k.lt(tid, end)));
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, UnitAttr());
+    if (r + 1 < rounds)
+      gpu::BarrierOp::create(b);
+  }
+  NVVM::FenceProxyOp::create(b, NVVM::ProxyKind::async_global, {});
+  passGradQueryTurn(k, tid, counter);
 }
 
 /// One item: its Q and dO in their buffer (complete), LSE and D in shared
@@ -712,7 +736,7 @@ SmallVector<Value> SM90MainKernelBuilder::itemBody(const Item &it,
   // (their issuers wait, the barrier holds the others), and dS^T is whole.
   SM90BulkWaitGroupReadOp::create(b, b.getI64IntegerAttr(0));
   gpu::BarrierOp::create(b);
-  gradQuery(row0, it.head);
+  gradQuery(row0, it.qTile, it.head);
   // The last wait covered dK's and dV's groups too.
   SmallVector<Value> results;
   for (Value s : dKStructs)
