@@ -3,12 +3,14 @@ to torch SDPA's cuDNN and FlashAttention-2 backwards, timed call by call in one 
 same inputs (issue 41).
 
     python3 bench/bench_bwd.py [--quick] [--dims 64,128] [--seqs 1024,...,16384]
-                               [--causal both|0|1] [--no-gqa] [--kernel-dir DIR] [--json FILE]
+                               [--causal both|0|1] [--no-gqa] [--deterministic]
+                               [--kernel-dir DIR] [--json FILE]
     python3 bench/bench_bwd.py ... --dry-run    # the cells, columns and kernels, no GPU needed
     python3 bench/bench_bwd.py --table-from A.json [B.json ...]   # tables of earlier runs
 
 Kernels (fattn-compile, anywhere): `python3 -m fattn.build_library --preset bench-grad -o DIR`
-builds the forwards with their LSE (sm_90a and sm_80) and both archs' backwards; the GPU
+builds the forwards with their LSE (sm_90a and sm_80) and both archs' backwards, and with
+--grad-deterministic their deterministic twins too (what --deterministic reads); the GPU
 machine reads them from FATTN_KERNEL_DIR (or --kernel-dir).
 
 Configurations of ../shared/ANCHORS.md: batch x seqlen = 16384 tokens, heads x head_dim
@@ -24,6 +26,10 @@ graph its backward runs. What is timed is one backward from the same dO:
                 on every GPU), as torch.ops.fattn.bwd runs them under autograd;
   fattn_sm90a   the same with arch="sm_90a" (FATTN_GRAD_ARCH=sm_90a's kernels): sm_90 GPUs,
                 head dims 64 and 128 only, otherwise "—" with the reason;
+  fattn_det, fattn_sm90a_det
+                with --deterministic only: the same two with deterministic=True, the
+                kernels that add dQ in a fixed order (bit-identical runs), under the
+                same conditions as their twins;
   cuDNN, FA2    torch.autograd.grad(out, (q, k, v), dO, retain_graph=True) of SDPA's
                 CUDNN_ATTENTION and FLASH_ATTENTION backends.
 Before timing, each column's dQ, dK, dV are compared with the first SDPA backend that runs
@@ -34,14 +40,17 @@ Time: CUDA events around each call; the columns' calls interleaved one by one in
 order (bench/interleaved.py), --warmup rounds, then the median of --rep rounds.
 
 The probe: a backward kernel that faults would take the process's CUDA context (every
-later cell) with it, one that hangs the whole run. So before the first cell, each fattn backward the run needs
-(arch, head dim, mask, head counts) runs once at PROBE_SEQ tokens in a process of its
-own; one that crashes or gives no result in PROBE_TIMEOUT_S is left out of the run (its
-cells read ERR, the probe's finding in "why"; meta "probe" lists them). --no-probe skips it.
+later cell) with it, one that hangs the whole run. So before the first cell, each fattn
+backward the run needs (arch, deterministic or not, head dim, mask, head counts) runs once
+at PROBE_SEQ tokens in a process of its own; one that crashes or gives no result in
+PROBE_TIMEOUT_S is left out of the run (its cells read ERR, the probe's finding in "why";
+meta "probe" lists them). --no-probe skips it.
 
 --json FILE writes {"format", "meta", "cells"} after every cell: per cell its case, shape,
-TFLOP/s per column (or why none: missing, ERR, WRONG, —), the ratios fattn / peer, and
-each checked column's relative L2 errors (dq, dk, dv) against the reference backend.
+TFLOP/s per column (or why none: missing, ERR, WRONG, —), the ratios fattn / peer (and
+each deterministic column over its twin, fattn_det/fattn and fattn_sm90a_det/fattn_sm90a:
+what determinism costs), and each checked column's relative L2 errors (dq, dk, dv)
+against the reference backend.
 --table-from prints the markdown tables of one or more such files; with several (runs one
 after the other), each cell reads "first / second".
 """
@@ -90,10 +99,15 @@ CHECK_TOLERANCE = 2e-2
 
 # fattn's columns and the arch of their backward kernels; the peers they are divided by.
 FATTN_COLUMNS = {"fattn": "sm_80", "fattn_sm90a": "sm_90a"}
-COLUMN_ORDER = ("fattn", "fattn_sm90a", "cuDNN", "FA2")
+# --deterministic's columns: the deterministic kernels of their twin's arch, each divided
+# by its twin (what adding dQ in a fixed order costs) besides the peers.
+DETERMINISTIC_TWINS = {"fattn_det": "fattn", "fattn_sm90a_det": "fattn_sm90a"}
+# Every column, in the tables' order (a run has those of run_columns).
+COLUMN_ORDER = ("fattn", "fattn_det", "fattn_sm90a", "fattn_sm90a_det", "cuDNN", "FA2")
 RATIO_PEERS = ("cuDNN", "FA2")
-HEADERS = {"fattn": "fattn sm_80", "fattn_sm90a": "fattn sm_90a", "cuDNN": "cuDNN",
-           "FA2": "FA2"}
+HEADERS = {"fattn": "fattn sm_80", "fattn_sm90a": "fattn sm_90a",
+           "fattn_det": "fattn sm_80 det", "fattn_sm90a_det": "fattn sm_90a det",
+           "cuDNN": "cuDNN", "FA2": "FA2"}
 GRADS = ("dq", "dk", "dv")
 
 DEFAULT_DIMS = "64,128"
@@ -102,7 +116,8 @@ DEFAULT_SEQS = "1024,2048,4096,8192,16384"
 GQA_MODEL, GQA_HEADS, GQA_KV_HEADS, GQA_HEAD_DIM, GQA_SEQ = "Llama-3-8B", 32, 8, 128, 4096
 
 # Rough TFLOP/s of each column on an H100 (the 2.5x convention) for the --dry-run estimate.
-NOMINAL_TFLOPS = {"fattn": 250, "fattn_sm90a": 250, "cuDNN": 450, "FA2": 250}
+NOMINAL_TFLOPS = {"fattn": 250, "fattn_det": 220, "fattn_sm90a": 250, "fattn_sm90a_det": 220,
+                  "cuDNN": 450, "FA2": 250}
 CELL_OVERHEAD_S = 0.3  # inputs, the forwards, the check calls
 START_S = 30.0         # CUDA, cuDNN, the probe, the kernels' first loads (sm_80 PTX on sm_90)
 
@@ -115,6 +130,21 @@ PROBE_BUDGET_S = 100.0
 
 
 # ---------------------------------------------------------------------------- cells
+
+def run_columns(deterministic: bool) -> Tuple[str, ...]:
+    """The columns of a run, in order: the deterministic ones only with --deterministic."""
+    return tuple(c for c in COLUMN_ORDER if deterministic or c not in DETERMINISTIC_TWINS)
+
+
+def fattn_column_names(deterministic: bool) -> Tuple[str, ...]:
+    """fattn's columns of a run, in order."""
+    return tuple(c for c in run_columns(deterministic) if c not in RATIO_PEERS)
+
+
+def column_kernels(column: str) -> Tuple[str, bool]:
+    """(arch, deterministic) of a fattn column's backward kernels."""
+    return FATTN_COLUMNS[DETERMINISTIC_TWINS.get(column, column)], column in DETERMINISTIC_TWINS
+
 
 def bwd_flops(b, h, n, d, causal) -> float:
     return BWD_FLOP_FACTOR * flops(b, h, n, d, causal)
@@ -134,14 +164,16 @@ def enumerate_cases(args) -> List[Case]:
     return cases
 
 
-def kernel_configs(cases: Sequence[Case], dtype: str, fwd_arch: str) -> List:
+def kernel_configs(cases: Sequence[Case], dtype: str, fwd_arch: str,
+                   deterministic: bool = False) -> List:
     """The library entries a run reads (what `--preset bench-grad` builds of them):
-    the forwards with their LSE by `fwd_arch`, the sm_80 and sm_90a backwards."""
+    the forwards with their LSE by `fwd_arch`, the sm_80 and sm_90a backwards, and
+    with `deterministic` (`--grad-deterministic`) the deterministic ones of both."""
     specs = []
     for d, causal in dict.fromkeys((c.d, c.causal) for c in cases):
         specs += bench_grad_specs(head_dims=(d,), causals=(causal,), dtype=dtype,
                                   archs=(fwd_arch,))
-    return make_configs(specs, fwd_arch)
+    return make_configs(specs, fwd_arch, grad_deterministic=deterministic)
 
 
 def new_row(case: Case, dtype: str) -> Dict:
@@ -151,11 +183,23 @@ def new_row(case: Case, dtype: str) -> Dict:
             "rel_l2": {}, "why": {}}
 
 
+def ratio_keys() -> List[str]:
+    """Every "mine/peer" a row can have, in the JSON's and the tables' order: each
+    fattn column over each peer, then each deterministic column over its twin (the
+    cost of determinism), then the deterministic columns over the peers."""
+    return ([f"{mine}/{peer}" for mine in FATTN_COLUMNS for peer in RATIO_PEERS]
+            + [f"{det}/{twin}" for det, twin in DETERMINISTIC_TWINS.items()]
+            + [f"{det}/{peer}" for det in DETERMINISTIC_TWINS for peer in RATIO_PEERS])
+
+
 def add_ratios(row: Dict) -> Dict:
-    """row["ratios"]["fattn/cuDNN"] etc.: each fattn column over each peer, where
-    both have a number."""
+    """row["ratios"]["fattn/cuDNN"], ["fattn_det/fattn"] etc. (ratio_keys), where
+    both columns have a number."""
     t = row["tflops"]
-    row["ratios"] = bench_common.ratios(t, FATTN_COLUMNS, RATIO_PEERS)
+    row["ratios"] = {}
+    for key in ratio_keys():
+        mine, peer = key.split("/")
+        row["ratios"].update(bench_common.ratios(t, (mine,), (peer,)))
     return row
 
 
@@ -230,16 +274,19 @@ def peer_backward(q, k, v, dout, case: Case, name: str, backend, row: Dict):
     return None
 
 
-def fattn_columns(case: Case, dtype: str, sm90: bool) -> Tuple[Dict, Dict]:
+def fattn_columns(case: Case, dtype: str, sm90: bool,
+                  deterministic: bool = False) -> Tuple[Dict, Dict]:
     """({column: arch} of fattn's columns that can run the cell, {column: why} of
-    those that cannot: the sm_90a kernels need an sm_90 GPU and head dims 64, 128)."""
+    those that cannot: the sm_90a kernels need an sm_90 GPU and head dims 64, 128).
+    `deterministic`: the deterministic columns too (column_kernels)."""
     columns, why = {}, {}
-    for column, arch in FATTN_COLUMNS.items():
+    for column in fattn_column_names(deterministic):
+        arch, det = column_kernels(column)
         if arch == "sm_90a" and not sm90:
             why[column] = "the sm_90a backward kernels run on sm_90 GPUs only"
             continue
         try:
-            GradKernelConfig.make(dtype, case.d, case.causal, arch=arch)
+            GradKernelConfig.make(dtype, case.d, case.causal, arch=arch, deterministic=det)
         except ValueError as e:
             why[column] = str(e)
             continue
@@ -251,12 +298,13 @@ def fattn_calls(q, k, v, dout, case: Case, args, row: Dict, crashed: Dict) -> Di
     """{column: call} of fattn's backward columns that can run; the others get
     their marker and reason in row (also those whose kernels crashed or hung in
     the probe: `crashed`). fattn's forward writes the O and LSE they read."""
-    columns, why = fattn_columns(case, args.dtype, is_sm90())
+    columns, why = fattn_columns(case, args.dtype, is_sm90(), args.deterministic)
     for column, text in why.items():
         row["tflops"][column] = NOT_RUN
         row["why"][column] = text
-    for column, arch in list(columns.items()):
-        text = crashed.get(probe_key(arch, case))
+    for column in list(columns):
+        arch, deterministic = column_kernels(column)
+        text = crashed.get(probe_key(arch, case, deterministic))
         if text is not None:
             row["tflops"][column] = "ERR"
             row["why"][column] = f"not run: in the probe, {text}"
@@ -278,10 +326,10 @@ def fattn_calls(q, k, v, dout, case: Case, args, row: Dict, crashed: Dict) -> Di
         print(f"  fattn forward {case.name}: {str(e)[:300]}", file=sys.stderr)
         return {}
 
-    def call_of(arch):
+    def call_of(arch, deterministic):
         return lambda: fattn_backward(dout, q, k, v, out, lse, None, case.causal, (-1, -1),
-                                      0.0, arch=arch)
-    return {column: call_of(arch) for column, arch in columns.items()}
+                                      0.0, arch=arch, deterministic=deterministic)
+    return {column: call_of(*column_kernels(column)) for column in columns}
 
 
 def is_sm90() -> bool:
@@ -354,7 +402,7 @@ def run_case_safely(case: Case, args, crashed: Dict) -> Dict:
     except Exception as e:  # noqa: BLE001  (one cell's failure must not end the run)
         traceback.print_exc()
         row = new_row(case, args.dtype)
-        for column in COLUMN_ORDER:
+        for column in run_columns(args.deterministic):
             row["tflops"][column] = "ERR"
         row["why"]["cell"] = f"{type(e).__name__}: {str(e)[:200]}"
         return row
@@ -367,10 +415,11 @@ def run_case_safely(case: Case, args, crashed: Dict) -> Dict:
 
 # ---------------------------------------------------------------------------- probe
 
-def probe_key(arch: str, case: Case) -> str:
-    """What a probe item stands for: an arch's backward at a cell's configuration
-    and head counts."""
-    return f"{arch} d{case.d} {'causal' if case.causal else 'full'} {case.h}/{case.hkv}"
+def probe_key(arch: str, case: Case, deterministic: bool = False) -> str:
+    """What a probe item stands for: an arch's backward (deterministic or not: another
+    kernel) at a cell's configuration and head counts."""
+    kernels = f"{arch} det" if deterministic else arch
+    return f"{kernels} d{case.d} {'causal' if case.causal else 'full'} {case.h}/{case.hkv}"
 
 
 def probe_cases(cases: Sequence[Case]) -> List[Case]:
@@ -383,15 +432,15 @@ def probe_cases(cases: Sequence[Case]) -> List[Case]:
 
 def probe_child(items: List, args) -> int:
     """The probe's process: fattn's forward and the arch's backward once per item
-    ([arch, d, h, hkv, causal]), each announced ("start I") and reported ("done I
-    STATUS") on stdout. A CUDA error leaves the context unusable: the process
-    then ends, and the parent starts another for the items after it."""
+    ([arch, deterministic, d, h, hkv, causal]), each announced ("start I") and
+    reported ("done I STATUS") on stdout. A CUDA error leaves the context unusable:
+    the process then ends, and the parent starts another for the items after it."""
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
     # CUDA itself first: a process that cannot start it (a GPU in exclusive mode,
     # say) ends before any item, and the parent blames no kernel for it.
     torch.ones(1, device="cuda").add_(1)
     torch.cuda.synchronize()
-    for i, (arch, d, h, hkv, causal) in enumerate(items):
+    for i, (arch, deterministic, d, h, hkv, causal) in enumerate(items):
         case = Case(d, PROBE_SEQ, 1, h, hkv, causal)
         print(f"start {i}", flush=True)
         try:
@@ -399,7 +448,7 @@ def probe_child(items: List, args) -> int:
             out, lse = fattn.flash_attn_func(q, k, v, causal=causal, return_lse=True,
                                              arch=args.fwd_arch)
             grads = fattn_backward(dout, q, k, v, out, lse, None, causal, (-1, -1), 0.0,
-                                   arch=arch)
+                                   arch=arch, deterministic=deterministic)
             torch.cuda.synchronize()
             finite = all(bool(torch.isfinite(g).all()) for g in grads)
             status = "ok" if finite else "not-finite"
@@ -425,8 +474,8 @@ def probe(cases: Sequence[Case], args) -> Dict[str, str]:
     sm90 = is_sm90()
     items = []
     for case in probe_cases(cases):
-        for arch in fattn_columns(case, args.dtype, sm90)[0].values():
-            items.append([arch, case.d, case.h, case.hkv, case.causal])
+        for column in fattn_columns(case, args.dtype, sm90, args.deterministic)[0]:
+            items.append([*column_kernels(column), case.d, case.h, case.hkv, case.causal])
     crashed: Dict[str, str] = {}
     deadline = time.monotonic() + PROBE_BUDGET_S
     base = [sys.executable, str(Path(__file__).resolve()), "--dtype", args.dtype]
@@ -479,8 +528,8 @@ def text_of(output) -> str:
 
 
 def item_key(item) -> str:
-    arch, d, h, hkv, causal = item
-    return probe_key(arch, Case(d, PROBE_SEQ, 1, h, hkv, causal))
+    arch, deterministic, d, h, hkv, causal = item
+    return probe_key(arch, Case(d, PROBE_SEQ, 1, h, hkv, causal), deterministic)
 
 
 # ---------------------------------------------------------------------------- output
@@ -505,9 +554,9 @@ def format_tables(meta: Dict, runs: Sequence[Sequence[Dict]]) -> str:
     first = runs[0]
     by_case = [{r["case"]: r for r in run} for run in runs]
     present = [c for c in COLUMN_ORDER if any(c in r["tflops"] for run in runs for r in run)]
-    ratios = [f"{mine}/{peer}" for mine in FATTN_COLUMNS if mine in present
-              for peer in RATIO_PEERS if peer in present]
-    checked = [c for c in FATTN_COLUMNS if any(c in r["rel_l2"] for run in runs for r in run)]
+    ratios = [k for k in ratio_keys() if all(c in present for c in k.split("/"))]
+    checked = [c for c in COLUMN_ORDER if c not in RATIO_PEERS
+               and any(c in r["rel_l2"] for run in runs for r in run)]
 
     def cells(case):
         rows = [m.get(case) for m in by_case]
@@ -521,15 +570,18 @@ def format_tables(meta: Dict, runs: Sequence[Sequence[Dict]]) -> str:
                 for c in checked))
         return out
 
+    def short(column):
+        return HEADERS[column].replace("fattn ", "")
+
     def ratio_label(key):
         mine, peer = key.split("/")
-        return f"{HEADERS[mine].replace('fattn ', '')} / {peer}"
+        return f"{short(mine)} / {short(peer)}"
 
     references = sorted({r["reference"] for run in runs for r in run if r.get("reference")})
     tail = [HEADERS[c] for c in present] + [ratio_label(k) for k in ratios]
     if checked:
         tail.append(f"max rel L2 of dQ, dK, dV vs {'/'.join(references) or 'SDPA'} ("
-                    + ", ".join(HEADERS[c].replace("fattn ", "") for c in checked) + ")")
+                    + ", ".join(short(c) for c in checked) + ")")
     runs_text = f", {len(runs)} runs: first / second ..." if len(runs) > 1 else ""
     what = (f"{meta['dtype']}, TFLOP/s = {BWD_FLOP_FACTOR} x forward FLOPs / time "
             f"({timing(meta)}{runs_text})")
@@ -574,38 +626,44 @@ def tables_from(paths: Sequence[str]) -> str:
 def dry_run(cases: List[Case], args) -> str:
     """The cells, the columns, the kernels they read and an estimate of the run time."""
     fwd_arch = args.fwd_arch or "sm_90a"
-    lines = [f"{len(cases)} cells, {args.dtype}, columns: {', '.join(COLUMN_ORDER)} "
-             "(fattn_sm90a on sm_90 GPUs only)"]
+    columns = run_columns(args.deterministic)
+    sm90_only = [c for c in fattn_column_names(args.deterministic)
+                 if column_kernels(c)[0] == "sm_90a"]
+    lines = [f"{len(cases)} cells, {args.dtype}, columns: {', '.join(columns)} "
+             f"({', '.join(sm90_only)} on sm_90 GPUs only)"]
     total = START_S
     calls = args.warmup + args.rep + 1
     for c in cases:
-        per_round = sum(case_flops(c) / (NOMINAL_TFLOPS[x] * 1e12) for x in COLUMN_ORDER)
+        per_round = sum(case_flops(c) / (NOMINAL_TFLOPS[x] * 1e12) for x in columns)
         total += calls * per_round + CELL_OVERHEAD_S
         lines.append(f"  {args.dtype} {c.name}: B={c.b} H={c.h} Hkv={c.hkv} D={c.d} N={c.n}, "
                      f"{case_flops(c) / 1e12:.2f} TFLOP per backward")
-    configs = kernel_configs(cases, args.dtype, fwd_arch)
+    configs = kernel_configs(cases, args.dtype, fwd_arch, args.deterministic)
     lines.append(f"kernels read ({len(configs)}; forwards by {fwd_arch}"
                  + ("" if args.fwd_arch else ", an sm_90 GPU's default; --fwd-arch") + "):")
     lines += [f"  {c.key}" for c in configs]
-    lines.append(f"build them (where fattn-compile is): {build_command(cases, args.dtype)}  "
+    lines.append("build them (where fattn-compile is): "
+                 f"{build_command(cases, args.dtype, args.deterministic)}  "
                  "(then FATTN_KERNEL_DIR=DIR)")
     lines.append(f"estimated run time: {total / 60:.1f} min ({args.warmup} warm-up + "
                  f"{args.rep} timed calls of each column per cell, at nominal TFLOP/s "
-                 f"{', '.join(f'{k} {v}' for k, v in NOMINAL_TFLOPS.items())}, plus "
+                 f"{', '.join(f'{k} {NOMINAL_TFLOPS[k]}' for k in columns)}, plus "
                  f"{CELL_OVERHEAD_S} s per cell and {START_S:.0f} s to start)")
     return "\n".join(lines)
 
 
-def build_command(cases: Sequence[Case], dtype: str) -> str:
+def build_command(cases: Sequence[Case], dtype: str, deterministic: bool = False) -> str:
     """The build_library command of the kernels a run reads: the bench-grad preset
-    where it holds them, else the same configurations as a --configs spec."""
+    where it holds them, else the same configurations as a --configs spec; with
+    `deterministic`, --grad-deterministic for the deterministic backwards too."""
     dims = sorted({c.d for c in cases})
     command = "PYTHONPATH=python python3 -m fattn.build_library -j 2 -o DIR "
+    extra = " --grad-deterministic" if deterministic else ""
     if dtype == "bf16" and set(dims) <= set(BENCH_GRAD_HEAD_DIMS):
-        return command + "--preset bench-grad"
+        return command + "--preset bench-grad" + extra
     causals = "|".join(sorted({str(int(c.causal)) for c in cases}))
     return (command + f'--configs "dtype={dtype},head_dim={"|".join(map(str, dims))},'
-            f'causal={causals},lse=1,grad=1,arch=sm_90a|sm_80" --grad-sm90a')
+            f'causal={causals},lse=1,grad=1,arch=sm_90a|sm_80" --grad-sm90a' + extra)
 
 
 # ---------------------------------------------------------------------------- main
@@ -628,6 +686,10 @@ def parse_args(argv=None):
     p.add_argument("--rep", type=int, default=50,
                    help="timed rounds (one call of each column, interleaved); the median is "
                    "reported (default 50)")
+    p.add_argument("--deterministic", action="store_true",
+                   help="also time the deterministic backward kernels (dQ added in a fixed "
+                   "order): columns fattn_det and fattn_sm90a_det, each also divided by its "
+                   "twin (fattn_det/fattn: the cost of determinism)")
     p.add_argument("--kernel-dir", help="kernel library (default: FATTN_KERNEL_DIR)")
     p.add_argument("--fwd-arch", help="arch of fattn's forward that writes O and the LSE "
                    "(default: by device)")

@@ -2,6 +2,7 @@
 kernels it reads (the bench-grad preset's), the columns each cell can run, the probe's
 bookkeeping (a fake process), the JSON file and the tables made from it (fake timings)."""
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -265,11 +266,8 @@ def test_deterministic_kernels_read_and_their_build_command(capsys):
         run = cases(*argv)
         command = bench_bwd.build_command(run, dtype, deterministic=True)
         assert command.endswith("--grad-deterministic")
-        words = command.split(" ")
-        library_argv = [w.strip('"') for w in words[words.index("fattn.build_library") + 1:]]
-        if '--configs' in library_argv:  # the spec was one quoted word
-            i = library_argv.index("--configs") + 1
-            assert library_argv[i].startswith("dtype=")
+        words = shlex.split(command)
+        library_argv = words[words.index("fattn.build_library") + 1:]
         assert build_library.main(library_argv + ["--dry-run"]) == 0
         built = set(capsys.readouterr().out.split())
         for arch in ("sm_90a", "sm_80"):
@@ -302,8 +300,7 @@ def test_dry_run_deterministic(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == ("5 cells, bf16, columns: fattn, fattn_det, fattn_sm90a, fattn_sm90a_det, "
                       "cuDNN, FA2 (fattn_sm90a, fattn_sm90a_det on sm_90 GPUs only)")
-    assert out[out.index("kernels read (12; forwards by sm_90a, an sm_90 GPU's default; "
-                         "--fwd-arch):")] is not None
+    assert "kernels read (12; forwards by sm_90a, an sm_90 GPU's default; --fwd-arch):" in out
     for arch in ("sm_80", "sm_90a"):
         for mask in ("full-wl-1-wr-1", "causal-wl-1-wr0"):
             key = f"grad-{arch}-bf16-d128-{mask}-sc00000000-s3db504f3"
@@ -311,11 +308,6 @@ def test_dry_run_deterministic(capsys):
     assert any(l.endswith("--preset bench-grad --grad-deterministic  (then FATTN_KERNEL_DIR=DIR)")
                for l in out)
     assert "fattn_det 220" in out[-1] and "fattn_sm90a_det 220" in out[-1]
-    # Two more columns of each cell to time: a longer estimate than without them.
-    bench_bwd.main(["--dry-run", "--quick"])
-    plain = capsys.readouterr().out.splitlines()[-1]
-    minutes = [float(l.split()[3]) for l in (out[-1], plain)]
-    assert minutes[0] >= minutes[1]
 
 
 def test_probe_tells_deterministic_kernels_apart(monkeypatch):
