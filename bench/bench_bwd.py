@@ -23,8 +23,8 @@ Each cell runs one forward first, untimed: fattn's (flash_attn_func with return_
 the O and LSE its backward reads, each SDPA backend's (on q, k, v that require grad) the
 graph its backward runs. What is timed is one backward from the same dO:
   fattn         fattn.backward.backward(..., arch="sm_80"): the sm_80 kernels (the default
-                on every GPU), as torch.ops.fattn.bwd runs them under autograd;
-  fattn_sm90a   the same with arch="sm_90a" (FATTN_GRAD_ARCH=sm_90a's kernels): sm_90 GPUs,
+                but on sm_90 GPUs at head dims 64 and 128), as torch.ops.fattn.bwd runs them;
+  fattn_sm90a   the same with arch="sm_90a" (the default on sm_90 GPUs): sm_90 GPUs,
                 head dims 64 and 128 only, otherwise "—" with the reason;
   fattn_det, fattn_sm90a_det
                 with --deterministic only: the same two with deterministic=True, the

@@ -19,8 +19,9 @@ Training: grad=1 in a spec (or --grad for every configuration) builds the forwar
 with its LSE and the backward kernel of the configuration (fattn.grad_config; the
 sm_80 backward kernels, which sm_90 GPUs run too); --grad skips the configurations
 the backward does not take. --preset training builds what the GPU autograd tests use.
---grad-sm90a adds the sm_90a backward kernels of those configurations whose head dim
-they take (64, 128), which flash_attn_func runs on sm_90 GPUs with FATTN_GRAD_ARCH=sm_90a.
+An sm_90a configuration's backward also comes as the sm_90a kernels where they take its
+head dim (64, 128): flash_attn_func runs those on sm_90 GPUs (FATTN_GRAD_ARCH=sm_80: the
+sm_80 ones). --grad-sm90a adds them to the sm_80 configurations too.
 --grad-deterministic adds, beside each backward kernel, the one that adds dQ in a fixed
 order (flash_attn_func(..., deterministic=True) runs it).
 --preset bench-grad builds what bench/bench_bwd.py times: both archs' forwards with
@@ -107,9 +108,10 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
                  grad_deterministic: bool = False) -> List[AnyConfig]:
     """The configurations to build; `grad_all`: with the backward of each that
     the backward kernels take (an explicit grad=1 that they do not take is a
-    ValueError); `grad_sm90a` (or a configuration's own "grad_sm90a", as a
-    preset gives it): with each backward, the sm_90a one where its kernels take
-    the head dim; `grad_deterministic` (or "grad_deterministic"): with each
+    ValueError); with each backward, the sm_90a one where its kernels take the
+    head dim, for the sm_90a configurations and, with `grad_sm90a` (or a
+    configuration's own "grad_sm90a", as a preset gives it), the others too;
+    `grad_deterministic` (or "grad_deterministic"): with each
     backward, the deterministic one of the same arch."""
     configs: List[AnyConfig] = []
     for a in arg_dicts:
@@ -117,7 +119,9 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
         if "head_dim_qk" not in a:
             raise ValueError(f"configuration {a} has no head_dim")
         grad = a.pop("grad", False)
-        with_sm90a = a.pop("grad_sm90a", False) or grad_sm90a
+        # A forward for sm_90 GPUs gets the backward they run by default.
+        with_sm90a = a.pop("grad_sm90a", False) or grad_sm90a or \
+            a.get("arch", default_arch) == "sm_90a"
         with_deterministic = a.pop("grad_deterministic", False) or grad_deterministic
         a.setdefault("arch", default_arch)
         a.setdefault("dtype", "bf16")
@@ -218,8 +222,8 @@ def main(argv=None) -> int:
                    help="also the backward kernel (and the forward with LSE) of every "
                    "configuration the backward takes")
     p.add_argument("--grad-sm90a", action="store_true",
-                   help="with each backward kernel, the sm_90a one where it takes the head "
-                   "dim (FATTN_GRAD_ARCH=sm_90a runs them)")
+                   help="with the backward kernel of each sm_80 configuration too, the sm_90a "
+                   "one where it takes the head dim (sm_90a configurations get it anyway)")
     p.add_argument("--grad-deterministic", action="store_true",
                    help="with each backward kernel, the deterministic one (dQ added in a fixed "
                    "order; flash_attn_func(..., deterministic=True) runs it)")

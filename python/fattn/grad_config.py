@@ -8,15 +8,16 @@ f32 atomics in no fixed order, or, with `deterministic` (fattn.attention_grad's
 attribute), in increasing KV tile order, so that runs give bit-identical gradients.
 
 The sm_90a backward kernels (fattn-sm90-grad-pipeline: the main kernel on wgmma, the same
-parameters) take head dims 64 and 128; flash_attn_func uses them only when asked:
-FATTN_GRAD_ARCH=sm_90a, on sm_90 GPUs, for the head dims they take (grad_arch_for).
+parameters) take head dims 64 and 128; flash_attn_func runs them on sm_90 GPUs for the head
+dims they take (1.3-1.8x the sm_80 kernels' throughput there, docs/PERF.md), unless
+FATTN_GRAD_ARCH=sm_80 asks for the sm_80 ones (grad_arch_for).
 """
 from __future__ import annotations
 
 import math
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Union
+from typing import Any, Dict, Mapping, Optional, Union
 
 from .config import (KernelConfig, check_arch, check_flag, check_scale, check_softcap,
                      check_window, f32_bits)
@@ -38,9 +39,12 @@ def _grad_head_dim_ok(arch: str, head_dim) -> bool:
             and 0 < head_dim <= GRAD_MAX_HEAD_DIM)
 
 
-def requested_grad_arch() -> str:
-    """The arch FATTN_GRAD_ARCH asks the backward to run ("sm_80" when unset)."""
-    value = os.environ.get(GRAD_ARCH_ENV, "") or GRAD_ARCH
+def requested_grad_arch() -> Optional[str]:
+    """The arch FATTN_GRAD_ARCH asks the backward to run (None when unset: the
+    device's, grad_arch_for)."""
+    value = os.environ.get(GRAD_ARCH_ENV, "")
+    if not value:
+        return None
     if value not in GRAD_HEAD_DIM_GRANULES:
         raise ValueError(f"{GRAD_ARCH_ENV} must be one of {', '.join(GRAD_HEAD_DIM_GRANULES)}, "
                          f"got {value!r}")
@@ -49,9 +53,10 @@ def requested_grad_arch() -> str:
 
 def grad_arch_for(capability, head_dim: int) -> str:
     """The arch of the backward kernels for a device of compute capability
-    `capability` (major, minor): sm_80's, unless FATTN_GRAD_ARCH=sm_90a asks for
-    the sm_90a ones, which run on sm_90 devices and take head dims 64 and 128."""
-    if requested_grad_arch() == "sm_90a" and tuple(capability) == (9, 0) and \
+    `capability` (major, minor): the sm_90a ones on sm_90 devices for the head dims
+    they take (64 and 128), unless FATTN_GRAD_ARCH=sm_80 asks for the sm_80 ones,
+    which run everywhere else."""
+    if requested_grad_arch() != "sm_80" and tuple(capability) == (9, 0) and \
             _grad_head_dim_ok("sm_90a", head_dim):
         return "sm_90a"
     return GRAD_ARCH

@@ -3,6 +3,7 @@ with backward kernels (no GPU, no torch; fattn-compile where it is built), and t
 runtime's reading of backward descriptions (libfattn_runtime.so where it is built,
 on CUDA's stub driver library where the machine has no driver)."""
 import ctypes
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -96,19 +97,21 @@ def test_sm90a_backward_configurations():
     assert GradKernelConfig.for_forward(fwd).arch == "sm_80"
 
 
-def test_grad_arch_is_opt_in(monkeypatch):
-    """sm_80's backward unless FATTN_GRAD_ARCH=sm_90a, and then only on sm_90
-    devices and for the head dims the sm_90a kernels take."""
+def test_grad_arch_is_the_devices(monkeypatch):
+    """sm_90a's backward on sm_90 devices for the head dims its kernels take,
+    unless FATTN_GRAD_ARCH=sm_80; sm_80's everywhere else."""
     monkeypatch.delenv(GRAD_ARCH_ENV, raising=False)
-    assert grad_arch_for((9, 0), 128) == "sm_80"
-    monkeypatch.setenv(GRAD_ARCH_ENV, "sm_80")
-    assert grad_arch_for((9, 0), 128) == "sm_80"
-    monkeypatch.setenv(GRAD_ARCH_ENV, "sm_90a")
     assert grad_arch_for((9, 0), 128) == "sm_90a"
     assert grad_arch_for((9, 0), 64) == "sm_90a"
     assert grad_arch_for((9, 0), 96) == "sm_80"
     assert grad_arch_for((8, 0), 128) == "sm_80"
     assert grad_arch_for((10, 0), 128) == "sm_80"
+    monkeypatch.setenv(GRAD_ARCH_ENV, "sm_80")
+    assert grad_arch_for((9, 0), 128) == "sm_80"
+    monkeypatch.setenv(GRAD_ARCH_ENV, "sm_90a")
+    assert grad_arch_for((9, 0), 128) == "sm_90a"
+    assert grad_arch_for((9, 0), 96) == "sm_80"
+    assert grad_arch_for((8, 6), 128) == "sm_80"
     monkeypatch.setenv(GRAD_ARCH_ENV, "sm_100")
     with pytest.raises(ValueError, match="FATTN_GRAD_ARCH must be one of sm_80, sm_90a, "
                        "got 'sm_100'"):
@@ -217,15 +220,23 @@ def test_build_library_grad_configs(monkeypatch):
         build_library.grad_of(capped[0])
     training = build_library.make_configs(build_library.PRESETS["training"](), "sm_80")
     grads = [c for c in training if isinstance(c, GradKernelConfig)]
-    assert len(grads) == 16 and all(c.arch == "sm_80" for c in grads)
+    # Both archs' backwards: the sm_90a configurations' own (sm_90 GPUs run them) and
+    # the sm_80 ones (everywhere else, and FATTN_GRAD_ARCH=sm_80).
+    assert len(grads) == 32
+    assert {c for c in grads if c.arch == "sm_90a"} == {
+        dataclasses.replace(c, arch="sm_90a") for c in grads if c.arch == "sm_80"}
     # The deterministic backward of the bf16 configurations without a window.
-    assert sorted((c.head_dim, c.causal) for c in grads if c.deterministic) == [
+    assert sorted((c.head_dim, c.causal) for c in grads
+                  if c.deterministic and c.arch == "sm_80") == [
         (64, False), (64, True), (128, False), (128, True)]
     assert all(c.dtype == "bf16" and c.window_left == -1 for c in grads if c.deterministic)
     assert all(c.has_lse for c in training if isinstance(c, KernelConfig))
     assert {c.arch for c in training if isinstance(c, KernelConfig)} == {"sm_80", "sm_90a"}
-    # --grad-sm90a: the sm_90a backward beside each sm_80 one whose head dim it takes.
+    # An sm_90a configuration (or --grad-sm90a): the sm_90a backward beside each sm_80
+    # one whose head dim it takes.
     both = build_library.make_configs(
+        build_library.parse_spec("dtype=bf16,head_dim=64|96,grad=1"), "sm_90a")
+    assert both == build_library.make_configs(
         build_library.parse_spec("dtype=bf16,head_dim=64|96,grad=1"), "sm_90a",
         grad_sm90a=True)
     assert [c.key for c in both if isinstance(c, GradKernelConfig)] == [

@@ -13,8 +13,8 @@ flash_attn_func, forward and backward; CUDA-graph capture of a training step;
 training steps of a small transformer block and of a tiny transformers Llama
 (random weights, when transformers is installed) with fattn and with SDPA,
 losses and gradients compared. deterministic=True: two backward passes on the
-same inputs give bit-identical gradients, by the sm_80 kernels and, with
-FATTN_GRAD_ARCH=sm_90a on an sm_90 GPU, by the sm_90a ones.
+same inputs give bit-identical gradients, by the sm_80 kernels and, on an sm_90
+GPU (unless FATTN_GRAD_ARCH=sm_80), by the sm_90a ones.
 
 Kernels: the `training` preset (python -m fattn.build_library --preset training)
 or fattn-compile on first use; see docs/GPU-TESTING.md.
@@ -35,7 +35,7 @@ from gpu_support import (TORCH_DTYPES, backend, config_for, ensure_kernel, make_
 from grad_reference import (assert_within_bound, grad_rel_l2, reference_gradients,  # noqa: E402
                             sdpa_gradients)
 import fattn  # noqa: E402
-from fattn.grad_config import (GRAD_ARCH, GRAD_ARCH_ENV, GradKernelConfig,  # noqa: E402
+from fattn.grad_config import (GRAD_ARCH_ENV, GradKernelConfig,  # noqa: E402
                                grad_arch_for, requested_grad_arch)
 from fattn.presets import TEST_DTYPES, TRAINING_HEAD_DIMS, TRAINING_MASKS  # noqa: E402
 
@@ -53,10 +53,13 @@ CASES = [
 
 
 def need_kernels(q, k, v, causal, window=(-1, -1), softcap=0.0, scale=None,
-                 grad_arch=GRAD_ARCH, deterministic=False):
-    """The forward (with its LSE) and the backward kernel of the call, or a skip."""
+                 grad_arch=None, deterministic=False):
+    """The forward (with its LSE) and the backward kernel of the call (`grad_arch`'s,
+    default the one flash_attn_func picks on this GPU), or a skip."""
     if backend() == "naive":
         pytest.skip("the naive reference kernels have no backward")
+    if grad_arch is None:
+        grad_arch = grad_arch_for(torch.cuda.get_device_capability(), q.shape[3])
     ensure_kernel(config_for(q, k, v, causal, window, softcap, scale, True))
     dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}[q.dtype]
     ensure_kernel(GradKernelConfig.make(dtype, q.shape[3], causal, window[0], window[1], softcap,
@@ -102,12 +105,12 @@ def test_gradients_against_float64(dtype, head_dim, causal, wl, wr, case):
 
 def use_grad_arch(monkeypatch, arch: str, head_dim: int) -> None:
     """Makes flash_attn_func's backward run `arch`'s kernels: sm_80's anywhere;
-    sm_90a's where the run asks for them (FATTN_GRAD_ARCH=sm_90a) on an sm_90
-    GPU, else a skip."""
+    sm_90a's on an sm_90 GPU (their default there) unless the run asks for
+    sm_80's (FATTN_GRAD_ARCH=sm_80), else a skip."""
     capability = torch.cuda.get_device_capability()
     if arch == "sm_90a":
-        if requested_grad_arch() != "sm_90a":
-            pytest.skip(f"the sm_90a backward kernels run with {GRAD_ARCH_ENV}=sm_90a")
+        if requested_grad_arch() == "sm_80":
+            pytest.skip(f"{GRAD_ARCH_ENV}=sm_80 asks for the sm_80 backward kernels")
         if tuple(capability) != (9, 0):
             pytest.skip("the sm_90a backward kernels need an sm_90 GPU")
     monkeypatch.setenv(GRAD_ARCH_ENV, arch)

@@ -8,7 +8,7 @@ torch = pytest.importorskip("torch")
 
 from gpu_support import config_for, ensure_kernel, make_bshd, new_generator  # noqa: E402
 import fattn  # noqa: E402
-from fattn.grad_config import GradKernelConfig  # noqa: E402
+from fattn.grad_config import GradKernelConfig, grad_arch_for  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 needs_custom_op = pytest.mark.skipif(not hasattr(torch.library, "custom_op"),
@@ -167,7 +167,9 @@ def test_results_of_inputs_that_require_grad_are_differentiable():
     checks the values); under no_grad nothing is recorded."""
     q, k, v = inputs()
     ensure_kernel(config_for(q, k, v, True, (-1, -1), 0.0, None, True))
-    ensure_kernel(GradKernelConfig.make("bf16", q.shape[3], causal=True))
+    ensure_kernel(GradKernelConfig.make(
+        "bf16", q.shape[3], causal=True,
+        arch=grad_arch_for(torch.cuda.get_device_capability(), q.shape[3])))
     expected, _ = fattn.flash_attn_func(q, k, v, causal=True, return_lse=True)
     q.requires_grad_(True)
     o = fattn.flash_attn_func(q, k, v, causal=True)
