@@ -34,7 +34,7 @@ graph its backward runs. What is timed is one backward from the same dO:
                 CUDNN_ATTENTION and FLASH_ATTENTION backends.
 Before timing, each column's dQ, dK, dV are compared with the first SDPA backend that runs
 (relative L2 of each, recorded; above CHECK_TOLERANCE the column reads WRONG and is not
-timed). A fattn kernel that is not in the library reads "missing", with the kernel's key
+timed); a deterministic column runs twice and reads WRONG unless both give the same bits. A fattn kernel that is not in the library reads "missing", with the kernel's key
 in "why"; an error in one column or cell is recorded and the run goes on.
 Time: CUDA events around each call; the columns' calls interleaved one by one in rotated
 order (bench/interleaved.py), --warmup rounds, then the median of --rep rounds.
@@ -337,9 +337,10 @@ def is_sm90() -> bool:
 
 
 def check_column(row: Dict, column: str, call, reference, where: str):
-    """Runs one column's backward once: the call to time, or None with
-    row["tflops"][column] saying why not (missing kernel, error, WRONG against
-    the reference's gradients)."""
+    """Runs one column's backward once (a deterministic one twice): the call to
+    time, or None with row["tflops"][column] saying why not (missing kernel,
+    error, WRONG against the reference's gradients or, deterministic, between
+    its two runs)."""
     try:
         grads = call()
         torch.cuda.synchronize()
@@ -361,6 +362,14 @@ def check_column(row: Dict, column: str, call, reference, where: str):
             row["tflops"][column] = "WRONG"
             row["why"][column] = (f"max rel L2 of dQ, dK, dV against {row['reference']} "
                                   f"above {CHECK_TOLERANCE}")
+            return None
+    if column in DETERMINISTIC_TWINS:
+        # Its point: a second run gives the same bits.
+        again = call()
+        torch.cuda.synchronize()
+        if not all(torch.equal(x, y) for x, y in zip(grads, again)):
+            row["tflops"][column] = "WRONG"
+            row["why"][column] = "two runs gave different dQ, dK or dV"
             return None
     return call
 

@@ -398,3 +398,30 @@ def test_deterministic_json_and_tables(tmp_path):
     assert "| 64 | 1k | no | 240 | 216 | 300 | missing | 400 | 200 | 0.600 | 1.200 | 0.750 " \
            "| 1.500 | 0.900 | - | 0.540 | 1.080 | - | - | 4.1e-03, 4.1e-03, 4.1e-03, - |" in lines
     assert "- fattn sm_90a det: no kernel grad-sm_90a-bf16-d64-full-det (1 cell)" in lines
+
+
+def test_deterministic_columns_must_repeat_their_bits(monkeypatch):
+    """check_column runs a deterministic column twice: two runs that differ read
+    WRONG (not timed); the others run once."""
+    fake = type("FakeTorch", (), {})()
+    fake.cuda = type("FakeCuda", (), {"synchronize": staticmethod(lambda: None)})()
+    fake.equal = lambda x, y: x == y
+    monkeypatch.setattr(bench_bwd, "torch", fake)
+    monkeypatch.setattr(bench_bwd, "rel_l2", lambda mine, ref: 0.0)
+    case = Case(128, 2048, 8, 16, 16, True)
+    for column, outputs, expect_call in (("fattn_det", [(1, 2, 3), (1, 2, 3)], True),
+                                         ("fattn_sm90a_det", [(1, 2, 3), (1, 2, 4)], False),
+                                         ("fattn", [(1, 2, 3), (1, 2, 4)], True)):
+        row = bench_bwd.new_row(case, "bf16")
+        runs = iter(outputs)
+        calls = []
+
+        def call():
+            calls.append(1)
+            return next(runs)
+        got = bench_bwd.check_column(row, column, call, (1, 2, 3), case.name)
+        assert (got is call) == expect_call
+        assert len(calls) == (2 if column in bench_bwd.DETERMINISTIC_TWINS else 1)
+        if not expect_call:
+            assert row["tflops"][column] == "WRONG"
+            assert row["why"][column] == "two runs gave different dQ, dK or dV"
