@@ -34,8 +34,9 @@ graph its backward runs. What is timed is one backward from the same dO:
                 CUDNN_ATTENTION and FLASH_ATTENTION backends.
 Before timing, each column's dQ, dK, dV are compared with the first SDPA backend that runs
 (relative L2 of each, recorded; above CHECK_TOLERANCE the column reads WRONG and is not
-timed); a deterministic column runs twice and reads WRONG unless both give the same bits. A fattn kernel that is not in the library reads "missing", with the kernel's key
-in "why"; an error in one column or cell is recorded and the run goes on.
+timed); a deterministic column runs twice and reads WRONG unless both give the same bits.
+A fattn kernel that is not in the library reads "missing", with the kernel's key in "why";
+an error in one column or cell is recorded and the run goes on.
 Time: CUDA events around each call; the columns' calls interleaved one by one in rotated
 order (bench/interleaved.py), --warmup rounds, then the median of --rep rounds.
 

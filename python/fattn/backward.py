@@ -3,9 +3,10 @@
 The sm_90a backward kernels (fattn.attention_grad; docs/KERNEL-ABI.md, "Backward")
 run on sm_90 GPUs for head dims 64 and 128, the sm_80 ones everywhere else (on sm_90
 GPUs through their PTX), whichever kernels ran the forward; FATTN_GRAD_ARCH=sm_80
-asks for the sm_80 ones on sm_90 GPUs too (grad_config.grad_arch_for). deterministic=True runs the kernels of either arch
-that add dQ in a fixed order (fattn.attention_grad's `deterministic`), so that two
-runs on the same inputs give bit-identical dq, dk and dv.
+asks for the sm_80 ones on sm_90 GPUs too (grad_config.grad_arch_for).
+deterministic=True runs the kernels of either arch that add dQ in a fixed order
+(fattn.attention_grad's `deterministic`), so that two runs on the same inputs give
+bit-identical dq, dk and dv.
 fattn._torch_ops registers this as the operator torch.ops.fattn.bwd, the backward
 of torch.ops.fattn.fwd.
 """

@@ -449,8 +449,9 @@ def flash_attn_func(q, k, v, dropout_p: float = 0.0, softmax_scale: Optional[flo
     dim contiguous; lse_out's seq dim contiguous).
 
     Training: with grad mode on and q, k or v requiring grad, out is differentiable
-    (the operator fattn::fwd, whose backward fattn::bwd runs the sm_80 backward
-    kernels, on sm_80 and sm_90 GPUs alike; the returned LSE carries no gradient).
+    (the operator fattn::fwd, whose backward fattn::bwd runs the sm_90a backward
+    kernels on sm_90 GPUs at head dims 64 and 128, the sm_80 ones otherwise; the
+    returned LSE carries no gradient).
     The backward takes float16/bfloat16 with one head dim for q, k, v, a multiple of
     16 up to 128; any other call raises NotImplementedError naming the limit when
     its backward runs. deterministic=True makes the backward run the kernels that add
