@@ -17,7 +17,8 @@ shuffle in a branch that a part of a warp did not take is an error), barriers
 16-bit rounding where the IR rounds, and the deterministic kernels' dQ
 counters (a CTA that would wait for a counter that no earlier CTA of the
 launch order advances is an error; each Q tile's counter must end at the
-number of KV tiles that see it). Loop bounds, the conditions of scf.if
+number of KV tiles that see it; --reverse-main-grid runs the KV tiles last to
+first, where such a wait must be reported). Loop bounds, the conditions of scf.if
 with results, the offsets of shared memory views and fattn.q_tile_range's
 operands must be uniform across the whole CTA. dQ, dK and dV (poisoned with
 NaN, as are the workspaces) are compared with the analytic float64 gradients
@@ -561,6 +562,9 @@ def main(cta_class=CTA, pipeline="fattn-sm80-grad-pipeline", doc=__doc__, head_d
     p.add_argument("--window-right", type=int, default=-1)
     p.add_argument("--softcap", type=float, default=0.0)
     p.add_argument("--deterministic", action="store_true")
+    p.add_argument("--reverse-main-grid", action="store_true",
+                   help="run the main kernel's KV tiles last to first (a deterministic "
+                   "kernel's waits then cannot end: the deadlock check must fire)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--pipeline-options", default="",
                    help="more options of the pipeline, e.g. block-n=64")
@@ -614,9 +618,13 @@ def main(cta_class=CTA, pipeline="fattn-sm80-grad-pipeline", doc=__doc__, head_d
     for role, grid in (("preprocess", (-(-sq // info["preprocess"]["block_m"]), a.heads_q, b)),
                        ("main", (-(-sk // info["main"]["block_n"]), heads_kv, b)),
                        ("postprocess", (-(-sq // info["postprocess"]["block_m"]), a.heads_q, b))):
+        # The launch order (x fastest), or --reverse-main-grid's.
+        xs = range(grid[0])
+        if role == "main" and a.reverse_main_grid:
+            xs = xs[::-1]
         for z in range(grid[2]):
             for y in range(grid[1]):
-                for x in range(grid[0]):
+                for x in xs:
                     cta.run(kernels[role], args, (x, y, z))
 
     if a.deterministic:
