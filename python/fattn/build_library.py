@@ -17,7 +17,7 @@ short_seqs_tuning; flash_attn_func runs it up to short_seqs_max's lengths) gets
 that kernel too.
 Training: grad=1 in a spec (or --grad for every configuration) builds the forward
 with its LSE and the backward kernel of the configuration (fattn.grad_config; the
-sm_80 backward kernels, which sm_90 GPUs run too); --grad skips the configurations
+sm_80 backward kernels, which every GPU runs); --grad skips the configurations
 the backward does not take. --preset training builds what the GPU autograd tests use.
 An sm_90a configuration's backward also comes as the sm_90a kernels where they take its
 head dim (64, 128): flash_attn_func runs those on sm_90 GPUs (FATTN_GRAD_ARCH=sm_80: the
@@ -111,8 +111,8 @@ def make_configs(arg_dicts: List[Dict], default_arch: str,
     ValueError); with each backward, the sm_90a one where its kernels take the
     head dim, for the sm_90a configurations and, with `grad_sm90a` (or a
     configuration's own "grad_sm90a", as a preset gives it), the others too;
-    `grad_deterministic` (or "grad_deterministic"): with each
-    backward, the deterministic one of the same arch."""
+    `grad_deterministic` (or "grad_deterministic"): with each backward, the
+    deterministic one of the same arch."""
     configs: List[AnyConfig] = []
     for a in arg_dicts:
         a = dict(a)
