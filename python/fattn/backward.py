@@ -12,13 +12,15 @@ of torch.ops.fattn.fwd.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import Optional, Sequence, Tuple
+import warnings
+from typing import Dict, Optional, Sequence, Tuple
 
 from ._runtime import TensorDesc
-from .grad_config import GRAD_ARCH, GradKernelConfig, grad_arch_for
+from .grad_config import GRAD_ARCH, GradKernelConfig, grad_arch_for, requested_grad_arch
 from .interface import _device_guard, _logical, _readable, _torch
-from .kernels import get_kernel
+from .kernels import KernelNotFoundError, get_kernel
 
 _GRAD_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
 
@@ -55,7 +57,8 @@ def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bo
     bench/bench_bwd.py runs both side by side; None: grad_arch_for's choice.
     `deterministic`: the kernels that add dQ in a fixed order (bit-identical runs)."""
     torch = _torch()
-    if arch is None:
+    chosen = arch is None
+    if chosen:
         arch = grad_arch_for(torch.cuda.get_device_capability(q.device), q.shape[3])
     config = grad_config(q.dtype, q.shape[3], v.shape[3], softmax_scale, causal, window_size,
                          softcap, arch, deterministic)
@@ -75,7 +78,7 @@ def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bo
     tensors = [_logical(t, dtype) for t in (q, k, v, out, dout)]
     tensors.append(TensorDesc.make(lse.data_ptr(), "f32", tuple(lse.shape), lse.stride()))
     tensors += [_logical(t, dtype) for t in (dq, dk, dv)]
-    kernel = get_kernel(config)
+    config, kernel = backward_kernel(config, fallback=chosen and requested_grad_arch() is None)
     # The workspaces from torch's allocator: ordered on the stream, and CUDA-graph safe
     # (the deterministic kernels' dQ counters too: their preprocess zeroes them).
     size = kernel.workspace_bytes(tensors)
@@ -85,3 +88,28 @@ def backward(dout, q, k, v, out, lse, softmax_scale: Optional[float], causal: bo
         kernel.launch(tensors, workspace.data_ptr(), size,
                       torch.cuda.current_stream(device).cuda_stream)
     return dq, dk, dv
+
+
+# The sm_90a backward configurations found missing, and the sm_80 ones that stand in
+# (backward_kernel): one search and one warning each, not one per step.
+_stand_ins: Dict[GradKernelConfig, GradKernelConfig] = {}
+
+
+def backward_kernel(config: GradKernelConfig, fallback: bool):
+    """(config, kernel) of the backward: `config`'s, or, where its sm_90a kernel is
+    missing (a library built without it, no compiler) and `fallback` (the arch was
+    the device's default, not asked for), the sm_80 one, with a warning."""
+    if fallback and config in _stand_ins:
+        config = _stand_ins[config]
+        return config, get_kernel(config)
+    try:
+        return config, get_kernel(config)
+    except KernelNotFoundError as e:
+        if not fallback or config.arch == GRAD_ARCH:
+            raise
+        sm80 = dataclasses.replace(config, arch=GRAD_ARCH)
+        kernel = get_kernel(sm80)
+        _stand_ins[config] = sm80
+        warnings.warn(f"{e}; running the slower sm_80 backward kernel {sm80.key} instead "
+                      "(FATTN_GRAD_ARCH=sm_80 asks for it without this warning)", stacklevel=3)
+        return sm80, kernel

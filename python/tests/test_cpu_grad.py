@@ -409,3 +409,30 @@ def test_runtime_reads_deterministic_descriptions(tmp_path):
                              '("dq_semaphore" is for the deterministic kernels only')]:
         with pytest.raises(_runtime.FAttnRuntimeError, match=re.escape(message)):
             load_grad_kernel(tmp_path, desc)
+
+
+def test_missing_sm90a_backward_falls_back_to_sm80(monkeypatch):
+    """An sm_90a backward kernel missing from the library (no compiler to make it):
+    where the arch was the device's default, the sm_80 kernel runs instead, with one
+    warning and one search; where the caller asked for sm_90a, the error stands."""
+    from fattn import backward
+    from fattn.kernels import KernelNotFoundError
+    sm90a = GradKernelConfig.make("bf16", 128, True, arch="sm_90a")
+    searched = []
+
+    def get_kernel(config):
+        searched.append(config.arch)
+        if config.arch == "sm_90a":
+            raise KernelNotFoundError(f"no fattn kernel for {config.key}")
+        return f"kernel {config.key}"
+    monkeypatch.setattr(backward, "get_kernel", get_kernel)
+    monkeypatch.setattr(backward, "_stand_ins", {})
+    with pytest.raises(KernelNotFoundError):
+        backward.backward_kernel(sm90a, fallback=False)
+    with pytest.warns(UserWarning, match="running the slower sm_80 backward kernel "
+                      "grad-sm_80-bf16-d128-causal"):
+        config, kernel = backward.backward_kernel(sm90a, fallback=True)
+    assert config == dataclasses.replace(sm90a, arch="sm_80") and kernel.endswith(config.key)
+    searched.clear()
+    assert backward.backward_kernel(sm90a, fallback=True) == (config, kernel)
+    assert searched == ["sm_80"]
