@@ -442,14 +442,9 @@ void sm80grad::buildPreprocessBody(GradKernelBuilder &k, ValueRange args) {
       k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid,
                                      k.idx(0)),
                [&] {
-                 Value counter = LLVM::GEPOp::create(
-                     b, p.dqSemaphore.getType(), b.getI32Type(),
-                     p.dqSemaphore,
-                     ValueRange{arith::IndexCastOp::create(
-                         b, b.getI64Type(),
-                         k.workspaceOffset(p, batch, head, row, 1))});
                  LLVM::StoreOp::create(
-                     b, arith::ConstantIntOp::create(b, 0, 32), counter, 4);
+                     b, arith::ConstantIntOp::create(b, 0, 32),
+                     gradQuerySemaphore(k, p, batch, head, qTile), 4);
                });
     auto vec4 = VectorType::get({4}, k.f32);
     Value zeros = arith::ConstantOp::create(
